@@ -1,0 +1,128 @@
+// Package events defines the typed event stream every session publishes and
+// every front end (TUI, plain text, stream-json) renders. It sits at the
+// bottom of the import graph so tools, the permission gate and sessions can
+// all publish without importing one another.
+package events
+
+import (
+	"encoding/json"
+	"sync"
+
+	"github.com/reasonix/reasonix/providers"
+)
+
+// Type names an event kind.
+type Type string
+
+// Event types.
+const (
+	TextDelta       Type = "text_delta"
+	ReasoningDelta  Type = "reasoning_delta"
+	ToolStart       Type = "tool_start"
+	ToolEnd         Type = "tool_end"
+	ApprovalRequest Type = "approval_request"
+	PlanReady       Type = "plan_ready"
+	TodoUpdate      Type = "todo_update"
+	UsageUpdate     Type = "usage"
+	Notice          Type = "notice"
+	Error           Type = "error"
+	Done            Type = "done"
+	SessionStart    Type = "session_start"
+)
+
+// Event is one thing that happened in a session, tagged with the session's
+// id and role. Only the fields relevant to Type are set.
+type Event struct {
+	Type    Type   `json:"type"`
+	Session string `json:"session,omitempty"`
+	Role    string `json:"role,omitempty"`
+	Parent  string `json:"parent,omitempty"`
+	Text    string `json:"text,omitempty"`
+	Tool    *Tool  `json:"tool,omitempty"`
+	// Usage is the usage of one request (UsageUpdate) or of the whole
+	// session (Done).
+	Usage    *providers.Usage `json:"usage,omitempty"`
+	Todos    []Todo           `json:"todos,omitempty"`
+	Plan     json.RawMessage  `json:"plan,omitempty"`
+	Approval *Approval        `json:"approval,omitempty"`
+	Error    string           `json:"error,omitempty"`
+}
+
+// Tool describes a tool call for ToolStart and ToolEnd.
+type Tool struct {
+	CallID  string          `json:"call_id"`
+	Name    string          `json:"name"`
+	Args    json.RawMessage `json:"args,omitempty"`
+	Summary string          `json:"summary,omitempty"` // one line for humans
+	Result  string          `json:"result,omitempty"`  // ToolEnd only
+	IsError bool            `json:"is_error,omitempty"`
+	Denied  bool            `json:"denied,omitempty"`
+	Millis  int64           `json:"ms,omitempty"`
+}
+
+// Todo is one item of a session's todo list.
+type Todo struct {
+	Content    string `json:"content"`
+	ActiveForm string `json:"activeForm,omitempty"`
+	Status     string `json:"status"` // pending | in_progress | completed
+}
+
+// Approval describes a pending approval. Reply receives the answer; it is
+// not serialised.
+type Approval struct {
+	Tool    string        `json:"tool"`
+	Subject string        `json:"subject"`
+	Reason  string        `json:"reason,omitempty"`
+	Diff    string        `json:"diff,omitempty"`
+	Impact  string        `json:"impact,omitempty"`
+	Reply   chan<- string `json:"-"`
+}
+
+// Sink receives events. Implementations must be safe for concurrent use:
+// parallel tools and sessions publish at the same time.
+type Sink interface {
+	Publish(Event)
+}
+
+// SinkFunc adapts a function to Sink.
+type SinkFunc func(Event)
+
+// Publish calls f(e).
+func (f SinkFunc) Publish(e Event) { f(e) }
+
+// Discard drops every event.
+var Discard Sink = SinkFunc(func(Event) {})
+
+// Serial wraps a sink so that Publish calls never overlap.
+func Serial(s Sink) Sink { return &serial{s: s} }
+
+type serial struct {
+	mu sync.Mutex
+	s  Sink
+}
+
+func (s *serial) Publish(e Event) {
+	s.mu.Lock()
+	s.s.Publish(e)
+	s.mu.Unlock()
+}
+
+// Recorder keeps every event it receives; for tests.
+type Recorder struct {
+	mu     sync.Mutex
+	events []Event
+}
+
+// Publish records e.
+func (r *Recorder) Publish(e Event) {
+	r.mu.Lock()
+	r.events = append(r.events, e)
+	r.mu.Unlock()
+}
+
+// Events returns a copy of what was recorded.
+func (r *Recorder) Events() []Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Event(nil), r.events...)
+}

@@ -1,0 +1,137 @@
+// Package providers defines the model-facing contract of Reasonix: the wire
+// types every provider speaks, the Provider interface, a kind→factory
+// registry, and resolution of model references against configured providers.
+package providers
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Message roles.
+const (
+	RoleSystem    = "system"
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+)
+
+// Message is one chat message in OpenAI-compatible form. Content is always
+// a plain string on the way out; providers normalise typed content parts on
+// the way in.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+	// ReasoningContent is the model's thinking text. It is stored on the
+	// assistant message and sent back on assistant messages that carry tool
+	// calls, which DeepSeek's thinking mode requires.
+	ReasoningContent string     `json:"reasoning_content,omitempty"`
+	ToolCalls        []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID       string     `json:"tool_call_id,omitempty"`
+	Name             string     `json:"name,omitempty"`
+}
+
+// ToolCall is one complete function call requested by the model.
+type ToolCall struct {
+	ID       string       `json:"id"`
+	Type     string       `json:"type"`
+	Function FunctionCall `json:"function"`
+}
+
+// FunctionCall names the function and carries its raw JSON arguments.
+type FunctionCall struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// ToolSpec is a function schema offered to the model.
+type ToolSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// MarshalJSON encodes the spec in the OpenAI `{"type":"function",...}` form.
+func (t ToolSpec) MarshalJSON() ([]byte, error) {
+	type fn ToolSpec
+	return json.Marshal(struct {
+		Type     string `json:"type"`
+		Function fn     `json:"function"`
+	}{"function", fn(t)})
+}
+
+// Request is one streamed completion request. Encoded, when set, holds the
+// wire bytes of each message (same length as Messages); providers send
+// those bytes verbatim so a session serialises each message exactly once
+// and every request extends the previous one byte for byte. EncodedTools
+// likewise holds the pre-serialised tools array.
+type Request struct {
+	Model        string
+	Messages     []Message
+	Encoded      []json.RawMessage
+	Tools        []ToolSpec
+	EncodedTools json.RawMessage
+	MaxTokens    int
+	Temperature  *float64
+}
+
+// Usage is token accounting for one request.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	CacheHitTokens   int `json:"cache_hit_tokens"`
+	CacheMissTokens  int `json:"cache_miss_tokens"`
+	ReasoningTokens  int `json:"reasoning_tokens,omitempty"`
+}
+
+// Add accumulates u2 into u.
+func (u *Usage) Add(u2 Usage) {
+	u.PromptTokens += u2.PromptTokens
+	u.CompletionTokens += u2.CompletionTokens
+	u.CacheHitTokens += u2.CacheHitTokens
+	u.CacheMissTokens += u2.CacheMissTokens
+	u.ReasoningTokens += u2.ReasoningTokens
+}
+
+// Chunk is one piece of a streamed response. A stream ends when the channel
+// closes; if the last chunk has Err set, the stream failed and everything
+// delivered before it is the partial answer.
+type Chunk struct {
+	Text         string
+	Reasoning    string
+	ToolCalls    []ToolCall // complete calls only
+	Usage        *Usage
+	FinishReason string
+	Err          error
+}
+
+// Provider streams completions from one configured endpoint.
+type Provider interface {
+	Name() string
+	Stream(ctx context.Context, req Request) (<-chan Chunk, error)
+}
+
+// Config is one configured provider instance, already merged and expanded.
+type Config struct {
+	Name          string
+	Kind          string // "openai" (default) or "scripted"
+	BaseURL       string
+	APIKey        string
+	APIKeyEnv     string
+	Models        []string
+	DefaultModel  string
+	Headers       map[string]string
+	Timeout       time.Duration
+	ContextWindow int
+	// Thinking is "enabled", "disabled" or empty (not sent).
+	Thinking        string
+	ReasoningEffort string
+	// MaxAttempts bounds retries (default 4). RetryBaseDelay and
+	// RetryMaxDelay shape the backoff; zero means the provider default.
+	MaxAttempts    int
+	RetryBaseDelay time.Duration
+	RetryMaxDelay  time.Duration
+	// Script is the path of a scripted-provider script (kind "scripted").
+	Script string
+}

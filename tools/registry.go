@@ -1,0 +1,94 @@
+package tools
+
+import (
+	"encoding/json"
+	"sort"
+
+	"github.com/reasonix/reasonix/providers"
+)
+
+// catalogue is the init-time registry of built-in tools. Built-in packages
+// add to it from init; nothing writes to it afterwards.
+var catalogue = map[string]Tool{}
+
+// Register adds a built-in tool. Call it from init.
+func Register(t Tool) { catalogue[t.Name()] = t }
+
+// Builtin returns the registered built-in tool with that name.
+func Builtin(name string) (Tool, bool) {
+	t, ok := catalogue[name]
+	return t, ok
+}
+
+// BuiltinNames lists registered built-in tools, sorted.
+func BuiltinNames() []string {
+	out := make([]string, 0, len(catalogue))
+	for n := range catalogue {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Registry is the set of tools offered in one session, sorted by name so the
+// schema bytes are identical from turn to turn.
+type Registry struct {
+	byName map[string]Tool
+	names  []string
+}
+
+// NewRegistry builds a registry from tools; later duplicates win.
+func NewRegistry(ts ...Tool) *Registry {
+	r := &Registry{byName: map[string]Tool{}}
+	for _, t := range ts {
+		r.Add(t)
+	}
+	return r
+}
+
+// Add inserts or replaces a tool.
+func (r *Registry) Add(t Tool) {
+	if _, ok := r.byName[t.Name()]; !ok {
+		r.names = append(r.names, t.Name())
+		sort.Strings(r.names)
+	}
+	r.byName[t.Name()] = t
+}
+
+// Get returns the tool named name.
+func (r *Registry) Get(name string) (Tool, bool) {
+	t, ok := r.byName[name]
+	return t, ok
+}
+
+// Names returns the sorted tool names.
+func (r *Registry) Names() []string { return append([]string(nil), r.names...) }
+
+// Filter returns a registry holding only the tools keep accepts.
+func (r *Registry) Filter(keep func(Tool) bool) *Registry {
+	out := NewRegistry()
+	for _, n := range r.names {
+		if t := r.byName[n]; keep(t) {
+			out.Add(t)
+		}
+	}
+	return out
+}
+
+// Specs returns the schemas of all tools, sorted by name.
+func (r *Registry) Specs() []providers.ToolSpec {
+	out := make([]providers.ToolSpec, 0, len(r.names))
+	for _, n := range r.names {
+		t := r.byName[n]
+		out = append(out, providers.ToolSpec{Name: n, Description: t.Description(), Parameters: t.Schema()})
+	}
+	return out
+}
+
+// EncodedSpecs returns the tools array serialised once, or nil when empty.
+func (r *Registry) EncodedSpecs() (json.RawMessage, error) {
+	if len(r.names) == 0 {
+		return nil, nil
+	}
+	return json.Marshal(r.Specs())
+}

@@ -1,0 +1,185 @@
+// Package tools defines the Tool interface the session loop executes, the
+// per-run environment tools work in, the init-time catalogue that built-in
+// tools register into, the per-run Registry, and output truncation.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/reasonix/reasonix/events"
+)
+
+// Tool is one capability offered to the model.
+type Tool interface {
+	Name() string
+	Description() string
+	// Schema is the JSON schema of the arguments object.
+	Schema() json.RawMessage
+	// ReadOnly reports whether the tool never changes anything; read-only
+	// calls in one assistant message run in parallel.
+	ReadOnly() bool
+	// Execute runs the tool. An error is a failure the model should see
+	// and can act on (bad arguments, file not found); it becomes an error
+	// result, not the end of the session.
+	Execute(ctx context.Context, env *Env, args json.RawMessage) (Result, error)
+}
+
+// Result is what a tool returns to the model.
+type Result struct {
+	Content string
+	IsError bool
+	// Summary is one line for humans (front ends), e.g. "updated main.go +3 -1".
+	Summary string
+	// Todos is set by the todo tools so front ends can render the list.
+	Todos []events.Todo
+}
+
+// PathGuard turns a path argument into an absolute, confined path. The
+// permission package provides the real one (symlinks, allow lists).
+type PathGuard interface {
+	Resolve(path string, write bool) (string, error)
+}
+
+// Env is the per-session environment tools run in.
+type Env struct {
+	// Root is the absolute workspace root; relative paths resolve against it.
+	Root string
+	// Guard confines paths; nil means a lexical check against Root.
+	Guard PathGuard
+	// OutputLimit is the byte budget of one result (default 30000).
+	OutputLimit int
+	// BashTimeout is the default and BashMaxTimeout the cap of a bash call.
+	BashTimeout    time.Duration
+	BashMaxTimeout time.Duration
+	// Sandbox, when set, rewrites a shell command so it runs confined.
+	Sandbox func(cmd *exec.Cmd) error
+	// Publish sends events (may be nil).
+	Publish func(events.Event)
+	// Reads remembers which files this session has read, so write_file
+	// can refuse to overwrite a file the model has never seen.
+	Reads *ReadSet
+	// State holds per-session values owned by individual tools (todo list).
+	State *State
+}
+
+// Resolve resolves a path argument through the guard.
+func (e *Env) Resolve(p string, write bool) (string, error) {
+	if e.Guard != nil {
+		return e.Guard.Resolve(p, write)
+	}
+	return lexicalResolve(e.Root, p)
+}
+
+// Limit returns the output budget in bytes.
+func (e *Env) Limit() int {
+	if e.OutputLimit > 0 {
+		return e.OutputLimit
+	}
+	return 30000
+}
+
+func lexicalResolve(root, p string) (string, error) {
+	if p == "" {
+		return "", fmt.Errorf("path is empty")
+	}
+	abs := p
+	if !filepath.IsAbs(p) {
+		abs = filepath.Join(root, p)
+	}
+	abs = filepath.Clean(abs)
+	rel, err := filepath.Rel(root, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("path %q is outside the workspace %s", p, root)
+	}
+	return abs, nil
+}
+
+// ReadSet is a concurrency-safe set of absolute paths.
+type ReadSet struct {
+	mu sync.Mutex
+	m  map[string]bool
+}
+
+// Add marks path as read.
+func (r *ReadSet) Add(path string) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	if r.m == nil {
+		r.m = map[string]bool{}
+	}
+	r.m[path] = true
+	r.mu.Unlock()
+}
+
+// Has reports whether path was read.
+func (r *ReadSet) Has(path string) bool {
+	if r == nil {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.m[path]
+}
+
+// State is a small concurrency-safe key/value store for per-session tool state.
+type State struct {
+	mu sync.Mutex
+	m  map[string]any
+}
+
+// Get returns the value under key.
+func (s *State) Get(key string) any {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.m[key]
+}
+
+// Set stores v under key.
+func (s *State) Set(key string, v any) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	if s.m == nil {
+		s.m = map[string]any{}
+	}
+	s.m[key] = v
+	s.mu.Unlock()
+}
+
+// NewEnv returns an Env rooted at root with fresh per-session state.
+func NewEnv(root string) *Env {
+	return &Env{Root: root, Reads: &ReadSet{}, State: &State{}}
+}
+
+// Fork returns a copy of e with fresh per-session state, for a child session.
+func (e *Env) Fork() *Env {
+	c := *e
+	c.Reads = &ReadSet{}
+	c.State = &State{}
+	return &c
+}
+
+// DecodeArgs unmarshals raw arguments into v with an error the model can
+// act on. Empty arguments decode as {}.
+func DecodeArgs(raw json.RawMessage, v any) error {
+	if len(strings.TrimSpace(string(raw))) == 0 {
+		raw = json.RawMessage("{}")
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("invalid arguments: %v; send a JSON object matching the tool schema", err)
+	}
+	return nil
+}
