@@ -1,0 +1,54 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Invocation is one tool call about to run, as the permission gate sees it.
+type Invocation struct {
+	Session string
+	Role    string
+	CallID  string
+	Tool    Tool
+	Args    json.RawMessage
+	Env     *Env
+	// Reason is the text the model gave before the call, if any.
+	Reason string
+}
+
+// Verdict is the gate's answer. When Allow is false, Message is what the
+// model is told (for example "denied by rule Bash(rm:*)" or "needs human
+// approval").
+type Verdict struct {
+	Allow   bool
+	Message string
+}
+
+// Authorizer decides whether an invocation may run. It may block while a
+// person is asked; it must honour ctx.
+type Authorizer interface {
+	Authorize(ctx context.Context, inv Invocation) Verdict
+}
+
+// AllowAll authorizes everything; for tests and trusted internal sessions.
+type AllowAll struct{}
+
+// Authorize always allows.
+func (AllowAll) Authorize(context.Context, Invocation) Verdict { return Verdict{Allow: true} }
+
+// Preview is a structured view of what a writing call would change, shown
+// to the person asked to approve it.
+type Preview struct {
+	Path      string
+	Operation string // create | update | delete | move | patch
+	Diff      string // unified diff
+	Added     int
+	Removed   int
+}
+
+// Previewer is implemented by writing tools that can describe their effect
+// without applying it.
+type Previewer interface {
+	Preview(ctx context.Context, env *Env, args json.RawMessage) ([]Preview, error)
+}
