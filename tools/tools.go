@@ -39,6 +39,9 @@ type Result struct {
 	Summary string
 	// Todos is set by the todo tools so front ends can render the list.
 	Todos []events.Todo
+	// Halt ends the session after this step (submit_plan, goal_status):
+	// the model has handed over its structured answer.
+	Halt bool
 }
 
 // PathGuard turns a path argument into an absolute, confined path. The

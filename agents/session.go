@@ -1,0 +1,434 @@
+// Package agents runs one isolated session: its message history, its
+// cache-stable prefix and the tool loop (stream → gate → execute → append).
+// A session knows nothing of other sessions; the orchestrator composes them.
+package agents
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/providers"
+	"github.com/reasonix/reasonix/tools"
+)
+
+// Recorder persists a session's messages as they are appended.
+type Recorder interface {
+	Append(m providers.Message) error
+}
+
+// Config assembles a session.
+type Config struct {
+	ID     string
+	Role   string
+	Parent string
+
+	Provider    providers.Provider
+	Model       string
+	System      string
+	Tools       *tools.Registry
+	Env         *tools.Env
+	Gate        tools.Authorizer // nil allows everything
+	MaxSteps    int              // default 50
+	MaxTokens   int
+	Temperature *float64
+	Sink        events.Sink // nil discards
+	Transcript  Recorder    // nil keeps history in memory only
+}
+
+// Stop reasons reported in Outcome.Stop.
+const (
+	StopDone     = "done"
+	StopMaxSteps = "max_steps"
+	StopHalted   = "halted" // a tool handed over the final answer
+)
+
+// CallRecord is one executed tool call.
+type CallRecord struct {
+	ID      string          `json:"id"`
+	Name    string          `json:"name"`
+	Args    json.RawMessage `json:"args"`
+	Summary string          `json:"summary,omitempty"`
+	IsError bool            `json:"is_error,omitempty"`
+	Denied  bool            `json:"denied,omitempty"`
+}
+
+// Outcome is the result of one Send.
+type Outcome struct {
+	Text  string
+	Steps int
+	Stop  string
+	Usage providers.Usage
+	Calls []CallRecord
+	// HaltResult is the content of the tool result that halted the session.
+	HaltResult string
+	HaltTool   string
+}
+
+// Session is one conversation with a model. It is not safe for concurrent
+// Sends; its tools may run concurrently inside one Send.
+type Session struct {
+	cfg       Config
+	msgs      []providers.Message
+	raw       []json.RawMessage
+	toolsJSON json.RawMessage
+	specs     []providers.ToolSpec
+	usage     providers.Usage
+	sink      events.Sink
+}
+
+// New builds a session and serialises its prefix (system prompt and tool
+// schemas) once, so every request carries identical prefix bytes.
+func New(cfg Config) (*Session, error) {
+	if cfg.Provider == nil {
+		return nil, errors.New("session: no provider")
+	}
+	if cfg.Tools == nil {
+		cfg.Tools = tools.NewRegistry()
+	}
+	if cfg.Env == nil {
+		cfg.Env = tools.NewEnv(".")
+	}
+	if cfg.MaxSteps <= 0 {
+		cfg.MaxSteps = 50
+	}
+	s := &Session{cfg: cfg, sink: cfg.Sink}
+	if s.sink == nil {
+		s.sink = events.Discard
+	}
+	tj, err := cfg.Tools.EncodedSpecs()
+	if err != nil {
+		return nil, fmt.Errorf("session: encode tool schemas: %w", err)
+	}
+	s.toolsJSON = tj
+	s.specs = cfg.Tools.Specs()
+	if cfg.System != "" {
+		if err := s.append(providers.Message{Role: providers.RoleSystem, Content: cfg.System}); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// ID returns the session id.
+func (s *Session) ID() string { return s.cfg.ID }
+
+// Role returns the session role.
+func (s *Session) Role() string { return s.cfg.Role }
+
+// Messages returns the history so far.
+func (s *Session) Messages() []providers.Message { return s.msgs }
+
+// Usage returns the usage accumulated over the session's lifetime.
+func (s *Session) Usage() providers.Usage { return s.usage }
+
+// Env returns the session's tool environment.
+func (s *Session) Env() *tools.Env { return s.cfg.Env }
+
+// Restore appends previously saved messages (a resumed session) without
+// running anything.
+func (s *Session) Restore(msgs []providers.Message) error {
+	for _, m := range msgs {
+		if m.Role == providers.RoleSystem && len(s.msgs) > 0 {
+			continue
+		}
+		if err := s.appendMem(m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Session) publish(e events.Event) {
+	e.Session, e.Role, e.Parent = s.cfg.ID, s.cfg.Role, s.cfg.Parent
+	s.sink.Publish(e)
+}
+
+// EncodeMessage serialises a message exactly as it is sent. Reasoning is
+// sent back only on assistant messages that carry tool calls: DeepSeek's
+// thinking mode requires it there and other servers do not want it.
+func EncodeMessage(m providers.Message) (json.RawMessage, error) {
+	if m.ReasoningContent != "" && len(m.ToolCalls) == 0 {
+		m.ReasoningContent = ""
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+func (s *Session) appendMem(m providers.Message) error {
+	raw, err := EncodeMessage(m)
+	if err != nil {
+		return fmt.Errorf("session: encode message: %w", err)
+	}
+	s.msgs = append(s.msgs, m)
+	s.raw = append(s.raw, raw)
+	return nil
+}
+
+func (s *Session) append(m providers.Message) error {
+	if err := s.appendMem(m); err != nil {
+		return err
+	}
+	if s.cfg.Transcript != nil {
+		if err := s.cfg.Transcript.Append(m); err != nil {
+			return fmt.Errorf("session %s: %w", s.cfg.ID, err)
+		}
+	}
+	return nil
+}
+
+// Send appends a user turn and runs the tool loop until the model stops
+// calling tools, a tool halts the session, or the step limit is reached.
+// On error the Outcome still holds everything produced so far, including
+// the partial text of a broken stream.
+func (s *Session) Send(ctx context.Context, text string) (Outcome, error) {
+	var out Outcome
+	if err := s.append(providers.Message{Role: providers.RoleUser, Content: text}); err != nil {
+		return out, err
+	}
+	return s.loop(ctx, &out)
+}
+
+// Continue runs the loop without adding a user turn (after Restore).
+func (s *Session) Continue(ctx context.Context) (Outcome, error) {
+	var out Outcome
+	return s.loop(ctx, &out)
+}
+
+func (s *Session) loop(ctx context.Context, out *Outcome) (Outcome, error) {
+	for out.Steps < s.cfg.MaxSteps {
+		if err := ctx.Err(); err != nil {
+			return *out, err
+		}
+		out.Steps++
+		msg, usage, err := s.stream(ctx)
+		if usage != nil {
+			out.Usage.Add(*usage)
+			s.usage.Add(*usage)
+		}
+		if err != nil {
+			if msg.Content != "" || msg.ReasoningContent != "" {
+				// Keep the partial answer in the history and transcript.
+				msg.ToolCalls = nil
+				_ = s.append(msg)
+				out.Text = msg.Content
+			}
+			return *out, err
+		}
+		if err := s.append(msg); err != nil {
+			return *out, err
+		}
+		out.Text = msg.Content
+		if len(msg.ToolCalls) == 0 {
+			out.Stop = StopDone
+			return *out, nil
+		}
+		halted, err := s.runCalls(ctx, msg, out)
+		if err != nil {
+			return *out, err
+		}
+		if halted {
+			out.Stop = StopHalted
+			return *out, nil
+		}
+	}
+	out.Stop = StopMaxSteps
+	s.publish(events.Event{Type: events.Notice, Text: fmt.Sprintf("stopped after %d steps (max_steps)", s.cfg.MaxSteps)})
+	return *out, nil
+}
+
+// stream sends one request and collects the assistant message.
+func (s *Session) stream(ctx context.Context) (providers.Message, *providers.Usage, error) {
+	req := providers.Request{
+		Model:        s.cfg.Model,
+		Messages:     s.msgs,
+		Encoded:      s.raw,
+		Tools:        s.specs,
+		EncodedTools: s.toolsJSON,
+		MaxTokens:    s.cfg.MaxTokens,
+		Temperature:  s.cfg.Temperature,
+	}
+	msg := providers.Message{Role: providers.RoleAssistant}
+	ch, err := s.cfg.Provider.Stream(ctx, req)
+	if err != nil {
+		return msg, nil, fmt.Errorf("%s: %w", s.cfg.Provider.Name(), err)
+	}
+	var text, reasoning strings.Builder
+	var usage *providers.Usage
+	var streamErr error
+	for c := range ch {
+		if c.Reasoning != "" {
+			reasoning.WriteString(c.Reasoning)
+			s.publish(events.Event{Type: events.ReasoningDelta, Text: c.Reasoning})
+		}
+		if c.Text != "" {
+			text.WriteString(c.Text)
+			s.publish(events.Event{Type: events.TextDelta, Text: c.Text})
+		}
+		msg.ToolCalls = append(msg.ToolCalls, c.ToolCalls...)
+		if c.Usage != nil {
+			u := *c.Usage
+			usage = &u
+		}
+		if c.Err != nil {
+			streamErr = c.Err
+		}
+	}
+	msg.Content = text.String()
+	msg.ReasoningContent = reasoning.String()
+	if usage != nil {
+		s.publish(events.Event{Type: events.UsageUpdate, Usage: usage})
+	}
+	if streamErr == nil && ctx.Err() != nil {
+		streamErr = ctx.Err()
+	}
+	if streamErr != nil {
+		return msg, usage, fmt.Errorf("%s: %w", s.cfg.Provider.Name(), streamErr)
+	}
+	for i := range msg.ToolCalls {
+		if msg.ToolCalls[i].Type == "" {
+			msg.ToolCalls[i].Type = "function"
+		}
+		if msg.ToolCalls[i].ID == "" {
+			msg.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d", len(s.msgs), i)
+		}
+	}
+	return msg, usage, nil
+}
+
+type callResult struct {
+	res    tools.Result
+	denied bool
+}
+
+// runCalls executes the calls of one assistant message. Consecutive
+// read-only calls run in parallel; writers run one at a time, in order.
+// Results are appended in the order the model asked for them.
+func (s *Session) runCalls(ctx context.Context, msg providers.Message, out *Outcome) (bool, error) {
+	calls := msg.ToolCalls
+	results := make([]callResult, len(calls))
+	for i := 0; i < len(calls); {
+		j := i + 1
+		if s.readOnly(calls[i]) {
+			for j < len(calls) && s.readOnly(calls[j]) {
+				j++
+			}
+		}
+		if j-i == 1 {
+			results[i] = s.runOne(ctx, calls[i], msg.Content)
+		} else {
+			var wg sync.WaitGroup
+			for k := i; k < j; k++ {
+				wg.Add(1)
+				go func(k int) {
+					defer wg.Done()
+					results[k] = s.runOne(ctx, calls[k], msg.Content)
+				}(k)
+			}
+			wg.Wait()
+		}
+		i = j
+	}
+	halted := false
+	for i, c := range calls {
+		r := results[i].res
+		content := r.Content
+		if r.IsError && !strings.HasPrefix(content, "Error") {
+			content = "Error: " + content
+		}
+		if err := s.append(providers.Message{Role: providers.RoleTool, ToolCallID: c.ID, Content: content}); err != nil {
+			return false, err
+		}
+		out.Calls = append(out.Calls, CallRecord{ID: c.ID, Name: c.Function.Name, Args: json.RawMessage(c.Function.Arguments),
+			Summary: r.Summary, IsError: r.IsError, Denied: results[i].denied})
+		if r.Halt && !r.IsError {
+			halted = true
+			out.HaltResult, out.HaltTool = r.Content, c.Function.Name
+		}
+	}
+	// A cancelled run still records the results it has (so a resumed
+	// session is well-formed) but stops here.
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	return halted, nil
+}
+
+func (s *Session) readOnly(c providers.ToolCall) bool {
+	t, ok := s.cfg.Tools.Get(c.Function.Name)
+	return ok && t.ReadOnly()
+}
+
+func (s *Session) runOne(ctx context.Context, c providers.ToolCall, reason string) callResult {
+	start := time.Now()
+	args := json.RawMessage(c.Function.Arguments)
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = json.RawMessage("{}")
+	}
+	info := &events.Tool{CallID: c.ID, Name: c.Function.Name, Args: nil}
+	if json.Valid(args) {
+		info.Args = args
+	}
+	s.publish(events.Event{Type: events.ToolStart, Tool: info})
+	var r callResult
+	finish := func() callResult {
+		r.res.Content = tools.Truncate(r.res.Content, s.cfg.Env.Limit())
+		end := *info
+		end.Result, end.IsError, end.Denied, end.Summary = r.res.Content, r.res.IsError, r.denied, r.res.Summary
+		end.Millis = time.Since(start).Milliseconds()
+		s.publish(events.Event{Type: events.ToolEnd, Tool: &end})
+		if r.res.Todos != nil {
+			s.publish(events.Event{Type: events.TodoUpdate, Todos: r.res.Todos})
+		}
+		return r
+	}
+	t, ok := s.cfg.Tools.Get(c.Function.Name)
+	if !ok {
+		r.res = tools.Result{IsError: true, Content: fmt.Sprintf("Error: unknown tool %q; available tools: %s",
+			c.Function.Name, strings.Join(s.cfg.Tools.Names(), ", "))}
+		return finish()
+	}
+	if !json.Valid(args) {
+		r.res = tools.Result{IsError: true, Content: fmt.Sprintf("Error: the arguments of %s are not valid JSON (%q); resend the call with a JSON object matching its schema",
+			c.Function.Name, clip(string(args), 200))}
+		return finish()
+	}
+	if s.cfg.Gate != nil {
+		v := s.cfg.Gate.Authorize(ctx, tools.Invocation{Session: s.cfg.ID, Role: s.cfg.Role, CallID: c.ID,
+			Tool: t, Args: args, Env: s.cfg.Env, Reason: reason})
+		if !v.Allow {
+			r.denied = true
+			r.res = tools.Result{IsError: true, Content: "Error: " + v.Message, Summary: "refused"}
+			return finish()
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		r.res = tools.Result{IsError: true, Content: "Error: cancelled"}
+		return finish()
+	}
+	res, err := t.Execute(ctx, s.cfg.Env, args)
+	if err != nil {
+		res.IsError = true
+		res.Content = "Error: " + err.Error()
+	}
+	r.res = res
+	return finish()
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
