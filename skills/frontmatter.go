@@ -1,0 +1,481 @@
+package skills
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
+	"gopkg.in/yaml.v2"
+)
+
+// Frontmatter is the parsed metadata block of a Markdown file. Scalars are
+// kept as the text that was written (so "12" for a number); lists of
+// scalars are []any of strings; deeper structure is []any and
+// map[string]any. Use the accessors rather than type-switching by hand.
+type Frontmatter map[string]any
+
+// ErrUnterminated reports a frontmatter block that opens with "---" but
+// never closes; the file is almost certainly damaged.
+var ErrUnterminated = errors.New("frontmatter opened with --- but never closed")
+
+// ParseFrontmatter splits data into its frontmatter and body. A file without
+// a leading "---" line has no frontmatter: the result is an empty map and the
+// whole file as body. The block is parsed as YAML first; agent files written
+// for other tools are often not valid YAML (unquoted "user:" lines inside a
+// description, <example> blocks), so on a YAML error a line-based
+// "key: value" parser takes over and folds anything it cannot place into the
+// previous value. An error means the block is unusable.
+func ParseFrontmatter(data []byte) (Frontmatter, []byte, error) {
+	block, body, found, err := splitFrontmatter(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !found {
+		return Frontmatter{}, body, nil
+	}
+	if fm, ok := parseYAML(block); ok {
+		return fm, body, nil
+	}
+	fm, err := parseLenient(block)
+	if err != nil {
+		return nil, nil, fmt.Errorf("parse frontmatter: %w", err)
+	}
+	return fm, body, nil
+}
+
+// splitFrontmatter separates the block between the opening and closing
+// delimiter lines from the rest. found is false when there is no opening
+// delimiter.
+func splitFrontmatter(data []byte) (block, body []byte, found bool, err error) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	first, rest, _ := cutLine(data)
+	if !isDelimiter(first, false) {
+		return nil, data, false, nil
+	}
+	start := len(data) - len(rest)
+	pos := start
+	for pos < len(data) {
+		line, next, _ := cutLine(data[pos:])
+		if isDelimiter(line, true) {
+			return data[start:pos], next, true, nil
+		}
+		pos = len(data) - len(next)
+	}
+	return nil, nil, true, ErrUnterminated
+}
+
+// cutLine returns the first line of b without its line ending, the rest
+// after it, and whether a newline was found.
+func cutLine(b []byte) (line, rest []byte, ok bool) {
+	i := bytes.IndexByte(b, '\n')
+	if i < 0 {
+		return bytes.TrimSuffix(b, []byte("\r")), b[len(b):], false
+	}
+	return bytes.TrimSuffix(b[:i], []byte("\r")), b[i+1:], true
+}
+
+func isDelimiter(line []byte, closing bool) bool {
+	l := string(bytes.TrimRight(line, " \t"))
+	return l == "---" || (closing && l == "...")
+}
+
+func parseYAML(block []byte) (Frontmatter, bool) {
+	if len(bytes.TrimSpace(block)) == 0 {
+		return Frontmatter{}, true
+	}
+	var raw map[string]yamlValue
+	if err := yaml.Unmarshal(block, &raw); err != nil || raw == nil {
+		return nil, false
+	}
+	fm := make(Frontmatter, len(raw))
+	for k, v := range raw {
+		fm[k] = v.v
+	}
+	return fm, true
+}
+
+// yamlValue keeps scalars as the text that was written. YAML 1.1 would
+// otherwise turn a skill named "off" or a model named "no" into a bool.
+type yamlValue struct{ v any }
+
+func (y *yamlValue) UnmarshalYAML(unmarshal func(any) error) error {
+	var s string
+	if err := unmarshal(&s); err == nil {
+		y.v = s
+		return nil
+	}
+	var list []string
+	if err := unmarshal(&list); err == nil {
+		out := make([]any, len(list))
+		for i, e := range list {
+			out[i] = e
+		}
+		y.v = out
+		return nil
+	}
+	var v any
+	if err := unmarshal(&v); err != nil {
+		return err
+	}
+	y.v = normalizeYAML(v)
+	return nil
+}
+
+// normalizeYAML converts yaml.v2's map[interface{}]interface{} into
+// map[string]any all the way down so callers see one shape.
+func normalizeYAML(v any) any {
+	switch x := v.(type) {
+	case map[any]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[fmt.Sprint(k)] = normalizeYAML(e)
+		}
+		return m
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = normalizeYAML(e)
+		}
+		return out
+	default:
+		return v
+	}
+}
+
+// keyLine matches a top-level "key:" line. Keys start with a lowercase
+// letter so prose such as "Examples:" or "Context:" stays in the value it
+// belongs to.
+var keyLine = regexp.MustCompile(`^([a-z][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]+(.*)|[ \t]*)$`)
+
+// conversational words appear at the start of lines inside agent
+// descriptions ("user: ...", "assistant: ...") and are never real keys.
+var conversational = map[string]bool{
+	"user": true, "assistant": true, "human": true, "ai": true,
+	"context": true, "example": true, "examples": true, "commentary": true, "note": true,
+}
+
+// blockTag finds the tags that wrap multi-line examples; while one is open
+// every line belongs to the current value.
+var blockTag = regexp.MustCompile(`<(/?)(example|examples|commentary)\b[^>]*>`)
+
+type pendingValue struct {
+	key   string
+	first string
+	rest  []string
+}
+
+func parseLenient(block []byte) (Frontmatter, error) {
+	fm := Frontmatter{}
+	var cur *pendingValue
+	flush := func() {
+		if cur != nil {
+			fm[cur.key] = finishValue(cur.first, cur.rest)
+		}
+	}
+	depth := 0
+	for n, raw := range strings.Split(string(block), "\n") {
+		line := strings.TrimRight(raw, "\r")
+		if depth == 0 {
+			if m := keyLine.FindStringSubmatch(line); m != nil && !conversational[m[1]] {
+				if _, seen := fm[m[1]]; !seen && (cur == nil || cur.key != m[1]) {
+					flush()
+					cur = &pendingValue{key: m[1], first: strings.TrimSpace(m[2])}
+					depth = tagDepth(depth, m[2])
+					continue
+				}
+			}
+		}
+		if cur == nil {
+			t := strings.TrimSpace(line)
+			if t == "" || strings.HasPrefix(t, "#") {
+				continue
+			}
+			return nil, fmt.Errorf("line %d: expected \"key: value\", got %q", n+1, clip(t, 40))
+		}
+		cur.rest = append(cur.rest, line)
+		depth = tagDepth(depth, line)
+	}
+	flush()
+	return fm, nil
+}
+
+func tagDepth(depth int, line string) int {
+	for _, m := range blockTag.FindAllStringSubmatch(line, -1) {
+		if m[1] == "/" {
+			depth--
+		} else {
+			depth++
+		}
+	}
+	return max(depth, 0)
+}
+
+var blockIndicator = regexp.MustCompile(`^[|>][-+0-9]*$`)
+
+// finishValue turns the raw lines collected for one key into a value: a
+// list for "- item" lines or "[a, b]", a block scalar for | and >, and
+// otherwise the text of all lines.
+func finishValue(first string, rest []string) any {
+	for len(rest) > 0 && strings.TrimSpace(rest[len(rest)-1]) == "" {
+		rest = rest[:len(rest)-1]
+	}
+	if first == "" && len(rest) > 0 && allItems(rest) {
+		var out []any
+		for _, l := range rest {
+			if t := strings.TrimSpace(l); t != "" {
+				out = append(out, unquote(strings.TrimSpace(strings.TrimPrefix(t, "-"))))
+			}
+		}
+		return out
+	}
+	if len(rest) == 0 && strings.HasPrefix(first, "[") && strings.HasSuffix(first, "]") {
+		var out []any
+		for _, p := range strings.Split(first[1:len(first)-1], ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, unquote(p))
+			}
+		}
+		return out
+	}
+	if blockIndicator.MatchString(first) {
+		lines := dedent(rest)
+		if first[0] == '>' {
+			return foldLines(lines)
+		}
+		return strings.Join(lines, "\n")
+	}
+	if len(rest) == 0 {
+		return unquote(first)
+	}
+	parts := []string{first}
+	for _, l := range rest {
+		parts = append(parts, strings.TrimSpace(l))
+	}
+	return strings.TrimSpace(strings.Join(parts, "\n"))
+}
+
+func allItems(lines []string) bool {
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if t != "" && !strings.HasPrefix(t, "-") {
+			return false
+		}
+	}
+	return true
+}
+
+func dedent(lines []string) []string {
+	indent := -1
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		n := len(l) - len(strings.TrimLeft(l, " \t"))
+		if indent < 0 || n < indent {
+			indent = n
+		}
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		if len(l) >= indent && indent > 0 {
+			l = l[indent:]
+		}
+		out[i] = strings.TrimRight(l, " \t")
+	}
+	return out
+}
+
+func foldLines(lines []string) string {
+	var b strings.Builder
+	prevBlank := true
+	for _, l := range lines {
+		if l == "" {
+			b.WriteString("\n")
+			prevBlank = true
+			continue
+		}
+		if !prevBlank {
+			b.WriteByte(' ')
+		}
+		b.WriteString(l)
+		prevBlank = false
+	}
+	return strings.TrimSpace(b.String())
+}
+
+func unquote(s string) string {
+	if len(s) >= 2 {
+		switch {
+		case s[0] == '"' && s[len(s)-1] == '"':
+			if u, err := strconv.Unquote(s); err == nil {
+				return u
+			}
+			return s[1 : len(s)-1]
+		case s[0] == '\'' && s[len(s)-1] == '\'':
+			return strings.ReplaceAll(s[1:len(s)-1], "''", "'")
+		}
+	}
+	return s
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// Lookup returns the value of the first of keys that is present, so callers
+// can accept spelling variants (max_steps, maxSteps, max-steps).
+func (f Frontmatter) Lookup(keys ...string) (any, bool) {
+	for _, k := range keys {
+		if v, ok := f[k]; ok {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+// String returns the first present key as text; scalars of other types
+// are formatted, absent or null values give "".
+func (f Frontmatter) String(keys ...string) string {
+	v, _ := f.Lookup(keys...)
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return strings.TrimSpace(x)
+	case []any, map[string]any:
+		return ""
+	default:
+		return fmt.Sprint(x)
+	}
+}
+
+// Int returns the first present key as an integer. ok is false when the
+// key is absent; err is set when it is present but not a whole number.
+func (f Frontmatter) Int(keys ...string) (n int, ok bool, err error) {
+	v, present := f.Lookup(keys...)
+	if !present || v == nil {
+		return 0, false, nil
+	}
+	switch x := v.(type) {
+	case int:
+		return x, true, nil
+	case int64:
+		return int(x), true, nil
+	case float64:
+		if x == float64(int(x)) {
+			return int(x), true, nil
+		}
+	case string:
+		if i, err := strconv.Atoi(strings.TrimSpace(x)); err == nil {
+			return i, true, nil
+		}
+	}
+	return 0, true, fmt.Errorf("%v is not a whole number", v)
+}
+
+// List returns the first present key as a list of strings. A YAML list is
+// taken item by item; a string is split on commas when it has any, else on
+// whitespace, never inside parentheses, so "Bash(git status:*) Read" keeps
+// its permission specifier whole. present is false when the key is absent.
+func (f Frontmatter) List(keys ...string) (items []string, present bool) {
+	v, ok := f.Lookup(keys...)
+	if !ok || v == nil {
+		return nil, ok
+	}
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			if e == nil {
+				continue
+			}
+			if s := strings.TrimSpace(fmt.Sprint(e)); s != "" {
+				items = append(items, s)
+			}
+		}
+	case string:
+		items = SplitList(x)
+	default:
+		items = SplitList(fmt.Sprint(x))
+	}
+	return items, true
+}
+
+// SplitList splits a tool list written as one string: on top-level commas
+// when there are any, otherwise on top-level whitespace. Parenthesised
+// specifiers are kept intact.
+func SplitList(s string) []string {
+	sepComma := false
+	depth := 0
+	for _, r := range s {
+		switch r {
+		case '(':
+			depth++
+		case ')':
+			depth = max(depth-1, 0)
+		case ',':
+			if depth == 0 {
+				sepComma = true
+			}
+		}
+	}
+	var out []string
+	var b strings.Builder
+	emit := func() {
+		if t := strings.TrimSpace(b.String()); t != "" {
+			out = append(out, unquote(t))
+		}
+		b.Reset()
+	}
+	depth = 0
+	for _, r := range s {
+		switch {
+		case r == '(':
+			depth++
+		case r == ')':
+			depth = max(depth-1, 0)
+		case depth == 0 && sepComma && r == ',':
+			emit()
+			continue
+		case depth == 0 && !sepComma && (r == ' ' || r == '\t' || r == '\n' || r == '\r'):
+			emit()
+			continue
+		}
+		b.WriteRune(r)
+	}
+	emit()
+	return out
+}
+
+// FirstParagraph returns the text of the first Markdown paragraph of body,
+// on one line, skipping headings, code blocks and other leading blocks. It
+// is the fallback description of files without frontmatter.
+func FirstParagraph(body []byte) string {
+	doc := goldmark.DefaultParser().Parse(text.NewReader(body))
+	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
+		p, ok := n.(*ast.Paragraph)
+		if !ok {
+			continue
+		}
+		var parts []string
+		lines := p.Lines()
+		for i := 0; i < lines.Len(); i++ {
+			seg := lines.At(i)
+			if t := strings.TrimSpace(string(seg.Value(body))); t != "" {
+				parts = append(parts, t)
+			}
+		}
+		if len(parts) > 0 {
+			return strings.Join(parts, " ")
+		}
+	}
+	return ""
+}

@@ -1,0 +1,171 @@
+package skills
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// claudeAgent is shaped like agent files published for Claude Code: the
+// description runs over several lines with unquoted "user:" and
+// "assistant:" lines and <example> blocks, which is not valid YAML.
+const claudeAgent = `---
+name: code-reviewer
+description: Use this agent when the user has written a significant piece of code and wants a review. Examples:
+
+<example>
+Context: The user just finished a feature.
+user: "I've added the login handler, can you check it?"
+assistant: "I'll use the code-reviewer agent to review the handler."
+<commentary>
+Since new code was written, use the code-reviewer agent.
+</commentary>
+</example>
+tools: Read, Grep, Glob, WebFetch
+model: sonnet
+color: blue
+---
+
+You are a meticulous code reviewer.
+
+Review only what changed.
+`
+
+func TestParseFrontmatterLenientClaudeAgent(t *testing.T) {
+	fm, body, err := ParseFrontmatter([]byte(claudeAgent))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fm.String("name"); got != "code-reviewer" {
+		t.Errorf("name = %q", got)
+	}
+	desc := fm.String("description")
+	for _, want := range []string{"wants a review. Examples:", `user: "I've added the login handler`, `assistant: "I'll use`, "</example>"} {
+		if !strings.Contains(desc, want) {
+			t.Errorf("description lacks %q:\n%s", want, desc)
+		}
+	}
+	if _, ok := fm["user"]; ok {
+		t.Error(`"user:" line became a key`)
+	}
+	if _, ok := fm["assistant"]; ok {
+		t.Error(`"assistant:" line became a key`)
+	}
+	tools, ok := fm.List("tools")
+	if !ok || !reflect.DeepEqual(tools, []string{"Read", "Grep", "Glob", "WebFetch"}) {
+		t.Errorf("tools = %q, %v", tools, ok)
+	}
+	if fm.String("model") != "sonnet" || fm.String("color") != "blue" {
+		t.Errorf("model/color = %q/%q", fm.String("model"), fm.String("color"))
+	}
+	if !strings.HasPrefix(strings.TrimSpace(string(body)), "You are a meticulous code reviewer.") {
+		t.Errorf("body = %q", body)
+	}
+}
+
+func TestParseFrontmatterYAML(t *testing.T) {
+	src := "---\nname: x\ntools:\n  - Read\n  - Bash(git status:*)\nmax_steps: 7\nnested:\n  a: 1\n---\nbody\n"
+	fm, body, err := ParseFrontmatter([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l, _ := fm.List("tools"); !reflect.DeepEqual(l, []string{"Read", "Bash(git status:*)"}) {
+		t.Errorf("tools = %q", l)
+	}
+	if n, ok, err := fm.Int("max_steps"); n != 7 || !ok || err != nil {
+		t.Errorf("max_steps = %d %v %v", n, ok, err)
+	}
+	if m, ok := fm["nested"].(map[string]any); !ok || m["a"] != 1 {
+		t.Errorf("nested = %#v", fm["nested"])
+	}
+	if string(body) != "body\n" {
+		t.Errorf("body = %q", body)
+	}
+}
+
+func TestParseFrontmatterNone(t *testing.T) {
+	src := "# Title\n\nFirst para\ncontinues here.\n\nSecond.\n"
+	fm, body, err := ParseFrontmatter([]byte(src))
+	if err != nil || len(fm) != 0 || string(body) != src {
+		t.Fatalf("fm=%v body=%q err=%v", fm, body, err)
+	}
+	if got := FirstParagraph(body); got != "First para continues here." {
+		t.Errorf("first paragraph = %q", got)
+	}
+}
+
+func TestParseFrontmatterErrors(t *testing.T) {
+	if _, _, err := ParseFrontmatter([]byte("---\nname: x\nno end\n")); !errors.Is(err, ErrUnterminated) {
+		t.Errorf("unterminated: err = %v", err)
+	}
+	if _, _, err := ParseFrontmatter([]byte("---\n\tjust some prose: [\n---\nbody")); err == nil {
+		t.Error("garbage frontmatter parsed without error")
+	}
+}
+
+func TestParseFrontmatterLenientForms(t *testing.T) {
+	// The tab-indented line makes this invalid YAML, forcing the lenient
+	// parser, which folds it into the previous value.
+	src := "---\nname: x\n\tcontinued\nlist:\n  - a\n  - \"b c\"\nflow: [d, 'e']\nblock: |\n  line one\n    indented\nfolded: >\n  one\n  two\nquoted: \"q: v\"\n---\n"
+	fm, _, err := ParseFrontmatter([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fm.String("name"); got != "x\ncontinued" {
+		t.Errorf("name = %q", got)
+	}
+	if l, _ := fm.List("list"); !reflect.DeepEqual(l, []string{"a", "b c"}) {
+		t.Errorf("list = %q", l)
+	}
+	if l, _ := fm.List("flow"); !reflect.DeepEqual(l, []string{"d", "e"}) {
+		t.Errorf("flow = %q", l)
+	}
+	if got := fm.String("block"); got != "line one\n  indented" {
+		t.Errorf("block = %q", got)
+	}
+	if got := fm.String("folded"); got != "one two" {
+		t.Errorf("folded = %q", got)
+	}
+	if got := fm.String("quoted"); got != "q: v" {
+		t.Errorf("quoted = %q", got)
+	}
+}
+
+func TestSplitList(t *testing.T) {
+	cases := map[string][]string{
+		"Read Grep  Bash(git status:*)":  {"Read", "Grep", "Bash(git status:*)"},
+		"Read, Grep,Bash(git diff, log)": {"Read", "Grep", "Bash(git diff, log)"},
+		"  ":                             nil,
+	}
+	for in, want := range cases {
+		if got := SplitList(in); !reflect.DeepEqual(got, want) {
+			t.Errorf("SplitList(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestFrontmatterIntErrors(t *testing.T) {
+	fm := Frontmatter{"a": "12", "b": "lots"}
+	if n, ok, err := fm.Int("a"); n != 12 || !ok || err != nil {
+		t.Errorf("a = %d %v %v", n, ok, err)
+	}
+	if _, ok, err := fm.Int("b"); !ok || err == nil {
+		t.Errorf("b: ok=%v err=%v", ok, err)
+	}
+	if _, ok, _ := fm.Int("c"); ok {
+		t.Error("absent key reported present")
+	}
+}
+
+func TestParseFrontmatterKeepsScalarText(t *testing.T) {
+	fm, _, err := ParseFrontmatter([]byte("---\nname: off\nmodel: no\nversion: 1.10\nempty:\n---\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]string{"name": "off", "model": "no", "version": "1.10", "empty": ""} {
+		if got := fm.String(k); got != want {
+			t.Errorf("%s = %q, want %q", k, got, want)
+		}
+	}
+}

@@ -1,0 +1,143 @@
+package skills
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/reasonix/reasonix/tools"
+)
+
+// ToolName is the name of the skill tool and of its permission rules
+// ("Skill(name)").
+const ToolName = "skill"
+
+// SubagentRunner runs a skill whose RunAs is subagent with the caller's
+// arguments and returns the subagent's final report.
+type SubagentRunner func(ctx context.Context, s Skill, args string) (string, error)
+
+type skillTool struct {
+	catalog     *Catalog
+	allow       func(string) bool
+	runSubagent SubagentRunner
+}
+
+// NewTool returns the skill tool over c. allow (nil allows all) hides and
+// refuses skills a permission rule denies; runSubagent (may be nil, then
+// every skill loads inline) runs skills marked runAs: subagent.
+func NewTool(c *Catalog, allow func(string) bool, runSubagent func(ctx context.Context, s Skill, args string) (string, error)) tools.Tool {
+	return &skillTool{catalog: c, allow: allow, runSubagent: runSubagent}
+}
+
+func (t *skillTool) Name() string { return ToolName }
+
+func (t *skillTool) Description() string {
+	return "Use a skill: a folder of task-specific instructions and resources. " +
+		"action \"list\" returns every available skill with its description; " +
+		"action \"load\" with a name returns that skill's instructions and the files beside it " +
+		"(or, for skills that run as a subagent, runs it and returns its report). " +
+		"Load a skill when its description matches the task, then follow its instructions. " +
+		"args is free text passed to the skill."
+}
+
+var skillSchema = json.RawMessage(`{"type":"object","properties":{` +
+	`"action":{"type":"string","enum":["list","load"],"description":"list the skills or load one"},` +
+	`"name":{"type":"string","description":"skill name, for load"},` +
+	`"args":{"type":"string","description":"optional arguments for the skill"}},` +
+	`"required":["action"],"additionalProperties":false}`)
+
+func (t *skillTool) Schema() json.RawMessage { return skillSchema }
+
+// ReadOnly is true: loading instructions changes nothing. A subagent run
+// passes the gate on its own calls.
+func (t *skillTool) ReadOnly() bool { return true }
+
+type skillArgs struct {
+	Action string `json:"action"`
+	Name   string `json:"name"`
+	Args   string `json:"args"`
+}
+
+func (t *skillTool) allowed(name string) bool { return t.allow == nil || t.allow(name) }
+
+func (t *skillTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
+	var a skillArgs
+	if err := tools.DecodeArgs(raw, &a); err != nil {
+		return tools.Result{}, err
+	}
+	a.Name = strings.TrimSpace(a.Name)
+	if a.Action == "" && a.Name != "" {
+		a.Action = "load"
+	}
+	switch a.Action {
+	case "list":
+		idx := t.catalog.Index(0, t.allow)
+		if idx == "" {
+			idx = "No skills are available."
+		}
+		return tools.Result{Content: idx, Summary: "listed skills"}, nil
+	case "load":
+		return t.load(ctx, env, a)
+	default:
+		return tools.Result{}, fmt.Errorf("unknown action %q; use \"list\" or \"load\"", a.Action)
+	}
+}
+
+func (t *skillTool) load(ctx context.Context, env *tools.Env, a skillArgs) (tools.Result, error) {
+	if a.Name == "" {
+		return tools.Result{}, fmt.Errorf("load needs a skill name; call skill with action list to see them")
+	}
+	s, ok := t.catalog.Get(a.Name)
+	if !ok {
+		return tools.Result{}, fmt.Errorf("no skill named %q; call skill with action list to see them", a.Name)
+	}
+	if !t.allowed(s.Name) {
+		return tools.Result{}, fmt.Errorf("skill %q is denied by permission rule Skill(%s)", s.Name, s.Name)
+	}
+	if s.RunAs == RunSubagent && t.runSubagent != nil {
+		out, err := t.runSubagent(ctx, s, a.Args)
+		if err != nil {
+			return tools.Result{}, fmt.Errorf("skill %s (subagent): %w", s.Name, err)
+		}
+		return tools.Result{Content: out, Summary: "ran skill " + s.Name + " as a subagent"}, nil
+	}
+	body, files, more, err := s.load()
+	if err != nil {
+		return tools.Result{}, err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Skill: %s\nDirectory: %s\n", s.Name, s.Dir)
+	if len(files) > 0 {
+		b.WriteString("Files beside SKILL.md (paths relative to the directory; read them when the instructions refer to them):\n")
+		for _, f := range files {
+			b.WriteString("- " + f + "\n")
+		}
+		if more {
+			fmt.Fprintf(&b, "- (more than %d files; use ls or glob to see the rest)\n", maxFiles)
+		}
+	}
+	if len(s.AllowedTools) > 0 {
+		b.WriteString("Allowed tools: " + strings.Join(s.AllowedTools, ", ") + "\n")
+	}
+	b.WriteString("\n")
+	b.WriteString(withArgs(body, a.Args))
+	limit := 0
+	if env != nil {
+		limit = env.Limit()
+	}
+	return tools.Result{Content: tools.Truncate(b.String(), limit), Summary: "loaded skill " + s.Name}, nil
+}
+
+// withArgs substitutes $ARGUMENTS the way skill authors expect, and
+// otherwise appends the arguments so they are never silently lost.
+func withArgs(body, args string) string {
+	args = strings.TrimSpace(args)
+	if strings.Contains(body, "$ARGUMENTS") {
+		return strings.ReplaceAll(body, "$ARGUMENTS", args)
+	}
+	if args == "" {
+		return body
+	}
+	return body + "\n\nARGUMENTS: " + args
+}
