@@ -47,8 +47,8 @@ type chunk struct {
 			Content          json.RawMessage `json:"content"`
 			ReasoningContent *string         `json:"reasoning_content"`
 			ToolCalls        []struct {
-				Index    int     `json:"index"`
-				ID       string  `json:"id"`
+				Index    int    `json:"index"`
+				ID       string `json:"id"`
 				Function struct {
 					Name      string  `json:"name"`
 					Arguments *string `json:"arguments"`
