@@ -1,0 +1,240 @@
+package roles
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/reasonix/reasonix/skills"
+)
+
+// LoadOptions says where to look for agent files.
+type LoadOptions struct {
+	// Workspace is the project root (.reasonix/agents, .claude/agents).
+	Workspace string
+	// Home is the Reasonix user directory (~/.reasonix); its agents folder
+	// is searched after the project's. "" skips it.
+	Home string
+	// UserHome is the user's home directory (~), for ~/.claude/agents,
+	// searched last. "" skips it.
+	UserHome string
+}
+
+// maxAgentFile bounds what is read of one agent file; a prompt larger than
+// this is a mistake, not an agent.
+const maxAgentFile = 256 << 10
+
+// Load returns the built-in roles plus the agents found in, by precedence,
+// the project's .reasonix/agents and .claude/agents, then Home/agents and
+// UserHome/.claude/agents. An earlier agent shadows a later one with the
+// same name. Problems never abort loading: malformed files are skipped and
+// every problem comes back as a notice naming the file.
+func Load(opts LoadOptions) (*Set, []string) {
+	set := builtinSet()
+	var notices []string
+	var dirs []string
+	if opts.Workspace != "" {
+		dirs = append(dirs, filepath.Join(opts.Workspace, ".reasonix", "agents"), filepath.Join(opts.Workspace, ".claude", "agents"))
+	}
+	if opts.Home != "" {
+		dirs = append(dirs, filepath.Join(opts.Home, "agents"))
+	}
+	if opts.UserHome != "" {
+		dirs = append(dirs, filepath.Join(opts.UserHome, ".claude", "agents"))
+	}
+	seenDir := map[string]bool{}
+	fromFile := map[string]bool{}
+	for _, dir := range dirs {
+		dir = filepath.Clean(dir)
+		if seenDir[dir] {
+			continue // the workspace is the home directory
+		}
+		seenDir[dir] = true
+		files, err := agentFiles(dir)
+		if err != nil {
+			notices = append(notices, fmt.Sprintf("agents: cannot read %s: %v", dir, err))
+			continue
+		}
+		for _, file := range files {
+			r, warns, err := loadAgent(file)
+			if err != nil {
+				notices = append(notices, fmt.Sprintf("agents: skipped %s: %v", file, err))
+				continue
+			}
+			if r.Name == Planner || r.Name == Executor {
+				notices = append(notices, fmt.Sprintf("agents: skipped %s: %q is a reserved role name", file, r.Name))
+				continue
+			}
+			prev, exists := set.roles[r.Name]
+			if exists && fromFile[r.Name] {
+				notices = append(notices, fmt.Sprintf("agents: agent %q in %s is shadowed by %s", r.Name, file, describe(prev)))
+				continue
+			}
+			notices = append(notices, warns...)
+			if exists {
+				notices = append(notices, fmt.Sprintf("agents: %s replaces %s subagent", file, describe(prev)))
+			}
+			set.roles[r.Name] = r
+			fromFile[r.Name] = true
+		}
+	}
+	return set, notices
+}
+
+// agentFiles lists the *.md files of dir, sorted; a missing dir has none.
+func agentFiles(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		if st, serr := os.Stat(dir); serr == nil && !st.IsDir() {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") || !strings.EqualFold(filepath.Ext(name), ".md") {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+var validAgentName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+
+// claudeModels are Claude Code model aliases; they name no Reasonix model,
+// so an agent asking for one inherits the caller's model instead of failing.
+var claudeModels = map[string]bool{"sonnet": true, "opus": true, "haiku": true}
+
+// loadAgent parses one agent file into a Role. warns are problems that do
+// not stop the agent from being used.
+func loadAgent(file string) (Role, []string, error) {
+	st, err := os.Stat(file)
+	if err != nil {
+		return Role{}, nil, err
+	}
+	if st.Size() > maxAgentFile {
+		return Role{}, nil, fmt.Errorf("file is %d bytes; the limit is %d", st.Size(), maxAgentFile)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return Role{}, nil, err
+	}
+	fm, body, err := skills.ParseFrontmatter(data)
+	if err != nil {
+		return Role{}, nil, err
+	}
+	var warns []string
+	warn := func(format string, a ...any) {
+		warns = append(warns, fmt.Sprintf("agents: %s: ", file)+fmt.Sprintf(format, a...))
+	}
+	r := Role{
+		Name:        fm.String("name"),
+		Description: fm.String("description"),
+		System:      strings.TrimSpace(string(body)),
+		Model:       fm.String("model"),
+		Source:      file,
+	}
+	if r.Name == "" {
+		r.Name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+	}
+	if !validAgentName.MatchString(r.Name) {
+		return Role{}, nil, fmt.Errorf("agent name %q must be letters, digits, '-', '_' or '.', at most 64 characters", r.Name)
+	}
+	if r.System == "" {
+		return Role{}, nil, errors.New("no system prompt (the body after the frontmatter is empty)")
+	}
+	if r.Description == "" {
+		r.Description = skills.FirstParagraph(body)
+	}
+	switch m := strings.ToLower(r.Model); {
+	case m == "inherit":
+		r.Model = ""
+	case claudeModels[m]:
+		warn("model %q is a Claude Code alias; using the caller's model", r.Model)
+		r.Model = ""
+	}
+	if n, ok, err := fm.Int("max_steps", "maxSteps", "max-steps"); err != nil || (ok && n < 0) {
+		v, _ := fm.Lookup("max_steps", "maxSteps", "max-steps")
+		warn("max_steps %v ignored: want a whole number ≥ 0", v)
+	} else if ok {
+		r.MaxSteps = n
+	}
+	if list, ok := fm.List("tools"); ok {
+		var dropped, narrowed []string
+		r.Tools, dropped, narrowed = mapTools(list)
+		if len(dropped) > 0 {
+			warn("tools without a Reasonix equivalent dropped: %s", joinQuoted(dropped))
+		}
+		if len(narrowed) > 0 {
+			warn("specifiers in %s ignored; permission rules decide what those tools may do", joinQuoted(narrowed))
+		}
+	}
+	return r, warns, nil
+}
+
+// claudeTools maps Claude Code tool names to Reasonix ones. A name mapped
+// to "" has no equivalent.
+var claudeTools = map[string]string{
+	"Read": "read_file", "Write": "write_file", "Edit": "edit_file", "MultiEdit": "multi_edit",
+	"Bash": "bash", "Glob": "glob", "Grep": "grep", "LS": "ls", "TodoWrite": "todo_write",
+	"Task": "task", "Skill": "skill",
+	"WebFetch": "", "WebSearch": "", "NotebookRead": "", "NotebookEdit": "",
+	"BashOutput": "", "KillShell": "", "KillBash": "", "ExitPlanMode": "", "SlashCommand": "",
+}
+
+var ownToolName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+// mapTools turns an agent file's tool list into Reasonix tool names. A
+// list that is absent, empty or "*" inherits all tools (nil). Permission
+// specifiers such as Bash(git:*) are reduced to the tool: the gate, not the
+// tool list, decides which commands run; narrowed reports them.
+func mapTools(list []string) (out, dropped, narrowed []string) {
+	if len(list) == 0 {
+		return nil, nil, nil
+	}
+	out = []string{}
+	seen := map[string]bool{}
+	for _, t := range list {
+		base := t
+		if i := strings.IndexByte(t, '('); i > 0 {
+			base = strings.TrimSpace(t[:i])
+		}
+		if base == "*" {
+			return nil, nil, nil
+		}
+		name, known := claudeTools[base]
+		switch {
+		case known && name == "":
+			dropped = append(dropped, t)
+			continue
+		case known:
+		case strings.HasPrefix(base, "mcp__") || ownToolName.MatchString(base):
+			name = base
+		default:
+			dropped = append(dropped, t)
+			continue
+		}
+		if base != t {
+			narrowed = append(narrowed, t)
+		}
+		if !seen[name] {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	return out, dropped, narrowed
+}
