@@ -333,7 +333,8 @@ func readHead(path string, bodyBytes int) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	r := bufio.NewReader(f)
+	// The limit keeps a file with no line breaks from being read whole.
+	r := bufio.NewReader(io.LimitReader(f, int64(maxFrontmatter+max(bodyBytes, headBody))))
 	first, err := r.ReadBytes('\n')
 	if err != nil && err != io.EOF {
 		return nil, err
@@ -352,14 +353,14 @@ func readHead(path string, bodyBytes int) ([]byte, error) {
 		if isDelimiter(bytes.TrimSuffix(bytes.TrimRight(line, "\n"), []byte("\r")), true) {
 			break
 		}
+		if buf.Len() > maxFrontmatter {
+			return nil, fmt.Errorf("frontmatter is larger than %d bytes", maxFrontmatter)
+		}
 		if err == io.EOF {
 			return buf.Bytes(), nil // unterminated; the parser says so
 		}
 		if err != nil {
 			return nil, err
-		}
-		if buf.Len() > maxFrontmatter {
-			return nil, fmt.Errorf("frontmatter is larger than %d bytes", maxFrontmatter)
 		}
 	}
 	if bodyBytes > 0 {

@@ -269,3 +269,26 @@ func TestLoadFilesBounded(t *testing.T) {
 		t.Errorf("files %d more %v err %v", len(files), more, err)
 	}
 }
+
+func TestDiscoverReadsOnlyFrontmatter(t *testing.T) {
+	f := newFixture(t)
+	dir := filepath.Join(f.ws, ".reasonix/skills/big")
+	// Discovery must stay cheap however long the instructions are.
+	writeFile(t, filepath.Join(dir, "SKILL.md"), skillMD("big", "Big.", "")+strings.Repeat("x", 1<<20))
+	head, err := readHead(filepath.Join(dir, "SKILL.md"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(string(head), "---\n") {
+		t.Errorf("discovery read past the frontmatter: %d bytes", len(head))
+	}
+	huge := filepath.Join(f.ws, ".reasonix/skills/huge/SKILL.md")
+	writeFile(t, huge, "---\nname: huge\ndescription: "+strings.Repeat("y", maxFrontmatter+10)+"\n---\nbody\n")
+	c, notices := Discover(f.opts())
+	if _, ok := c.Get("big"); !ok {
+		t.Error("big skill missing")
+	}
+	if _, ok := c.Get("huge"); ok || !hasNotice(notices, huge, "larger than") {
+		t.Errorf("huge frontmatter accepted; notices %q", notices)
+	}
+}
