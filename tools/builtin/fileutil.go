@@ -1,0 +1,540 @@
+package builtin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/reasonix/reasonix/tools"
+)
+
+// newFileMode is the permission of files the tools create.
+const newFileMode fs.FileMode = 0o644
+
+// maxEditFileSize bounds files the editing tools load into memory; larger
+// files are almost certainly generated or data, not source to hand-edit.
+const maxEditFileSize = 16 << 20
+
+// pathArg accepts the path under its canonical name or the file_path alias
+// that models trained on other agents tend to send.
+type pathArg struct {
+	Path     string `json:"path"`
+	FilePath string `json:"file_path"`
+}
+
+func (p pathArg) get() (string, error) {
+	if p.Path != "" {
+		return p.Path, nil
+	}
+	if p.FilePath != "" {
+		return p.FilePath, nil
+	}
+	return "", errors.New("missing required argument \"path\"")
+}
+
+// flexInt decodes a JSON number or a numeric string, because models
+// sometimes quote numbers and rejecting that wastes a turn.
+type flexInt int
+
+func (n *flexInt) UnmarshalJSON(b []byte) error {
+	s := strings.Trim(strings.TrimSpace(string(b)), `"`)
+	if s == "" || s == "null" {
+		*n = 0
+		return nil
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		f, ferr := strconv.ParseFloat(s, 64)
+		if ferr != nil || f != float64(int(f)) {
+			return fmt.Errorf("expected an integer, got %s", b)
+		}
+		v = int(f)
+	}
+	*n = flexInt(v)
+	return nil
+}
+
+// flexBool decodes a JSON boolean or the strings "true"/"false".
+type flexBool bool
+
+func (v *flexBool) UnmarshalJSON(b []byte) error {
+	s := strings.Trim(strings.TrimSpace(string(b)), `"`)
+	switch strings.ToLower(s) {
+	case "true", "1":
+		*v = true
+	case "false", "0", "", "null":
+		*v = false
+	default:
+		return fmt.Errorf("expected true or false, got %s", b)
+	}
+	return nil
+}
+
+// displayPath is how a path is shown to the model and in diffs: relative to
+// the workspace root with forward slashes when inside it, absolute otherwise.
+func displayPath(env *tools.Env, abs string) string {
+	if env != nil && env.Root != "" {
+		if rel, err := filepath.Rel(env.Root, abs); err == nil && rel != ".." &&
+			!strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return abs
+}
+
+// binarySniffLen is how much of a file decides whether it is text.
+const binarySniffLen = 8000
+
+// looksBinary guesses whether data is not text: a NUL byte, or a large share of
+// bytes that are neither valid UTF-8 nor ordinary whitespace.
+func looksBinary(data []byte) bool {
+	if len(data) > binarySniffLen {
+		data = data[:binarySniffLen]
+	}
+	bad := 0
+	for i := 0; i < len(data); {
+		c := data[i]
+		if c == 0 {
+			return true
+		}
+		if c < utf8.RuneSelf {
+			if c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v' && c != '\b' && c != 0x1b {
+				bad++
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size == 1 {
+			// A rune cut by the sniff window is not evidence of binary.
+			if len(data)-i < utf8.UTFMax && !utf8.FullRune(data[i:]) {
+				break
+			}
+			bad++
+		}
+		i += size
+	}
+	return bad*10 > len(data)
+}
+
+// describeBinary is what read_file says instead of dumping bytes.
+func describeBinary(display string, size int64, head []byte) string {
+	kind := http.DetectContentType(head)
+	return fmt.Sprintf("%s is a binary file (%s, %s); its content is not shown.", display, byteSize(size), kind)
+}
+
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// textFile is the current state of a file an editing tool works on.
+type textFile struct {
+	content string
+	mode    fs.FileMode
+	exists  bool
+}
+
+// errBinary marks a file that cannot be edited as text.
+var errBinary = errors.New("binary file")
+
+// loadText reads a file for editing. A missing file is not an error (exists
+// is false); a directory, an oversized or a binary file is.
+func loadText(abs, display string) (textFile, error) {
+	info, err := os.Stat(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return textFile{mode: newFileMode}, nil
+	}
+	if err != nil {
+		return textFile{}, fmt.Errorf("cannot access %s: %w", display, err)
+	}
+	if info.IsDir() {
+		return textFile{}, fmt.Errorf("%s is a directory, not a file", display)
+	}
+	if !info.Mode().IsRegular() {
+		return textFile{}, fmt.Errorf("%s is not a regular file", display)
+	}
+	if info.Size() > maxEditFileSize {
+		return textFile{}, fmt.Errorf("%s is too large to edit (%s); use bash for bulk changes", display, byteSize(info.Size()))
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return textFile{}, fmt.Errorf("cannot read %s: %w", display, err)
+	}
+	if looksBinary(data) {
+		return textFile{mode: info.Mode().Perm(), exists: true},
+			fmt.Errorf("%s is a %w; only text files can be edited", display, errBinary)
+	}
+	return textFile{content: string(data), mode: info.Mode().Perm(), exists: true}, nil
+}
+
+// atomicWrite replaces abs with data so readers never see a half-written
+// file: it writes a temporary file in the same directory and renames it.
+func atomicWrite(abs string, data []byte, mode fs.FileMode) error {
+	dir := filepath.Dir(abs)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create directory %s: %w", dir, err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(abs)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("create temporary file: %w", err)
+	}
+	name := tmp.Name()
+	fail := func(err error) error {
+		_ = tmp.Close()
+		_ = os.Remove(name)
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		return fail(fmt.Errorf("write %s: %w", abs, err))
+	}
+	if err := tmp.Sync(); err != nil {
+		return fail(fmt.Errorf("sync %s: %w", abs, err))
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		return fail(fmt.Errorf("chmod %s: %w", abs, err))
+	}
+	if err := tmp.Close(); err != nil {
+		_ = os.Remove(name)
+		return fmt.Errorf("close %s: %w", abs, err)
+	}
+	if err := os.Rename(name, abs); err != nil {
+		_ = os.Remove(name)
+		return fmt.Errorf("replace %s: %w", abs, err)
+	}
+	return nil
+}
+
+// fileChange is one file's before and after state. Writing tools compute
+// their changes in memory first so previews and execution share one code
+// path and a failure part-way leaves nothing half-done.
+type fileChange struct {
+	abs, display   string
+	before, after  string
+	existed, exist bool
+	mode           fs.FileMode
+}
+
+// operation names the change for previews and results.
+func (c fileChange) operation() string {
+	switch {
+	case !c.existed && c.exist:
+		return "create"
+	case c.existed && !c.exist:
+		return "delete"
+	case c.before == c.after:
+		return "unchanged"
+	}
+	return "update"
+}
+
+// preview renders the change for the permission gate.
+func (c fileChange) preview() tools.Preview {
+	diff, add, del := UnifiedDiff(c.display, c.before, c.after)
+	return tools.Preview{Path: c.display, Operation: c.operation(), Diff: diff, Added: add, Removed: del}
+}
+
+// counts returns the added and removed line counts.
+func (c fileChange) counts() (int, int) {
+	_, add, del := UnifiedDiff(c.display, c.before, c.after)
+	return add, del
+}
+
+// commitChanges applies changes in order. If one fails, the ones already
+// applied are restored best effort, so the workspace is left as it was.
+func commitChanges(ctx context.Context, changes []fileChange) error {
+	for i, c := range changes {
+		if err := ctx.Err(); err != nil {
+			rollback(changes[:i])
+			return fmt.Errorf("cancelled before writing %s; no files were changed: %w", c.display, err)
+		}
+		if err := applyChange(c); err != nil {
+			if rerr := rollback(changes[:i]); rerr != nil {
+				return fmt.Errorf("%w; restoring earlier files also failed: %v", err, rerr)
+			}
+			if i > 0 {
+				return fmt.Errorf("%w; earlier files were restored, nothing was changed", err)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+func applyChange(c fileChange) error {
+	switch {
+	case c.exist && (!c.existed || c.before != c.after):
+		return atomicWrite(c.abs, []byte(c.after), c.mode)
+	case !c.exist && c.existed:
+		if err := os.Remove(c.abs); err != nil {
+			return fmt.Errorf("delete %s: %w", c.display, err)
+		}
+	}
+	return nil
+}
+
+func rollback(done []fileChange) error {
+	var errs []error
+	for i := len(done) - 1; i >= 0; i-- {
+		c := done[i]
+		undo := fileChange{abs: c.abs, display: c.display, before: c.after, after: c.before,
+			existed: c.exist, exist: c.existed, mode: c.mode}
+		if err := applyChange(undo); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// splitLines splits s into lines that keep their terminating "\n"; a final
+// line without one is kept as is.
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	lines := strings.SplitAfter(s, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+// usesCRLF reports whether the text's line endings are mostly "\r\n".
+func usesCRLF(s string) bool {
+	crlf := strings.Count(s, "\r\n")
+	return crlf > 0 && crlf*2 >= strings.Count(s, "\n")
+}
+
+// lineAt returns the 1-based line number of byte offset off in s.
+func lineAt(s string, off int) int {
+	return strings.Count(s[:off], "\n") + 1
+}
+
+// numbered formats lines in read_file style starting at line number first,
+// so the model can copy text back without guessing.
+func numbered(lines []string, first int) string {
+	var b strings.Builder
+	for i, l := range lines {
+		l = strings.TrimRight(l, "\r\n")
+		if len(l) > 300 {
+			l = cutUTF8(l, 300) + " …"
+		}
+		fmt.Fprintf(&b, "%6d\t%s\n", first+i, l)
+	}
+	return b.String()
+}
+
+// cutUTF8 cuts s to at most n bytes without splitting a rune.
+func cutUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// lineMatch is a window of file lines that resembles some wanted text.
+type lineMatch struct {
+	start, end int // 0-based, end exclusive
+	score      float64
+	wsOnly     bool // equal once all whitespace is removed
+}
+
+// closestLines finds the window of lines in have that best resembles want,
+// comparing lines with surrounding whitespace trimmed. It is a hint for the
+// model after an exact match failed, so it favours speed over precision on
+// large inputs.
+func closestLines(ctx context.Context, have, want []string) (lineMatch, bool) {
+	want = trimBlankEdges(want)
+	k, n := len(want), len(have)
+	if k == 0 || n == 0 {
+		return lineMatch{}, false
+	}
+	if k > n {
+		k = n
+		want = want[:n]
+	}
+	wf := make([]lineFeatures, k)
+	for i, l := range want {
+		wf[i] = features(l)
+	}
+	hf := make([]lineFeatures, n)
+	for i, l := range have {
+		hf[i] = features(l)
+	}
+	windows := n - k + 1
+	candidates := make([]int, 0, windows)
+	if windows*k > 400_000 {
+		// Too many pairs for fuzzy scoring: rank windows by exact
+		// trimmed-line agreement and fuzzy-score only the best few.
+		exact := make([]int, windows)
+		for j := 0; j < windows; j++ {
+			if j%1024 == 0 && ctx.Err() != nil {
+				return lineMatch{}, false
+			}
+			for i := 0; i < k; i++ {
+				if wf[i].trimmed == hf[j+i].trimmed {
+					exact[j]++
+				}
+			}
+		}
+		for j := 0; j < windows; j++ {
+			candidates = append(candidates, j)
+		}
+		sort.SliceStable(candidates, func(a, b int) bool { return exact[candidates[a]] > exact[candidates[b]] })
+		if len(candidates) > 64 {
+			candidates = candidates[:64]
+		}
+	} else {
+		for j := 0; j < windows; j++ {
+			candidates = append(candidates, j)
+		}
+	}
+	best := lineMatch{start: -1}
+	for ci, j := range candidates {
+		if ci%256 == 0 && ctx.Err() != nil {
+			return lineMatch{}, false
+		}
+		sum := 0.0
+		for i := 0; i < k; i++ {
+			sum += similarity(wf[i], hf[j+i])
+		}
+		if s := sum / float64(k); s > best.score {
+			best = lineMatch{start: j, end: j + k, score: s}
+		}
+	}
+	if best.start < 0 {
+		return lineMatch{}, false
+	}
+	best.wsOnly = true
+	for i := 0; i < k; i++ {
+		if wf[i].squashed != hf[best.start+i].squashed {
+			best.wsOnly = false
+			break
+		}
+	}
+	return best, true
+}
+
+func trimBlankEdges(lines []string) []string {
+	for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+// lineFeatures caches what similarity needs about one line.
+type lineFeatures struct {
+	trimmed  string
+	squashed string   // all whitespace removed
+	bigrams  []uint32 // sorted byte bigrams of squashed
+}
+
+func features(l string) lineFeatures {
+	t := strings.TrimSpace(l)
+	sq := strings.Join(strings.Fields(t), "")
+	var bg []uint32
+	if len(sq) >= 2 {
+		bg = make([]uint32, 0, len(sq)-1)
+		for i := 0; i+1 < len(sq); i++ {
+			bg = append(bg, uint32(sq[i])<<8|uint32(sq[i+1]))
+		}
+		sort.Slice(bg, func(a, b int) bool { return bg[a] < bg[b] })
+	}
+	return lineFeatures{trimmed: t, squashed: sq, bigrams: bg}
+}
+
+// similarity is the Dice coefficient of the lines' bigram multisets, in [0,1].
+func similarity(a, b lineFeatures) float64 {
+	if a.squashed == b.squashed {
+		return 1
+	}
+	if len(a.bigrams) == 0 || len(b.bigrams) == 0 {
+		return 0
+	}
+	common, i, j := 0, 0, 0
+	for i < len(a.bigrams) && j < len(b.bigrams) {
+		switch {
+		case a.bigrams[i] == b.bigrams[j]:
+			common++
+			i++
+			j++
+		case a.bigrams[i] < b.bigrams[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	return 2 * float64(common) / float64(len(a.bigrams)+len(b.bigrams))
+}
+
+// describeClosest explains where text resembling want appears in content,
+// for error messages after an exact match failed.
+func describeClosest(ctx context.Context, content string, want string) string {
+	have := splitLines(content)
+	m, ok := closestLines(ctx, have, splitLines(want))
+	if !ok || m.score < 0.5 {
+		return "No similar text was found; read the file again to see its current content."
+	}
+	var b strings.Builder
+	if m.wsOnly {
+		fmt.Fprintf(&b, "Lines %d-%d match except for whitespace (indentation, tabs vs spaces or trailing spaces):\n", m.start+1, m.end)
+	} else {
+		fmt.Fprintf(&b, "The closest text is at lines %d-%d (%d%% similar):\n", m.start+1, m.end, int(m.score*100))
+	}
+	b.WriteString(numbered(have[m.start:m.end], m.start+1))
+	b.WriteString("Copy the exact text from the file (without the line-number prefix).")
+	return b.String()
+}
+
+// decodeStrict is tools.DecodeArgs plus a check for misspelled argument
+// names, which would otherwise be silently ignored.
+func decodeStrict(raw json.RawMessage, v any, known ...string) error {
+	if err := tools.DecodeArgs(raw, v); err != nil {
+		return err
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	var unknown []string
+	for k := range m {
+		ok := false
+		for _, n := range known {
+			if k == n {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return fmt.Errorf("invalid arguments: unknown argument(s) %s; expected %s",
+			strings.Join(unknown, ", "), strings.Join(known, ", "))
+	}
+	return nil
+}

@@ -1,0 +1,133 @@
+package builtin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/reasonix/reasonix/tools"
+)
+
+func init() { tools.Register(moveFileTool{}) }
+
+// moveFileTool renames or moves a file or directory.
+type moveFileTool struct{}
+
+func (moveFileTool) Name() string   { return "move_file" }
+func (moveFileTool) ReadOnly() bool { return false }
+func (moveFileTool) Description() string {
+	return "Move or rename a file or directory. Fails if the destination already exists; missing parent directories are created."
+}
+
+func (moveFileTool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"source":{"type":"string","description":"Existing path"},"destination":{"type":"string","description":"New path; must not exist"}},"required":["source","destination"],"additionalProperties":false}`)
+}
+
+type moveArgs struct {
+	Source      string `json:"source"`
+	Destination string `json:"destination"`
+}
+
+type movePlan struct {
+	src, dst         string
+	srcShow, dstShow string
+	isDir            bool
+}
+
+func (moveFileTool) plan(env *tools.Env, raw json.RawMessage) (movePlan, error) {
+	var a moveArgs
+	if err := decodeStrict(raw, &a, "source", "destination"); err != nil {
+		return movePlan{}, err
+	}
+	if a.Source == "" || a.Destination == "" {
+		return movePlan{}, errors.New("both \"source\" and \"destination\" are required")
+	}
+	src, err := env.Resolve(a.Source, true)
+	if err != nil {
+		return movePlan{}, err
+	}
+	dst, err := env.Resolve(a.Destination, true)
+	if err != nil {
+		return movePlan{}, err
+	}
+	m := movePlan{src: src, dst: dst, srcShow: displayPath(env, src), dstShow: displayPath(env, dst)}
+	info, err := os.Lstat(src)
+	if errors.Is(err, fs.ErrNotExist) {
+		return movePlan{}, fmt.Errorf("source not found: %s", m.srcShow)
+	}
+	if err != nil {
+		return movePlan{}, fmt.Errorf("cannot access %s: %w", m.srcShow, err)
+	}
+	m.isDir = info.IsDir()
+	if src == dst {
+		return movePlan{}, fmt.Errorf("source and destination are the same path: %s", m.srcShow)
+	}
+	if _, err := os.Lstat(dst); err == nil {
+		return movePlan{}, fmt.Errorf("destination %s already exists; move_file never overwrites, so remove or rename it first", m.dstShow)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return movePlan{}, fmt.Errorf("cannot access %s: %w", m.dstShow, err)
+	}
+	if m.isDir && strings.HasPrefix(dst, src+string(filepath.Separator)) {
+		return movePlan{}, fmt.Errorf("cannot move directory %s into itself (%s)", m.srcShow, m.dstShow)
+	}
+	return m, nil
+}
+
+func (t moveFileTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
+	m, err := t.plan(env, raw)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return tools.Result{}, err
+	}
+	if err := os.MkdirAll(filepath.Dir(m.dst), 0o755); err != nil {
+		return tools.Result{}, fmt.Errorf("create directory for %s: %w", m.dstShow, err)
+	}
+	if err := movePath(m.src, m.dst, m.isDir); err != nil {
+		return tools.Result{}, fmt.Errorf("move %s to %s: %w", m.srcShow, m.dstShow, err)
+	}
+	// What the model knew about the file it still knows under the new name.
+	if env.Reads.Has(m.src) {
+		env.Reads.Add(m.dst)
+	}
+	msg := fmt.Sprintf("moved %s to %s", m.srcShow, m.dstShow)
+	return tools.Result{Content: msg, Summary: msg}, nil
+}
+
+// movePath moves src to dst, copying a regular file when the two are on
+// different file systems and a plain rename cannot work.
+func movePath(src, dst string, isDir bool) error {
+	err := os.Rename(src, dst)
+	if err == nil || isDir || !errors.Is(err, syscall.EXDEV) {
+		return err
+	}
+	info, serr := os.Stat(src)
+	if serr != nil {
+		return serr
+	}
+	data, rerr := os.ReadFile(src)
+	if rerr != nil {
+		return rerr
+	}
+	if werr := atomicWrite(dst, data, info.Mode().Perm()); werr != nil {
+		return werr
+	}
+	return os.Remove(src)
+}
+
+// Preview describes the move in git's rename notation.
+func (t moveFileTool) Preview(_ context.Context, env *tools.Env, raw json.RawMessage) ([]tools.Preview, error) {
+	m, err := t.plan(env, raw)
+	if err != nil {
+		return nil, err
+	}
+	diff := fmt.Sprintf("diff --git a/%s b/%s\nrename from %s\nrename to %s\n", m.srcShow, m.dstShow, m.srcShow, m.dstShow)
+	return []tools.Preview{{Path: m.srcShow + " -> " + m.dstShow, Operation: "move", Diff: diff}}, nil
+}

@@ -1,0 +1,60 @@
+package builtin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/reasonix/reasonix/tools"
+)
+
+func init() { tools.Register(multiEditTool{}) }
+
+// multiEditTool applies several replacements to one file as a unit.
+type multiEditTool struct{}
+
+func (multiEditTool) Name() string   { return "multi_edit" }
+func (multiEditTool) ReadOnly() bool { return false }
+func (multiEditTool) Description() string {
+	return "Apply several edits to one file, in order, each working like edit_file on the result of the previous ones. All or nothing: if any edit fails, the file is left unchanged."
+}
+
+func (multiEditTool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"File path, relative to the workspace or absolute"},"edits":{"type":"array","minItems":1,"items":{"type":"object","properties":{"old_string":{"type":"string"},"new_string":{"type":"string"},"replace_all":{"type":"boolean"}},"required":["old_string","new_string"],"additionalProperties":false}}},"required":["path","edits"],"additionalProperties":false}`)
+}
+
+type multiEditArgs struct {
+	pathArg
+	Edits []editSpec `json:"edits"`
+}
+
+func (multiEditTool) plan(ctx context.Context, env *tools.Env, raw json.RawMessage) (editOutcome, error) {
+	var a multiEditArgs
+	if err := decodeStrict(raw, &a, "path", "file_path", "edits"); err != nil {
+		return editOutcome{}, err
+	}
+	if len(a.Edits) == 0 {
+		return editOutcome{}, errors.New("edits is empty; give at least one {old_string, new_string}")
+	}
+	return planEdits(ctx, env, a.pathArg, a.Edits, true)
+}
+
+func (t multiEditTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
+	out, err := t.plan(ctx, env, raw)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	if err := commitChanges(ctx, []fileChange{out.change}); err != nil {
+		return tools.Result{}, err
+	}
+	return editResult(env, out), nil
+}
+
+// Preview shows the combined diff of all edits.
+func (t multiEditTool) Preview(ctx context.Context, env *tools.Env, raw json.RawMessage) ([]tools.Preview, error) {
+	out, err := t.plan(ctx, env, raw)
+	if err != nil {
+		return nil, err
+	}
+	return []tools.Preview{out.change.preview()}, nil
+}

@@ -1,0 +1,101 @@
+package builtin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/reasonix/reasonix/tools"
+)
+
+func init() { tools.Register(writeFileTool{}) }
+
+// writeFileTool creates or replaces a whole file.
+type writeFileTool struct{}
+
+func (writeFileTool) Name() string   { return "write_file" }
+func (writeFileTool) ReadOnly() bool { return false }
+func (writeFileTool) Description() string {
+	return "Create a file or replace its whole content. Parent directories are created. Overwriting an existing file requires reading it with read_file first. Prefer edit_file for changes to existing files."
+}
+
+func (writeFileTool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"File path, relative to the workspace or absolute"},"content":{"type":"string","description":"The complete new file content"}},"required":["path","content"],"additionalProperties":false}`)
+}
+
+type writeArgs struct {
+	pathArg
+	Content *string `json:"content"`
+}
+
+// plan works out the change without touching the disk.
+func (writeFileTool) plan(env *tools.Env, raw json.RawMessage) (fileChange, error) {
+	var a writeArgs
+	if err := decodeStrict(raw, &a, "path", "file_path", "content"); err != nil {
+		return fileChange{}, err
+	}
+	p, err := a.get()
+	if err != nil {
+		return fileChange{}, err
+	}
+	if a.Content == nil {
+		return fileChange{}, errors.New("missing required argument \"content\" (use an empty string for an empty file)")
+	}
+	abs, err := env.Resolve(p, true)
+	if err != nil {
+		return fileChange{}, err
+	}
+	display := displayPath(env, abs)
+	cur, err := loadTextForWrite(abs, display)
+	if err != nil {
+		return fileChange{}, err
+	}
+	if cur.exists && !env.Reads.Has(abs) {
+		return fileChange{}, fmt.Errorf("%s already exists and has not been read in this session; read it with read_file first (or use edit_file), so its current content is not lost by accident", display)
+	}
+	return fileChange{abs: abs, display: display, before: cur.content, after: *a.Content,
+		existed: cur.exists, exist: true, mode: cur.mode}, nil
+}
+
+// loadTextForWrite is loadText except that a binary file may be replaced
+// (after it was read): the model saw its description and chose to overwrite.
+func loadTextForWrite(abs, display string) (textFile, error) {
+	cur, err := loadText(abs, display)
+	if errors.Is(err, errBinary) {
+		return cur, nil
+	}
+	return cur, err
+}
+
+func (t writeFileTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
+	c, err := t.plan(env, raw)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	add, del := c.counts()
+	var msg string
+	switch c.operation() {
+	case "unchanged":
+		msg = fmt.Sprintf("unchanged %s (content is identical)", c.display)
+	case "create":
+		msg = fmt.Sprintf("created %s (+%d)", c.display, add)
+	default:
+		msg = fmt.Sprintf("updated %s (+%d -%d)", c.display, add, del)
+	}
+	if err := commitChanges(ctx, []fileChange{c}); err != nil {
+		return tools.Result{}, err
+	}
+	// The model now knows the whole content, so later overwrites are fine.
+	env.Reads.Add(c.abs)
+	return tools.Result{Content: tools.Truncate(msg, env.Limit()), Summary: msg}, nil
+}
+
+// Preview shows the diff the write would make.
+func (t writeFileTool) Preview(_ context.Context, env *tools.Env, raw json.RawMessage) ([]tools.Preview, error) {
+	c, err := t.plan(env, raw)
+	if err != nil {
+		return nil, err
+	}
+	return []tools.Preview{c.preview()}, nil
+}
