@@ -42,7 +42,7 @@ func ParseFrontmatter(data []byte) (Frontmatter, []byte, error) {
 	if fm, ok := parseYAML(block); ok {
 		return fm, body, nil
 	}
-	fm, err := parseLenient(block)
+	fm, err := parseLenient(block, true)
 	if err != nil {
 		return nil, nil, fmt.Errorf("parse frontmatter: %w", err)
 	}
@@ -170,7 +170,11 @@ type pendingValue struct {
 	rest  []string
 }
 
-func parseLenient(block []byte) (Frontmatter, error) {
+// parseLenient reads "key: value" lines. With trackTags, lines inside an
+// open <example> block never start a key; if a block is left open the
+// tags are evidently not structure, and the parse is redone without them
+// rather than swallowing every later key.
+func parseLenient(block []byte, trackTags bool) (Frontmatter, error) {
 	fm := Frontmatter{}
 	var cur *pendingValue
 	flush := func() {
@@ -186,7 +190,9 @@ func parseLenient(block []byte) (Frontmatter, error) {
 				if _, seen := fm[m[1]]; !seen && (cur == nil || cur.key != m[1]) {
 					flush()
 					cur = &pendingValue{key: m[1], first: strings.TrimSpace(m[2])}
-					depth = tagDepth(depth, m[2])
+					if trackTags {
+						depth = tagDepth(depth, m[2])
+					}
 					continue
 				}
 			}
@@ -199,7 +205,12 @@ func parseLenient(block []byte) (Frontmatter, error) {
 			return nil, fmt.Errorf("line %d: expected \"key: value\", got %q", n+1, clip(t, 40))
 		}
 		cur.rest = append(cur.rest, line)
-		depth = tagDepth(depth, line)
+		if trackTags {
+			depth = tagDepth(depth, line)
+		}
+	}
+	if trackTags && depth > 0 {
+		return parseLenient(block, false)
 	}
 	flush()
 	return fm, nil

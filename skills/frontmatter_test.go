@@ -169,3 +169,17 @@ func TestParseFrontmatterKeepsScalarText(t *testing.T) {
 		}
 	}
 }
+
+func TestParseFrontmatterUnclosedExample(t *testing.T) {
+	src := "---\nname: a\ndescription: Use it.\n<example>\nuser: \"hi\"\ntools: Read, Grep\nmodel: fast\n---\nbody\n"
+	fm, _, err := ParseFrontmatter([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l, _ := fm.List("tools"); len(l) != 2 || fm.String("model") != "fast" {
+		t.Errorf("keys after an unclosed <example> were swallowed: %#v", fm)
+	}
+	if !strings.Contains(fm.String("description"), `user: "hi"`) {
+		t.Errorf("description = %q", fm.String("description"))
+	}
+}

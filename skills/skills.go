@@ -113,9 +113,13 @@ func Discover(opts Options) (*Catalog, []string) {
 	var notices []string
 	var roots []root
 	add := func(dir, source string) {
-		if dir != "" {
-			roots = append(roots, root{filepath.Clean(dir), source})
+		if dir == "" {
+			return
 		}
+		if abs, err := filepath.Abs(dir); err == nil {
+			dir = abs
+		}
+		roots = append(roots, root{filepath.Clean(dir), source})
 	}
 	if opts.Workspace != "" {
 		add(filepath.Join(opts.Workspace, ".reasonix", "skills"), SourceProject)

@@ -13,19 +13,16 @@ import (
 // ("Skill(name)").
 const ToolName = "skill"
 
-// SubagentRunner runs a skill whose RunAs is subagent with the caller's
-// arguments and returns the subagent's final report.
-type SubagentRunner func(ctx context.Context, s Skill, args string) (string, error)
-
 type skillTool struct {
 	catalog     *Catalog
 	allow       func(string) bool
-	runSubagent SubagentRunner
+	runSubagent func(ctx context.Context, s Skill, args string) (string, error)
 }
 
 // NewTool returns the skill tool over c. allow (nil allows all) hides and
 // refuses skills a permission rule denies; runSubagent (may be nil, then
-// every skill loads inline) runs skills marked runAs: subagent.
+// every skill loads inline) runs skills marked runAs: subagent with the
+// caller's args and returns the subagent's final report.
 func NewTool(c *Catalog, allow func(string) bool, runSubagent func(ctx context.Context, s Skill, args string) (string, error)) tools.Tool {
 	return &skillTool{catalog: c, allow: allow, runSubagent: runSubagent}
 }
