@@ -336,10 +336,11 @@ func unquote(s string) string {
 }
 
 func clip(s string, n int) string {
-	if len(s) <= n {
+	r := []rune(s)
+	if len(r) <= n {
 		return s
 	}
-	return s[:n] + "…"
+	return string(r[:n]) + "…"
 }
 
 // Lookup returns the value of the first of keys that is present, so callers
