@@ -1,0 +1,256 @@
+// Package config loads Reasonix configuration: TOML layers (an explicit
+// --config file > the project's reasonix.toml > the user's
+// ~/.reasonix/config.toml > built-in defaults), ${VAR} expansion,
+// REASONIX_* environment overrides, and errors that name the file, the line
+// and the key at fault.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// File names of the configuration layers.
+const (
+	// ProjectFile is the project layer, looked up in the workspace root.
+	ProjectFile = "reasonix.toml"
+	// UserFile is the user layer, looked up in the Reasonix home.
+	UserFile = "config.toml"
+)
+
+// Source labels used in Loaded.Sources for values that did not come from a
+// file.
+const (
+	SourceDefault = "default"
+)
+
+// Config is the merged configuration. The toml tags name the keys; the
+// other tags drive merging (merge:"concat") and validation (enum, min, max).
+// Decode it with Load, not with toml.Decode: durations are written as
+// strings such as "120s".
+type Config struct {
+	// DefaultModel is a provider name, a model name or "provider/model";
+	// empty means the first configured provider.
+	DefaultModel string      `toml:"default_model"`
+	Agent        Agent       `toml:"agent"`
+	Providers    []Provider  `toml:"providers"`
+	Tools        Tools       `toml:"tools"`
+	Permissions  Permissions `toml:"permissions"`
+	Sandbox      Sandbox     `toml:"sandbox"`
+	Skills       Skills      `toml:"skills"`
+}
+
+// Agent holds the [agent] table: step limits, role models and parallelism.
+type Agent struct {
+	MaxSteps int `toml:"max_steps" min:"1"`
+	// PlannerModel, when set and different from the executor model, makes
+	// runs plan-then-execute.
+	PlannerModel    string `toml:"planner_model"`
+	PlannerMaxSteps int    `toml:"planner_max_steps" min:"1"`
+	SubagentModel   string `toml:"subagent_model"`
+	// SubagentModels maps a subagent role name to its model reference.
+	SubagentModels map[string]string `toml:"subagent_models"`
+	MaxParallel    int               `toml:"max_parallel" min:"1" max:"10"`
+	GoalMaxTurns   int               `toml:"goal_max_turns" min:"1"`
+	// Temperature is nil when not configured, so the provider default
+	// applies.
+	Temperature *float64 `toml:"temperature"`
+}
+
+// Provider is one [[providers]] entry. Entries merge across layers by Name.
+type Provider struct {
+	Name string `toml:"name"`
+	// Kind is "openai" (also when empty) or "scripted".
+	Kind    string `toml:"kind"`
+	BaseURL string `toml:"base_url"`
+	// APIKey is accepted but discouraged: prefer APIKeyEnv so secrets stay
+	// out of files.
+	APIKey    string            `toml:"api_key"`
+	APIKeyEnv string            `toml:"api_key_env"`
+	Model     string            `toml:"model"`
+	Models    []string          `toml:"models"`
+	Default   string            `toml:"default"`
+	Headers   map[string]string `toml:"headers"`
+	Timeout   time.Duration     `toml:"timeout"`
+	// ContextWindow is the model's context size in tokens; 0 is unknown.
+	ContextWindow   int    `toml:"context_window" min:"0"`
+	Thinking        string `toml:"thinking" enum:",enabled,disabled"`
+	ReasoningEffort string `toml:"reasoning_effort"`
+	MaxAttempts     int    `toml:"max_attempts" min:"0"`
+	// Script is the scripted-provider script; a relative path is resolved
+	// against the directory of the file that set it.
+	Script string `toml:"script"`
+}
+
+// Tools holds the [tools] table.
+type Tools struct {
+	OutputLimit    int           `toml:"output_limit" min:"1"`
+	BashTimeout    time.Duration `toml:"bash_timeout"`
+	BashMaxTimeout time.Duration `toml:"bash_max_timeout"`
+	// Disabled lists tool names never offered to the model.
+	Disabled []string `toml:"disabled"`
+}
+
+// Permissions holds the [permissions] table. Rule lists accumulate across
+// layers so a project can add rules without repeating the user's.
+type Permissions struct {
+	Mode      string   `toml:"mode" enum:"ask,auto,yolo"`
+	Allow     []string `toml:"allow" merge:"concat"`
+	Ask       []string `toml:"ask" merge:"concat"`
+	Deny      []string `toml:"deny" merge:"concat"`
+	Dangerous []string `toml:"dangerous" merge:"concat"`
+}
+
+// Sandbox holds the [sandbox] table.
+type Sandbox struct {
+	WorkspaceRoot string   `toml:"workspace_root"`
+	AllowRead     []string `toml:"allow_read" merge:"concat"`
+	AllowWrite    []string `toml:"allow_write" merge:"concat"`
+	Network       bool     `toml:"network"`
+	Bash          string   `toml:"bash" enum:"enforce,off"`
+}
+
+// Skills holds the [skills] table.
+type Skills struct {
+	Paths          []string `toml:"paths" merge:"concat"`
+	ExcludedPaths  []string `toml:"excluded_paths" merge:"concat"`
+	DisabledSkills []string `toml:"disabled_skills" merge:"concat"`
+}
+
+// Default returns the built-in defaults, the bottom layer of every Load.
+func Default() *Config {
+	return &Config{
+		Agent: Agent{
+			MaxSteps:        50,
+			PlannerMaxSteps: 12,
+			MaxParallel:     4,
+			GoalMaxTurns:    20,
+		},
+		Tools: Tools{
+			OutputLimit:    30000,
+			BashTimeout:    120 * time.Second,
+			BashMaxTimeout: 600 * time.Second,
+		},
+		Permissions: Permissions{Mode: "ask"},
+		Sandbox:     Sandbox{Bash: "enforce"},
+	}
+}
+
+// Options tell Load where to look.
+type Options struct {
+	// Workspace is the project directory holding reasonix.toml; empty
+	// skips the project layer.
+	Workspace string
+	// Home is the Reasonix home; empty means REASONIX_HOME or ~/.reasonix.
+	Home string
+	// File is an explicit --config file; empty falls back to
+	// REASONIX_CONFIG. Unlike the other layers it must exist.
+	File string
+	// Env reads environment variables; nil means os.Getenv. Tests inject
+	// a map so they never see the real environment.
+	Env func(string) string
+}
+
+// Loaded is the result of Load.
+type Loaded struct {
+	Config *Config
+	// Sources maps a dotted key to where its value came from: a file
+	// path, "default", or "env NAME". Provider fields are keyed
+	// "providers.<name>.<field>"; map entries "<map key>.<entry>";
+	// concatenated lists name every contributing file, joined by " + ".
+	Sources map[string]string
+	// Files lists the files read, lowest precedence first.
+	Files []string
+	// Home is the resolved Reasonix home.
+	Home string
+}
+
+// Home returns the Reasonix home: REASONIX_HOME when set, else ~/.reasonix.
+func Home(env func(string) string) (string, error) {
+	if env == nil {
+		env = os.Getenv
+	}
+	if h := env("REASONIX_HOME"); h != "" {
+		return filepath.Clean(h), nil
+	}
+	uh, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("config: cannot locate the home directory (set REASONIX_HOME): %w", err)
+	}
+	return filepath.Join(uh, ".reasonix"), nil
+}
+
+// layerFile is one candidate file and whether its absence is an error.
+type layerFile struct {
+	path     string
+	required bool
+}
+
+// Load reads and merges the configuration layers, applies environment
+// overrides and validates the result. Every problem found in the files is
+// reported, each naming its file, line and key.
+func Load(opts Options) (*Loaded, error) {
+	env := opts.Env
+	if env == nil {
+		env = os.Getenv
+	}
+	home := opts.Home
+	if home == "" {
+		h, err := Home(env)
+		if err != nil {
+			return nil, err
+		}
+		home = h
+	}
+	layers := []layerFile{{path: filepath.Join(home, UserFile)}}
+	if opts.Workspace != "" {
+		layers = append(layers, layerFile{path: filepath.Join(opts.Workspace, ProjectFile)})
+	}
+	flag := opts.File
+	if flag == "" {
+		flag = env("REASONIX_CONFIG")
+	}
+	if flag != "" {
+		layers = append(layers, layerFile{path: flag, required: true})
+	}
+
+	m := newMerger(env)
+	seen := map[string]bool{}
+	var errs []error
+	for _, lf := range layers {
+		abs, err := filepath.Abs(lf.path)
+		if err != nil {
+			abs = lf.path
+		}
+		// The flag may name the project file itself; reading it twice would
+		// only duplicate list entries.
+		if seen[abs] {
+			continue
+		}
+		seen[abs] = true
+		data, err := os.ReadFile(lf.path)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && !lf.required {
+				continue
+			}
+			errs = append(errs, fmt.Errorf("config: %w", err))
+			continue
+		}
+		m.files = append(m.files, lf.path)
+		errs = append(errs, m.mergeFile(lf.path, data)...)
+	}
+	if len(errs) == 0 {
+		errs = append(errs, m.applyEnv()...)
+	}
+	if len(errs) == 0 {
+		errs = append(errs, m.validate()...)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return &Loaded{Config: m.cfg, Sources: m.sources, Files: m.files, Home: home}, nil
+}

@@ -1,0 +1,141 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// defaultFile is the text `reasonix setup` writes. Lines starting with "## "
+// are prose; lines starting with "# " are settings the user can enable by
+// deleting the "# ". The tests enable every such line and load the result,
+// so the examples stay valid TOML and valid configuration.
+const defaultFile = `## Reasonix user configuration.
+## Precedence: --config FILE (or REASONIX_CONFIG) > ./reasonix.toml > this file > defaults.
+## Strings may use ${VAR} and ${VAR:-default}. Every key is described in docs/CONFIG.md.
+## Enable a setting by deleting the "# " in front of it.
+
+## Which model runs by default: a provider name, a model name, or provider/model.
+# default_model = "deepseek"
+
+# [agent]
+# max_steps = 50
+## A planner model different from the executor makes runs plan-then-execute.
+# planner_model = "deepseek/deepseek-reasoner"
+# planner_max_steps = 12
+# max_parallel = 4
+# goal_max_turns = 20
+# subagent_models = { explore = "deepseek/deepseek-chat" }
+
+# [tools]
+# output_limit = 30000
+# bash_timeout = "120s"
+# bash_max_timeout = "600s"
+
+# [permissions]
+## ask | auto | yolo; rules look like Tool(specifier).
+# mode = "ask"
+# allow = ["Bash(go test:*)"]
+# deny = ["Bash(git push:*)"]
+
+## Providers. Keep keys in the environment (api_key_env), not in this file.
+
+## DeepSeek: https://platform.deepseek.com
+# [[providers]]
+# name = "deepseek"
+# base_url = "https://api.deepseek.com/v1"
+# api_key_env = "DEEPSEEK_API_KEY"
+# models = ["deepseek-chat", "deepseek-reasoner"]
+# default = "deepseek-chat"
+# context_window = 128000
+
+## Qwen on Alibaba Cloud DashScope (OpenAI-compatible mode).
+# [[providers]]
+# name = "qwen"
+# base_url = "https://dashscope.aliyuncs.com/compatible-mode/v1"
+# api_key_env = "DASHSCOPE_API_KEY"
+# model = "qwen3-coder-plus"
+
+## Xiaomi MiMo.
+# [[providers]]
+# name = "mimo"
+# base_url = "https://api.xiaomimimo.com/v1"
+# api_key_env = "MIMO_API_KEY"
+# model = "mimo-v2.5-pro"
+
+## OpenAI.
+# [[providers]]
+# name = "openai"
+# base_url = "https://api.openai.com/v1"
+# api_key_env = "OPENAI_API_KEY"
+# model = "gpt-4.1"
+
+## A local vLLM (or any OpenAI-compatible) server; no key needed.
+# [[providers]]
+# name = "local"
+# base_url = "${VLLM_BASE_URL:-http://localhost:8000/v1}"
+# model = "Qwen/Qwen3-Coder-30B-A3B-Instruct"
+# timeout = "10m"
+`
+
+// DefaultFile returns the commented configuration `reasonix setup` writes.
+// As written it sets nothing, so it parses to the defaults.
+func DefaultFile() string { return defaultFile }
+
+// WriteDefault writes DefaultFile to path, creating its directory. It
+// refuses to replace an existing file unless overwrite is set, so running
+// setup twice never loses the user's edits.
+func WriteDefault(path string, overwrite bool) error {
+	if !overwrite {
+		if _, err := os.Lstat(path); err == nil {
+			return fmt.Errorf("config: %s already exists: %w", path, fs.ErrExist)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("config: %w", err)
+		}
+	}
+	// The home also holds sessions and history, so it is private to the
+	// user.
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	return writeAtomic(path, []byte(defaultFile), 0o600)
+}
+
+// writeAtomic replaces path with data through a temporary file in the same
+// directory, so a crash never leaves a half-written config behind. An
+// existing file keeps its permissions; a new one gets perm.
+func writeAtomic(path string, data []byte, perm fs.FileMode) error {
+	if fi, err := os.Stat(path); err == nil {
+		perm = fi.Mode().Perm()
+	}
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	name := tmp.Name()
+	cleanup := func(err error) error {
+		_ = tmp.Close()
+		_ = os.Remove(name)
+		return fmt.Errorf("config: writing %s: %w", path, err)
+	}
+	if _, err := tmp.Write(data); err != nil {
+		return cleanup(err)
+	}
+	if err := tmp.Chmod(perm); err != nil {
+		return cleanup(err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return cleanup(err)
+	}
+	if err := tmp.Close(); err != nil {
+		return cleanup(err)
+	}
+	if err := os.Rename(name, path); err != nil {
+		_ = os.Remove(name)
+		return fmt.Errorf("config: writing %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,91 @@
+package config
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/reasonix/reasonix/providers"
+)
+
+// ProviderConfigs converts the configured providers into the form the
+// providers package builds from, reading each api_key_env through env (nil
+// means os.Getenv). A provider without a usable key is not an error here:
+// local servers need none, and a remote one says so on first use.
+func (c *Config) ProviderConfigs(env func(string) string) ([]providers.Config, error) {
+	if env == nil {
+		env = os.Getenv
+	}
+	out := make([]providers.Config, 0, len(c.Providers))
+	seen := map[string]bool{}
+	for _, p := range c.Providers {
+		if p.Name == "" {
+			return nil, fmt.Errorf("config: a provider has no name")
+		}
+		if seen[p.Name] {
+			return nil, fmt.Errorf("config: provider %q is defined twice", p.Name)
+		}
+		seen[p.Name] = true
+		if msg := p.problem(); msg != "" {
+			return nil, fmt.Errorf("config: provider %q %s", p.Name, msg)
+		}
+		out = append(out, p.toProviderConfig(env))
+	}
+	return out, nil
+}
+
+func (p *Provider) toProviderConfig(env func(string) string) providers.Config {
+	key := p.APIKey
+	if key == "" && p.APIKeyEnv != "" {
+		key = env(p.APIKeyEnv)
+	}
+	models := slices.Clone(p.Models)
+	for _, m := range []string{p.Model, p.Default} {
+		if m != "" && !slices.Contains(models, m) {
+			models = append(models, m)
+		}
+	}
+	def := p.Default
+	if def == "" {
+		def = p.Model
+	}
+	if def == "" && len(models) > 0 {
+		def = models[0]
+	}
+	kind := p.Kind
+	if kind == "" {
+		kind = "openai"
+	}
+	return providers.Config{
+		Name:            p.Name,
+		Kind:            kind,
+		BaseURL:         p.BaseURL,
+		APIKey:          key,
+		APIKeyEnv:       p.APIKeyEnv,
+		Models:          models,
+		DefaultModel:    def,
+		Headers:         maps.Clone(p.Headers),
+		Timeout:         p.Timeout,
+		ContextWindow:   p.ContextWindow,
+		Thinking:        p.Thinking,
+		ReasoningEffort: p.ReasoningEffort,
+		MaxAttempts:     p.MaxAttempts,
+		Script:          p.Script,
+	}
+}
+
+// NoProviderHelp is the message shown when no provider is configured. It
+// names the exact variables and file to set rather than pointing at docs.
+func NoProviderHelp(home string) string {
+	file := filepath.Join(home, UserFile)
+	return "no model provider is configured. Either set " + EnvBaseURL + " (and " + EnvAPIKey + ", " + EnvModel + "),\n" +
+		"or run `reasonix setup` and edit " + file + " to add a [[providers]] entry, e.g.:\n\n" +
+		"  [[providers]]\n" +
+		"  name = \"deepseek\"\n" +
+		"  base_url = \"https://api.deepseek.com/v1\"\n" +
+		"  api_key_env = \"DEEPSEEK_API_KEY\"\n" +
+		"  model = \"deepseek-chat\"\n\n" +
+		"then export DEEPSEEK_API_KEY."
+}
