@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/BurntSushi/toml"
 )
 
 // fixture is a home directory and a workspace in a temp dir, with an
@@ -424,6 +426,10 @@ func TestSyntaxErrorIsTyped(t *testing.T) {
 	if !errors.As(err, &ce) {
 		t.Fatalf("error %v is not a *config.Error", err)
 	}
+	var pe toml.ParseError
+	if !errors.As(err, &pe) {
+		t.Errorf("error %v does not wrap the toml.ParseError", err)
+	}
 	if ce.File != f.userFile || ce.Line != 2 || ce.Col == 0 {
 		t.Errorf("error location = %s:%d:%d, want %s:2:<col>", ce.File, ce.Line, ce.Col, f.userFile)
 	}
@@ -674,10 +680,11 @@ model = "deepseek-chat"
 headers = { Authorization = "Bearer tok-123", "X-Api-Key" = "k-456", "X-Team" = "blue" }
 timeout = "10m"
 `)
-	f.write(f.wsFile, "[agent]\nmax_steps = 7\n[permissions]\nallow = [\"Read\"]\n")
+	f.write(f.wsFile, "[agent]\nmax_steps = 7\ntemperature = 1\n[permissions]\nallow = [\"Read\"]\n")
 	l := f.load()
 	out := l.Describe(true)
 	for _, w := range []string{
+		"temperature = 1.0  # from " + f.wsFile,
 		"max_steps = 7  # from " + f.wsFile,
 		"goal_max_turns = 20  # from default",
 		`bash_timeout = "2m"  # from default`,
