@@ -156,7 +156,9 @@ func (d *fileDecoder) decodeStruct(raw map[string]any, rv reflect.Value, kp, sp 
 		i, ok := fields[k]
 		if !ok {
 			where := "at the top level"
-			if kp != "" {
+			if kp != "" && !strings.Contains(kp, "[") {
+				where = "in [" + kp + "]"
+			} else if kp != "" {
 				where = "in " + kp
 			}
 			errs = append(errs, d.errorf(kpk, "unknown key (known keys %s: %s)", where, strings.Join(known, ", ")))
