@@ -70,8 +70,13 @@ func (patchTool) plan(ctx context.Context, env *tools.Env, raw json.RawMessage) 
 	if len(files) == 0 {
 		return patchPlan{}, errors.New("the patch contains no file changes; expected '--- a/path', '+++ b/path' and '@@ ... @@' hunks")
 	}
-	p := &patcher{env: env, strip: plainPrefixed(text), files: map[string]*stagedFile{}}
+	strip := sectionPrefixes(text)
+	if len(strip) != len(files) {
+		strip = nil // the scan disagrees with the parser; strip nothing
+	}
+	p := &patcher{env: env, files: map[string]*stagedFile{}}
 	for i, f := range files {
+		p.strip = strip != nil && strip[i]
 		if err := p.applyFile(ctx, f); err != nil {
 			if len(files) > 1 {
 				return patchPlan{}, fmt.Errorf("file %d of %d: %w; nothing was changed", i+1, len(files), err)
@@ -417,11 +422,16 @@ func recountHeader(lines []string, i int) string {
 	return fmt.Sprintf("@@ -%s,%d +%s,%d @@%s\n", m[1], oldN, m[3], newN, m[5])
 }
 
-// bodyFits reports whether the stated counts consume valid hunk lines.
+// bodyFits reports whether the stated counts consume valid hunk lines and
+// the body does not go on past them. The "-- " line that ends a
+// git format-patch mail is not a continuation.
 func bodyFits(body []string, oldN, newN int) bool {
-	for _, b := range body {
+	for i, b := range body {
 		if oldN <= 0 && newN <= 0 {
-			break
+			if b == "-- \n" || strings.HasPrefix(b, "\\") {
+				return oldN == 0 && newN == 0
+			}
+			return oldN == 0 && newN == 0 && !isBodyLine(body, i)
 		}
 		switch {
 		case isBlankLine(b) || b[0] == ' ':
@@ -470,36 +480,48 @@ func atoiDefault(s string, def int) int {
 	return n
 }
 
-// plainPrefixed reports whether a patch without git headers names its files
-// a/... and b/..., which must then be stripped like git does (-p1).
-func plainPrefixed(text string) bool {
-	if strings.Contains(text, "\ndiff --git ") || strings.HasPrefix(text, "diff --git ") {
-		return false
-	}
-	seen := false
-	for _, l := range splitLines(text) {
-		var name, want string
-		switch {
-		case strings.HasPrefix(l, "--- "):
-			name, want = l[4:], "a/"
-		case strings.HasPrefix(l, "+++ "):
-			name, want = l[4:], "b/"
-		default:
+// sectionPrefixes reports, for each file section of the patch in order,
+// whether it is a plain (non-git) diff naming its files a/... and b/...,
+// whose names must then be stripped like git does (-p1). go-gitdiff strips
+// git sections itself but takes plain names literally.
+func sectionPrefixes(text string) []bool {
+	lines := splitLines(text)
+	var out []bool
+	inGit := false // a git section whose ---/+++ pair is still to come
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if strings.HasPrefix(l, "diff --git ") {
+			out = append(out, false)
+			inGit = true
 			continue
 		}
-		name = strings.TrimRight(name, "\r\n")
-		if i := strings.IndexByte(name, '\t'); i >= 0 {
-			name = name[:i]
-		}
-		if name == "/dev/null" {
+		if !strings.HasPrefix(l, "--- ") || i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "+++ ") {
 			continue
 		}
-		if !strings.HasPrefix(name, want) {
-			return false
+		if inGit {
+			inGit = false
+			i++
+			continue
 		}
-		seen = true
+		if i+2 >= len(lines) || !strings.HasPrefix(lines[i+2], "@@ -") {
+			continue
+		}
+		oldName, newName := headerName(l), headerName(lines[i+1])
+		ok := func(name, prefix string) bool { return name == "/dev/null" || strings.HasPrefix(name, prefix) }
+		out = append(out, ok(oldName, "a/") && ok(newName, "b/") && oldName != newName)
+		i++
 	}
-	return seen
+	return out
+}
+
+// headerName extracts the file name from a ---/+++ line, without the
+// timestamp diff -u appends after a tab.
+func headerName(l string) string {
+	name := strings.TrimRight(l[4:], "\r\n")
+	if i := strings.IndexByte(name, '\t'); i >= 0 {
+		name = name[:i]
+	}
+	return strings.Trim(name, `"`)
 }
 
 func (t patchTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
