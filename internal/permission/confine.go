@@ -1,0 +1,203 @@
+package permission
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// Confiner keeps file tools inside the workspace, the configured extra
+// directories and Reasonix's home. It implements tools.PathGuard.
+type Confiner struct {
+	workspace  string
+	allowRead  []string
+	allowWrite []string
+	home       string
+}
+
+// maxSymlinks bounds symlink chains, as the kernel does (ELOOP).
+const maxSymlinks = 40
+
+// NewConfiner resolves the roots once. workspace must exist; allowRead,
+// allowWrite and home may name directories that do not exist yet; home may
+// be empty.
+func NewConfiner(workspace string, allowRead, allowWrite []string, home string) (*Confiner, error) {
+	if workspace == "" {
+		return nil, errors.New("confiner: workspace root is empty")
+	}
+	ws, err := resolveRoot(workspace)
+	if err != nil {
+		return nil, fmt.Errorf("confiner: workspace root: %w", err)
+	}
+	if fi, err := os.Stat(ws); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("confiner: workspace root %s is not a directory", workspace)
+	}
+	c := &Confiner{workspace: ws}
+	for _, r := range allowRead {
+		p, err := resolveRoot(r)
+		if err != nil {
+			return nil, fmt.Errorf("confiner: [sandbox] allow_read %q: %w", r, err)
+		}
+		c.allowRead = append(c.allowRead, p)
+	}
+	for _, r := range allowWrite {
+		p, err := resolveRoot(r)
+		if err != nil {
+			return nil, fmt.Errorf("confiner: [sandbox] allow_write %q: %w", r, err)
+		}
+		c.allowWrite = append(c.allowWrite, p)
+	}
+	if home != "" {
+		if c.home, err = resolveRoot(home); err != nil {
+			return nil, fmt.Errorf("confiner: Reasonix home: %w", err)
+		}
+	}
+	return c, nil
+}
+
+// Workspace returns the resolved workspace root.
+func (c *Confiner) Workspace() string { return c.workspace }
+
+func resolveRoot(p string) (string, error) {
+	if strings.HasPrefix(p, "~") {
+		return "", fmt.Errorf("%q: ~ is not expanded; use an absolute path", p)
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", fmt.Errorf("%q: %w", p, err)
+	}
+	return realPath(abs)
+}
+
+// Resolve turns a path argument into an absolute, symlink-free path and
+// refuses it unless it lies in an allowed root: the workspace, allow_write
+// and home for writes, plus allow_read for reads.
+func (c *Confiner) Resolve(p string, write bool) (string, error) {
+	if p == "" {
+		return "", errors.New("path is empty")
+	}
+	if strings.ContainsRune(p, 0) {
+		return "", fmt.Errorf("path %q contains a NUL byte", p)
+	}
+	if strings.HasPrefix(p, "~") {
+		return "", fmt.Errorf("path %q starts with ~, which is not expanded: give a path relative to the workspace %s or an absolute path", p, c.workspace)
+	}
+	abs := p
+	if !filepath.IsAbs(abs) {
+		abs = c.workspace + string(filepath.Separator) + p
+	}
+	real, err := realPath(abs)
+	if err != nil {
+		return "", fmt.Errorf("path %q: %w", p, err)
+	}
+	if c.allowed(real, write) {
+		return real, nil
+	}
+	via := ""
+	if lex := filepath.Clean(abs); lex != real {
+		via = " (following symlinks)"
+		if c.allowed(lex, write) {
+			via = " through a symlink"
+		}
+	}
+	if write && c.within(real, c.allowRead) {
+		return "", fmt.Errorf("path %q resolves to %s%s, which [sandbox] allow_read permits for reading only; writes are allowed in the workspace %s, [sandbox] allow_write and the Reasonix home", p, real, via, c.workspace)
+	}
+	allowed := "workspace, [sandbox] allow_read, [sandbox] allow_write, Reasonix home"
+	if write {
+		allowed = "workspace, [sandbox] allow_write, Reasonix home"
+	}
+	return "", fmt.Errorf("path %q resolves to %s%s, outside the workspace %s (allowed: %s)", p, real, via, c.workspace, allowed)
+}
+
+func (c *Confiner) allowed(p string, write bool) bool {
+	if within(p, c.workspace) || within(p, c.home) || c.within(p, c.allowWrite) {
+		return true
+	}
+	return !write && c.within(p, c.allowRead)
+}
+
+func (c *Confiner) within(p string, roots []string) bool {
+	for _, r := range roots {
+		if within(p, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// within reports whether p is root or below it; both are clean and absolute.
+func within(p, root string) bool {
+	if root == "" {
+		return false
+	}
+	if p == root {
+		return true
+	}
+	if !strings.HasSuffix(root, string(filepath.Separator)) {
+		root += string(filepath.Separator)
+	}
+	return strings.HasPrefix(p, root)
+}
+
+// realPath resolves every symlink in an absolute path, like realpath(3),
+// but tolerates a tail that does not exist yet (a file about to be
+// created). ".." is applied after the symlink before it is resolved, as the
+// kernel does, so link/.. means the parent of the link's target.
+func realPath(abs string) (string, error) {
+	vol := filepath.VolumeName(abs)
+	rest := abs[len(vol):]
+	sep := string(filepath.Separator)
+	resolved := vol + sep
+	pending := splitPath(rest)
+	hops := 0
+	for len(pending) > 0 {
+		comp := pending[0]
+		pending = pending[1:]
+		switch comp {
+		case "", ".":
+			continue
+		case "..":
+			resolved = filepath.Dir(resolved)
+			continue
+		}
+		next := filepath.Join(resolved, comp)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+				// Not there yet: the rest is created by the tool, and a
+				// later ".." may climb back to existing (checked) parts.
+				resolved = next
+				continue
+			}
+			return "", err
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			resolved = next
+			continue
+		}
+		hops++
+		if hops > maxSymlinks {
+			return "", fmt.Errorf("too many levels of symbolic links at %s", next)
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return "", err
+		}
+		if filepath.IsAbs(target) {
+			v := filepath.VolumeName(target)
+			resolved = v + sep
+			target = target[len(v):]
+		}
+		pending = append(splitPath(target), pending...)
+	}
+	return filepath.Clean(resolved), nil
+}
+
+func splitPath(p string) []string {
+	return strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == filepath.Separator })
+}

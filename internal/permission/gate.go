@@ -1,0 +1,343 @@
+package permission
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/tools"
+)
+
+// GateOptions configure a Gate.
+type GateOptions struct {
+	// Policy is the merged configuration (global, then project).
+	Policy Policy
+	// Approver asks a person; nil means a headless run: ordinary asks are
+	// allowed and dangerous commands are blocked.
+	Approver Approver
+	// Workspace is the workspace root; path rules are relative to it.
+	Workspace string
+	// ProjectConfig is the project reasonix.toml that "always allow"
+	// writes to; it is only named in notices, SaveRule does the writing.
+	ProjectConfig string
+	// LogPath is the JSONL decision log, e.g. <home>/permissions.log;
+	// empty disables logging.
+	LogPath string
+	// Publish receives notices (a failed save, an unwritable log); may be nil.
+	Publish func(events.Event)
+	// SaveRule persists an "always allow" rule: list is "allow", rule is
+	// e.g. Bash(go test:*). Nil makes "always" behave like "session".
+	SaveRule func(list, rule string) error
+}
+
+// Gate is the one permission gate of a run. It implements tools.Authorizer
+// and is safe for concurrent use by every session: prompts are serialised
+// and session grants are shared. Views made with ForRole share that state.
+type Gate struct {
+	sh     *gateShared
+	policy Policy
+}
+
+type gateShared struct {
+	approver      Approver
+	prompt        chan struct{} // one approval prompt at a time
+	publish       func(events.Event)
+	saveRule      func(list, rule string) error
+	projectConfig string
+	log           *decisionLog
+	logFailed     sync.Once
+
+	mu     sync.RWMutex
+	grants []Rule
+	seen   map[string]bool
+}
+
+// NewGate builds the gate of a run.
+func NewGate(opts GateOptions) *Gate {
+	p := opts.Policy
+	if opts.Workspace != "" {
+		ws := opts.Workspace
+		if abs, err := filepath.Abs(ws); err == nil {
+			ws = abs
+		}
+		if real, err := realPath(ws); err == nil {
+			ws = real
+		}
+		p.Workspace = ws
+	}
+	sh := &gateShared{
+		approver:      opts.Approver,
+		prompt:        make(chan struct{}, 1),
+		publish:       opts.Publish,
+		saveRule:      opts.SaveRule,
+		projectConfig: opts.ProjectConfig,
+		seen:          map[string]bool{},
+	}
+	if opts.LogPath != "" {
+		sh.log = &decisionLog{path: opts.LogPath}
+	}
+	return &Gate{sh: sh, policy: p}
+}
+
+// ForRole returns a view of the gate for one role: plan mode refuses every
+// writer, and extra (an agent's permission override) is merged on top of
+// the run's policy. The view shares prompts, grants and the log.
+func (g *Gate) ForRole(planMode bool, extra Policy) *Gate {
+	p := Merge(g.policy, extra)
+	p.Plan = g.policy.Plan || planMode || extra.Plan
+	p.Workspace = g.policy.Workspace
+	return &Gate{sh: g.sh, policy: p}
+}
+
+// Policy returns the policy this view applies.
+func (g *Gate) Policy() Policy { return g.policy }
+
+// Headless reports whether no person can be asked.
+func (g *Gate) Headless() bool { return g.sh.approver == nil }
+
+// Grants returns the rules granted for this run so far.
+func (g *Gate) Grants() []string {
+	g.sh.mu.RLock()
+	defer g.sh.mu.RUnlock()
+	out := make([]string, len(g.sh.grants))
+	for i, r := range g.sh.grants {
+		out[i] = r.Raw
+	}
+	return out
+}
+
+func (g *Gate) grantsSnapshot() []Rule {
+	g.sh.mu.RLock()
+	defer g.sh.mu.RUnlock()
+	return g.sh.grants
+}
+
+func (g *Gate) grant(rules []string) {
+	g.sh.mu.Lock()
+	defer g.sh.mu.Unlock()
+	for _, s := range rules {
+		if g.sh.seen[s] {
+			continue
+		}
+		r, err := ParseRule(s)
+		if err != nil {
+			continue // suggestions are generated well-formed
+		}
+		g.sh.seen[s] = true
+		// Copy on write so snapshots handed out stay immutable.
+		g.sh.grants = append(append([]Rule(nil), g.sh.grants...), r)
+	}
+}
+
+// Who decided, as written to the log.
+const (
+	byRule     = "rule"
+	byUser     = "user"
+	byPolicy   = "policy"
+	byHeadless = "headless"
+)
+
+// Authorize decides whether inv may run, asking a person when the policy
+// says ask and one is available. It blocks while a prompt is open and
+// honours ctx.
+func (g *Gate) Authorize(ctx context.Context, inv tools.Invocation) tools.Verdict {
+	if inv.Tool == nil {
+		return tools.Verdict{Message: "no tool"}
+	}
+	name, ro := inv.Tool.Name(), inv.Tool.ReadOnly()
+	c := newCall(name, ro, inv.Args)
+	entry := logEntry{Session: inv.Session, Role: inv.Role, Tool: name}
+
+	if g.policy.Plan && !ro {
+		return g.finish(entry, false, byPolicy, "", "plan mode: write tools are disabled")
+	}
+	if err := g.resolvePaths(&c, inv.Env); err != nil {
+		entry.Subject = strings.Join(c.rawPaths, ", ")
+		return g.finish(entry, false, byPolicy, "", err.Error())
+	}
+	out := g.policy.evaluate(&c, g.grantsSnapshot())
+	entry.Subject = strings.Join(out.Subjects, ", ")
+	entry.Dangerous = len(out.Dangerous) > 0
+
+	switch out.Decision {
+	case Deny:
+		by := byPolicy
+		if out.Rule != "" {
+			by = byRule
+		}
+		return g.finish(entry, false, by, out.Rule, out.Reason)
+	case Allow:
+		return g.finish(entry, true, allowedBy(out), out.Rule, "")
+	}
+
+	dangerous := len(out.Dangerous) > 0
+	if g.sh.approver == nil {
+		if dangerous {
+			return g.finish(entry, false, byHeadless, out.Rule, blockedMessage(&c, out))
+		}
+		return g.finish(entry, true, byHeadless, out.Rule, "")
+	}
+
+	select {
+	case g.sh.prompt <- struct{}{}:
+	case <-ctx.Done():
+		return g.finish(entry, false, byPolicy, out.Rule, "approval canceled: "+ctx.Err().Error())
+	}
+	defer func() { <-g.sh.prompt }()
+
+	if !dangerous {
+		// A grant given while this call waited for the prompt applies.
+		if again := g.policy.evaluate(&c, g.grantsSnapshot()); again.Decision == Allow {
+			return g.finish(entry, true, allowedBy(again), again.Rule, "")
+		}
+	}
+	req := g.request(ctx, inv, &c, out)
+	ans, err := g.sh.approver.Approve(ctx, req)
+	if err != nil {
+		return g.finish(entry, false, byUser, out.Rule, "approval failed: "+err.Error())
+	}
+	switch ans {
+	case AllowOnce:
+	case AllowSession:
+		if !dangerous {
+			g.grant(out.Suggest)
+		}
+	case AllowAlways:
+		if !dangerous {
+			g.grant(out.Suggest)
+			g.save(inv, out.Suggest)
+		}
+	default:
+		return g.finish(entry, false, byUser, out.Rule, "denied by the user")
+	}
+	return g.finish(entry, true, byUser, out.Rule, "")
+}
+
+func allowedBy(out Outcome) string {
+	switch {
+	case out.Rule != "" && out.List == "Allow":
+		return byRule
+	case out.Reason == "allowed for this session":
+		return byUser
+	}
+	return byPolicy
+}
+
+// resolvePaths runs file subjects through the session's path guard, so
+// rules match the real file (not a symlink's name) and escapes are refused
+// before anyone is asked.
+func (g *Gate) resolvePaths(c *call, env *tools.Env) error {
+	if c.family != FamilyRead && c.family != FamilyEdit {
+		return nil
+	}
+	if env == nil || env.Guard == nil {
+		return nil
+	}
+	real := make([]string, 0, len(c.rawPaths))
+	for _, p := range c.rawPaths {
+		r, err := env.Guard.Resolve(p, c.writes)
+		if err != nil {
+			return err
+		}
+		real = append(real, r)
+	}
+	c.paths = g.policy.relPaths(real)
+	return nil
+}
+
+func blockedMessage(c *call, out Outcome) string {
+	subject := c.command
+	if subject == "" {
+		subject = strings.Join(out.Subjects, ", ")
+	}
+	return fmt.Sprintf("blocked: %q is a dangerous command (%s) and needs human approval; no one is available to approve in this run. Do not retry it; tell the user what you wanted to run and why.",
+		subject, strings.Join(out.Dangerous, "; "))
+}
+
+func (g *Gate) request(ctx context.Context, inv tools.Invocation, c *call, out Outcome) Request {
+	req := Request{
+		Session: inv.Session, Role: inv.Role, Tool: c.tool,
+		Subject:   strings.Join(out.Subjects, ", "),
+		Command:   c.command,
+		Reason:    inv.Reason,
+		Dangerous: len(out.Dangerous) > 0,
+	}
+	if !req.Dangerous {
+		req.Rules = out.Suggest
+	}
+	if pv, ok := inv.Tool.(tools.Previewer); ok {
+		if prev, err := pv.Preview(ctx, inv.Env, inv.Args); err == nil {
+			req.Preview = prev
+		}
+	}
+	req.Impact = impact(c, out, req.Preview, g.policy.workspace())
+	return req
+}
+
+func impact(c *call, out Outcome, prev []tools.Preview, ws string) string {
+	var s string
+	switch c.family {
+	case FamilyBash:
+		s = "runs a shell command in " + ws
+	case FamilyEdit:
+		if len(prev) > 0 {
+			add, rem := 0, 0
+			for _, p := range prev {
+				add += p.Added
+				rem += p.Removed
+			}
+			s = fmt.Sprintf("changes %d file(s): +%d -%d", len(prev), add, rem)
+		} else {
+			s = "changes " + strings.Join(out.Subjects, ", ")
+		}
+	case FamilyTask:
+		s = "starts the " + c.name + " subagent"
+	case FamilySkill:
+		s = "runs the " + c.name + " skill"
+	default:
+		s = "runs " + c.tool
+	}
+	if len(out.Dangerous) > 0 {
+		s += "; dangerous: " + strings.Join(out.Dangerous, "; ")
+	}
+	return s
+}
+
+func (g *Gate) save(inv tools.Invocation, rules []string) {
+	if g.sh.saveRule == nil {
+		return
+	}
+	for _, r := range rules {
+		if err := g.sh.saveRule("allow", r); err != nil {
+			g.notice(inv, fmt.Sprintf("could not save %s to %s: %v (allowed for this session only)", r, g.sh.projectConfig, err))
+		}
+	}
+}
+
+func (g *Gate) notice(inv tools.Invocation, text string) {
+	if g.sh.publish != nil {
+		g.sh.publish(events.Event{Type: events.Notice, Session: inv.Session, Role: inv.Role, Text: text})
+	}
+}
+
+func (g *Gate) finish(e logEntry, allow bool, by, rule, msg string) tools.Verdict {
+	e.Decision = "deny"
+	if allow {
+		e.Decision = "allow"
+	}
+	e.By, e.Rule = by, rule
+	if g.sh.log != nil {
+		if err := g.sh.log.append(e); err != nil {
+			g.sh.logFailed.Do(func() {
+				if g.sh.publish != nil {
+					g.sh.publish(events.Event{Type: events.Notice, Session: e.Session, Role: e.Role,
+						Text: "permission log: " + err.Error()})
+				}
+			})
+		}
+	}
+	return tools.Verdict{Allow: allow, Message: msg}
+}

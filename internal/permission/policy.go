@@ -1,0 +1,590 @@
+// Package permission is Reasonix's safety layer: the allow / ask / deny
+// policy in Tool(specifier) syntax, shell-command analysis (every command in
+// a line, through wrappers and nested shells), the dangerous-command class
+// that always needs a person, the Gate shared by every session of a run,
+// path confinement for file tools, and the Landlock sandbox for bash.
+package permission
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Decision is the outcome of the policy for one call.
+type Decision int
+
+// Decisions, from most to least permissive.
+const (
+	Allow Decision = iota
+	Ask
+	Deny
+)
+
+// String returns allow, ask or deny.
+func (d Decision) String() string {
+	switch d {
+	case Allow:
+		return "allow"
+	case Ask:
+		return "ask"
+	case Deny:
+		return "deny"
+	}
+	return fmt.Sprintf("Decision(%d)", int(d))
+}
+
+// Mode is the posture for calls no rule decides.
+type Mode string
+
+// Postures.
+const (
+	// ModeAsk asks before every writer no rule allows (the default).
+	ModeAsk Mode = "ask"
+	// ModeAuto allows writers no rule mentions; ask and deny rules and
+	// dangerous commands still apply.
+	ModeAuto Mode = "auto"
+	// ModeYolo allows everything that is neither denied nor dangerous.
+	ModeYolo Mode = "yolo"
+)
+
+// Policy is a set of rules and a posture. The zero value asks for every
+// writer and allows every reader.
+type Policy struct {
+	Mode Mode
+	// Plan refuses every tool that is not read-only; it is checked first.
+	Plan  bool
+	Allow []Rule
+	Ask   []Rule
+	Deny  []Rule
+	// Dangerous adds Bash patterns to the built-in dangerous class.
+	Dangerous []Rule
+	// Workspace resolves relative paths in path rules and redirections;
+	// empty means the process working directory.
+	Workspace string
+	// Exists reports whether a path exists (redirections onto existing
+	// files are dangerous); nil means os.Lstat.
+	Exists func(path string) bool
+}
+
+// ParsePolicy builds a policy from configuration strings. mode is ask,
+// auto, yolo or plan (empty means ask); Claude Code's default, acceptEdits,
+// bypassPermissions are accepted too. Errors name the bad rule.
+func ParsePolicy(mode string, allow, ask, deny, dangerous []string) (Policy, error) {
+	var p Policy
+	m, plan, err := ParseMode(mode)
+	if err != nil {
+		return Policy{}, err
+	}
+	p.Mode, p.Plan = m, plan
+	lists := []struct {
+		name string
+		in   []string
+		out  *[]Rule
+	}{{"allow", allow, &p.Allow}, {"ask", ask, &p.Ask}, {"deny", deny, &p.Deny}}
+	for _, l := range lists {
+		for _, s := range l.in {
+			r, err := ParseRule(s)
+			if err != nil {
+				return Policy{}, fmt.Errorf("[permissions] %s: %w", l.name, err)
+			}
+			*l.out = append(*l.out, r)
+		}
+	}
+	for _, s := range dangerous {
+		spec := strings.TrimSpace(s)
+		if strings.HasPrefix(spec, "Bash(") || strings.HasPrefix(spec, "bash(") {
+			spec = strings.TrimSuffix(spec[5:], ")")
+		}
+		r, err := ParseRule("Bash(" + spec + ")")
+		if err != nil {
+			return Policy{}, fmt.Errorf("[permissions] dangerous: %w", err)
+		}
+		r.prefix = true // a dangerous pattern covers every longer command
+		p.Dangerous = append(p.Dangerous, r)
+	}
+	return p, nil
+}
+
+// ParseMode parses a posture name; plan reports plan mode.
+func ParseMode(s string) (Mode, bool, error) {
+	switch strings.TrimSpace(s) {
+	case "", "ask", "default":
+		return ModeAsk, false, nil
+	case "auto", "acceptEdits":
+		return ModeAuto, false, nil
+	case "yolo", "bypassPermissions":
+		return ModeYolo, false, nil
+	case "plan":
+		return ModeAsk, true, nil
+	}
+	return "", false, fmt.Errorf("[permissions] mode %q: want ask, auto, yolo or plan", s)
+}
+
+// Merge layers an override (an agent or role) on top of p: the override's
+// mode wins when set, its rules are added, and plan mode is sticky.
+func Merge(base, override Policy) Policy {
+	out := base
+	if override.Mode != "" {
+		out.Mode = override.Mode
+	}
+	out.Plan = base.Plan || override.Plan
+	out.Allow = append(append([]Rule(nil), base.Allow...), override.Allow...)
+	out.Ask = append(append([]Rule(nil), base.Ask...), override.Ask...)
+	out.Deny = append(append([]Rule(nil), base.Deny...), override.Deny...)
+	out.Dangerous = append(append([]Rule(nil), base.Dangerous...), override.Dangerous...)
+	if override.Workspace != "" {
+		out.Workspace = override.Workspace
+	}
+	if override.Exists != nil {
+		out.Exists = override.Exists
+	}
+	return out
+}
+
+// Outcome is a decision with the reasons behind it.
+type Outcome struct {
+	Decision Decision
+	// Rule is the rule that decided, as written, and List the list it came
+	// from (Allow, Ask, Deny); both empty when the posture decided.
+	Rule string
+	List string
+	// Dangerous lists why the call is in the dangerous class; a dangerous
+	// call is never allowed without a fresh human answer.
+	Dangerous []string
+	// Reason is a short human explanation.
+	Reason string
+	// Suggest are the rules that "always allow" would save for this call.
+	Suggest []string
+	// Subjects are the command or paths the decision was about.
+	Subjects []string
+}
+
+// Decide returns the decision for one call. It is pure apart from checking
+// whether redirection targets exist.
+func (p Policy) Decide(tool string, readOnly bool, args json.RawMessage) Decision {
+	return p.Explain(tool, readOnly, args).Decision
+}
+
+// Explain is Decide with the matched rule and any dangerous reasons.
+func (p Policy) Explain(tool string, readOnly bool, args json.RawMessage) Outcome {
+	c := newCall(tool, readOnly, args)
+	return p.evaluate(&c, nil)
+}
+
+// call is one tool call reduced to what rules match on.
+type call struct {
+	tool     string
+	family   string
+	readOnly bool
+	// command is the bash line; paths the file subjects (slash form,
+	// workspace-relative where possible); name the skill or agent.
+	command string
+	paths   []string
+	name    string
+	// rawPaths are the path arguments as given, for resolution by a guard.
+	rawPaths []string
+	writes   bool
+	badArgs  error
+}
+
+// callArgs are the argument names the built-in tools use for their subjects.
+type callArgs struct {
+	Command      string `json:"command"`
+	Path         string `json:"path"`
+	FilePath     string `json:"file_path"`
+	Source       string `json:"source"`
+	Destination  string `json:"destination"`
+	From         string `json:"from"`
+	To           string `json:"to"`
+	Patch        string `json:"patch"`
+	Diff         string `json:"diff"`
+	Input        string `json:"input"`
+	Agent        string `json:"agent"`
+	SubagentType string `json:"subagent_type"`
+	Name         string `json:"name"`
+	Skill        string `json:"skill"`
+}
+
+func newCall(tool string, readOnly bool, raw json.RawMessage) call {
+	c := call{tool: tool, family: ToolFamily(tool), readOnly: readOnly}
+	var a callArgs
+	if len(strings.TrimSpace(string(raw))) > 0 {
+		if err := json.Unmarshal(raw, &a); err != nil {
+			c.badArgs = err
+		}
+	}
+	switch c.family {
+	case FamilyBash:
+		c.command = a.Command
+	case FamilyRead, FamilyEdit:
+		c.writes = c.family == FamilyEdit
+		for _, p := range []string{a.Path, a.FilePath, a.Source, a.Destination, a.From, a.To} {
+			if p != "" {
+				c.rawPaths = append(c.rawPaths, p)
+			}
+		}
+		if tool == "patch" || a.Patch != "" || a.Diff != "" {
+			for _, body := range []string{a.Patch, a.Diff, a.Input} {
+				c.rawPaths = append(c.rawPaths, PatchPaths(body)...)
+			}
+		}
+		if len(c.rawPaths) == 0 && c.family == FamilyRead {
+			c.rawPaths = []string{"."} // ls, glob, grep default to the workspace
+		}
+	case FamilySkill:
+		c.name = firstNonEmpty(a.Name, a.Skill)
+	case FamilyTask:
+		c.name = firstNonEmpty(a.Agent, a.SubagentType, "general")
+	}
+	return c
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// PatchPaths lists the files a unified diff (---/+++ headers) or an
+// apply_patch envelope (*** Update File:) touches, without /dev/null.
+func PatchPaths(body string) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		p = strings.TrimSpace(p)
+		if i := strings.IndexByte(p, '\t'); i >= 0 {
+			p = p[:i] // timestamp after a tab
+		}
+		p = strings.Trim(p, "\"")
+		if p == "" || p == "/dev/null" || seen[p] {
+			return
+		}
+		seen[p] = true
+		out = append(out, p)
+	}
+	for _, line := range strings.Split(body, "\n") {
+		line = strings.TrimRight(line, "\r")
+		switch {
+		case strings.HasPrefix(line, "--- ") || strings.HasPrefix(line, "+++ "):
+			p := strings.TrimSpace(line[4:])
+			if i := strings.IndexByte(p, '\t'); i >= 0 {
+				p = p[:i]
+			}
+			if strings.HasPrefix(p, "a/") || strings.HasPrefix(p, "b/") {
+				p = p[2:]
+			}
+			add(p)
+		case strings.HasPrefix(line, "*** Add File: "), strings.HasPrefix(line, "*** Update File: "),
+			strings.HasPrefix(line, "*** Delete File: "), strings.HasPrefix(line, "*** Move to: "):
+			add(line[strings.Index(line, ": ")+2:])
+		}
+	}
+	return out
+}
+
+func (p Policy) exists(path string) bool {
+	if p.Exists != nil {
+		return p.Exists(path)
+	}
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
+func (p Policy) workspace() string {
+	if p.Workspace != "" {
+		return p.Workspace
+	}
+	wd, _ := os.Getwd()
+	return wd
+}
+
+// relPaths turns path arguments into the slash form path rules match:
+// workspace-relative inside the workspace, absolute outside it.
+func (p Policy) relPaths(raw []string) []string {
+	ws := p.workspace()
+	out := make([]string, 0, len(raw))
+	for _, r := range raw {
+		abs := r
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(ws, r)
+		}
+		abs = filepath.Clean(abs)
+		rel, err := filepath.Rel(ws, abs)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			out = append(out, filepath.ToSlash(abs))
+			continue
+		}
+		out = append(out, filepath.ToSlash(rel))
+	}
+	return out
+}
+
+// evaluate applies deny > dangerous > ask > allow > posture. grants are
+// session grants, consulted only for calls that would otherwise ask.
+func (p Policy) evaluate(c *call, grants []Rule) Outcome {
+	if p.Plan && !c.readOnly {
+		return Outcome{Decision: Deny, Reason: "plan mode: write tools are disabled"}
+	}
+	if c.family == FamilyBash {
+		return p.evaluateBash(c, grants)
+	}
+	if c.paths == nil && c.rawPaths != nil {
+		c.paths = p.relPaths(c.rawPaths)
+	}
+	subjects := c.subjects()
+	out := Outcome{Subjects: subjects}
+	if len(subjects) == 0 {
+		// Only bare rules (Edit, Deny: write_file) can match a call with no
+		// path; allow rules with a pattern must not pass it vacuously.
+		subjects = []string{""}
+	}
+	match := func(r Rule, s string) bool {
+		if !r.appliesTo(c.tool, c.family) {
+			return false
+		}
+		switch c.family {
+		case FamilyRead, FamilyEdit:
+			if r.Spec == "" {
+				return true
+			}
+			if s == "" {
+				return false
+			}
+			return r.matchPath(s)
+		case FamilySkill, FamilyTask:
+			return r.matchName(s)
+		}
+		return r.Spec == ""
+	}
+	any := func(rules []Rule) (Rule, bool) {
+		for _, r := range rules {
+			for _, s := range subjects {
+				if match(r, s) {
+					return r, true
+				}
+			}
+		}
+		return Rule{}, false
+	}
+	all := func(rules []Rule) (Rule, bool) {
+		var last Rule
+		for _, s := range subjects {
+			found := false
+			for _, r := range rules {
+				if match(r, s) {
+					last, found = r, true
+					break
+				}
+			}
+			if !found {
+				return Rule{}, false
+			}
+		}
+		return last, true
+	}
+	out.Suggest = c.suggest()
+	if r, ok := any(p.Deny); ok {
+		out.Decision, out.Rule, out.List = Deny, r.Raw, "Deny"
+		out.Reason = "denied by rule Deny: " + r.Raw
+		return out
+	}
+	if r, ok := any(p.Ask); ok {
+		out.Decision, out.Rule, out.List = Ask, r.Raw, "Ask"
+		out.Reason = "rule Ask: " + r.Raw
+		if _, ok := all(grants); ok {
+			out.Decision, out.Reason = Allow, "allowed for this session"
+		} else if p.Mode == ModeYolo {
+			out.Decision, out.Reason = Allow, "yolo mode"
+		}
+		return out
+	}
+	if r, ok := all(p.Allow); ok {
+		out.Decision, out.Rule, out.List = Allow, r.Raw, "Allow"
+		out.Reason = "allowed by rule Allow: " + r.Raw
+		return out
+	}
+	if c.readOnly {
+		out.Decision, out.Reason = Allow, "read-only tool"
+		return out
+	}
+	if _, ok := all(grants); ok && len(grants) > 0 {
+		out.Decision, out.Reason = Allow, "allowed for this session"
+		return out
+	}
+	return p.fallback(out)
+}
+
+func (p Policy) fallback(out Outcome) Outcome {
+	switch p.Mode {
+	case ModeAuto:
+		out.Decision, out.Reason = Allow, "auto mode"
+	case ModeYolo:
+		out.Decision, out.Reason = Allow, "yolo mode"
+	default:
+		out.Decision, out.Reason = Ask, "no rule allows it"
+	}
+	return out
+}
+
+func (c *call) subjects() []string {
+	switch c.family {
+	case FamilyRead, FamilyEdit:
+		return c.paths
+	case FamilySkill, FamilyTask:
+		return []string{c.name}
+	}
+	return []string{c.tool}
+}
+
+// suggest returns the rules "always allow" would save for a non-bash call.
+func (c *call) suggest() []string {
+	switch c.family {
+	case FamilyEdit, FamilyRead:
+		var out []string
+		for _, p := range c.paths {
+			out = append(out, c.family+"("+escapeGlob(p)+")")
+		}
+		return out
+	case FamilySkill, FamilyTask:
+		if c.name == "" {
+			return nil
+		}
+		return []string{c.family + "(" + escapeGlob(c.name) + ")"}
+	}
+	return []string{c.tool}
+}
+
+func escapeGlob(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune("*?[]{}\\()", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func (p Policy) evaluateBash(c *call, grants []Rule) Outcome {
+	out := Outcome{Subjects: []string{c.command}}
+	if strings.TrimSpace(c.command) == "" {
+		out.Decision, out.Reason = Ask, "empty command"
+		return out
+	}
+	an := analyzeShell(c.command, p.workspace(), p.exists, p.Dangerous)
+	out.Dangerous = an.dangers
+	out.Suggest = suggestBash(an)
+	match := func(rules []Rule, words []string, loose bool) (Rule, bool) {
+		for _, r := range rules {
+			if r.appliesTo(c.tool, FamilyBash) && r.matchWords(words, loose) {
+				return r, true
+			}
+		}
+		return Rule{}, false
+	}
+	for _, cmd := range an.cmds {
+		if r, ok := match(p.Deny, cmd.words, true); ok {
+			out.Decision, out.Rule, out.List = Deny, r.Raw, "Deny"
+			out.Reason = "denied by rule Deny: " + r.Raw
+			return out
+		}
+	}
+	if an.parseErr != nil {
+		out.Decision, out.Reason = Ask, "the command could not be parsed: "+an.parseErr.Error()
+		if len(an.dangers) == 0 && p.Mode == ModeYolo {
+			out.Decision = Allow
+		}
+		return out
+	}
+	if len(an.dangers) > 0 {
+		out.Decision, out.Reason = Ask, "dangerous: "+strings.Join(an.dangers, "; ")
+		return out
+	}
+	for _, cmd := range an.cmds {
+		if r, ok := match(p.Ask, cmd.words, true); ok {
+			out.Decision, out.Rule, out.List = Ask, r.Raw, "Ask"
+			out.Reason = "rule Ask: " + r.Raw
+			if bashCovered(an, grants, c.tool) {
+				out.Decision, out.Reason = Allow, "allowed for this session"
+			} else if p.Mode == ModeYolo {
+				out.Decision, out.Reason = Allow, "yolo mode"
+			}
+			return out
+		}
+	}
+	if bashCovered(an, p.Allow, c.tool) {
+		var last Rule
+		for _, cmd := range an.cmds {
+			if cmd.needsAllow {
+				last, _ = match(p.Allow, cmd.words, false)
+			}
+		}
+		out.Decision, out.Rule, out.List = Allow, last.Raw, "Allow"
+		out.Reason = "allowed by rule Allow: " + last.Raw
+		return out
+	}
+	if len(grants) > 0 && bashCovered(an, grants, c.tool) {
+		out.Decision, out.Reason = Allow, "allowed for this session"
+		return out
+	}
+	return p.fallback(out)
+}
+
+// bashCovered reports whether every command that needs an allow rule has
+// one; a line with no such command is not covered.
+func bashCovered(an *shellAnalysis, rules []Rule, tool string) bool {
+	n := 0
+	for _, cmd := range an.cmds {
+		if !cmd.needsAllow {
+			continue
+		}
+		n++
+		ok := false
+		for _, r := range rules {
+			if r.appliesTo(tool, FamilyBash) && r.matchWords(cmd.words, false) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return n > 0
+}
+
+// suggestBash proposes prefix rules: the command and its subcommand when
+// the second word looks like one (go test, npm run), else the command.
+func suggestBash(an *shellAnalysis) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, cmd := range an.cmds {
+		if !cmd.needsAllow || len(cmd.words) == 0 || cmd.words[0] == dynWord {
+			continue
+		}
+		words := cmd.words[:1]
+		if len(cmd.words) > 1 && isSubcommand(cmd.words[1]) {
+			words = cmd.words[:2]
+		}
+		r := "Bash(" + strings.Join(words, " ") + ":*)"
+		if !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func isSubcommand(w string) bool {
+	if w == "" || w == dynWord || strings.ContainsAny(w, "/.=:*?$\\\"' ()") {
+		return false
+	}
+	c := w[0]
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+}

@@ -1,0 +1,296 @@
+package permission
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// Family names used in rules. A family groups the tools a rule applies to,
+// so one rule such as Edit(docs/**) covers every tool that writes files.
+const (
+	FamilyBash  = "Bash"
+	FamilyRead  = "Read"
+	FamilyEdit  = "Edit"
+	FamilySkill = "Skill"
+	FamilyTask  = "Task"
+)
+
+// familyOf maps built-in tool ids to their rule family. Tools not listed are
+// matched by their own id (MCP tools and plugins included).
+var familyOf = map[string]string{
+	"bash":       FamilyBash,
+	"read_file":  FamilyRead,
+	"ls":         FamilyRead,
+	"glob":       FamilyRead,
+	"grep":       FamilyRead,
+	"write_file": FamilyEdit,
+	"edit_file":  FamilyEdit,
+	"multi_edit": FamilyEdit,
+	"patch":      FamilyEdit,
+	"move_file":  FamilyEdit,
+	"skill":      FamilySkill,
+	"task":       FamilyTask,
+}
+
+// familyAliases accepts the capitalised names people bring over from Claude
+// Code settings; an unknown capitalised name is an error rather than a rule
+// that silently never matches.
+var familyAliases = map[string]string{
+	"Bash":         FamilyBash,
+	"Read":         FamilyRead,
+	"Glob":         FamilyRead,
+	"Grep":         FamilyRead,
+	"LS":           FamilyRead,
+	"Edit":         FamilyEdit,
+	"Write":        FamilyEdit,
+	"MultiEdit":    FamilyEdit,
+	"NotebookEdit": FamilyEdit,
+	"Skill":        FamilySkill,
+	"Task":         FamilyTask,
+	"Agent":        FamilyTask,
+}
+
+// ToolFamily returns the rule family of a tool id: Bash, Read, Edit, Skill,
+// Task, or the id itself for tools outside the built-in families.
+func ToolFamily(tool string) string {
+	if f, ok := familyOf[tool]; ok {
+		return f
+	}
+	return tool
+}
+
+// Rule is one parsed permission rule, `Tool` or `Tool(specifier)`.
+type Rule struct {
+	// Raw is the rule as written, used in messages and logs.
+	Raw string
+	// Family is set when the rule names a family (Bash, Read, Edit, Skill,
+	// Task); Tool is set when it names one tool id (write_file, mcp__s__t).
+	Family string
+	Tool   string
+	// Spec is the specifier inside the parentheses; empty matches every call.
+	Spec string
+
+	// Bash specifiers: words to match, and whether they are a prefix.
+	words  []string
+	prefix bool
+	// Path specifiers: a doublestar pattern, absolute or workspace-relative.
+	pattern string
+}
+
+// String returns the rule as written.
+func (r Rule) String() string { return r.Raw }
+
+// ParseRule parses one rule. Errors name the rule.
+func ParseRule(s string) (Rule, error) {
+	raw := strings.TrimSpace(s)
+	if raw == "" {
+		return Rule{}, fmt.Errorf("empty permission rule")
+	}
+	name, spec := raw, ""
+	hasSpec := false
+	if i := strings.IndexByte(raw, '('); i >= 0 {
+		if !strings.HasSuffix(raw, ")") {
+			return Rule{}, fmt.Errorf("permission rule %q: missing closing parenthesis", raw)
+		}
+		name, spec = strings.TrimSpace(raw[:i]), strings.TrimSpace(raw[i+1:len(raw)-1])
+		hasSpec = true
+		if spec == "" {
+			return Rule{}, fmt.Errorf("permission rule %q: empty specifier; write %s alone to match every call", raw, name)
+		}
+	} else if strings.ContainsAny(raw, ")") {
+		return Rule{}, fmt.Errorf("permission rule %q: unbalanced parenthesis", raw)
+	}
+	if !validToolName(name) {
+		return Rule{}, fmt.Errorf("permission rule %q: %q is not a tool name", raw, name)
+	}
+	r := Rule{Raw: raw, Spec: spec}
+	switch {
+	case strings.HasPrefix(name, "mcp__"):
+		r.Tool = name
+	case name[0] >= 'A' && name[0] <= 'Z':
+		f, ok := familyAliases[name]
+		if !ok {
+			return Rule{}, fmt.Errorf("permission rule %q: unknown tool family %q (known: Bash, Read, Edit, Skill, Task, or a tool id such as write_file or mcp__server__tool)", raw, name)
+		}
+		r.Family = f
+	default:
+		// A lowercase tool id; bash is the same as the Bash family.
+		if f, ok := familyOf[name]; ok && f == FamilyBash {
+			r.Family = FamilyBash
+		} else {
+			r.Tool = name
+		}
+	}
+	if !hasSpec {
+		return r, nil
+	}
+	switch r.specKind() {
+	case FamilyBash:
+		words, prefix, err := parseCommandSpec(spec)
+		if err != nil {
+			return Rule{}, fmt.Errorf("permission rule %q: %w", raw, err)
+		}
+		r.words, r.prefix = words, prefix
+	case FamilyRead, FamilyEdit:
+		pat, err := parsePathSpec(spec)
+		if err != nil {
+			return Rule{}, fmt.Errorf("permission rule %q: %w", raw, err)
+		}
+		r.pattern = pat
+	default:
+		if !doublestar.ValidatePattern(spec) {
+			return Rule{}, fmt.Errorf("permission rule %q: invalid pattern %q", raw, spec)
+		}
+	}
+	return r, nil
+}
+
+// specKind is the family whose specifier syntax the rule uses.
+func (r Rule) specKind() string {
+	if r.Family != "" {
+		return r.Family
+	}
+	return ToolFamily(r.Tool)
+}
+
+func validToolName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range s {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_':
+		case (c >= '0' && c <= '9') || c == '-' || c == '.':
+			if i == 0 {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// parseCommandSpec reads a Bash specifier: `cmd:*` or `cmd *` is a prefix on
+// word boundaries, `*` alone matches anything, anything else is exact.
+func parseCommandSpec(spec string) ([]string, bool, error) {
+	prefix := false
+	switch {
+	case spec == "*":
+		return nil, true, nil
+	case strings.HasSuffix(spec, ":*"):
+		spec, prefix = strings.TrimSuffix(spec, ":*"), true
+	case strings.HasSuffix(spec, " *"):
+		spec, prefix = strings.TrimSuffix(spec, " *"), true
+	}
+	words := strings.Fields(spec)
+	if len(words) == 0 {
+		return nil, false, fmt.Errorf("no command before the wildcard")
+	}
+	for _, w := range words {
+		if strings.Contains(w, "*") {
+			return nil, false, fmt.Errorf("a wildcard is only allowed at the end, as %q", strings.Join(words, " ")+":*")
+		}
+	}
+	return words, prefix, nil
+}
+
+// parsePathSpec checks a path pattern. Patterns starting with / are absolute;
+// others are relative to the workspace, and a pattern without a slash matches
+// at any depth, as in .gitignore.
+func parsePathSpec(spec string) (string, error) {
+	if strings.HasPrefix(spec, "~") {
+		return "", fmt.Errorf("%q: ~ is not expanded in path patterns; use an absolute path", spec)
+	}
+	// Backslashes stay: they escape glob characters (a\[1\].md).
+	p := spec
+	for _, seg := range strings.Split(p, "/") {
+		if seg == ".." {
+			return "", fmt.Errorf("%q: '..' is not allowed in path patterns", spec)
+		}
+	}
+	abs := strings.HasPrefix(p, "/")
+	p = strings.TrimPrefix(p, "./")
+	if !strings.Contains(strings.TrimSuffix(p, "/"), "/") && !abs {
+		p = "**/" + p
+	}
+	if strings.HasSuffix(p, "/") {
+		p += "**"
+	}
+	if abs {
+		p = path.Clean(p)
+	}
+	if !doublestar.ValidatePattern(p) {
+		return "", fmt.Errorf("invalid pattern %q", spec)
+	}
+	return p, nil
+}
+
+// appliesTo reports whether the rule names this tool, ignoring the specifier.
+func (r Rule) appliesTo(tool, family string) bool {
+	if r.Family != "" {
+		return r.Family == family
+	}
+	if r.Tool == tool {
+		return true
+	}
+	// mcp__server matches every tool of that server.
+	return strings.HasPrefix(r.Tool, "mcp__") && strings.Count(r.Tool, "__") == 1 &&
+		strings.HasPrefix(tool, r.Tool+"__")
+}
+
+// matchWords matches a Bash specifier against one command's words.
+// loose compares the command name by its base name, so deny and ask rules
+// catch /bin/rm as rm while allow rules only match what is written.
+func (r Rule) matchWords(words []string, loose bool) bool {
+	if r.Spec == "" || (r.prefix && len(r.words) == 0) {
+		return true
+	}
+	if len(words) < len(r.words) || (!r.prefix && len(words) != len(r.words)) {
+		return false
+	}
+	for i, w := range r.words {
+		got := words[i]
+		if i == 0 && loose {
+			got = baseName(got)
+			w = baseName(w)
+		}
+		if got != w {
+			return false
+		}
+	}
+	return true
+}
+
+// matchPath matches a path specifier against a slash-separated path that is
+// workspace-relative, or absolute when it lies outside the workspace.
+func (r Rule) matchPath(p string) bool {
+	if r.Spec == "" {
+		return true
+	}
+	ok, _ := doublestar.Match(r.pattern, p)
+	if !ok && strings.HasSuffix(r.pattern, "/**") {
+		// dir/** also covers dir itself.
+		ok = strings.TrimSuffix(r.pattern, "/**") == p
+	}
+	return ok
+}
+
+// matchName matches Skill and Task specifiers (and any other tool's).
+func (r Rule) matchName(name string) bool {
+	if r.Spec == "" {
+		return true
+	}
+	ok, _ := doublestar.Match(r.Spec, name)
+	return ok
+}
+
+func baseName(s string) string {
+	if i := strings.LastIndexByte(s, '/'); i >= 0 && i < len(s)-1 {
+		return s[i+1:]
+	}
+	return s
+}

@@ -1,0 +1,784 @@
+package permission
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// dynWord stands for a word whose value is only known when the line runs
+// ($VAR, $(…), globs in a command name). It never equals a rule word.
+const dynWord = "\x00"
+
+// maxShellDepth bounds nested parsing (bash -c inside eval inside …) so a
+// hostile line cannot make the analysis expensive; deeper nesting is treated
+// as dangerous because it cannot be checked.
+const maxShellDepth = 8
+
+// shellCmd is one simple command found in a line, after quotes are removed.
+type shellCmd struct {
+	words []string
+	// needsAllow is false for transparent wrappers (env, nohup, …) and
+	// harmless builtins, whose inner command is what allow rules judge.
+	needsAllow bool
+}
+
+// shellAnalysis is everything the policy needs to know about a command line.
+type shellAnalysis struct {
+	cmds    []shellCmd
+	dangers []string // why the line is dangerous; empty when it is not
+	// parseErr is set when the line is not valid shell.
+	parseErr error
+}
+
+func (a *shellAnalysis) danger(reason string) {
+	for _, d := range a.dangers {
+		if d == reason {
+			return
+		}
+	}
+	a.dangers = append(a.dangers, reason)
+}
+
+// shellAnalyzer walks a parsed line. dir resolves relative redirection
+// targets; exists reports whether a path already exists.
+type shellAnalyzer struct {
+	res    *shellAnalysis
+	dir    string
+	exists func(string) bool
+	extra  []Rule // configured dangerous patterns
+}
+
+func analyzeShell(line, dir string, exists func(string) bool, extra []Rule) *shellAnalysis {
+	a := &shellAnalyzer{res: &shellAnalysis{}, dir: dir, exists: exists, extra: extra}
+	if err := a.script(line, 0); err != nil {
+		a.res.parseErr = err
+		a.crudeScan(line)
+	}
+	return a.res
+}
+
+func (a *shellAnalyzer) script(src string, depth int) error {
+	if depth > maxShellDepth {
+		a.res.danger("shell code nested too deeply to check")
+		return nil
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		return err
+	}
+	for _, s := range f.Stmts {
+		a.stmt(s, depth)
+	}
+	return nil
+}
+
+// crudeScan looks for dangerous command names in a line the parser rejected,
+// so a syntax error cannot smuggle rm past the human check.
+func (a *shellAnalyzer) crudeScan(line string) {
+	fields := strings.FieldsFunc(line, func(r rune) bool {
+		return strings.ContainsRune(" \t\n;|&()`$<>{}\"'\\", r)
+	})
+	for _, f := range fields {
+		if reason := dangerousName(baseName(f)); reason != "" {
+			a.res.danger(reason)
+		}
+	}
+}
+
+func (a *shellAnalyzer) stmts(list []*syntax.Stmt, depth int) {
+	for _, s := range list {
+		a.stmt(s, depth)
+	}
+}
+
+func (a *shellAnalyzer) stmt(s *syntax.Stmt, depth int) {
+	if s == nil {
+		return
+	}
+	for _, r := range s.Redirs {
+		a.redirect(r, depth)
+	}
+	if call, ok := s.Cmd.(*syntax.CallExpr); ok {
+		a.call(call, s.Redirs, false, depth)
+		return
+	}
+	if b, ok := s.Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.Pipe || b.Op == syntax.PipeAll) {
+		a.pipeline(b, depth)
+		return
+	}
+	a.node(s.Cmd, depth)
+}
+
+// node handles compound commands: every statement and substitution inside
+// is visited, whatever the construct.
+func (a *shellAnalyzer) node(n syntax.Node, depth int) {
+	if n == nil {
+		return
+	}
+	syntax.Walk(n, func(m syntax.Node) bool {
+		switch m := m.(type) {
+		case *syntax.Stmt:
+			a.stmt(m, depth)
+			return false
+		case *syntax.CmdSubst:
+			a.stmts(m.Stmts, depth)
+			return false
+		case *syntax.ProcSubst:
+			a.stmts(m.Stmts, depth)
+			return false
+		}
+		return true
+	})
+}
+
+// pipeline flattens a | b | c so a shell reading its input from an earlier
+// stage (curl … | sh) is recognised.
+func (a *shellAnalyzer) pipeline(b *syntax.BinaryCmd, depth int) {
+	var stages []*syntax.Stmt
+	var flatten func(s *syntax.Stmt)
+	flatten = func(s *syntax.Stmt) {
+		if bc, ok := s.Cmd.(*syntax.BinaryCmd); ok && (bc.Op == syntax.Pipe || bc.Op == syntax.PipeAll) && len(s.Redirs) == 0 {
+			flatten(bc.X)
+			flatten(bc.Y)
+			return
+		}
+		stages = append(stages, s)
+	}
+	flatten(b.X)
+	flatten(b.Y)
+	download := false
+	for i, s := range stages {
+		if i > 0 {
+			if call, ok := s.Cmd.(*syntax.CallExpr); ok && a.readsScriptFromStdin(call, s.Redirs) {
+				if download {
+					a.res.danger("a download piped into a shell")
+				} else {
+					a.res.danger("output piped into a shell, which runs whatever it receives")
+				}
+			}
+		}
+		if stageDownloads(s) {
+			download = true
+		}
+		if call, ok := s.Cmd.(*syntax.CallExpr); ok {
+			for _, r := range s.Redirs {
+				a.redirect(r, depth)
+			}
+			a.call(call, s.Redirs, i > 0, depth)
+		} else {
+			a.stmt(s, depth)
+		}
+	}
+}
+
+var downloaders = map[string]bool{"curl": true, "wget": true, "fetch": true, "aria2c": true, "http": true, "xh": true}
+
+func stageDownloads(s *syntax.Stmt) bool {
+	found := false
+	syntax.Walk(s, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 {
+			if w, ok := wordValue(c.Args[0]); ok && downloaders[baseName(w)] {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+var shells = map[string]bool{
+	"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "mksh": true,
+	"ash": true, "fish": true, "csh": true, "tcsh": true, "yash": true,
+}
+
+// shellInvocation describes `bash [opts] [-c script | file]`.
+type shellInvocation struct {
+	script    string // the -c string
+	hasScript bool
+	dynamic   bool // the -c string is computed at run time
+	file      bool // runs a script file
+}
+
+func parseShellArgs(words []string) shellInvocation {
+	var inv shellInvocation
+	cflag := false
+	i := 1
+	for ; i < len(words); i++ {
+		w := words[i]
+		if w == "--" || w == "-" {
+			i++
+			break
+		}
+		if w == dynWord {
+			inv.dynamic = true
+			return inv
+		}
+		if strings.HasPrefix(w, "--") {
+			if w == "--rcfile" || w == "--init-file" {
+				i++
+			}
+			continue
+		}
+		if len(w) > 1 && (w[0] == '-' || w[0] == '+') {
+			if strings.ContainsRune(w[1:], 'c') && w[0] == '-' {
+				cflag = true
+			}
+			if strings.ContainsAny(w[1:], "oO") {
+				i++ // -o option takes a name
+			}
+			continue
+		}
+		break
+	}
+	if cflag {
+		if i < len(words) {
+			if words[i] == dynWord {
+				inv.dynamic = true
+			} else {
+				inv.script, inv.hasScript = words[i], true
+			}
+		}
+		return inv
+	}
+	if i < len(words) {
+		inv.file = true
+	}
+	return inv
+}
+
+// readsScriptFromStdin reports whether call is a shell that takes its
+// script from standard input (no -c, no file, no < file redirection).
+func (a *shellAnalyzer) readsScriptFromStdin(call *syntax.CallExpr, redirs []*syntax.Redirect) bool {
+	words, _ := staticWords(call.Args)
+	words = unwrapForShell(words)
+	if len(words) == 0 || !shells[baseName(words[0])] {
+		return false
+	}
+	inv := parseShellArgs(words)
+	if inv.hasScript || inv.dynamic || inv.file {
+		return false
+	}
+	for _, r := range redirs {
+		if r.Op == syntax.RdrIn || r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc || r.Op == syntax.WordHdoc {
+			return false // stdin comes from the redirection, handled there
+		}
+	}
+	return true
+}
+
+// unwrapForShell strips simple wrappers so `sudo bash` is seen as bash.
+func unwrapForShell(words []string) []string {
+	for len(words) > 0 {
+		switch baseName(words[0]) {
+		case "sudo", "doas", "env", "nohup", "exec", "command", "builtin", "busybox", "time", "nice":
+			words = words[1:]
+			for len(words) > 0 && (strings.HasPrefix(words[0], "-") || strings.Contains(words[0], "=")) {
+				words = words[1:]
+			}
+		default:
+			return words
+		}
+	}
+	return words
+}
+
+func (a *shellAnalyzer) redirect(r *syntax.Redirect, depth int) {
+	if r.Word != nil {
+		a.node(r.Word, depth)
+	}
+	if r.Hdoc != nil {
+		a.node(r.Hdoc, depth)
+	}
+	overwrite := false
+	switch r.Op {
+	case syntax.RdrOut, syntax.ClbOut, syntax.RdrAll, syntax.RdrAllClob:
+		overwrite = true
+	case syntax.DplOut:
+		// >&file (not >&2 or >&-) writes to a file in bash.
+		if v, ok := wordValue(r.Word); ok {
+			if _, err := strconv.Atoi(v); err == nil || v == "-" {
+				return
+			}
+		}
+		overwrite = true
+	}
+	if !overwrite {
+		return
+	}
+	target, ok := wordValue(r.Word)
+	op := redirOpString(r)
+	if !ok {
+		a.res.danger("redirection " + op + " onto a file named only when the line runs")
+		return
+	}
+	if harmlessTarget(target) {
+		return
+	}
+	p := target
+	if strings.HasPrefix(p, "~") {
+		home, err := os.UserHomeDir()
+		if err != nil || (p != "~" && !strings.HasPrefix(p, "~/")) {
+			a.res.danger("redirection " + op + " onto " + target + ", which may exist")
+			return
+		}
+		p = filepath.Join(home, strings.TrimPrefix(p, "~"))
+	} else if !filepath.IsAbs(p) {
+		p = filepath.Join(a.dir, p)
+	}
+	if a.exists(p) {
+		a.res.danger("redirection " + op + " onto existing file " + target)
+	}
+}
+
+func redirOpString(r *syntax.Redirect) string {
+	s := r.Op.String()
+	if r.N != nil {
+		s = r.N.Value + s
+	}
+	return s
+}
+
+func harmlessTarget(p string) bool {
+	switch p {
+	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero":
+		return true
+	}
+	return strings.HasPrefix(p, "/dev/fd/")
+}
+
+// call analyses one simple command. fromPipe is true when its stdin is an
+// earlier pipeline stage (already judged by pipeline).
+func (a *shellAnalyzer) call(c *syntax.CallExpr, redirs []*syntax.Redirect, fromPipe bool, depth int) {
+	for _, as := range c.Assigns {
+		a.node(as, depth)
+	}
+	for _, w := range c.Args {
+		a.node(w, depth)
+	}
+	if len(c.Args) == 0 {
+		return
+	}
+	words, nameOK := staticWords(c.Args)
+	if !nameOK {
+		a.res.danger("the command name is computed when the line runs")
+		a.res.cmds = append(a.res.cmds, shellCmd{words: words, needsAllow: true})
+		return
+	}
+	a.words(words, redirs, fromPipe, true, depth)
+}
+
+// words judges one command given as words, unwrapping wrappers and nested
+// shells. needsAllow tells whether allow rules must cover this command.
+func (a *shellAnalyzer) words(words []string, redirs []*syntax.Redirect, fromPipe, needsAllow bool, depth int) {
+	if len(words) == 0 {
+		return
+	}
+	if depth > maxShellDepth {
+		a.res.danger("shell code nested too deeply to check")
+		return
+	}
+	name := words[0]
+	if name == dynWord || strings.ContainsAny(name, "*?[{") {
+		a.res.danger("the command name is computed when the line runs")
+		a.res.cmds = append(a.res.cmds, shellCmd{words: words, needsAllow: true})
+		return
+	}
+	base := baseName(name)
+	if reason := dangerousCommand(base, words); reason != "" {
+		a.res.danger(reason)
+	}
+	for _, r := range a.extra {
+		if r.matchWords(words, true) {
+			a.res.danger("matches the configured dangerous pattern " + r.Spec)
+		}
+	}
+	self := shellCmd{words: words, needsAllow: needsAllow && !neutral[base]}
+	inner, transparent, handled := a.unwrap(base, words, redirs, fromPipe, depth)
+	if transparent {
+		self.needsAllow = false
+	}
+	a.res.cmds = append(a.res.cmds, self)
+	if handled && inner != nil {
+		a.words(inner, nil, fromPipe, true, depth)
+	}
+}
+
+// neutral commands cannot change anything beyond their redirections, which
+// are judged separately, so allow rules need not list them (cd dir && …).
+var neutral = map[string]bool{
+	"cd": true, "pwd": true, "echo": true, "true": true, "false": true, ":": true,
+	"test": true, "[": true,
+}
+
+// unwrap recognises commands that run another command. It returns the inner
+// command, whether the wrapper itself is transparent for allow rules, and
+// whether there is an inner command to judge.
+func (a *shellAnalyzer) unwrap(base string, words []string, redirs []*syntax.Redirect, fromPipe bool, depth int) ([]string, bool, bool) {
+	args := words[1:]
+	switch base {
+	case "env":
+		i := 0
+		for ; i < len(args); i++ {
+			w := args[i]
+			switch {
+			case w == "-u" || w == "-C" || w == "--unset" || w == "--chdir":
+				i++
+			case w == "-S" || w == "--split-string":
+				if i+1 < len(args) {
+					a.nested(strings.Join(args[i+1:], " "), depth)
+				}
+				return nil, true, false
+			case strings.HasPrefix(w, "-S") || strings.HasPrefix(w, "--split-string="):
+				s := strings.TrimPrefix(strings.TrimPrefix(w, "--split-string="), "-S")
+				a.nested(strings.Join(append([]string{s}, args[i+1:]...), " "), depth)
+				return nil, true, false
+			case strings.HasPrefix(w, "-"):
+			case strings.Contains(w, "=") && !strings.HasPrefix(w, "="):
+			default:
+				return args[i:], true, true
+			}
+		}
+		return nil, true, false
+	case "nohup", "builtin", "busybox", "unbuffer":
+		return skipOpts(args, nil), true, true
+	case "command":
+		for _, w := range args {
+			if !strings.HasPrefix(w, "-") {
+				break
+			}
+			if strings.ContainsAny(w, "vV") {
+				return nil, true, false // only looks the name up
+			}
+		}
+		return skipOpts(args, nil), true, true
+	case "exec":
+		return skipOpts(args, map[string]bool{"-a": true}), true, true
+	case "time":
+		return skipOpts(args, map[string]bool{"-f": true, "-o": true, "--format": true, "--output": true}), true, true
+	case "nice":
+		return skipOpts(args, map[string]bool{"-n": true, "--adjustment": true}), true, true
+	case "ionice":
+		return skipOpts(args, map[string]bool{"-c": true, "-n": true, "-p": true, "-P": true, "-u": true}), true, true
+	case "stdbuf":
+		return skipOpts(args, map[string]bool{"-i": true, "-o": true, "-e": true}), true, true
+	case "setsid", "chronic":
+		return skipOpts(args, nil), true, true
+	case "timeout":
+		rest := skipOpts(args, map[string]bool{"-s": true, "-k": true, "--signal": true, "--kill-after": true})
+		if len(rest) > 0 {
+			rest = rest[1:] // the duration
+		}
+		return rest, true, true
+	case "sudo", "doas":
+		// Privilege escalation is never transparent: allow rules must
+		// name sudo itself as well as the command it runs.
+		return skipOpts(args, map[string]bool{
+			"-u": true, "-g": true, "-C": true, "-D": true, "-h": true, "-p": true,
+			"-r": true, "-t": true, "-U": true, "-T": true, "-R": true,
+		}), false, true
+	case "xargs":
+		rest := skipOpts(args, map[string]bool{
+			"-a": true, "-d": true, "-E": true, "-I": true, "-L": true, "-n": true,
+			"-P": true, "-s": true, "--arg-file": true, "--delimiter": true,
+			"--eof": true, "--replace": true, "--max-lines": true, "--max-args": true,
+			"--max-procs": true, "--max-chars": true, "--process-slot-var": true,
+		})
+		if len(rest) == 0 {
+			return nil, true, false // xargs alone runs echo
+		}
+		return rest, true, true
+	case "find":
+		for i := 0; i < len(args); i++ {
+			switch args[i] {
+			case "-exec", "-execdir", "-ok", "-okdir":
+				j := i + 1
+				for j < len(args) && args[j] != ";" && args[j] != "+" && args[j] != "\\;" {
+					j++
+				}
+				if j > i+1 {
+					a.words(args[i+1:j], nil, false, true, depth)
+				}
+				i = j
+			}
+		}
+		return nil, false, false
+	case "eval":
+		src, ok := joinStatic(args)
+		if !ok {
+			a.res.danger("eval of text computed when the line runs")
+			return nil, true, false
+		}
+		a.nested(src, depth)
+		return nil, true, false
+	case "source", ".":
+		if len(args) > 0 && args[0] == dynWord {
+			a.res.danger("sources a script computed when the line runs")
+		}
+		return nil, false, false
+	case "watch":
+		rest := skipOpts(args, map[string]bool{"-n": true, "-d": true, "--interval": true})
+		if src, ok := joinStatic(rest); ok {
+			a.nested(src, depth)
+		} else {
+			a.res.danger("watch of a command computed when the line runs")
+		}
+		return nil, false, false
+	}
+	if shells[base] {
+		inv := parseShellArgs(words)
+		switch {
+		case inv.dynamic:
+			a.res.danger("a shell runs code computed when the line runs")
+			return nil, false, false
+		case inv.hasScript:
+			a.nested(inv.script, depth)
+			return nil, true, false
+		case inv.file:
+			return nil, false, false
+		}
+		a.shellStdin(redirs, fromPipe, depth)
+		return nil, false, false
+	}
+	return nil, false, false
+}
+
+// shellStdin judges a shell that reads its script from a here-document or
+// here-string: the body is the script.
+func (a *shellAnalyzer) shellStdin(redirs []*syntax.Redirect, fromPipe bool, depth int) {
+	for _, r := range redirs {
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			if body, ok := wordValue(r.Hdoc); ok {
+				a.nested(body, depth)
+			} else {
+				a.res.danger("a shell runs a here-document with text computed when the line runs")
+			}
+		case syntax.WordHdoc:
+			if body, ok := wordValue(r.Word); ok {
+				a.nested(body, depth)
+			} else {
+				a.res.danger("a shell runs a here-string computed when the line runs")
+			}
+		}
+	}
+}
+
+func (a *shellAnalyzer) nested(src string, depth int) {
+	if err := a.script(src, depth+1); err != nil {
+		a.res.danger("a shell runs code that could not be parsed")
+		a.crudeScan(src)
+	}
+}
+
+// skipOpts drops leading options; withArg lists options that take a value.
+func skipOpts(args []string, withArg map[string]bool) []string {
+	i := 0
+	for ; i < len(args); i++ {
+		w := args[i]
+		if w == "--" {
+			return args[i+1:]
+		}
+		if !strings.HasPrefix(w, "-") || w == "-" {
+			break
+		}
+		if withArg[w] {
+			i++
+		}
+	}
+	if i > len(args) {
+		return nil
+	}
+	return args[i:]
+}
+
+func joinStatic(words []string) (string, bool) {
+	for _, w := range words {
+		if w == dynWord {
+			return "", false
+		}
+	}
+	return strings.Join(words, " "), true
+}
+
+// staticWords evaluates every word; dynamic ones become dynWord. ok is
+// false when the command name itself is dynamic.
+func staticWords(ws []*syntax.Word) ([]string, bool) {
+	out := make([]string, len(ws))
+	ok := true
+	for i, w := range ws {
+		v, static := wordValue(w)
+		if !static {
+			v = dynWord
+			if i == 0 {
+				ok = false
+			}
+		} else if i == 0 && hasUnquotedPattern(w) {
+			ok = false
+		}
+		out[i] = v
+	}
+	return out, ok
+}
+
+// hasUnquotedPattern reports glob or brace characters outside quotes, which
+// the shell expands (/bin/r? may become /bin/rm).
+func hasUnquotedPattern(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok {
+			v := l.Value
+			for i := 0; i < len(v); i++ {
+				if v[i] == '\\' {
+					i++
+					continue
+				}
+				if strings.IndexByte("*?[{", v[i]) >= 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// wordValue returns the value of a word after quote removal, or false when
+// part of it is only known at run time.
+func wordValue(w *syntax.Word) (string, bool) {
+	if w == nil {
+		return "", false
+	}
+	var b strings.Builder
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			b.WriteString(unescapeUnquoted(p.Value))
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				b.WriteString(ansiC(p.Value))
+			} else {
+				b.WriteString(p.Value)
+			}
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				l, ok := q.(*syntax.Lit)
+				if !ok {
+					return "", false
+				}
+				b.WriteString(unescapeDouble(l.Value))
+			}
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+func unescapeUnquoted(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+			if s[i] == '\n' {
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func unescapeDouble(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
+			i++
+			if s[i] == '\n' {
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// ansiC decodes $'…' strings, where $'\x72m' spells rm.
+func ansiC(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch e := s[i]; e {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case 'a':
+			b.WriteByte(7)
+		case 'b':
+			b.WriteByte(8)
+		case 'e', 'E':
+			b.WriteByte(27)
+		case 'f':
+			b.WriteByte(12)
+		case 'v':
+			b.WriteByte(11)
+		case 'c':
+			if i+1 < len(s) {
+				i++
+				b.WriteByte(s[i] & 0x1f)
+			}
+		case 'x', 'u', 'U':
+			max := map[byte]int{'x': 2, 'u': 4, 'U': 8}[e]
+			j := i + 1
+			for j < len(s) && j-i-1 < max && isHex(s[j]) {
+				j++
+			}
+			if j == i+1 {
+				b.WriteByte('\\')
+				b.WriteByte(e)
+				continue
+			}
+			n, _ := strconv.ParseUint(s[i+1:j], 16, 32)
+			if e == 'x' {
+				b.WriteByte(byte(n))
+			} else {
+				b.WriteRune(rune(n))
+			}
+			i = j - 1
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			j := i
+			for j < len(s) && j-i < 3 && s[j] >= '0' && s[j] <= '7' {
+				j++
+			}
+			n, _ := strconv.ParseUint(s[i:j], 8, 16)
+			b.WriteByte(byte(n))
+			i = j - 1
+		default:
+			b.WriteByte(e)
+		}
+	}
+	if !utf8.ValidString(b.String()) {
+		return strings.ToValidUTF8(b.String(), "\uFFFD")
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
