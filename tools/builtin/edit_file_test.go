@@ -73,7 +73,7 @@ func TestEditFileErrors(t *testing.T) {
 			[]string{"old_string was not found in f.go", "Lines 7-9 match except for whitespace", "     8\t\treturn a - b"}},
 		{"not found shows similar text",
 			map[string]any{"path": "f.go", "old_string": "return a * b", "new_string": "x"},
-			[]string{"not found", "closest text is at lines 4-4", "     4\t\treturn a + b"}},
+			[]string{"not found", "closest text is at line 4 (", "     4\t\treturn a + b"}},
 		{"not found, nothing similar",
 			map[string]any{"path": "f.go", "old_string": "zzzzqqqq", "new_string": "x"},
 			[]string{"not found", "No similar text"}},

@@ -499,13 +499,28 @@ func describeClosest(ctx context.Context, content string, want string) string {
 	}
 	var b strings.Builder
 	if m.wsOnly {
-		fmt.Fprintf(&b, "Lines %d-%d match except for whitespace (indentation, tabs vs spaces or trailing spaces):\n", m.start+1, m.end)
+		fmt.Fprintf(&b, "%s match except for whitespace (indentation, tabs vs spaces or trailing spaces):\n", lineRange(m.start+1, m.end, true))
 	} else {
-		fmt.Fprintf(&b, "The closest text is at lines %d-%d (%d%% similar):\n", m.start+1, m.end, int(m.score*100))
+		fmt.Fprintf(&b, "The closest text is at %s (%d%% similar):\n", lineRange(m.start+1, m.end, false), int(m.score*100))
 	}
 	b.WriteString(numbered(have[m.start:m.end], m.start+1))
 	b.WriteString("Copy the exact text from the file (without the line-number prefix).")
 	return b.String()
+}
+
+// lineRange phrases a 1-based inclusive range of lines.
+func lineRange(first, last int, capital bool) string {
+	word := "lines"
+	if first == last {
+		word = "line"
+	}
+	if capital {
+		word = strings.ToUpper(word[:1]) + word[1:]
+	}
+	if first == last {
+		return fmt.Sprintf("%s %d", word, first)
+	}
+	return fmt.Sprintf("%s %d-%d", word, first, last)
 }
 
 // decodeStrict is tools.DecodeArgs plus a check for misspelled argument

@@ -335,8 +335,8 @@ func (p *patcher) hunkError(ctx context.Context, show string, n int, header stri
 	if m, ok := closestLines(ctx, lines, want); ok && m.score >= 0.5 {
 		for i := range core {
 			if got := lines[m.start+i]; strings.TrimRight(got, "\r\n") != strings.TrimRight(core[i], "\r\n") {
-				fmt.Fprintf(&b, ".\nClosest match is lines %d-%d; line %d differs: the patch expects %q but the file has %q",
-					m.start+1, m.end, m.start+i+1, strings.TrimRight(core[i], "\n"), strings.TrimRight(got, "\n"))
+				fmt.Fprintf(&b, ".\nClosest match is %s; line %d differs: the patch expects %q but the file has %q",
+					lineRange(m.start+1, m.end, false), m.start+i+1, strings.TrimRight(core[i], "\n"), strings.TrimRight(got, "\n"))
 				break
 			}
 		}
@@ -351,6 +351,9 @@ func (p *patcher) hunkError(ctx context.Context, show string, n int, header stri
 
 // hunkHeader matches a hunk header whose counts may be wrong or missing.
 var hunkHeader = regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$`)
+
+// bareHunkHeader matches a hunk header without line numbers.
+var bareHunkHeader = regexp.MustCompile(`^@@(?:\s*@@)?(\s.*)?$`)
 
 // normalizePatch undoes common damage in model-written patches: Markdown
 // code fences around the diff, a missing final newline, and hunk headers
@@ -389,10 +392,13 @@ func recountHeader(lines []string, i int) string {
 	l := lines[i]
 	m := hunkHeader.FindStringSubmatch(strings.TrimRight(l, "\r\n"))
 	if m == nil {
-		return l
-	}
-	statedOld, statedNew := atoiDefault(m[2], 1), atoiDefault(m[4], 1)
-	if bodyFits(lines[i+1:], statedOld, statedNew) {
+		// "@@ @@" or "@@" without line numbers: search from the top.
+		if bare := bareHunkHeader.FindStringSubmatch(strings.TrimRight(l, "\r\n")); bare != nil {
+			m = []string{l, "1", "", "1", "", bare[1]}
+		} else {
+			return l
+		}
+	} else if bodyFits(lines[i+1:], atoiDefault(m[2], 1), atoiDefault(m[4], 1)) {
 		return l
 	}
 	end := i + 1

@@ -76,6 +76,10 @@ func (readFileTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMes
 	if info.IsDir() {
 		return tools.Result{}, fmt.Errorf("%s is a directory; use ls to list it", display)
 	}
+	if !info.Mode().IsRegular() {
+		// A FIFO or device could block or never end.
+		return tools.Result{}, fmt.Errorf("%s is not a regular file (%v)", display, info.Mode().Type())
+	}
 	f, err := os.Open(abs)
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("cannot open %s: %w", display, err)
