@@ -19,11 +19,15 @@ func EncodeMessage(m providers.Message) (json.RawMessage, error) {
 	if m.ReasoningContent != "" && (m.Role != providers.RoleAssistant || len(m.ToolCalls) == 0) {
 		m.ReasoningContent = ""
 	}
-	b, err := json.Marshal(m)
-	if err != nil {
+	// Code is full of <, > and &; escaping them would only make the
+	// history longer and harder to read in captures.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
 		return nil, fmt.Errorf("encode %s message: %w", m.Role, err)
 	}
-	return b, nil
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
 // EncodeBody builds the JSON body of a streamed /chat/completions request.

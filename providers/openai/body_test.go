@@ -24,7 +24,7 @@ func TestEncodeBodyShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"model":"m1","messages":[{"role":"user","content":"a\u003cb"},` +
+	want := `{"model":"m1","messages":[{"role":"user","content":"a<b"},` +
 		`{"role":"assistant","content":"","reasoning_content":"why","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]},` +
 		`{"role":"tool","content":"r","tool_call_id":"c"},{"role":"assistant","content":"final"}],` +
 		`"tools":[{"type":"function","function":{"name":"f","description":"d","parameters":{"type":"object"}}}],` +
