@@ -1,0 +1,96 @@
+package orchestrator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/reasonix/reasonix/tools"
+)
+
+// Names of the tools the coordinator adds to sessions.
+const (
+	SubmitPlanTool = "submit_plan"
+	GoalStatusTool = "goal_status"
+	TaskTool       = "task"
+)
+
+// submitPlanTool is how the planner hands over its plan. It halts the
+// planner session so the plan, not more chat, is the planner's last word.
+type submitPlanTool struct{}
+
+func (submitPlanTool) Name() string { return SubmitPlanTool }
+
+func (submitPlanTool) Description() string {
+	return "Submit the finished implementation plan. Call it exactly once, when your research is done; " +
+		"it ends planning. Steps are ordered; depends_on may only name earlier step ids. " +
+		"If the plan is rejected as invalid, fix what the error names and call it again."
+}
+
+func (submitPlanTool) Schema() json.RawMessage { return planSchema }
+
+// ReadOnly is true: submitting changes nothing, and plan-mode gates must
+// let it through.
+func (submitPlanTool) ReadOnly() bool { return true }
+
+func (submitPlanTool) Execute(_ context.Context, _ *tools.Env, args json.RawMessage) (tools.Result, error) {
+	p, err := ParsePlan(args)
+	if err != nil {
+		return tools.Result{}, fmt.Errorf("%w; fix the plan and call submit_plan again", err)
+	}
+	return tools.Result{Content: string(p.JSON()), Summary: fmt.Sprintf("plan submitted: %d steps", len(p.Steps)), Halt: true}, nil
+}
+
+// Goal statuses reported through goal_status.
+const (
+	GoalDone     = "done"
+	GoalBlocked  = "blocked"
+	GoalContinue = "continue"
+)
+
+// GoalReport is one goal_status call.
+type GoalReport struct {
+	Status   string `json:"status"`
+	Summary  string `json:"summary"`
+	Evidence string `json:"evidence,omitempty"`
+}
+
+var goalStatusSchema = json.RawMessage(`{"type":"object","properties":{` +
+	`"status":{"type":"string","enum":["done","blocked","continue"],"description":"done: the goal is met; blocked: you cannot make progress without help; continue: progress made, more to do"},` +
+	`"summary":{"type":"string","description":"What was achieved, or what blocks you"},` +
+	`"evidence":{"type":"string","description":"How you know: test output, files changed, commands run"}},` +
+	`"required":["status","summary"],"additionalProperties":false}`)
+
+// goalStatusTool ends a goal turn with a structured report.
+type goalStatusTool struct{}
+
+func (goalStatusTool) Name() string { return GoalStatusTool }
+
+func (goalStatusTool) Description() string {
+	return "Report progress on the current goal and end this turn. status done when the goal is met (give evidence), " +
+		"blocked when you cannot go on without the user (say exactly what blocks you), continue when there is more to do."
+}
+
+func (goalStatusTool) Schema() json.RawMessage { return goalStatusSchema }
+
+// ReadOnly is true: a report changes nothing.
+func (goalStatusTool) ReadOnly() bool { return true }
+
+func (goalStatusTool) Execute(_ context.Context, _ *tools.Env, args json.RawMessage) (tools.Result, error) {
+	var r GoalReport
+	if err := tools.DecodeArgs(args, &r); err != nil {
+		return tools.Result{}, err
+	}
+	r.Status = strings.ToLower(strings.TrimSpace(r.Status))
+	switch r.Status {
+	case GoalDone, GoalBlocked, GoalContinue:
+	default:
+		return tools.Result{}, fmt.Errorf("status %q is not one of done, blocked, continue", r.Status)
+	}
+	if strings.TrimSpace(r.Summary) == "" {
+		return tools.Result{}, fmt.Errorf("summary is empty; say what was achieved or what blocks you")
+	}
+	b, _ := json.Marshal(r)
+	return tools.Result{Content: string(b), Summary: "goal " + r.Status, Halt: true}, nil
+}

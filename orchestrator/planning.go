@@ -1,0 +1,190 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/reasonix/reasonix/agents"
+	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/roles"
+	"github.com/reasonix/reasonix/skills"
+	"github.com/reasonix/reasonix/tools"
+)
+
+// ErrNoPlan is returned when the planner stops without submitting a plan,
+// even after being reminded.
+var ErrNoPlan = errors.New("the planner finished without calling submit_plan")
+
+const planReminder = "You have not submitted a plan. Call submit_plan now with the complete plan; do not answer in prose."
+
+func (c *Coordinator) plannerRole() roles.Role {
+	r, ok := c.role(roles.Planner)
+	if !ok {
+		r = roles.Role{Name: roles.Planner, ReadOnlyOnly: true, PlanMode: true}
+	}
+	return r
+}
+
+// plannerTools is the planner's tool set: the role's read-only tools, the
+// skill tool (loading instructions only; it never starts subagents from
+// here) and submit_plan. Writers are dropped even if a customised role
+// lists them, because plan mode promises the planner changes nothing.
+func (c *Coordinator) plannerTools(r roles.Role) *tools.Registry {
+	pool := tools.NewRegistry()
+	for _, n := range c.rt.Tools.Names() {
+		t, _ := c.rt.Tools.Get(n)
+		pool.Add(t)
+	}
+	if c.rt.Skills != nil && len(c.rt.Skills.List()) > 0 {
+		pool.Add(skills.NewTool(c.rt.Skills, c.rt.SkillAllow, nil))
+	}
+	reg := r.FilterTools(pool).Filter(func(t tools.Tool) bool { return t.ReadOnly() })
+	reg.Add(submitPlanTool{})
+	return reg
+}
+
+// Plan runs the planner alone on prompt, saves the plan (when a state
+// directory is configured) and publishes it as PlanReady. It returns the
+// plan, its id ("" when not saved) and the planner's session result.
+func (c *Coordinator) Plan(ctx context.Context, prompt string) (Plan, string, Result, error) {
+	r := c.plannerRole()
+	modelRef := c.rt.Settings.PlannerModel
+	if modelRef == "" {
+		modelRef = r.Model
+	}
+	maxSteps := c.rt.Settings.PlannerMaxSteps
+	if maxSteps <= 0 {
+		maxSteps = r.MaxSteps
+	}
+	if maxSteps <= 0 {
+		maxSteps = roles.DefaultPlannerMaxSteps
+	}
+	reg := c.plannerTools(r)
+	w, err := c.open(sessionSpec{role: roles.Planner, modelRef: modelRef, system: c.withSkillIndex(r.System, reg),
+		tools: reg, maxSteps: maxSteps, planMode: true})
+	if err != nil {
+		return Plan{}, "", Result{}, fmt.Errorf("start planner: %w", err)
+	}
+	defer w.close()
+
+	first := "Plan this task. Research with the read-only tools as needed, then call submit_plan.\n\nTask:\n" + prompt
+	out, err := w.Send(ctx, first)
+	total := out
+	if err == nil && out.HaltTool != SubmitPlanTool {
+		out, err = w.Send(ctx, planReminder)
+		total = mergeOutcomes(total, out)
+	}
+	res := c.finish(w, total, err)
+	if err != nil {
+		return Plan{}, "", res, fmt.Errorf("planner: %w", err)
+	}
+	if out.HaltTool != SubmitPlanTool {
+		return Plan{}, "", res, ErrNoPlan
+	}
+	p, err := ParsePlan([]byte(out.HaltResult))
+	if err != nil {
+		return Plan{}, "", res, fmt.Errorf("planner: %w", err)
+	}
+	id := ""
+	if c.rt.StateDir != "" {
+		if id, err = SavePlan(c.rt.StateDir, "", p); err != nil {
+			return p, "", res, err
+		}
+	}
+	res.PlanID, res.Plan = id, &p
+	c.rt.Sink.Publish(events.Event{Type: events.PlanReady, Session: w.ID(), Role: roles.Planner, Plan: p.JSON(), Text: id})
+	return p, id, res, nil
+}
+
+// mergeOutcomes adds a follow-up Send's outcome to an earlier one.
+func mergeOutcomes(a, b agents.Outcome) agents.Outcome {
+	a.Text, a.Stop, a.HaltResult, a.HaltTool = b.Text, b.Stop, b.HaltResult, b.HaltTool
+	a.Steps += b.Steps
+	a.Usage.Add(b.Usage)
+	a.Calls = append(a.Calls, b.Calls...)
+	return a
+}
+
+// Execute runs plan in a fresh executor session: its first user turn is
+// the plan as structured text and its todo list starts with one pending
+// item per step. The planner's session is never reused, so neither
+// disturbs the other's cached prefix.
+func (c *Coordinator) Execute(ctx context.Context, plan Plan) (Result, error) {
+	if err := plan.Validate(); err != nil {
+		return Result{}, err
+	}
+	todos := plan.Todos()
+	res, err := c.runExecutor(ctx, executorBrief(plan), func(id string, env *tools.Env) {
+		env.State.Set(todoStateKey, todos)
+		c.rt.Sink.Publish(events.Event{Type: events.TodoUpdate, Session: id, Role: roles.Executor, Todos: todos})
+	})
+	res.Plan = &plan
+	return res, err
+}
+
+// todoStateKey is where the todo tools keep a session's list in Env.State.
+const todoStateKey = "todos"
+
+// PlanThenExecute plans prompt, asks the PlanApprover (if any), then
+// executes the approved plan. The Result is the executor's, with Total
+// including the planner's usage; on rejection it returns ErrPlanRejected
+// and the planner's result.
+func (c *Coordinator) PlanThenExecute(ctx context.Context, prompt string) (Result, error) {
+	plan, id, pres, err := c.Plan(ctx, prompt)
+	if err != nil {
+		return pres, err
+	}
+	plan, err = c.approve(ctx, id, plan)
+	if err != nil {
+		return pres, err
+	}
+	res, err := c.Execute(ctx, plan)
+	res.PlanID = id
+	res.Total.Add(pres.Total)
+	return res, err
+}
+
+// approve asks the approver, if any, about a fresh plan.
+func (c *Coordinator) approve(ctx context.Context, id string, plan Plan) (Plan, error) {
+	if c.rt.PlanApprover == nil {
+		return plan, nil
+	}
+	got, d, err := c.rt.PlanApprover.Approve(ctx, plan)
+	if err != nil {
+		return plan, fmt.Errorf("plan approval: %w", err)
+	}
+	switch d {
+	case PlanApprove:
+	case PlanEdit:
+		if err := got.Validate(); err != nil {
+			return plan, fmt.Errorf("edited plan: %w", err)
+		}
+		plan = got
+		if id != "" {
+			if _, err := SavePlan(c.rt.StateDir, id, plan); err != nil {
+				return plan, err
+			}
+		}
+		c.rt.Sink.Publish(events.Event{Type: events.PlanReady, Role: roles.Planner, Plan: plan.JSON(), Text: id})
+	case PlanReject:
+		return plan, ErrPlanRejected
+	default:
+		return plan, fmt.Errorf("plan approval: unknown decision %v", d)
+	}
+	if c.rt.OnPlanApproved != nil {
+		c.rt.OnPlanApproved(plan)
+	}
+	return plan, nil
+}
+
+// ExecuteSaved loads a saved plan (id, id prefix or file) and executes it.
+func (c *Coordinator) ExecuteSaved(ctx context.Context, idOrFile string) (Result, error) {
+	p, id, err := LoadPlan(c.rt.StateDir, idOrFile)
+	if err != nil {
+		return Result{}, err
+	}
+	res, err := c.Execute(ctx, p)
+	res.PlanID = id
+	return res, err
+}

@@ -1,0 +1,474 @@
+// Package orchestrator is the coordinator: it turns a user goal into
+// planner, executor and subagent sessions, runs them as goroutine workers
+// under one shared permission gate, passes typed plans and results between
+// them, and publishes everything as one event stream.
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"golang.org/x/sync/semaphore"
+
+	"github.com/reasonix/reasonix/agents"
+	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/internal/store"
+	"github.com/reasonix/reasonix/providers"
+	"github.com/reasonix/reasonix/roles"
+	"github.com/reasonix/reasonix/skills"
+	"github.com/reasonix/reasonix/tools"
+)
+
+// Resolver turns a model reference ("" = the default) into a provider and
+// a model name.
+type Resolver func(ref string) (providers.Provider, string, error)
+
+// Settings are the [agent] knobs the coordinator obeys. Zero values mean
+// the documented defaults.
+type Settings struct {
+	MaxSteps int
+	// PlannerModel, when it resolves to a different model than the
+	// executor's, makes every Run plan first.
+	PlannerModel    string
+	PlannerMaxSteps int // default 12
+	SubagentModel   string
+	SubagentModels  map[string]string
+	MaxParallel     int // default 4, clamped to 1..10
+	GoalMaxTurns    int // default 20
+	Temperature     *float64
+}
+
+// Defaults and limits of the coordinator.
+const (
+	DefaultMaxParallel  = 4
+	MaxMaxParallel      = 10
+	DefaultGoalMaxTurns = 20
+	// MaxDepth is the deepest a subagent may sit: the executor is depth 0,
+	// its children 1, theirs 2, and a depth-2 child is not offered task.
+	MaxDepth = 2
+	// skillIndexBytes bounds the skill index in a system prompt.
+	skillIndexBytes = 8 << 10
+)
+
+// PlanDecision is a person's answer to a proposed plan.
+type PlanDecision int
+
+// Plan decisions.
+const (
+	// PlanApprove runs the plan as proposed.
+	PlanApprove PlanDecision = iota
+	// PlanEdit runs the plan the approver returns instead.
+	PlanEdit
+	// PlanReject drops the plan; nothing is executed.
+	PlanReject
+)
+
+// String names the decision.
+func (d PlanDecision) String() string {
+	switch d {
+	case PlanApprove:
+		return "approve"
+	case PlanEdit:
+		return "edit"
+	case PlanReject:
+		return "reject"
+	}
+	return fmt.Sprintf("PlanDecision(%d)", int(d))
+}
+
+// PlanApprover asks a person about a plan before it runs. It may block
+// until they answer and must honour ctx.
+type PlanApprover interface {
+	Approve(ctx context.Context, p Plan) (Plan, PlanDecision, error)
+}
+
+// ErrPlanRejected is returned when the approver rejects a plan.
+var ErrPlanRejected = errors.New("plan rejected")
+
+// Runtime is everything a run shares: models, tools, the gate, the event
+// sink and where state is saved. cmd assembles it once per process.
+type Runtime struct {
+	Workspace string
+	// StateDir is the project state directory (.reasonix); "" disables
+	// transcripts, saved plans and goals.
+	StateDir string
+	Resolve  Resolver
+	// Tools holds every tool a session may be offered; roles filter it.
+	Tools *tools.Registry
+	// Env is the template environment; each session gets a Fork.
+	Env *tools.Env
+	// Gate is the shared permission gate; GateFor, when set, returns the
+	// view a role uses (plan mode, overrides) sharing its prompt queue.
+	Gate    tools.Authorizer
+	GateFor func(role string, planMode bool) tools.Authorizer
+	Sink    events.Sink
+	// System, when non-empty, replaces the executor role's system prompt.
+	System   string
+	Settings Settings
+	// Roles are the loaded role profiles; nil uses the built-ins.
+	Roles *roles.Set
+	// Skills is the discovered skill catalog; nil offers no skill tool.
+	Skills *skills.Catalog
+	// SkillAllow hides and refuses skills a permission rule denies; nil
+	// allows all.
+	SkillAllow func(name string) bool
+	// PlanApprover is asked before a fresh plan runs; nil approves
+	// automatically (headless runs).
+	PlanApprover PlanApprover
+	// OnPlanApproved is called when a person approves (or edits) a plan,
+	// just before the executor starts; the gate opens its write window
+	// there. It is not called for automatic approval.
+	OnPlanApproved func(Plan)
+}
+
+// Result is what a session hands back to its caller.
+type Result struct {
+	SessionID string
+	Role      string
+	Text      string
+	Stop      string
+	Steps     int
+	// Usage is this session's own usage; Total adds its planner and every
+	// subagent it started, directly or not.
+	Usage providers.Usage
+	Total providers.Usage
+	Calls []agents.CallRecord
+	// Files are the paths the session's successful writing calls named.
+	Files      []string
+	Transcript string
+	// PlanID and Plan are set when the run executed a plan.
+	PlanID string
+	Plan   *Plan
+}
+
+// Coordinator runs sessions for one process. It is safe for concurrent
+// use; its subagent slots are shared by every run.
+type Coordinator struct {
+	rt          Runtime
+	maxParallel int
+	slots       *semaphore.Weighted
+}
+
+// New returns a coordinator over rt.
+func New(rt Runtime) *Coordinator {
+	if rt.Sink == nil {
+		rt.Sink = events.Discard
+	}
+	if rt.Tools == nil {
+		rt.Tools = tools.NewRegistry()
+	}
+	if rt.Env == nil {
+		rt.Env = tools.NewEnv(rt.Workspace)
+	}
+	n := rt.Settings.MaxParallel
+	if n <= 0 {
+		n = DefaultMaxParallel
+	}
+	n = min(max(n, 1), MaxMaxParallel)
+	return &Coordinator{rt: rt, maxParallel: n, slots: semaphore.NewWeighted(int64(n))}
+}
+
+// MaxParallel reports the effective bound on concurrently running subagents.
+func (c *Coordinator) MaxParallel() int { return c.maxParallel }
+
+// role returns the named role from the loaded set or the built-ins.
+func (c *Coordinator) role(name string) (roles.Role, bool) {
+	if c.rt.Roles != nil {
+		return c.rt.Roles.Get(name)
+	}
+	return roles.Builtin(name)
+}
+
+// subagents lists the roles the task tool may start.
+func (c *Coordinator) subagents() []roles.Role {
+	if c.rt.Roles != nil {
+		return c.rt.Roles.Subagents()
+	}
+	var out []roles.Role
+	for _, n := range []string{roles.Explore, roles.General} {
+		if r, ok := roles.Builtin(n); ok {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (c *Coordinator) subagent(name string) (roles.Role, bool) {
+	for _, r := range c.subagents() {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return roles.Role{}, false
+}
+
+func (c *Coordinator) executorRole() roles.Role {
+	r, ok := c.role(roles.Executor)
+	if !ok {
+		r = roles.Role{Name: roles.Executor}
+	}
+	if c.rt.System != "" {
+		r.System = c.rt.System
+	}
+	return r
+}
+
+// sessionSpec describes a session to open.
+type sessionSpec struct {
+	id, role, parent string
+	// modelRef is the model reference; "" is the configured default.
+	modelRef string
+	system   string
+	tools    *tools.Registry
+	maxSteps int
+	planMode bool
+	env      *tools.Env
+}
+
+// worker is an open session with what the coordinator needs around it.
+type worker struct {
+	*agents.Session
+	modelRef   string
+	transcript *store.Transcript
+	path       string
+	close      func()
+}
+
+func newSessionID(role string) string {
+	p := "s"
+	if role != "" {
+		p = role[:1]
+	}
+	return store.NewID(p + "-")
+}
+
+// open builds a session, its transcript and its gate view.
+func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
+	if c.rt.Resolve == nil {
+		return nil, errors.New("no model resolver configured")
+	}
+	prov, model, err := c.rt.Resolve(spec.modelRef)
+	if err != nil {
+		return nil, fmt.Errorf("resolve model %q for %s: %w", spec.modelRef, spec.role, err)
+	}
+	id := spec.id
+	if id == "" {
+		id = newSessionID(spec.role)
+	}
+	w := &worker{modelRef: spec.modelRef, close: func() {}}
+	var rec agents.Recorder
+	if c.rt.StateDir != "" {
+		t, err := store.Create(filepath.Join(c.rt.StateDir, "sessions"), store.Header{ID: id, Role: spec.role, Parent: spec.parent, Model: model})
+		if err != nil {
+			return nil, err
+		}
+		rec, w.transcript, w.path = t, t, t.Path()
+		w.close = func() { _ = t.Close() }
+	}
+	gate := c.rt.Gate
+	if c.rt.GateFor != nil {
+		gate = c.rt.GateFor(spec.role, spec.planMode)
+	}
+	env := spec.env
+	if env == nil {
+		env = c.rt.Env.Fork()
+	}
+	maxSteps := spec.maxSteps
+	if maxSteps <= 0 {
+		maxSteps = c.rt.Settings.MaxSteps
+	}
+	s, err := agents.New(agents.Config{
+		ID: id, Role: spec.role, Parent: spec.parent,
+		Provider: prov, Model: model, System: spec.system,
+		Tools: spec.tools, Env: env, Gate: gate, MaxSteps: maxSteps,
+		Temperature: c.rt.Settings.Temperature, Sink: c.rt.Sink, Transcript: rec,
+	})
+	if err != nil {
+		w.close()
+		return nil, fmt.Errorf("open %s session: %w", spec.role, err)
+	}
+	w.Session = s
+	c.rt.Sink.Publish(events.Event{Type: events.SessionStart, Session: id, Role: spec.role, Parent: spec.parent, Text: model})
+	return w, nil
+}
+
+// finish publishes the session's Done event and builds its Result.
+func (c *Coordinator) finish(w *worker, out agents.Outcome, err error) Result {
+	res := Result{
+		SessionID: w.ID(), Role: w.Role(), Text: out.Text, Stop: out.Stop, Steps: out.Steps,
+		Usage: out.Usage, Total: out.Usage, Calls: out.Calls, Transcript: w.path,
+		Files: c.touchedFiles(w, out.Calls),
+	}
+	ev := events.Event{Type: events.Done, Session: w.ID(), Role: w.Role(), Usage: &res.Usage, Text: out.Stop}
+	if err != nil {
+		ev.Error = err.Error()
+	}
+	c.rt.Sink.Publish(ev)
+	return res
+}
+
+// withSkillIndex appends the skill index to a system prompt when the
+// session is offered the skill tool. The index depends only on the
+// catalog, so the prefix stays byte-stable.
+func (c *Coordinator) withSkillIndex(system string, reg *tools.Registry) string {
+	if c.rt.Skills == nil {
+		return system
+	}
+	if _, ok := reg.Get(skills.ToolName); !ok {
+		return system
+	}
+	idx := c.rt.Skills.Index(skillIndexBytes, c.rt.SkillAllow)
+	if idx == "" {
+		return system
+	}
+	sep := "\n\n"
+	if system == "" {
+		sep = ""
+	}
+	return system + sep + "# Skills\nThese skills are available through the skill tool; load one when its description fits the task:\n" + idx
+}
+
+// toolsFor builds the tool set of a session of role r at depth: the
+// runtime's tools plus the skill and task tools the depth allows, then
+// the role's filter. Filtering happens here, before any request is built,
+// so a session never sees the schema of a tool it may not use.
+func (c *Coordinator) toolsFor(r roles.Role, depth int, id, modelRef string) *tools.Registry {
+	pool := tools.NewRegistry()
+	for _, n := range c.rt.Tools.Names() {
+		t, _ := c.rt.Tools.Get(n)
+		pool.Add(t)
+	}
+	if c.rt.Skills != nil && len(c.rt.Skills.List()) > 0 {
+		var run subagentRunner
+		if depth < MaxDepth {
+			run = c.skillRunner(id, depth, modelRef)
+		}
+		pool.Add(skills.NewTool(c.rt.Skills, c.rt.SkillAllow, run))
+	}
+	if depth < MaxDepth && !r.ReadOnlyOnly && len(c.subagents()) > 0 {
+		pool.Add(&taskTool{c: c, parent: id, depth: depth, modelRef: modelRef, agents: c.subagents()})
+	}
+	return r.FilterTools(pool)
+}
+
+// resolvesSame reports whether two model references name the same model
+// on the same provider.
+func (c *Coordinator) resolvesSame(a, b string) (bool, error) {
+	pa, ma, err := c.rt.Resolve(a)
+	if err != nil {
+		return false, fmt.Errorf("resolve model %q: %w", a, err)
+	}
+	pb, mb, err := c.rt.Resolve(b)
+	if err != nil {
+		return false, fmt.Errorf("resolve model %q: %w", b, err)
+	}
+	return pa.Name() == pb.Name() && ma == mb, nil
+}
+
+// AutoPlan reports whether Run plans first: agent.planner_model is set and
+// names a different model than the executor's.
+func (c *Coordinator) AutoPlan() (bool, error) {
+	if strings.TrimSpace(c.rt.Settings.PlannerModel) == "" {
+		return false, nil
+	}
+	same, err := c.resolvesSame(c.rt.Settings.PlannerModel, c.executorRole().Model)
+	return !same && err == nil, err
+}
+
+// Run executes prompt: in one executor session with every tool, or as
+// plan-then-execute when AutoPlan says so.
+func (c *Coordinator) Run(ctx context.Context, prompt string) (Result, error) {
+	auto, err := c.AutoPlan()
+	if err != nil {
+		return Result{}, err
+	}
+	if auto {
+		return c.PlanThenExecute(ctx, prompt)
+	}
+	return c.runExecutor(ctx, prompt, nil)
+}
+
+// runExecutor runs one executor session on a first user turn; seed, when
+// set, prepares its environment before the session exists.
+func (c *Coordinator) runExecutor(ctx context.Context, first string, seed func(id string, env *tools.Env)) (Result, error) {
+	r := c.executorRole()
+	id := newSessionID(roles.Executor)
+	env := c.rt.Env.Fork()
+	if seed != nil {
+		seed(id, env)
+	}
+	reg := c.toolsFor(r, 0, id, r.Model)
+	w, err := c.open(sessionSpec{id: id, role: roles.Executor, modelRef: r.Model, system: c.withSkillIndex(r.System, reg),
+		tools: reg, maxSteps: r.MaxSteps, planMode: r.PlanMode, env: env})
+	if err != nil {
+		return Result{}, fmt.Errorf("start executor: %w", err)
+	}
+	defer w.close()
+	acc := &usageAcc{}
+	out, err := w.Send(withAcc(ctx, acc), first)
+	res := c.finish(w, out, err)
+	res.Total.Add(acc.get())
+	return res, err
+}
+
+// usageAcc sums the usage of the subagents a session starts.
+type usageAcc struct {
+	mu sync.Mutex
+	u  providers.Usage
+}
+
+func (a *usageAcc) add(u providers.Usage) {
+	a.mu.Lock()
+	a.u.Add(u)
+	a.mu.Unlock()
+}
+
+func (a *usageAcc) get() providers.Usage {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.u
+}
+
+type accKey struct{}
+
+func withAcc(ctx context.Context, a *usageAcc) context.Context {
+	return context.WithValue(ctx, accKey{}, a)
+}
+
+func accFrom(ctx context.Context) *usageAcc {
+	a, _ := ctx.Value(accKey{}).(*usageAcc)
+	return a
+}
+
+// touchedFiles lists the paths named by successful calls of writing tools,
+// relative to the workspace when inside it.
+func (c *Coordinator) touchedFiles(w *worker, calls []agents.CallRecord) []string {
+	seen := map[string]bool{}
+	for _, call := range calls {
+		if call.IsError || call.Denied {
+			continue
+		}
+		if t, ok := c.rt.Tools.Get(call.Name); !ok || t.ReadOnly() {
+			continue
+		}
+		for _, p := range pathsIn(call.Args) {
+			if filepath.IsAbs(p) && c.rt.Workspace != "" {
+				if rel, err := filepath.Rel(c.rt.Workspace, p); err == nil && !strings.HasPrefix(rel, "..") {
+					p = rel
+				}
+			}
+			seen[filepath.ToSlash(filepath.Clean(p))] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for p := range seen {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}

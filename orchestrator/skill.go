@@ -1,0 +1,150 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/reasonix/reasonix/roles"
+	"github.com/reasonix/reasonix/skills"
+)
+
+// skillRunner runs runAs=subagent skills loaded by the session id at depth.
+func (c *Coordinator) skillRunner(parent string, depth int, modelRef string) subagentRunner {
+	return func(ctx context.Context, s skills.Skill, args string) (string, error) {
+		res, err := c.runSkill(ctx, s, args, parent, depth+1, modelRef)
+		if err != nil {
+			return "", err
+		}
+		return res.Text, nil
+	}
+}
+
+// RunSkill runs the named skill as a subagent with args as its request,
+// as when the user types /skill-name args. It works for any skill; front
+// ends call it for skills whose RunAs is subagent and put an inline
+// skill's instructions into the conversation instead (see SkillPrompt).
+func (c *Coordinator) RunSkill(ctx context.Context, name, args string) (Result, error) {
+	s, err := c.lookupSkill(name)
+	if err != nil {
+		return Result{}, err
+	}
+	return c.runSkill(ctx, s, args, "", 1, c.executorRole().Model)
+}
+
+// SkillPrompt returns the user turn that runs an inline skill: its
+// instructions with args substituted for $ARGUMENTS or appended.
+func (c *Coordinator) SkillPrompt(name, args string) (string, error) {
+	s, err := c.lookupSkill(name)
+	if err != nil {
+		return "", err
+	}
+	body, _, err := s.Load()
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("Use the skill %q (directory %s):\n\n%s", s.Name, s.Dir, substituteArgs(body, args)), nil
+}
+
+func (c *Coordinator) lookupSkill(name string) (skills.Skill, error) {
+	name = strings.TrimPrefix(strings.TrimSpace(name), "/")
+	s, ok := c.rt.Skills.Get(name)
+	if !ok {
+		return skills.Skill{}, fmt.Errorf("no skill named %q", name)
+	}
+	if c.rt.SkillAllow != nil && !c.rt.SkillAllow(s.Name) {
+		return skills.Skill{}, fmt.Errorf("skill %q is denied by permission rule Skill(%s)", s.Name, s.Name)
+	}
+	return s, nil
+}
+
+func (c *Coordinator) runSkill(ctx context.Context, s skills.Skill, args, parent string, depth int, parentModel string) (Result, error) {
+	body, files, err := s.Load()
+	if err != nil {
+		return Result{}, err
+	}
+	tl := skillTools(s.AllowedTools)
+	r := roles.Role{Name: "skill:" + s.Name, Description: s.Description, Tools: tl, Source: s.Path}
+	var sys strings.Builder
+	fmt.Fprintf(&sys, "You are running the skill %q as a subagent of Reasonix. Follow the skill's instructions below to carry out the request in the user message. "+
+		"Your final message is your report to the caller, who sees nothing else: say what you did, what you found and which files you changed.\n", s.Name)
+	fmt.Fprintf(&sys, "Skill directory: %s (paths in the instructions are relative to it)\n", s.Dir)
+	if len(files) > 0 {
+		sys.WriteString("Files beside SKILL.md: " + strings.Join(files, ", ") + "\n")
+	}
+	sys.WriteString("\n# Instructions\n\n")
+	sys.WriteString(substituteArgs(body, ""))
+	request := strings.TrimSpace(args)
+	if request == "" {
+		request = "Run the skill."
+	}
+	return c.runChild(ctx, childSpec{
+		role: r, parent: parent, depth: depth, parentModel: parentModel,
+		modelRef: s.Model, system: sys.String(), prompt: request,
+	})
+}
+
+// substituteArgs fills $ARGUMENTS. The request itself always travels in
+// the user turn, so an empty substitution loses nothing.
+func substituteArgs(body, args string) string {
+	args = strings.TrimSpace(args)
+	if strings.Contains(body, "$ARGUMENTS") {
+		if args == "" {
+			return strings.ReplaceAll(body, "$ARGUMENTS", "(see the user message)")
+		}
+		return strings.ReplaceAll(body, "$ARGUMENTS", args)
+	}
+	if args == "" {
+		return body
+	}
+	return body + "\n\nARGUMENTS: " + args
+}
+
+// claudeToolNames maps the tool names skills written for Claude Code use.
+var claudeToolNames = map[string]string{
+	"Read": "read_file", "Write": "write_file", "Edit": "edit_file", "MultiEdit": "multi_edit",
+	"Bash": "bash", "Glob": "glob", "Grep": "grep", "LS": "ls", "TodoWrite": "todo_write",
+	"TodoRead": "todo_read", "Task": "task", "Skill": "skill",
+}
+
+var toolNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+// skillTools turns allowed-tools into tool names; nil inherits every tool.
+// Specifiers such as Bash(git status:*) reduce to their tool here: which
+// commands may run is the permission gate's decision.
+func skillTools(allowed []string) []string {
+	if len(allowed) == 0 {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, a := range allowed {
+		base := strings.TrimSpace(a)
+		if i := strings.IndexByte(base, '('); i > 0 {
+			base = strings.TrimSpace(base[:i])
+		}
+		if base == "*" {
+			return nil
+		}
+		name, ok := claudeToolNames[base]
+		if !ok {
+			if !toolNameRE.MatchString(base) && !strings.HasPrefix(base, "mcp__") {
+				continue
+			}
+			name = base
+		}
+		if !seen[name] {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	if out == nil {
+		// Nothing recognisable: offer nothing rather than everything.
+		out = []string{}
+	}
+	return out
+}
+
+// subagentRunner is the runSubagent callback skills.NewTool takes.
+type subagentRunner = func(ctx context.Context, s skills.Skill, args string) (string, error)

@@ -1,0 +1,271 @@
+package orchestrator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"golang.org/x/sync/semaphore"
+
+	"github.com/reasonix/reasonix/agents"
+	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/providers"
+	"github.com/reasonix/reasonix/roles"
+	"github.com/reasonix/reasonix/tools"
+)
+
+// Task statuses.
+const (
+	TaskOK       = "ok"
+	TaskError    = "error"
+	TaskMaxSteps = "max_steps"
+)
+
+// TaskResult is what a subagent hands back to the session that started
+// it; its JSON is the task tool's result.
+type TaskResult struct {
+	Agent     string          `json:"agent"`
+	SessionID string          `json:"session_id,omitempty"`
+	Status    string          `json:"status"`
+	Summary   string          `json:"summary"`
+	Files     []string        `json:"files_touched,omitempty"`
+	Usage     providers.Usage `json:"usage"`
+	Error     string          `json:"error,omitempty"`
+}
+
+// taskTool starts a subagent. One instance belongs to one parent session,
+// so it knows the parent's id, depth and model.
+type taskTool struct {
+	c        *Coordinator
+	parent   string
+	depth    int
+	modelRef string
+	agents   []roles.Role
+}
+
+func (t *taskTool) Name() string { return TaskTool }
+
+func (t *taskTool) Description() string {
+	var b strings.Builder
+	b.WriteString("Start a subagent: a separate session with its own context that works on a self-contained task and reports back. ")
+	b.WriteString("Use it for broad searches and independent pieces of work; several task calls in one message run in parallel. ")
+	b.WriteString("The subagent sees only the prompt you give it, so include every detail it needs and say what to report. ")
+	b.WriteString("It returns status, summary (its final answer), files_touched and usage.\nAgents:\n")
+	for _, r := range t.agents {
+		fmt.Fprintf(&b, "- %s: %s\n", r.Name, oneLine(r.Description))
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func (t *taskTool) Schema() json.RawMessage {
+	names := make([]string, len(t.agents))
+	for i, r := range t.agents {
+		names[i] = r.Name
+	}
+	enum, _ := json.Marshal(names)
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"agent":{"type":"string","enum":` + string(enum) + `,"description":"Which subagent to start"},` +
+		`"description":{"type":"string","description":"A few words saying what the subagent does, shown to the user"},` +
+		`"prompt":{"type":"string","description":"The complete task for the subagent"}},` +
+		`"required":["agent","description","prompt"],"additionalProperties":false}`)
+}
+
+// ReadOnly is true although a subagent may write: the session loop only
+// runs read-only calls concurrently, and task calls must run concurrently.
+// That is safe because the task call itself changes nothing; every write a
+// subagent makes is its own tool call and passes the shared gate on its
+// own, and the gate still sees this call (as task with args.agent) first.
+func (t *taskTool) ReadOnly() bool { return true }
+
+type taskArgs struct {
+	Agent       string `json:"agent"`
+	Description string `json:"description"`
+	Prompt      string `json:"prompt"`
+}
+
+func (t *taskTool) Execute(ctx context.Context, _ *tools.Env, raw json.RawMessage) (tools.Result, error) {
+	var a taskArgs
+	if err := tools.DecodeArgs(raw, &a); err != nil {
+		return tools.Result{}, err
+	}
+	a.Agent = strings.TrimSpace(a.Agent)
+	r, ok := t.c.subagent(a.Agent)
+	if !ok {
+		names := make([]string, len(t.agents))
+		for i, r := range t.agents {
+			names[i] = r.Name
+		}
+		return tools.Result{}, fmt.Errorf("unknown agent %q; available agents: %s", a.Agent, strings.Join(names, ", "))
+	}
+	if strings.TrimSpace(a.Prompt) == "" {
+		return tools.Result{}, errors.New("prompt is empty; give the subagent its complete task")
+	}
+	res, err := t.c.runChild(ctx, childSpec{
+		role: r, parent: t.parent, depth: t.depth + 1, parentModel: t.modelRef,
+		modelRef: t.c.subagentModel(r), prompt: a.Prompt,
+	})
+	tr := taskResult(r.Name, res, err)
+	b, _ := json.MarshalIndent(tr, "", "  ")
+	return tools.Result{Content: string(b), IsError: tr.Status == TaskError,
+		Summary: fmt.Sprintf("%s: %s (%s)", r.Name, oneLine(a.Description), tr.Status)}, nil
+}
+
+func taskResult(agent string, res Result, err error) TaskResult {
+	tr := TaskResult{Agent: agent, SessionID: res.SessionID, Summary: res.Text, Files: res.Files, Usage: res.Total}
+	switch {
+	case err != nil:
+		tr.Status, tr.Error = TaskError, err.Error()
+	case res.Stop == agents.StopMaxSteps:
+		tr.Status = TaskMaxSteps
+	default:
+		tr.Status = TaskOK
+	}
+	return tr
+}
+
+// subagentModel picks a subagent's model reference: the per-agent setting,
+// then the role's own model, then the subagent default; "" inherits. The
+// per-agent setting wins over the role file because it is the narrower,
+// deliberate override.
+func (c *Coordinator) subagentModel(r roles.Role) string {
+	if m := c.rt.Settings.SubagentModels[r.Name]; m != "" {
+		return m
+	}
+	if r.Model != "" {
+		return r.Model
+	}
+	return c.rt.Settings.SubagentModel
+}
+
+// childSpec describes a subagent to run.
+type childSpec struct {
+	role        roles.Role
+	parent      string
+	depth       int
+	parentModel string
+	// modelRef is the child's own model; "" inherits parentModel.
+	modelRef string
+	// system overrides the role's prompt (skills).
+	system string
+	prompt string
+}
+
+// lease is a subagent's hold on one of the coordinator's slots. A child
+// that waits for its own children lends its slot out for the wait;
+// otherwise children holding every slot while waiting for a slot for their
+// children would deadlock.
+type lease struct {
+	slots  *semaphore.Weighted
+	mu     sync.Mutex
+	held   bool
+	nested int
+}
+
+// suspend lends the slot while a nested subagent runs.
+func (l *lease) suspend() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.nested == 0 && l.held {
+		l.slots.Release(1)
+		l.held = false
+	}
+	l.nested++
+}
+
+// resume takes the slot back once no nested subagent is running. When ctx
+// is done the slot stays lent and the child winds down without it.
+func (l *lease) resume(ctx context.Context) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.nested--
+	if l.nested == 0 && !l.held {
+		if err := l.slots.Acquire(ctx, 1); err == nil {
+			l.held = true
+		}
+	}
+}
+
+func (l *lease) release() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.held {
+		l.slots.Release(1)
+		l.held = false
+	}
+}
+
+type leaseKey struct{}
+
+// runChild runs one subagent to completion within the parallel bound.
+func (c *Coordinator) runChild(ctx context.Context, spec childSpec) (Result, error) {
+	if spec.depth > MaxDepth {
+		return Result{}, fmt.Errorf("subagents cannot start subagents deeper than %d levels", MaxDepth)
+	}
+	if parent, ok := ctx.Value(leaseKey{}).(*lease); ok {
+		parent.suspend()
+		defer parent.resume(ctx)
+	}
+	if err := c.slots.Acquire(ctx, 1); err != nil {
+		return Result{}, fmt.Errorf("wait for a subagent slot: %w", err)
+	}
+	l := &lease{slots: c.slots, held: true}
+	defer l.release()
+
+	modelRef := spec.modelRef
+	if modelRef == "" {
+		modelRef = spec.parentModel
+	} else if spec.modelRef == spec.role.Model && spec.role.Model != "" {
+		// Agent files written for other tools name models Reasonix may
+		// not know ("sonnet"); inherit rather than fail the task.
+		if _, _, err := c.rt.Resolve(modelRef); err != nil {
+			c.rt.Sink.Publish(events.Event{Type: events.Notice, Session: spec.parent,
+				Text: fmt.Sprintf("agent %s: model %q does not resolve (%v); using the caller's model", spec.role.Name, modelRef, err)})
+			modelRef = spec.parentModel
+		}
+	}
+	id := newSessionID(spec.role.Name)
+	reg := c.toolsFor(spec.role, spec.depth, id, modelRef)
+	system := spec.system
+	if system == "" {
+		system = spec.role.System
+	}
+	w, err := c.open(sessionSpec{
+		id: id, role: spec.role.Name, parent: spec.parent, modelRef: modelRef,
+		system: c.withSkillIndex(system, reg), tools: reg,
+		maxSteps: spec.role.MaxSteps, planMode: spec.role.PlanMode,
+	})
+	if err != nil {
+		return Result{}, fmt.Errorf("start subagent %s: %w", spec.role.Name, err)
+	}
+	defer w.close()
+	acc := &usageAcc{}
+	cctx := withAcc(context.WithValue(ctx, leaseKey{}, l), acc)
+	out, err := w.Send(cctx, spec.prompt)
+	res := c.finish(w, out, err)
+	res.Total.Add(acc.get())
+	if parent := accFrom(ctx); parent != nil {
+		parent.add(res.Total)
+	}
+	if err != nil {
+		return res, fmt.Errorf("subagent %s (%s): %w", spec.role.Name, id, err)
+	}
+	return res, nil
+}
+
+// pathsIn extracts the path arguments of a writing call.
+func pathsIn(args json.RawMessage) []string {
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
+		return nil
+	}
+	var out []string
+	for _, k := range []string{"path", "file_path", "source", "destination"} {
+		if s, ok := m[k].(string); ok && strings.TrimSpace(s) != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
