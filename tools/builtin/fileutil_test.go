@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/reasonix/reasonix/tools"
@@ -290,4 +292,56 @@ func TestFlexArgs(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"b":"maybe"}`), &a); err == nil {
 		t.Error("bad boolean accepted")
 	}
+}
+
+// ftGuard records every resolution and denies paths containing "secret".
+type ftGuard struct {
+	root  string
+	mu    sync.Mutex
+	calls []string
+}
+
+func (g *ftGuard) Resolve(p string, write bool) (string, error) {
+	g.mu.Lock()
+	g.calls = append(g.calls, fmt.Sprintf("%s:%v", p, write))
+	g.mu.Unlock()
+	if strings.Contains(p, "secret") {
+		return "", fmt.Errorf("access to %s denied by policy", p)
+	}
+	return filepath.Join(g.root, p), nil
+}
+
+func TestToolsResolveThroughGuard(t *testing.T) {
+	cases := []struct {
+		tool  string
+		args  map[string]any
+		calls []string
+	}{
+		{"read_file", map[string]any{"path": "a.txt"}, []string{"a.txt:false"}},
+		{"write_file", map[string]any{"path": "n.txt", "content": "x"}, []string{"n.txt:true"}},
+		{"edit_file", map[string]any{"path": "a.txt", "old_string": "a", "new_string": "b"}, []string{"a.txt:true"}},
+		{"multi_edit", map[string]any{"path": "a.txt", "edits": []map[string]any{{"old_string": "a", "new_string": "b"}}}, []string{"a.txt:true"}},
+		{"move_file", map[string]any{"source": "a.txt", "destination": "b.txt"}, []string{"a.txt:true", "b.txt:true"}},
+		{"patch", map[string]any{"patch": "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n"}, []string{"a.txt:true"}},
+	}
+	for _, c := range cases {
+		t.Run(c.tool, func(t *testing.T) {
+			env := ftWorkspace(t, map[string]string{"a.txt": "a\n"})
+			g := &ftGuard{root: env.Root}
+			env.Guard = g
+			ftMust(t, env, c.tool, c.args)
+			if strings.Join(g.calls, " ") != strings.Join(c.calls, " ") {
+				t.Errorf("guard calls = %v, want %v", g.calls, c.calls)
+			}
+		})
+	}
+}
+
+func TestGuardDenialChangesNothing(t *testing.T) {
+	env := ftWorkspace(t, map[string]string{"a.txt": "a\n"})
+	env.Guard = &ftGuard{root: env.Root}
+	before := ftSnapshot(t, env.Root)
+	ftFail(t, env, "patch", map[string]any{"patch": "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n--- /dev/null\n+++ b/secret.txt\n@@ -0,0 +1 @@\n+s\n"}, "denied by policy")
+	ftFail(t, env, "move_file", map[string]any{"source": "a.txt", "destination": "secret.txt"}, "denied by policy")
+	ftSameTree(t, env.Root, before)
 }

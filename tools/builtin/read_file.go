@@ -28,7 +28,7 @@ type readFileTool struct{}
 func (readFileTool) Name() string   { return "read_file" }
 func (readFileTool) ReadOnly() bool { return true }
 func (readFileTool) Description() string {
-	return "Read a text file. Output lines are `number<TAB>text`, numbered from 1. Returns up to 2000 lines from offset; page through large files with offset/limit. Lines over 2000 chars are cut. Binary files are described, not shown. For directories use ls."
+	return "Read a text file. Each output line is its line number (from 1), a tab, then the text. Shows up to 2000 lines from offset; page through large files with offset/limit. Lines over 2000 chars are cut. Binary files are described, not shown. For directories use ls."
 }
 
 func (readFileTool) Schema() json.RawMessage {
