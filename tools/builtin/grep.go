@@ -30,23 +30,23 @@ func (*grepTool) Name() string   { return "grep" }
 func (*grepTool) ReadOnly() bool { return true }
 
 func (*grepTool) Description() string {
-	return "Search file contents with a Go RE2 regex, honouring .gitignore; binary files are skipped. " +
-		"output_mode: files_with_matches (default, sorted paths), content (path:line:text; context lines path-line-text), count (path:count). " +
-		"Filter with glob (e.g. \"*.go\", \"src/**/*.ts\") or type (go, js, ts, py, rust, java, c, cpp, md, json, yaml, sh, ...). " +
-		"multiline lets matches span lines with . matching newline."
+	return "Search file contents (Go RE2 regex); .gitignore-aware, binary files skipped. " +
+		"output_mode: files_with_matches (default) | content (path:line:text, context path-line-text) | count. " +
+		"Filter by glob (\"**/*.ts\") or type (go, js, ts, py, rust, java, c, cpp, md, json, yaml, sh...). " +
+		"multiline: match across lines."
 }
 
 var grepSchema = json.RawMessage(`{"type":"object","properties":{` +
-	`"pattern":{"type":"string","description":"RE2 regex"},` +
-	`"path":{"type":"string","description":"file or directory (default: workspace root)"},` +
+	`"pattern":{"type":"string"},` +
+	`"path":{"type":"string"},` +
 	`"output_mode":{"type":"string","enum":["files_with_matches","content","count"]},` +
 	`"glob":{"type":"string"},` +
 	`"type":{"type":"string"},` +
 	`"case_insensitive":{"type":"boolean"},` +
-	`"context":{"type":"integer","description":"lines around each match (content mode)"},` +
+	`"context":{"type":"integer"},` +
 	`"before":{"type":"integer"},` +
 	`"after":{"type":"integer"},` +
-	`"head_limit":{"type":"integer","description":"keep the first N lines/files"},` +
+	`"head_limit":{"type":"integer"},` +
 	`"multiline":{"type":"boolean"}` +
 	`},"required":["pattern"]}`)
 

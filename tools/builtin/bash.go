@@ -1,0 +1,196 @@
+package builtin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/reasonix/reasonix/tools"
+)
+
+func init() { tools.Register(bashTool{}) }
+
+const (
+	bashDefaultTimeout = 120 * time.Second
+	bashMaxTimeout     = 600 * time.Second
+	// bashPipeGrace is how long output pipes stay open after the shell
+	// exits: a background child that inherited them must not hang the call.
+	bashPipeGrace = 2 * time.Second
+)
+
+type bashTool struct{}
+
+func (bashTool) Name() string   { return "bash" }
+func (bashTool) ReadOnly() bool { return false }
+
+func (bashTool) Description() string {
+	return "Run a shell command (bash -c) in the workspace root; returns combined stdout+stderr and the exit code. " +
+		"stdin is closed, so nothing interactive. timeout in seconds (default 120, max 600); on timeout the whole process group is killed. " +
+		"Prefer grep, glob, ls and read_file over shell equivalents."
+}
+
+var bashSchema = json.RawMessage(`{"type":"object","properties":{` +
+	`"command":{"type":"string"},` +
+	`"timeout":{"type":"integer","description":"seconds"},` +
+	`"description":{"type":"string","description":"5-10 words on what it does"}` +
+	`},"required":["command"]}`)
+
+func (bashTool) Schema() json.RawMessage { return bashSchema }
+
+type bashArgs struct {
+	Command     string  `json:"command"`
+	Timeout     float64 `json:"timeout"`
+	Description string  `json:"description"`
+}
+
+// bashEnv are hints that keep tools from paging, colouring or prompting.
+var bashEnv = []string{"TERM=dumb", "NO_COLOR=1", "GIT_PAGER=cat", "PAGER=cat", "GIT_TERMINAL_PROMPT=0"}
+
+func (bashTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
+	var a bashArgs
+	if err := tools.DecodeArgs(raw, &a); err != nil {
+		return tools.Result{}, err
+	}
+	if strings.TrimSpace(a.Command) == "" {
+		return tools.Result{}, fmt.Errorf("command is required")
+	}
+	if a.Timeout < 0 {
+		return tools.Result{}, fmt.Errorf("timeout must be positive seconds")
+	}
+	timeout := env.BashTimeout
+	if timeout <= 0 {
+		timeout = bashDefaultTimeout
+	}
+	limit := env.BashMaxTimeout
+	if limit <= 0 {
+		limit = bashMaxTimeout
+	}
+	if a.Timeout > 0 {
+		timeout = time.Duration(a.Timeout * float64(time.Second))
+	}
+	timeout = min(timeout, limit)
+
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := shellCommand(a.Command)
+	cmd.Dir = env.Root
+	cmd.Env = append(os.Environ(), bashEnv...)
+	out := newHeadTail(max(4*env.Limit(), 1<<20))
+	cmd.Stdout, cmd.Stderr = out, out
+	if env.Sandbox != nil {
+		if err := env.Sandbox(cmd); err != nil {
+			return tools.Result{}, fmt.Errorf("sandbox refused the command: %w", err)
+		}
+	}
+	if err := cmd.Start(); err != nil {
+		return tools.Result{}, fmt.Errorf("cannot start shell: %w", err)
+	}
+	// Kill the whole group, not just the shell, when time runs out or the
+	// session is cancelled; exec.CommandContext would only kill the shell.
+	stop := context.AfterFunc(runCtx, func() { _ = killProcessGroup(cmd) })
+	cmd.WaitDelay = bashPipeGrace
+	waitErr := waitWithDelay(cmd)
+	stop()
+
+	body := out.String()
+	if body == "" {
+		body = "(no output)\n"
+	} else if !strings.HasSuffix(body, "\n") {
+		body += "\n"
+	}
+	body = tools.Truncate(body, env.Limit())
+	switch {
+	case ctx.Err() != nil:
+		return tools.Result{}, fmt.Errorf("command cancelled, process group killed: %w", ctx.Err())
+	case runCtx.Err() != nil:
+		msg := fmt.Sprintf("timed out after %s; process group killed", fmtSeconds(timeout))
+		return tools.Result{Content: body + msg, IsError: true, Summary: msg}, nil
+	}
+	code := 0
+	if cmd.ProcessState != nil {
+		code = cmd.ProcessState.ExitCode()
+	} else if waitErr != nil {
+		return tools.Result{}, fmt.Errorf("command failed: %w", waitErr)
+	}
+	return tools.Result{
+		Content: fmt.Sprintf("%sexit code: %d", body, code),
+		IsError: code != 0,
+		Summary: fmt.Sprintf("exit code %d", code),
+	}, nil
+}
+
+// waitWithDelay waits for cmd; a shell that exited while a background child
+// still held its output is a normal exit, not an error.
+func waitWithDelay(cmd *exec.Cmd) error {
+	err := cmd.Wait()
+	if errors.Is(err, exec.ErrWaitDelay) {
+		return nil
+	}
+	return err
+}
+
+func fmtSeconds(d time.Duration) string {
+	if d%time.Second == 0 {
+		return fmt.Sprintf("%ds", int(d/time.Second))
+	}
+	return d.String()
+}
+
+// headTail keeps the first and last n bytes written to it, so a command that
+// prints gigabytes costs bounded memory while the start and the end (where
+// errors usually are) survive.
+type headTail struct {
+	mu      sync.Mutex
+	n       int
+	head    []byte
+	tail    []byte // ring buffer of the most recent bytes once head is full
+	pos     int
+	total   int64
+	wrapped bool
+}
+
+func newHeadTail(n int) *headTail { return &headTail{n: n} }
+
+func (h *headTail) Write(p []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.total += int64(len(p))
+	written := len(p)
+	if room := h.n - len(h.head); room > 0 {
+		k := min(room, len(p))
+		h.head = append(h.head, p[:k]...)
+		p = p[k:]
+	}
+	for len(p) > 0 {
+		if len(h.tail) < h.n {
+			k := min(h.n-len(h.tail), len(p))
+			h.tail = append(h.tail, p[:k]...)
+			p = p[k:]
+			continue
+		}
+		k := copy(h.tail[h.pos:], p)
+		h.pos = (h.pos + k) % h.n
+		h.wrapped = true
+		p = p[k:]
+	}
+	return written, nil
+}
+
+// String returns everything kept; when bytes were dropped in the middle, an
+// explicit marker says how many.
+func (h *headTail) String() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.wrapped {
+		return string(h.head) + string(h.tail)
+	}
+	tail := append(append([]byte(nil), h.tail[h.pos:]...), h.tail[:h.pos]...)
+	dropped := h.total - int64(len(h.head)+len(tail))
+	return fmt.Sprintf("%s\n[... %d bytes of output dropped ...]\n%s", h.head, dropped, tail)
+}

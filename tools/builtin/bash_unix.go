@@ -1,0 +1,34 @@
+//go:build !windows
+
+package builtin
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// shellCommand builds the command that runs script: bash when installed,
+// POSIX sh otherwise.
+func shellCommand(script string) *exec.Cmd {
+	shell := "sh"
+	if p, err := exec.LookPath("bash"); err == nil {
+		shell = p
+	}
+	cmd := exec.Command(shell, "-c", script)
+	// A group of its own lets a timeout kill everything the command
+	// started, not just the shell.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return cmd
+}
+
+// killProcessGroup kills the command's whole process group.
+func killProcessGroup(cmd *exec.Cmd) error {
+	if cmd.Process == nil {
+		return nil
+	}
+	err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	if err == syscall.ESRCH {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,39 @@
+//go:build windows
+
+package builtin
+
+import (
+	"os/exec"
+	"strconv"
+	"syscall"
+)
+
+// shellCommand builds the command that runs script: bash (Git for Windows,
+// MSYS) when installed, cmd.exe otherwise.
+func shellCommand(script string) *exec.Cmd {
+	if p, err := exec.LookPath("bash"); err == nil {
+		cmd := exec.Command(p, "-c", script)
+		cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP}
+		return cmd
+	}
+	cmd := exec.Command("cmd.exe")
+	// cmd.exe does its own parsing; hand it the script verbatim instead of
+	// letting Go quote it as if it were argv.
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		CmdLine:       `cmd.exe /S /C "` + script + `"`,
+		CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP,
+	}
+	return cmd
+}
+
+// killProcessGroup kills the command and every process it started.
+func killProcessGroup(cmd *exec.Cmd) error {
+	if cmd.Process == nil {
+		return nil
+	}
+	kill := exec.Command("taskkill", "/T", "/F", "/PID", strconv.Itoa(cmd.Process.Pid))
+	if err := kill.Run(); err != nil {
+		return cmd.Process.Kill()
+	}
+	return nil
+}

@@ -1,0 +1,160 @@
+package builtin
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/tools"
+)
+
+func init() {
+	tools.Register(todoWriteTool{})
+	tools.Register(todoReadTool{})
+}
+
+// todoStateKey is where the session's todo list lives in tools.Env.State.
+const todoStateKey = "todos"
+
+// Todo statuses.
+const (
+	TodoPending    = "pending"
+	TodoInProgress = "in_progress"
+	TodoCompleted  = "completed"
+)
+
+// RenderTodos renders a todo list as a checklist: "[ ]" pending, "[~]" in
+// progress (with its activeForm when set), "[x]" completed.
+func RenderTodos(items []events.Todo) string {
+	if len(items) == 0 {
+		return "(no todos)\n"
+	}
+	var b strings.Builder
+	for _, it := range items {
+		switch it.Status {
+		case TodoCompleted:
+			b.WriteString("[x] " + it.Content)
+		case TodoInProgress:
+			b.WriteString("[~] " + it.Content)
+			if it.ActiveForm != "" && it.ActiveForm != it.Content {
+				b.WriteString(" (" + it.ActiveForm + ")")
+			}
+		default:
+			b.WriteString("[ ] " + it.Content)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// SeedTodos replaces the session's todo list, as the orchestrator does when
+// it hands a plan's steps to the executor. Items without a status become
+// pending.
+func SeedTodos(env *tools.Env, items []events.Todo) {
+	list := make([]events.Todo, len(items))
+	for i, it := range items {
+		if it.Status == "" {
+			it.Status = TodoPending
+		}
+		list[i] = it
+	}
+	env.State.Set(todoStateKey, list)
+}
+
+// Todos returns a copy of the session's todo list.
+func Todos(env *tools.Env) []events.Todo {
+	list, _ := env.State.Get(todoStateKey).([]events.Todo)
+	return append([]events.Todo(nil), list...)
+}
+
+// validateTodos checks a whole replacement list.
+func validateTodos(items []events.Todo) error {
+	inProgress := 0
+	for i, it := range items {
+		if strings.TrimSpace(it.Content) == "" {
+			return fmt.Errorf("todos[%d]: content is empty", i)
+		}
+		switch it.Status {
+		case TodoPending, TodoCompleted:
+		case TodoInProgress:
+			inProgress++
+		default:
+			return fmt.Errorf("todos[%d]: status %q must be pending, in_progress or completed", i, it.Status)
+		}
+	}
+	if inProgress > 1 {
+		return fmt.Errorf("%d todos are in_progress; keep exactly one in progress at a time", inProgress)
+	}
+	return nil
+}
+
+type todoWriteTool struct{}
+
+func (todoWriteTool) Name() string { return "todo_write" }
+
+// ReadOnly is false: the call changes session state, so it must not run
+// concurrently with another todo_write in the same turn.
+func (todoWriteTool) ReadOnly() bool { return false }
+
+func (todoWriteTool) Description() string {
+	return "Replace your todo list (send the whole list every time). Use it for multi-step work: " +
+		"mark an item in_progress before starting it (one at a time) and completed as soon as it is done."
+}
+
+var todoWriteSchema = json.RawMessage(`{"type":"object","properties":{"todos":{"type":"array","items":{"type":"object","properties":{` +
+	`"content":{"type":"string","description":"imperative, e.g. Run tests"},` +
+	`"activeForm":{"type":"string","description":"present continuous, e.g. Running tests"},` +
+	`"status":{"type":"string","enum":["pending","in_progress","completed"]}` +
+	`},"required":["content","status"]}}},"required":["todos"]}`)
+
+func (todoWriteTool) Schema() json.RawMessage { return todoWriteSchema }
+
+func (todoWriteTool) Execute(_ context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
+	var a struct {
+		Todos *[]events.Todo `json:"todos"`
+	}
+	if err := tools.DecodeArgs(raw, &a); err != nil {
+		return tools.Result{}, err
+	}
+	if a.Todos == nil {
+		return tools.Result{}, fmt.Errorf("todos is required: send the whole list")
+	}
+	items := *a.Todos
+	for i := range items {
+		items[i].Content = strings.TrimSpace(items[i].Content)
+		items[i].ActiveForm = strings.TrimSpace(items[i].ActiveForm)
+	}
+	if err := validateTodos(items); err != nil {
+		return tools.Result{}, err
+	}
+	env.State.Set(todoStateKey, append([]events.Todo(nil), items...))
+	done := 0
+	for _, it := range items {
+		if it.Status == TodoCompleted {
+			done++
+		}
+	}
+	return tools.Result{
+		Content: RenderTodos(items),
+		Summary: fmt.Sprintf("todos %d/%d done", done, len(items)),
+		Todos:   append([]events.Todo(nil), items...),
+	}, nil
+}
+
+type todoReadTool struct{}
+
+func (todoReadTool) Name() string   { return "todo_read" }
+func (todoReadTool) ReadOnly() bool { return true }
+
+func (todoReadTool) Description() string { return "Show your current todo list." }
+
+var todoReadSchema = json.RawMessage(`{"type":"object","properties":{},"required":[]}`)
+
+func (todoReadTool) Schema() json.RawMessage { return todoReadSchema }
+
+func (todoReadTool) Execute(_ context.Context, env *tools.Env, _ json.RawMessage) (tools.Result, error) {
+	items := Todos(env)
+	return tools.Result{Content: RenderTodos(items), Summary: fmt.Sprintf("%d todos", len(items)), Todos: items}, nil
+}
