@@ -1,3 +1,6 @@
+// Package builtin holds the tools every session can use: file reading and
+// editing, patching, search, shell and todo tools. Each registers itself
+// with tools.Register from init.
 package builtin
 
 import (
