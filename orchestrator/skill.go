@@ -74,7 +74,12 @@ func (c *Coordinator) runSkill(ctx context.Context, s skills.Skill, args, parent
 		sys.WriteString("Files beside SKILL.md: " + strings.Join(files, ", ") + "\n")
 	}
 	sys.WriteString("\n# Instructions\n\n")
-	sys.WriteString(substituteArgs(body, ""))
+	// The request also travels in the user turn; $ARGUMENTS is filled in
+	// too because skill authors write instructions around it.
+	if strings.Contains(body, "$ARGUMENTS") {
+		body = substituteArgs(body, args)
+	}
+	sys.WriteString(body)
 	request := strings.TrimSpace(args)
 	if request == "" {
 		request = "Run the skill."

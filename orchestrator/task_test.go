@@ -1,0 +1,326 @@
+package orchestrator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/providers/scripted"
+	"github.com/reasonix/reasonix/roles"
+	"github.com/reasonix/reasonix/skills"
+)
+
+// fanOut scripts an executor that starts n general subagents in one
+// message, each answering after delay.
+func fanOut(n, delayMS int) []scripted.Turn {
+	var calls []scripted.Call
+	for i := 1; i <= n; i++ {
+		calls = append(calls, call(TaskTool, map[string]string{"agent": "general", "description": fmt.Sprintf("job %d", i),
+			"prompt": fmt.Sprintf("JOBX%02dX write your file", i)}))
+	}
+	turns := []scripted.Turn{{Match: "FANOUT", ToolCalls: calls, Usage: usage(5)}}
+	for i := 1; i <= n; i++ {
+		turns = append(turns, scripted.Turn{Match: fmt.Sprintf("JOBX%02dX", i), DelayMS: delayMS,
+			ToolCalls: []scripted.Call{call("write_file", map[string]string{"path": fmt.Sprintf("out%02d.txt", i), "content": "x"})}, Usage: usage(7)})
+	}
+	for i := 1; i <= n; i++ {
+		// The child's second request carries its write result.
+		turns = append(turns, scripted.Turn{Match: fmt.Sprintf("wrote out%02d.txt", i), Text: fmt.Sprintf("report %02d", i), Usage: usage(7)})
+	}
+	turns = append(turns, scripted.Turn{Match: "FANOUT", Text: "all jobs done", Usage: usage(5)})
+	return turns
+}
+
+func TestParallelTasks(t *testing.T) {
+	const n, delay = 6, 300
+	h := newHarness(t, fanOut(n, delay), func(rt *Runtime) { rt.Settings.MaxParallel = n })
+	start := time.Now()
+	res, err := h.coord.Run(context.Background(), "FANOUT please")
+	elapsed := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Text != "all jobs done" {
+		t.Fatalf("text %q", res.Text)
+	}
+	// Serial would take n×delay; one wave takes delay.
+	if elapsed >= time.Duration(delay*3/2)*time.Millisecond {
+		t.Errorf("%d tasks took %v; they did not run concurrently (one call: %dms)", n, elapsed, delay)
+	}
+	exec := h.session("FANOUT")
+	results := exec.lastToolResults()
+	if len(results) != n {
+		t.Fatalf("%d tool results", len(results))
+	}
+	starts := map[string]events.Event{}
+	for _, e := range h.events(events.SessionStart) {
+		starts[e.Session] = e
+	}
+	for i, r := range results {
+		var tr TaskResult
+		if err := json.Unmarshal([]byte(r), &tr); err != nil {
+			t.Fatalf("result %d is not a TaskResult: %q", i, r)
+		}
+		want := fmt.Sprintf("out%02d.txt", i+1)
+		if tr.Status != TaskOK || tr.Summary != fmt.Sprintf("report %02d", i+1) || !slices.Equal(tr.Files, []string{want}) || tr.Usage.PromptTokens != 14 {
+			t.Errorf("result %d: %+v", i, tr)
+		}
+		if hd := h.transcript(tr.SessionID); hd.Parent != res.SessionID || hd.Role != "general" {
+			t.Errorf("child transcript header %+v", hd)
+		}
+		if e := starts[tr.SessionID]; e.Parent != res.SessionID || e.Role != "general" {
+			t.Errorf("child start event %+v", e)
+		}
+	}
+	// Child tool events reach the sink tagged with the child and parent.
+	tagged := 0
+	for _, e := range h.events(events.ToolEnd) {
+		if e.Tool.Name == "write_file" && e.Parent == res.SessionID && e.Role == "general" && strings.HasPrefix(e.Session, "g-") {
+			tagged++
+		}
+	}
+	if tagged != n {
+		t.Errorf("%d tagged child write events", tagged)
+	}
+	if res.Total.PromptTokens != 10+n*14 {
+		t.Errorf("total usage %+v", res.Total)
+	}
+	h.checkPrefixes()
+}
+
+func TestParallelBound(t *testing.T) {
+	h := newHarness(t, fanOut(6, 60), func(rt *Runtime) { rt.Settings.MaxParallel = 2 })
+	if _, err := h.coord.Run(context.Background(), "FANOUT"); err != nil {
+		t.Fatal(err)
+	}
+	if p := h.peak.Load(); p != 2 {
+		t.Errorf("peak concurrency %d, want exactly max_parallel 2", p)
+	}
+	for _, c := range []struct{ in, want int }{{0, DefaultMaxParallel}, {-3, DefaultMaxParallel}, {1, 1}, {99, MaxMaxParallel}} {
+		if got := New(Runtime{Settings: Settings{MaxParallel: c.in}}).MaxParallel(); got != c.want {
+			t.Errorf("MaxParallel(%d) = %d", c.in, got)
+		}
+	}
+}
+
+func TestTaskDenied(t *testing.T) {
+	gate := &denyGate{deny: map[string]bool{"explore": true}}
+	h := newHarness(t, []scripted.Turn{
+		{Match: "DENYME", ToolCalls: []scripted.Call{call(TaskTool, map[string]string{"agent": "explore", "description": "look", "prompt": "EXPLORE-CHILD"})}},
+		{Match: "DENYME", ToolCalls: []scripted.Call{call(TaskTool, map[string]string{"agent": "nobody", "description": "x", "prompt": "p"})}},
+		{Match: "DENYME", Text: "gave up"},
+	}, func(rt *Runtime) { rt.Gate = gate })
+	if _, err := h.coord.Run(context.Background(), "DENYME"); err != nil {
+		t.Fatal(err)
+	}
+	exec := h.session("DENYME")
+	rs := exec.requests()
+	denied := rs[1].Messages[len(rs[1].Messages)-1].Content
+	if !strings.Contains(denied, "Task(explore)") {
+		t.Errorf("denial not reported: %q", denied)
+	}
+	unknown := exec.lastToolResults()[1]
+	if !strings.Contains(unknown, `unknown agent "nobody"`) || !strings.Contains(unknown, "explore, general") {
+		t.Errorf("unknown agent: %q", unknown)
+	}
+	for _, e := range h.events(events.SessionStart) {
+		if e.Role == "explore" {
+			t.Errorf("a denied subagent started: %+v", e)
+		}
+	}
+	if !slices.Equal(gate.seen, []string{"explore", "nobody"}) {
+		t.Errorf("gate saw %v", gate.seen)
+	}
+	h.checkPrefixes()
+}
+
+func TestDepthLimit(t *testing.T) {
+	h := newHarness(t, []scripted.Turn{
+		{Match: "DEPTHROOT", ToolCalls: []scripted.Call{call(TaskTool, map[string]string{"agent": "general", "description": "d1", "prompt": "LEVELONE go deeper"})}},
+		{Match: "LEVELONE", ToolCalls: []scripted.Call{call(TaskTool, map[string]string{"agent": "general", "description": "d2", "prompt": "LEVELTWO leaf"})}},
+		{Match: "LEVELTWO", Text: "leaf report"},
+		{Match: "leaf report", Text: "mid report"},
+		{Match: "mid report", Text: "root done"},
+	}, func(rt *Runtime) { rt.Settings.MaxParallel = 1 })
+	res, err := h.coord.Run(context.Background(), "DEPTHROOT")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Text != "root done" {
+		t.Fatalf("text %q", res.Text)
+	}
+	root, mid, leaf := h.session("DEPTHROOT"), h.session("LEVELONE"), h.session("LEVELTWO")
+	if !slices.Contains(root.toolNames(), TaskTool) || !slices.Contains(mid.toolNames(), TaskTool) {
+		t.Errorf("task missing below the limit: root %v mid %v", root.toolNames(), mid.toolNames())
+	}
+	if slices.Contains(leaf.toolNames(), TaskTool) {
+		t.Errorf("a depth-%d child was offered task: %v", MaxDepth, leaf.toolNames())
+	}
+	var midRes TaskResult
+	if err := json.Unmarshal([]byte(root.lastToolResults()[0]), &midRes); err != nil {
+		t.Fatal(err)
+	}
+	var leafRes TaskResult
+	if err := json.Unmarshal([]byte(mid.lastToolResults()[0]), &leafRes); err != nil {
+		t.Fatal(err)
+	}
+	if h.transcript(midRes.SessionID).Parent != res.SessionID || h.transcript(leafRes.SessionID).Parent != midRes.SessionID {
+		t.Errorf("parent links wrong")
+	}
+	// max_parallel 1 with a nested child did not deadlock: the middle
+	// child lent its slot to the leaf.
+	h.checkPrefixes()
+	if _, err := h.coord.runChild(context.Background(), childSpec{role: midRoleForTest(t, h), depth: MaxDepth + 1, prompt: "x"}); err == nil {
+		t.Error("runChild accepted a depth past the limit")
+	}
+}
+
+func midRoleForTest(t *testing.T, h *harness) (r roles.Role) {
+	t.Helper()
+	r, ok := h.coord.subagent("general")
+	if !ok {
+		t.Fatal("no general role")
+	}
+	return r
+}
+
+func TestSubagentModels(t *testing.T) {
+	h := newHarness(t, []scripted.Turn{
+		{Match: "MODELS", ToolCalls: []scripted.Call{
+			call(TaskTool, map[string]string{"agent": "general", "description": "a", "prompt": "GENCHILD"}),
+			call(TaskTool, map[string]string{"agent": "explore", "description": "b", "prompt": "EXPCHILD"}),
+		}},
+		{Match: "GENCHILD", Text: "g"},
+		{Match: "EXPCHILD", Text: "e"},
+		{Match: "MODELS", Text: "ok"},
+	}, func(rt *Runtime) {
+		rt.Settings.SubagentModel = "sub-model"
+		rt.Settings.SubagentModels = map[string]string{"explore": "explore-model"}
+	})
+	if _, err := h.coord.Run(context.Background(), "MODELS"); err != nil {
+		t.Fatal(err)
+	}
+	if m := h.session("GENCHILD").requests()[0].Model; m != "sub-model" {
+		t.Errorf("general model %q", m)
+	}
+	if m := h.session("EXPCHILD").requests()[0].Model; m != "explore-model" {
+		t.Errorf("explore model %q", m)
+	}
+	if et := h.session("EXPCHILD").toolNames(); slices.Contains(et, "write_file") || slices.Contains(et, TaskTool) {
+		t.Errorf("explore tools %v", et)
+	}
+}
+
+func writeSkill(t *testing.T, ws, name, front, body string) {
+	t.Helper()
+	dir := filepath.Join(ws, ".reasonix", "skills", name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: "+name+"\n"+front+"---\n"+body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func withSkills(t *testing.T, setup func(ws string)) harnessOpt {
+	return func(rt *Runtime) {
+		setup(rt.Workspace)
+		cat, notices := skills.Discover(skills.Options{Workspace: rt.Workspace})
+		if len(notices) > 0 {
+			t.Logf("skill notices: %v", notices)
+		}
+		rt.Skills = cat
+	}
+}
+
+func TestSkillAsSubagent(t *testing.T) {
+	setup := func(ws string) {
+		writeSkill(t, ws, "summarize", "description: Summarise a file.\nrunAs: subagent\nallowed-tools: Read, Bash(git log:*)\n",
+			"SKILLBODY Read the file named in $ARGUMENTS and summarise it.\n")
+		writeSkill(t, ws, "style", "description: House style.\n", "Use tabs.\n")
+	}
+	h := newHarness(t, []scripted.Turn{
+		{Match: "SKILLROOT", ToolCalls: []scripted.Call{call("skill", map[string]string{"action": "load", "name": "summarize", "args": "notes.md"})}},
+		{Match: "SKILLBODY", Text: "summary of notes"},
+		{Match: "SKILLROOT", Text: "root saw summary"},
+		// RunSkill, as for /summarize README.
+		{Match: "README-ARG", Text: "direct summary"},
+	}, withSkills(t, setup))
+	res, err := h.coord.Run(context.Background(), "SKILLROOT")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := h.session("SKILLROOT")
+	if got := root.lastToolResults()[0]; got != "summary of notes" {
+		t.Errorf("skill tool returned %q", got)
+	}
+	if !strings.Contains(root.system(), "- summarize: Summarise a file.") {
+		t.Errorf("skill index not in the executor prompt")
+	}
+	child := h.session("notes.md")
+	if !strings.Contains(child.system(), "SKILLBODY Read the file named in notes.md") {
+		t.Errorf("skill body not the child's instructions: %q", child.system())
+	}
+	if tn := child.toolNames(); !slices.Equal(tn, []string{"read_file"}) {
+		t.Errorf("skill child tools %v, want its allowed-tools", tn)
+	}
+	var childStart events.Event
+	for _, e := range h.events(events.SessionStart) {
+		if e.Role == "skill:summarize" {
+			childStart = e
+		}
+	}
+	if childStart.Parent != res.SessionID {
+		t.Errorf("skill child start %+v", childStart)
+	}
+
+	sres, err := h.coord.RunSkill(context.Background(), "/summarize", "README-ARG")
+	if err != nil || sres.Text != "direct summary" {
+		t.Fatalf("RunSkill: %+v %v", sres, err)
+	}
+	if _, err := h.coord.RunSkill(context.Background(), "missing", ""); err == nil {
+		t.Error("missing skill ran")
+	}
+	p, err := h.coord.SkillPrompt("style", "now")
+	if err != nil || !strings.Contains(p, "Use tabs.") || !strings.Contains(p, "ARGUMENTS: now") {
+		t.Errorf("SkillPrompt %q %v", p, err)
+	}
+	h.checkPrefixes()
+}
+
+func TestSkillDenied(t *testing.T) {
+	setup := func(ws string) {
+		writeSkill(t, ws, "secret", "description: Hidden.\nrunAs: subagent\n", "body\n")
+	}
+	h := newHarness(t, nil, withSkills(t, setup), func(rt *Runtime) {
+		rt.SkillAllow = func(name string) bool { return name != "secret" }
+	})
+	if _, err := h.coord.RunSkill(context.Background(), "secret", ""); err == nil || !strings.Contains(err.Error(), "Skill(secret)") {
+		t.Errorf("denied skill: %v", err)
+	}
+}
+
+func TestSkillTools(t *testing.T) {
+	cases := []struct {
+		in   []string
+		want []string
+	}{
+		{nil, nil},
+		{[]string{"*"}, nil},
+		{[]string{"Read", "Grep", "Bash(git:*)", "read_file", "mcp__gh__issue"}, []string{"read_file", "grep", "bash", "mcp__gh__issue"}},
+		{[]string{"WebFetch?"}, []string{}},
+	}
+	for _, c := range cases {
+		got := skillTools(c.in)
+		if (got == nil) != (c.want == nil) || !slices.Equal(got, c.want) {
+			t.Errorf("skillTools(%v) = %#v, want %#v", c.in, got, c.want)
+		}
+	}
+}
