@@ -322,7 +322,7 @@ func decideCases() []decideCase {
 		fileCase("write_file", false, "docs/../src/main.go", Q),
 		fileCase("write_file", false, "docs/../../etc/passwd", Q),
 		fileCase("write_file", false, "/etc/passwd", Q),
-		fileCase("write_file", false, "dοcs/x.md", Q),  // Greek omicron
+		fileCase("write_file", false, "dοcs/x.md", Q), // Greek omicron
 		fileCase("write_file", false, "docs／x.md", Q), // fullwidth solidus
 		fileCase("write_file", false, "docs/secret/k.md", Q),
 		fileCase("write_file", false, "src/generated/z.go", D),
