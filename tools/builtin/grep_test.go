@@ -258,3 +258,20 @@ func TestGrepRipgrepMatchesNative(t *testing.T) {
 		}
 	}
 }
+
+func TestMultilineOverlappingMatchesReportLinesOnce(t *testing.T) {
+	root := writeTree(t, map[string]string{"f.txt": "foo bar\nbaz\nqux\nfoo\nbar\n"})
+	g := &grepTool{native: true}
+	cases := map[string]string{
+		`{"pattern":"o|a","multiline":true,"output_mode":"count"}`:                 "f.txt:4\ntotal: 4 matching lines in 1 files\n",
+		`{"pattern":"bar\\nbaz|baz","multiline":true,"output_mode":"content"}`:     "f.txt:1:foo bar\nf.txt:2:baz\n",
+		`{"pattern":"^foo\\n","multiline":true,"output_mode":"content","after":1}`: "f.txt:4:foo\nf.txt-5-bar\n",
+		`{"pattern":"qux$","multiline":true,"output_mode":"content","before":1}`:   "f.txt-2-baz\nf.txt:3:qux\n",
+		`{"pattern":"x*","multiline":true,"output_mode":"count"}`:                  "f.txt:5\ntotal: 5 matching lines in 1 files\n",
+	}
+	for args, want := range cases {
+		if got := grepOut(t, g, root, args); got != want {
+			t.Errorf("%s:\n got %q\nwant %q", args, got, want)
+		}
+	}
+}
