@@ -491,6 +491,10 @@ func (a *shellAnalyzer) unwrap(base string, words []string, redirs []*syntax.Red
 		if len(rest) == 0 {
 			return nil, true, false // xargs alone runs echo
 		}
+		if shells[baseName(rest[0])] && !parseShellArgs(rest).hasScript {
+			// The shell's script or -c text would come from the input.
+			a.res.danger("xargs passes its input to a shell as code")
+		}
 		return rest, true, true
 	case "find":
 		for i := 0; i < len(args); i++ {
