@@ -324,3 +324,55 @@ func TestSkillTools(t *testing.T) {
 		}
 	}
 }
+
+func TestTaskCancelAndFailure(t *testing.T) {
+	t.Run("cancel stops every worker", func(t *testing.T) {
+		h := newHarness(t, fanOut(4, 10_000), func(rt *Runtime) { rt.Settings.MaxParallel = 2 })
+		ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		_, err := h.coord.Run(ctx, "FANOUT")
+		if err == nil {
+			t.Fatal("cancelled run succeeded")
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("cancellation took %v", d)
+		}
+		// Every slot came back.
+		if !h.coord.slots.TryAcquire(int64(h.coord.MaxParallel())) {
+			t.Error("a cancelled subagent kept its slot")
+		}
+		if n := h.inflight.Load(); n != 0 {
+			t.Errorf("%d streams still open", n)
+		}
+	})
+	t.Run("failed child reports error", func(t *testing.T) {
+		h := newHarness(t, []scripted.Turn{
+			{Match: "FAILROOT", ToolCalls: []scripted.Call{call(TaskTool, map[string]string{"agent": "general", "description": "x", "prompt": "FAILCHILD"})}},
+			{Match: "FAILCHILD", Status: 400, ErrorBody: "bad request"},
+			{Match: "FAILROOT", Text: "handled"},
+		})
+		res, err := h.coord.Run(context.Background(), "FAILROOT")
+		if err != nil || res.Text != "handled" {
+			t.Fatalf("res %+v err %v", res, err)
+		}
+		got := h.session("FAILROOT").lastToolResults()[0]
+		var tr TaskResult
+		if !strings.HasPrefix(got, "Error: ") || json.Unmarshal([]byte(strings.TrimPrefix(got, "Error: ")), &tr) != nil ||
+			tr.Status != TaskError || !strings.Contains(tr.Error, "bad request") {
+			t.Errorf("tool result %q", got)
+		}
+	})
+	t.Run("unresolvable role model falls back", func(t *testing.T) {
+		h := newHarness(t, []scripted.Turn{{Match: "ROLEMODEL", Text: "fine"}})
+		r, _ := roles.Builtin(roles.General)
+		r.Model = "bad-sonnet"
+		res, err := h.coord.runChild(context.Background(), childSpec{role: r, parent: "e-x", depth: 1, parentModel: "parent-model", modelRef: r.Model, prompt: "ROLEMODEL"})
+		if err != nil || res.Text != "fine" {
+			t.Fatalf("res %+v err %v", res, err)
+		}
+		if m := h.session("ROLEMODEL").requests()[0].Model; m != "parent-model" {
+			t.Errorf("model %q", m)
+		}
+	})
+}
