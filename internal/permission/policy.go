@@ -1,8 +1,3 @@
-// Package permission is Reasonix's safety layer: the allow / ask / deny
-// policy in Tool(specifier) syntax, shell-command analysis (every command in
-// a line, through wrappers and nested shells), the dangerous-command class
-// that always needs a person, the Gate shared by every session of a run,
-// path confinement for file tools, and the Landlock sandbox for bash.
 package permission
 
 import (

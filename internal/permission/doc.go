@@ -1,0 +1,42 @@
+// Package permission is Reasonix's safety layer: the allow / ask / deny
+// policy in Tool(specifier) syntax, shell-command analysis (every command in
+// a line, through wrappers and nested shells), the dangerous-command class
+// that always needs a person, the Gate shared by every session of a run,
+// path confinement for file tools, and the Landlock sandbox for bash.
+//
+// # Wiring
+//
+// In main, before anything else:
+//
+//	if len(os.Args) > 1 && os.Args[1] == permission.SandboxArg {
+//		err := permission.RunSandboxed(os.Args[2:]) // returns only on failure
+//		fmt.Fprintln(os.Stderr, "reasonix:", err)
+//		os.Exit(126)
+//	}
+//
+// Once per run, from [permissions] and [sandbox]:
+//
+//	pol, err := permission.ParsePolicy(cfg.Mode, cfg.Allow, cfg.Ask, cfg.Deny, cfg.Dangerous)
+//	gate := permission.NewGate(permission.GateOptions{
+//		Policy: pol, Approver: approver /* nil when headless */, Workspace: root,
+//		ProjectConfig: projectToml, LogPath: filepath.Join(home, "permissions.log"),
+//		Publish: sink.Publish, SaveRule: config.AppendRule,
+//	})
+//	guard, err := permission.NewConfiner(root, sb.AllowRead, sb.AllowWrite, home)
+//	sandbox := permission.SandboxCommand(permission.SandboxOptions{
+//		Mode: sb.Bash, Workspace: root, AllowWrite: sb.AllowWrite, Network: sb.Network,
+//		Notify: func(s string) { sink.Publish(events.Event{Type: events.Notice, Text: s}) },
+//	})
+//
+// Per session: env.Guard = guard, env.Sandbox = sandbox, and the session's
+// Authorizer is gate.ForRole(isPlanner, agentOverride). `reasonix doctor`
+// prints SandboxStatus(opts).
+//
+// # Decisions
+//
+// Plan mode refuses every writer first. Then deny rules, then the dangerous
+// class (always a fresh human answer, never granted or saved), then ask
+// rules, then allow rules, then the posture: readers are allowed, writers
+// follow Mode. With no Approver an ask is allowed and a dangerous call is
+// blocked with a message telling the model to stop and explain.
+package permission
