@@ -182,3 +182,31 @@ func TestCompleteTurns(t *testing.T) {
 		t.Errorf("complete turn cut: %d messages", len(got))
 	}
 }
+
+func TestConversationGoal(t *testing.T) {
+	h := newHarness(t, []scripted.Turn{
+		{Text: "hi"},
+		{ToolCalls: []scripted.Call{status(GoalContinue, "half")}},
+		{ToolCalls: []scripted.Call{status(GoalDone, "whole")}},
+		{Text: "anything else?"},
+	})
+	cv, err := h.coord.Converse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cv.Close()
+	if res, err := cv.Send(context.Background(), "CONVO hello"); err != nil || res.Text != "hi" || res.SessionID != cv.ID() {
+		t.Fatalf("send: %+v %v", res, err)
+	}
+	g, err := cv.Goal(context.Background(), "GOALTEXT finish")
+	if err != nil || g.Status != GoalDone || g.Turns != 2 || g.SessionID != cv.ID() {
+		t.Fatalf("goal: %+v %v", g.GoalState, err)
+	}
+	if res, err := cv.Send(context.Background(), "thanks"); err != nil || res.Text != "anything else?" {
+		t.Fatalf("send after goal: %+v %v", res, err)
+	}
+	if len(h.used()) != 1 {
+		t.Errorf("conversation used %d sessions", len(h.used()))
+	}
+	h.checkPrefixes()
+}

@@ -1,0 +1,62 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Conversation is one executor session kept open across user turns, for
+// interactive front ends. Its tools include goal_status from the start,
+// so a /goal can run inside it without changing its cached prefix.
+type Conversation struct {
+	c  *Coordinator
+	mu sync.Mutex // one turn at a time: a session is not safe for concurrent Sends
+	w  *worker
+}
+
+// Converse opens an interactive executor session.
+func (c *Coordinator) Converse() (*Conversation, error) {
+	w, err := c.openGoalSession()
+	if err != nil {
+		return nil, err
+	}
+	return &Conversation{c: c, w: w}, nil
+}
+
+// ID returns the session id.
+func (cv *Conversation) ID() string { return cv.w.ID() }
+
+// Send runs one user turn.
+func (cv *Conversation) Send(ctx context.Context, text string) (Result, error) {
+	cv.mu.Lock()
+	defer cv.mu.Unlock()
+	acc := &usageAcc{}
+	out, err := cv.w.Send(withAcc(ctx, acc), text)
+	res := cv.c.finish(cv.w, out, err)
+	res.Total.Add(acc.get())
+	return res, err
+}
+
+// Goal pursues text inside this conversation, with the same stopping rules
+// as Coordinator.Goal, and saves its state under the conversation's id.
+func (cv *Conversation) Goal(ctx context.Context, text string) (GoalResult, error) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return GoalResult{}, errors.New("goal is empty")
+	}
+	cv.mu.Lock()
+	defer cv.mu.Unlock()
+	st := &GoalState{Goal: text, Status: GoalActive, MaxTurns: cv.c.goalMaxTurns(), SessionID: cv.w.ID(),
+		Transcript: cv.w.path, Started: time.Now().UTC()}
+	if err := cv.c.saveGoal(st); err != nil {
+		return GoalResult{GoalState: *st}, fmt.Errorf("start goal: %w", err)
+	}
+	return cv.c.goalLoop(ctx, cv.w, st, goalFirstTurn(text))
+}
+
+// Close closes the session's transcript.
+func (cv *Conversation) Close() { cv.w.close() }
