@@ -35,7 +35,9 @@ func newFixture(t *testing.T) fixture {
 	for _, p := range []string{"ws/main.go", "ws/docs/readme.md", "ws/a.txt", "outside/secret", "ro/data"} {
 		must(t, os.WriteFile(filepath.Join(root, p), []byte("x\n"), 0o644))
 	}
-	must(t, os.Symlink(f.outside, filepath.Join(f.ws, "outlink")))
+	if err := os.Symlink(f.outside, filepath.Join(f.ws, "outlink")); err != nil {
+		t.Skipf("cannot create symlinks here: %v", err)
+	}
 	must(t, os.Symlink(filepath.Join(f.outside, "secret"), filepath.Join(f.ws, "passwd")))
 	must(t, os.Symlink("sub", filepath.Join(f.ws, "inlink")))
 	must(t, os.Symlink("../../outside", filepath.Join(f.ws, "sub", "rel-out")))
