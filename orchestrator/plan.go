@@ -153,7 +153,7 @@ func (p Plan) Todos() []events.Todo {
 	out := make([]events.Todo, 0, len(p.Steps))
 	for _, s := range p.Steps {
 		title := oneLine(s.Title)
-		out = append(out, events.Todo{Content: s.ID + ": " + title, ActiveForm: title, Status: "pending"})
+		out = append(out, events.Todo{Content: s.ID + ": " + title, Status: "pending"})
 	}
 	return out
 }

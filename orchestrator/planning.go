@@ -123,7 +123,9 @@ func (c *Coordinator) Execute(ctx context.Context, plan Plan) (Result, error) {
 	return res, err
 }
 
-// todoStateKey is where the todo tools keep a session's list in Env.State.
+// todoStateKey is where the todo tools keep a session's list in Env.State
+// (the key builtin.SeedTodos writes; set directly so the coordinator does
+// not depend on the built-in tool package).
 const todoStateKey = "todos"
 
 // PlanThenExecute plans prompt, asks the PlanApprover (if any), then
