@@ -376,3 +376,29 @@ func TestTaskCancelAndFailure(t *testing.T) {
 		}
 	})
 }
+
+// TestNestedFanOutWithOneSlot: a child that starts two children of its own
+// while holding the only slot lends it to them instead of deadlocking.
+func TestNestedFanOutWithOneSlot(t *testing.T) {
+	h := newHarness(t, []scripted.Turn{
+		{Match: "NESTROOT", ToolCalls: []scripted.Call{call(TaskTool, map[string]string{"agent": "general", "description": "mid", "prompt": "NESTMID"})}},
+		{Match: "NESTMID", ToolCalls: []scripted.Call{
+			call(TaskTool, map[string]string{"agent": "general", "description": "a", "prompt": "LEAFA"}),
+			call(TaskTool, map[string]string{"agent": "general", "description": "b", "prompt": "LEAFB"}),
+		}},
+		{Match: "LEAFA", DelayMS: 30, Text: "leaf a"},
+		{Match: "LEAFB", DelayMS: 30, Text: "leaf b"},
+		{Match: "leaf b", Text: "mid done"},
+		{Match: "mid done", Text: "root done"},
+	}, func(rt *Runtime) { rt.Settings.MaxParallel = 1 })
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	res, err := h.coord.Run(ctx, "NESTROOT")
+	if err != nil || res.Text != "root done" {
+		t.Fatalf("res %q err %v", res.Text, err)
+	}
+	if p := h.peak.Load(); p != 1 {
+		t.Errorf("peak concurrency %d with max_parallel 1", p)
+	}
+	h.checkPrefixes()
+}
