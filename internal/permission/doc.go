@@ -29,7 +29,8 @@
 //	})
 //
 // Per session: env.Guard = guard, env.Sandbox = sandbox, and the session's
-// Authorizer is gate.ForRole(isPlanner, agentOverride). `reasonix doctor`
+// Authorizer is gate.ForRole(role, isPlanner), plus .WithOverride(policy)
+// for an agent whose file sets its own permissions. `reasonix doctor`
 // prints SandboxStatus(opts).
 //
 // # Decisions

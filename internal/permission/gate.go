@@ -39,6 +39,7 @@ type GateOptions struct {
 type Gate struct {
 	sh     *gateShared
 	policy Policy
+	role   string
 }
 
 type gateShared struct {
@@ -82,14 +83,31 @@ func NewGate(opts GateOptions) *Gate {
 	return &Gate{sh: sh, policy: p}
 }
 
-// ForRole returns a view of the gate for one role: plan mode refuses every
-// writer, and extra (an agent's permission override) is merged on top of
-// the run's policy. The view shares prompts, grants and the log.
-func (g *Gate) ForRole(planMode bool, extra Policy) *Gate {
+// ForRole returns a view of the gate for one role (planner, executor, a
+// subagent). planMode refuses every writer; role labels log entries and
+// approval requests whose invocation carries none. The view shares
+// prompts, grants and the log with g.
+func (g *Gate) ForRole(role string, planMode bool) *Gate {
+	p := g.policy
+	p.Plan = p.Plan || planMode
+	v := *g
+	v.policy, v.role = p, role
+	return &v
+}
+
+// WithOverride returns a view with an agent's permission override merged on
+// top of this view's policy (its mode, if set, wins; its rules are added;
+// plan mode only ever turns on). The view shares prompts, grants and the
+// log with g.
+func (g *Gate) WithOverride(extra Policy) *Gate {
 	p := Merge(g.policy, extra)
-	p.Plan = g.policy.Plan || planMode || extra.Plan
 	p.Workspace = g.policy.Workspace
-	return &Gate{sh: g.sh, policy: p}
+	if g.policy.Exists != nil {
+		p.Exists = g.policy.Exists
+	}
+	v := *g
+	v.policy = p
+	return &v
 }
 
 // Policy returns the policy this view applies.
@@ -148,6 +166,9 @@ func (g *Gate) Authorize(ctx context.Context, inv tools.Invocation) tools.Verdic
 		return tools.Verdict{Message: "no tool"}
 	}
 	name, ro := inv.Tool.Name(), inv.Tool.ReadOnly()
+	if inv.Role == "" {
+		inv.Role = g.role
+	}
 	c := newCall(name, ro, inv.Args)
 	entry := logEntry{Session: inv.Session, Role: inv.Role, Tool: name}
 

@@ -93,8 +93,8 @@ func TestGateSessionGrantSharedAcrossWorkers(t *testing.T) {
 		return AllowSession
 	}}
 	g := NewGate(GateOptions{Approver: ap, Workspace: t.TempDir()})
-	exec := g.ForRole(false, Policy{})
-	sub := g.ForRole(false, mustPolicy(t, "", nil, nil, []string{"Bash(curl:*)"}))
+	exec := g.ForRole("executor", false)
+	sub := g.ForRole("explore", false).WithOverride(mustPolicy(t, "", nil, nil, []string{"Bash(curl:*)"}))
 	const n = 16
 	var wg sync.WaitGroup
 	allowed := make(chan bool, n)
@@ -215,7 +215,7 @@ func TestGateHeadless(t *testing.T) {
 	if v := g.Authorize(ctx, bashInv("git status; curl -s x")); v.Allow || v.Message != "denied by rule Deny: Bash(curl:*)" {
 		t.Fatalf("deny: %+v", v)
 	}
-	planner := g.ForRole(true, Policy{})
+	planner := g.ForRole("planner", true)
 	if v := planner.Authorize(ctx, bashInv("go test ./...")); v.Allow || v.Message != "plan mode: write tools are disabled" {
 		t.Fatalf("plan: %+v", v)
 	}
@@ -224,6 +224,9 @@ func TestGateHeadless(t *testing.T) {
 	}
 	if v := g.Authorize(ctx, bashInv("go test ./...")); !v.Allow {
 		t.Fatal("the planner view leaked plan mode into the gate")
+	}
+	if v := planner.WithOverride(mustPolicy(t, "yolo", []string{"Bash"}, nil, nil)).Authorize(ctx, bashInv("ls")); v.Allow {
+		t.Fatal("an override lifted plan mode")
 	}
 
 	f, err := os.Open(logPath)
@@ -244,7 +247,7 @@ func TestGateHeadless(t *testing.T) {
 	for _, e := range entries {
 		got = append(got, e.Decision+"/"+e.By+"/"+e.Rule)
 	}
-	wantLog := []string{"allow/headless/", "deny/headless/", "deny/rule/Bash(curl:*)", "deny/policy/", "allow/policy/", "allow/rule/Bash(go test:*)"}
+	wantLog := []string{"allow/headless/", "deny/headless/", "deny/rule/Bash(curl:*)", "deny/policy/", "allow/policy/", "allow/rule/Bash(go test:*)", "deny/policy/"}
 	if strings.Join(got, " ") != strings.Join(wantLog, " ") {
 		t.Fatalf("log = %q, want %q", got, wantLog)
 	}

@@ -31,6 +31,10 @@ type SandboxOptions struct {
 	// ([sandbox] allow_write), temp dirs and toolchain caches.
 	Workspace  string
 	AllowWrite []string
+	// Home is Reasonix's home. It is deliberately not writable from bash,
+	// so a command cannot edit the decision log or the configuration;
+	// SandboxStatus warns when a writable path covers it.
+	Home string
 	// Network allows TCP bind and connect ([sandbox] network = true).
 	Network bool
 	// Executable is the binary that understands SandboxArg; empty means
@@ -146,8 +150,19 @@ func SandboxStatus(opts SandboxOptions) (enforced bool, abi int, detail string) 
 	case abi < 4:
 		net = fmt.Sprintf("network: not restricted (needs Landlock ABI 4, kernel has %d)", abi)
 	}
-	return true, abi, fmt.Sprintf("Landlock ABI %d enforced: bash may write only to %s; %s",
-		abi, strings.Join(WritablePaths(opts), ", "), net)
+	writable := WritablePaths(opts)
+	home := ""
+	if opts.Home != "" {
+		home = "; the Reasonix home " + opts.Home + " stays read-only"
+		for _, p := range writable {
+			if within(filepath.Clean(opts.Home), p) {
+				home = "; warning: the Reasonix home " + opts.Home + " lies under writable " + p
+				break
+			}
+		}
+	}
+	return true, abi, fmt.Sprintf("Landlock ABI %d enforced: bash may write only to %s; %s%s",
+		abi, strings.Join(writable, ", "), net, home)
 }
 
 func sandboxExecutable(opts SandboxOptions) (string, error) {

@@ -80,11 +80,15 @@ func TestSandboxConfinesWrites(t *testing.T) {
 	opts := SandboxOptions{Mode: SandboxEnforce}
 	ws, outside := sandboxDirs(t, opts)
 	opts.Workspace = ws
+	opts.Home = outside
 	enforced, gotABI, detail := SandboxStatus(opts)
 	if !enforced || gotABI != abi {
 		t.Fatalf("SandboxStatus = %v, %d, %q", enforced, gotABI, detail)
 	}
 	t.Logf("landlock ABI %d: %s", abi, detail)
+	if !strings.Contains(detail, "stays read-only") {
+		t.Errorf("status does not report the home: %q", detail)
+	}
 
 	if out, err := runConfined(t, opts, "echo inside > inside.txt && mkdir -p d/e && mv inside.txt d/e/ && cat d/e/inside.txt"); err != nil {
 		t.Fatalf("write inside the workspace failed: %v\n%s", err, out)
