@@ -1,0 +1,179 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/reasonix/reasonix/internal/config"
+	"github.com/reasonix/reasonix/internal/permission"
+	"github.com/reasonix/reasonix/providers"
+)
+
+// sandboxArg is the hidden subcommand the bash sandbox re-executes.
+const sandboxArg = "__sandbox"
+
+func runSandboxTrampoline(args []string) int {
+	if err := permission.RunSandboxed(args); err != nil {
+		fmt.Fprintf(os.Stderr, "reasonix sandbox: %v\n", err)
+		return 126
+	}
+	return 0
+}
+
+func cmdModels(args []string, io stdio) error {
+	fs := flag.NewFlagSet("models", flag.ContinueOnError)
+	fs.SetOutput(io.err)
+	file := fs.String("config", "", "config file")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	loaded, _, err := loadConfig(*file)
+	if err != nil {
+		return err
+	}
+	pcfgs, err := loaded.Config.ProviderConfigs(os.Getenv)
+	if err != nil {
+		return usageError{err}
+	}
+	if len(pcfgs) == 0 {
+		return usageError{fmt.Errorf("%s", config.NoProviderHelp(loaded.Home))}
+	}
+	defCfg, defModel, _ := providers.Resolve("", pcfgs, loaded.Config.DefaultModel)
+	tw := tabwriter.NewWriter(io.out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "MODEL\tPROVIDER\tCONTEXT\tKEY")
+	for _, c := range pcfgs {
+		models := c.Models
+		if len(models) == 0 && c.DefaultModel != "" {
+			models = []string{c.DefaultModel}
+		}
+		for _, m := range models {
+			mark := ""
+			if c.Name == defCfg.Name && m == defModel {
+				mark = " (default)"
+			}
+			ctxw := "-"
+			if c.ContextWindow > 0 {
+				ctxw = fmt.Sprint(c.ContextWindow)
+			}
+			key := "none"
+			switch {
+			case c.APIKey != "":
+				key = "set"
+			case c.APIKeyEnv != "":
+				key = "missing $" + c.APIKeyEnv
+			}
+			fmt.Fprintf(tw, "%s/%s%s\t%s\t%s\t%s\n", c.Name, m, mark, c.BaseURL, ctxw, key)
+		}
+	}
+	return tw.Flush()
+}
+
+func cmdConfig(args []string, io stdio) error {
+	fs := flag.NewFlagSet("config", flag.ContinueOnError)
+	fs.SetOutput(io.err)
+	file := fs.String("config", "", "config file")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	loaded, _, err := loadConfig(*file)
+	if err != nil {
+		return err
+	}
+	if len(loaded.Files) == 0 {
+		fmt.Fprintln(io.out, "# no config files found; showing defaults")
+	} else {
+		fmt.Fprintf(io.out, "# files: %s\n", strings.Join(loaded.Files, ", "))
+	}
+	fmt.Fprint(io.out, loaded.Describe(true))
+	return nil
+}
+
+func cmdSetup(args []string, io stdio) error {
+	fs := flag.NewFlagSet("setup", flag.ContinueOnError)
+	fs.SetOutput(io.err)
+	force := fs.Bool("force", false, "overwrite an existing config")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	home, err := config.Home(os.Getenv)
+	if err != nil {
+		return usageError{err}
+	}
+	path := filepath.Join(home, "config.toml")
+	if err := config.WriteDefault(path, *force); err != nil {
+		return usageError{err}
+	}
+	fmt.Fprintf(io.out, "wrote %s\nEdit it to pick a provider, then export its API key (for example DEEPSEEK_API_KEY).\n", path)
+	return nil
+}
+
+func cmdDoctor(args []string, io stdio) error {
+	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
+	fs.SetOutput(io.err)
+	file := fs.String("config", "", "config file")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	loaded, wd, err := loadConfig(*file)
+	if err != nil {
+		return err
+	}
+	cfg := loaded.Config
+	fmt.Fprintf(io.out, "reasonix %s (%s/%s)\n", version, runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(io.out, "home:       %s\n", loaded.Home)
+	fmt.Fprintf(io.out, "workspace:  %s\n", wd)
+	if len(loaded.Files) > 0 {
+		fmt.Fprintf(io.out, "config:     %s\n", strings.Join(loaded.Files, ", "))
+	} else {
+		fmt.Fprintln(io.out, "config:     none (defaults)")
+	}
+	pcfgs, err := cfg.ProviderConfigs(os.Getenv)
+	switch {
+	case err != nil:
+		fmt.Fprintf(io.out, "providers:  error: %v\n", err)
+	case len(pcfgs) == 0:
+		fmt.Fprintf(io.out, "providers:  none\n%s\n", config.NoProviderHelp(loaded.Home))
+	default:
+		for _, c := range pcfgs {
+			key := "no key needed"
+			if c.APIKeyEnv != "" && c.APIKey == "" {
+				key = "MISSING $" + c.APIKeyEnv
+			} else if c.APIKey != "" {
+				key = "key set"
+			}
+			fmt.Fprintf(io.out, "provider:   %s (%s) %s, %s\n", c.Name, orDefault(c.Kind, "openai"), c.BaseURL, key)
+		}
+	}
+	mode := orDefault(cfg.Permissions.Mode, "ask")
+	fmt.Fprintf(io.out, "permissions: mode %s, %d allow, %d ask, %d deny rules; dangerous commands always need a person\n",
+		mode, len(cfg.Permissions.Allow), len(cfg.Permissions.Ask), len(cfg.Permissions.Deny))
+	fmt.Fprintf(io.out, "files:      confined to %s (+%d read, +%d write paths, and the Reasonix home)\n",
+		wd, len(cfg.Sandbox.AllowRead), len(cfg.Sandbox.AllowWrite))
+	sb := permission.SandboxOptions{Workspace: wd, AllowWrite: cfg.Sandbox.AllowWrite, Network: cfg.Sandbox.Network, Home: loaded.Home}
+	enforced, abi, detail := permission.SandboxStatus(sb)
+	switch {
+	case cfg.Sandbox.Bash == "off":
+		fmt.Fprintln(io.out, "bash:       sandbox off by config ([sandbox] bash = \"off\")")
+	case enforced:
+		net := "network denied"
+		if cfg.Sandbox.Network {
+			net = "network allowed"
+		}
+		fmt.Fprintf(io.out, "bash:       Landlock ABI %d enforced: writes only to the workspace, temp and caches; %s (%s)\n", abi, net, detail)
+	default:
+		fmt.Fprintf(io.out, "bash:       NOT confined: %s\n", detail)
+	}
+	return nil
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}

@@ -1,0 +1,221 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/internal/config"
+	"github.com/reasonix/reasonix/internal/permission"
+	"github.com/reasonix/reasonix/orchestrator"
+	"github.com/reasonix/reasonix/providers"
+	"github.com/reasonix/reasonix/roles"
+	"github.com/reasonix/reasonix/skills"
+	"github.com/reasonix/reasonix/tools"
+
+	// Built-in tools and provider kinds register themselves.
+	_ "github.com/reasonix/reasonix/providers/openai"
+	_ "github.com/reasonix/reasonix/providers/scripted"
+	_ "github.com/reasonix/reasonix/tools/builtin"
+)
+
+type assembleOptions struct {
+	flags  runFlags
+	sink   events.Sink
+	stderr io.Writer
+}
+
+// app is one assembled process: config, providers, tools, gate, coordinator.
+type app struct {
+	loaded    *config.Loaded
+	workspace string
+	coord     *orchestrator.Coordinator
+	gate      *permission.Gate
+	closers   []func()
+}
+
+func (a *app) Close() {
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		a.closers[i]()
+	}
+}
+
+// loadConfig loads the merged configuration for the current directory.
+func loadConfig(file string) (*config.Loaded, string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, "", fmt.Errorf("working directory: %w", err)
+	}
+	l, err := config.Load(config.Options{Workspace: wd, File: file, Env: os.Getenv})
+	if err != nil {
+		return nil, "", usageError{err}
+	}
+	return l, wd, nil
+}
+
+// providerSet resolves model references lazily and builds each provider
+// once; nothing touches the network until a session streams.
+type providerSet struct {
+	mu    sync.Mutex
+	cfgs  []providers.Config
+	def   string
+	built map[string]providers.Provider
+}
+
+func (p *providerSet) resolve(ref string) (providers.Provider, string, error) {
+	c, model, err := providers.Resolve(ref, p.cfgs, p.def)
+	if err != nil {
+		return nil, "", usageError{err}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if prov, ok := p.built[c.Name]; ok {
+		return prov, model, nil
+	}
+	prov, err := providers.New(c)
+	if err != nil {
+		return nil, "", usageError{err}
+	}
+	p.built[c.Name] = prov
+	return prov, model, nil
+}
+
+func assemble(o assembleOptions) (*app, error) {
+	loaded, wd, err := loadConfig(o.flags.config)
+	if err != nil {
+		return nil, err
+	}
+	cfg := loaded.Config
+	pcfgs, err := cfg.ProviderConfigs(os.Getenv)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	if len(pcfgs) == 0 {
+		return nil, usageError{fmt.Errorf("%s", config.NoProviderHelp(loaded.Home))}
+	}
+	ps := &providerSet{cfgs: pcfgs, def: cfg.DefaultModel, built: map[string]providers.Provider{}}
+	if o.flags.model != "" {
+		ps.def = o.flags.model
+	}
+	// Fail fast on a bad model reference: it is a usage error, not a
+	// provider failure halfway through a run.
+	if _, _, err := ps.resolve(""); err != nil {
+		return nil, err
+	}
+
+	workspace := wd
+	if cfg.Sandbox.WorkspaceRoot != "" {
+		workspace = cfg.Sandbox.WorkspaceRoot
+		if !filepath.IsAbs(workspace) {
+			workspace = filepath.Join(wd, workspace)
+		}
+	}
+	a := &app{loaded: loaded, workspace: workspace}
+
+	// Tools.
+	disabled := map[string]bool{}
+	for _, n := range cfg.Tools.Disabled {
+		disabled[n] = true
+	}
+	reg := tools.NewRegistry()
+	for _, n := range tools.BuiltinNames() {
+		if t, ok := tools.Builtin(n); ok && !disabled[n] {
+			reg.Add(t)
+		}
+	}
+
+	env := tools.NewEnv(workspace)
+	env.OutputLimit = cfg.Tools.OutputLimit
+	env.BashTimeout = cfg.Tools.BashTimeout
+	env.BashMaxTimeout = cfg.Tools.BashMaxTimeout
+	guard, err := permission.NewConfiner(workspace, cfg.Sandbox.AllowRead, cfg.Sandbox.AllowWrite, loaded.Home)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	env.Guard = guard
+
+	sink := o.sink
+	if sink == nil {
+		sink = events.Discard
+	}
+	sbOpts := permission.SandboxOptions{Mode: cfg.Sandbox.Bash, Workspace: workspace, AllowWrite: cfg.Sandbox.AllowWrite,
+		Network: cfg.Sandbox.Network, Home: loaded.Home,
+		Notify: func(msg string) { sink.Publish(events.Event{Type: events.Notice, Text: msg}) }}
+	if cfg.Sandbox.Bash != "off" {
+		env.Sandbox = permission.SandboxCommand(sbOpts)
+	}
+
+	// Permission gate, shared by every session of this run.
+	mode := cfg.Permissions.Mode
+	if o.flags.yolo {
+		mode = "yolo"
+	} else if o.flags.auto {
+		mode = "auto"
+	}
+	pol, err := permission.ParsePolicy(mode, cfg.Permissions.Allow, cfg.Permissions.Ask, cfg.Permissions.Deny, cfg.Permissions.Dangerous)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	gate := permission.NewGate(permission.GateOptions{
+		Policy:        pol,
+		Workspace:     workspace,
+		ProjectConfig: filepath.Join(workspace, "reasonix.toml"),
+		LogPath:       filepath.Join(loaded.Home, "permissions.log"),
+		Publish:       sink.Publish,
+		SaveRule: func(list, rule string) error {
+			return config.AppendRule(filepath.Join(workspace, "reasonix.toml"), list, rule)
+		},
+	})
+	a.gate = gate
+
+	// Roles and skills: a few directory reads, no file bodies.
+	userHome, _ := os.UserHomeDir()
+	if h := os.Getenv("HOME"); h != "" {
+		userHome = h
+	}
+	roleSet, notices := roles.Load(roles.LoadOptions{Workspace: workspace, Home: loaded.Home, UserHome: userHome})
+	catalog, skillNotices := skills.Discover(skills.Options{Workspace: workspace, Home: loaded.Home, UserHome: userHome,
+		Paths: cfg.Skills.Paths, Excluded: cfg.Skills.ExcludedPaths, Disabled: cfg.Skills.DisabledSkills})
+	for _, n := range append(notices, skillNotices...) {
+		sink.Publish(events.Event{Type: events.Notice, Text: n})
+	}
+	skillAllow := func(name string) bool {
+		args, _ := json.Marshal(map[string]string{"name": name})
+		return pol.Decide("skill", true, args) != permission.Deny
+	}
+
+	maxSteps := cfg.Agent.MaxSteps
+	if o.flags.maxSteps > 0 {
+		maxSteps = o.flags.maxSteps
+	}
+	a.coord = orchestrator.New(orchestrator.Runtime{
+		Workspace: workspace,
+		StateDir:  filepath.Join(workspace, ".reasonix"),
+		Resolve:   ps.resolve,
+		Tools:     reg,
+		Env:       env,
+		Gate:      gate,
+		GateFor: func(role string, planMode bool) tools.Authorizer {
+			return gate.ForRole(role, planMode)
+		},
+		Sink:       events.Serial(sink),
+		Roles:      roleSet,
+		Skills:     catalog,
+		SkillAllow: skillAllow,
+		Settings: orchestrator.Settings{
+			MaxSteps:        maxSteps,
+			PlannerModel:    cfg.Agent.PlannerModel,
+			PlannerMaxSteps: cfg.Agent.PlannerMaxSteps,
+			SubagentModel:   cfg.Agent.SubagentModel,
+			SubagentModels:  cfg.Agent.SubagentModels,
+			MaxParallel:     cfg.Agent.MaxParallel,
+			GoalMaxTurns:    cfg.Agent.GoalMaxTurns,
+			Temperature:     cfg.Agent.Temperature,
+		},
+	})
+	return a, nil
+}

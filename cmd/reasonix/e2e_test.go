@@ -1,0 +1,433 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reasonix/reasonix/internal/llmtest"
+	"github.com/reasonix/reasonix/providers/scripted"
+)
+
+// binPath is the reasonix binary built once for every end-to-end test.
+var binPath string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "reasonix-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binPath = filepath.Join(dir, "reasonix")
+	if runtime.GOOS == "windows" {
+		binPath += ".exe"
+	}
+	build := exec.Command("go", "build", "-o", binPath, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build reasonix: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// e2e is one temp repository with a home directory and a scripted server.
+type e2e struct {
+	t    *testing.T
+	repo string
+	home string
+	srv  *llmtest.Server
+	env  []string
+}
+
+func newE2E(t *testing.T, turns ...scripted.Turn) *e2e {
+	t.Helper()
+	root := t.TempDir()
+	e := &e2e{t: t, repo: filepath.Join(root, "repo"), home: filepath.Join(root, "home")}
+	for _, d := range []string{e.repo, e.home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(turns) > 0 {
+		e.srv = llmtest.Start(t, &scripted.Script{Turns: turns})
+	}
+	e.env = []string{
+		"HOME=" + root, "REASONIX_HOME=" + e.home, "PATH=" + os.Getenv("PATH"),
+		"REASONIX_MODEL=test-model", "REASONIX_API_KEY=test-key", "TMPDIR=" + os.TempDir(),
+	}
+	if e.srv != nil {
+		e.env = append(e.env, "REASONIX_BASE_URL="+e.srv.URL())
+	}
+	return e
+}
+
+func (e *e2e) write(rel, content string) {
+	e.t.Helper()
+	p := filepath.Join(e.repo, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func (e *e2e) read(rel string) string {
+	e.t.Helper()
+	b, err := os.ReadFile(filepath.Join(e.repo, rel))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return string(b)
+}
+
+type runResult struct {
+	stdout, stderr string
+	code           int
+}
+
+func (e *e2e) run(stdin string, args ...string) runResult {
+	e.t.Helper()
+	cmd := exec.Command(binPath, args...)
+	cmd.Dir = e.repo
+	cmd.Env = e.env
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		e.t.Fatal(err)
+	}
+	return runResult{out.String(), errb.String(), code}
+}
+
+func call(name string, args any) scripted.Call {
+	b, _ := json.Marshal(args)
+	return scripted.Call{Name: name, Arguments: string(b)}
+}
+
+// messagesOf returns the raw bytes of the messages array of a request body.
+func messagesOf(t *testing.T, body []byte) []byte {
+	t.Helper()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil {
+		t.Fatalf("request is not JSON: %v", err)
+	}
+	return m["messages"]
+}
+
+// assertPrefixStable checks that every request's messages begin, byte for
+// byte, with the previous request's messages, and that the tool schemas
+// never change.
+func assertPrefixStable(t *testing.T, reqs [][]byte) {
+	t.Helper()
+	for i := 1; i < len(reqs); i++ {
+		prev, cur := messagesOf(t, reqs[i-1]), messagesOf(t, reqs[i])
+		prev = bytes.TrimSuffix(prev, []byte("]"))
+		if !bytes.HasPrefix(cur, prev) {
+			t.Errorf("request %d does not extend request %d byte for byte:\nprev: %.300s\ncur:  %.300s", i, i-1, prev, cur)
+		}
+		var a, b map[string]json.RawMessage
+		json.Unmarshal(reqs[i-1], &a)
+		json.Unmarshal(reqs[i], &b)
+		if !bytes.Equal(a["tools"], b["tools"]) {
+			t.Errorf("tool schemas changed between request %d and %d", i-1, i)
+		}
+	}
+}
+
+func TestE2EReadEditShellAnswer(t *testing.T) {
+	e := newE2E(t,
+		scripted.Turn{Text: "Let me look.", ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "greet.go"})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("edit_file", map[string]any{"path": "greet.go", "old_string": `"hello"`, "new_string": `"hello, world"`})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "grep -c world greet.go && echo ran-ok"})}},
+		scripted.Turn{Text: "Changed the greeting; the check printed ran-ok.", ChunkSize: 3},
+	)
+	e.write("greet.go", "package main\n\nconst greeting = \"hello\"\n")
+	r := e.run("", "run", "make the greeting say hello, world")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	if got := e.read("greet.go"); !strings.Contains(got, `"hello, world"`) {
+		t.Errorf("file not edited: %q", got)
+	}
+	if !strings.Contains(r.stdout, "Changed the greeting; the check printed ran-ok.") {
+		t.Errorf("answer not printed: %q", r.stdout)
+	}
+	for _, want := range []string{"read_file greet.go", "edit_file greet.go", "bash grep -c world"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("missing tool line %q in stderr:\n%s", want, r.stderr)
+		}
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("requests = %d, want 4", len(reqs))
+	}
+	if !bytes.Contains(reqs[3], []byte("ran-ok")) {
+		t.Errorf("bash output not sent back to the model: %s", messagesOf(t, reqs[3]))
+	}
+	assertPrefixStable(t, reqs)
+	// The transcript was saved.
+	matches, _ := filepath.Glob(filepath.Join(e.repo, ".reasonix", "sessions", "*.jsonl"))
+	if len(matches) != 1 {
+		t.Errorf("transcripts = %v", matches)
+	}
+}
+
+func TestE2EInterleavedParallelCallsAndReasoningRoundTrip(t *testing.T) {
+	e := newE2E(t,
+		scripted.Turn{
+			Reasoning: "I should read both files at once.", ChunkSize: 1, Interleave: true,
+			ToolCalls: []scripted.Call{
+				call("read_file", map[string]any{"path": "a.txt"}),
+				call("read_file", map[string]any{"path": "b.txt"}),
+				call("grep", map[string]any{"pattern": "beta", "output_mode": "content"}),
+			},
+			Wire: &scripted.Wire{EmptyToolCalls: true, UsageWithFinish: true},
+		},
+		scripted.Turn{Text: "a has alpha, b has beta."},
+	)
+	e.write("a.txt", "alpha\n")
+	e.write("b.txt", "beta\n")
+	r := e.run("", "run", "--output-format", "json", "what is in a and b?")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var out struct {
+		Answer    string `json:"answer"`
+		ToolCalls []struct {
+			Name    string `json:"name"`
+			IsError bool   `json:"is_error"`
+		} `json:"tool_calls"`
+		Usage map[string]int `json:"usage"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("json output: %v\n%s", err, r.stdout)
+	}
+	if out.Answer != "a has alpha, b has beta." || len(out.ToolCalls) != 3 {
+		t.Fatalf("output = %+v", out)
+	}
+	for _, c := range out.ToolCalls {
+		if c.IsError {
+			t.Errorf("call %s failed", c.Name)
+		}
+	}
+	reqs := e.srv.Requests()
+	second := string(messagesOf(t, reqs[1]))
+	for _, want := range []string{"alpha", "beta", `"reasoning_content":"I should read both files at once."`} {
+		if !strings.Contains(second, want) {
+			t.Errorf("second request lacks %s:\n%s", want, second)
+		}
+	}
+	assertPrefixStable(t, reqs)
+}
+
+func TestE2ERetryAfter429(t *testing.T) {
+	e := newE2E(t,
+		scripted.Turn{Status: 429, RetryAfter: "1", ErrorBody: "slow down"},
+		scripted.Turn{Text: "fine now"},
+	)
+	start := time.Now()
+	r := e.run("", "run", "hi")
+	if r.code != 0 || !strings.Contains(r.stdout, "fine now") {
+		t.Fatalf("exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if d := time.Since(start); d < 900*time.Millisecond {
+		t.Errorf("Retry-After: 1 not honoured, took %v", d)
+	}
+	if n := len(e.srv.Requests()); n != 2 {
+		t.Errorf("requests = %d, want 2", n)
+	}
+}
+
+func TestE2EStreamCutKeepsPartial(t *testing.T) {
+	e := newE2E(t, scripted.Turn{Text: "The first half of a long answer that never ends", ChunkSize: 8, CutAfter: 3})
+	r := e.run("", "run", "explain")
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1; stderr %s", r.code, r.stderr)
+	}
+	if !strings.HasPrefix(r.stdout, "The first half of a long") {
+		t.Errorf("partial text not shown: %q", r.stdout)
+	}
+	if !strings.Contains(r.stderr, "partial") || !strings.Contains(strings.ToLower(r.stderr), "stream") {
+		t.Errorf("no clear message: %s", r.stderr)
+	}
+}
+
+func TestE2EMalformedArgumentsFedBack(t *testing.T) {
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{{Name: "read_file", Arguments: `{"path": "x.txt"`}}},
+		scripted.Turn{ToolCalls: []scripted.Call{{Name: "read_file", Arguments: `{"path": 42}`}}},
+		scripted.Turn{Text: "gave up"},
+	)
+	r := e.run("", "run", "--output-format", "stream-json", "read x")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("requests = %d", len(reqs))
+	}
+	if !strings.Contains(string(messagesOf(t, reqs[1])), "not valid JSON") {
+		t.Errorf("malformed JSON not fed back: %s", messagesOf(t, reqs[1]))
+	}
+	if !strings.Contains(string(messagesOf(t, reqs[2])), "invalid arguments") {
+		t.Errorf("wrong-typed argument not fed back: %s", messagesOf(t, reqs[2]))
+	}
+	// stream-json: one JSON event per line, ending with done.
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	var last map[string]any
+	for _, l := range lines {
+		if err := json.Unmarshal([]byte(l), &last); err != nil {
+			t.Fatalf("not one event per line: %q", l)
+		}
+	}
+	if last["type"] != "done" {
+		t.Errorf("last event = %v", last)
+	}
+}
+
+func TestE2ENoProviderAndBadConfig(t *testing.T) {
+	e := newE2E(t)
+	r := e.run("", "run", "hi")
+	if r.code != 2 || !strings.Contains(r.stderr, "REASONIX_BASE_URL") || !strings.Contains(r.stderr, "[[providers]]") {
+		t.Errorf("no-provider: exit %d stderr %q", r.code, r.stderr)
+	}
+	e.write("reasonix.toml", "default_model = \"x\"\n[agent]\nmax_steps = \"many\"\n")
+	r = e.run("", "run", "hi")
+	if r.code != 2 || !strings.Contains(r.stderr, "reasonix.toml:3") || !strings.Contains(r.stderr, "max_steps") {
+		t.Errorf("bad config: exit %d stderr %q", r.code, r.stderr)
+	}
+	r = e.run("", "run", "--output-format", "yaml", "hi")
+	if r.code != 2 {
+		t.Errorf("bad flag value: exit %d", r.code)
+	}
+}
+
+func TestE2EVersionAndModels(t *testing.T) {
+	e := newE2E(t, scripted.Turn{Text: "unused"})
+	r := e.run("", "version")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "reasonix ") {
+		t.Errorf("version: %d %q", r.code, r.stdout)
+	}
+	r = e.run("", "models")
+	if r.code != 0 || !strings.Contains(r.stdout, "test-model") {
+		t.Errorf("models: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestE2EPromptFromStdinAndMaxSteps(t *testing.T) {
+	loop := scripted.Turn{ToolCalls: []scripted.Call{call("ls", map[string]any{})}}
+	e := newE2E(t, loop, loop, loop, loop)
+	r := e.run("list the files please\n", "run", "--max-steps", "2", "-")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 2 {
+		t.Errorf("max-steps 2 made %d requests", len(reqs))
+	}
+	if !strings.Contains(string(reqs[0]), "list the files please") {
+		t.Errorf("stdin prompt not sent")
+	}
+	if !strings.Contains(r.stderr, "step limit") {
+		t.Errorf("step limit not reported: %s", r.stderr)
+	}
+}
+
+func TestE2EInterruptExits130(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("SIGINT delivery is unix-only")
+	}
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "sleep 30"})}},
+		scripted.Turn{Text: "never"},
+	)
+	cmd := exec.Command(binPath, "run", "--yolo", "wait")
+	cmd.Dir, cmd.Env = e.repo, e.env
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until the bash call is running, then interrupt.
+	deadline := time.Now().Add(10 * time.Second)
+	for len(e.srv.Requests()) < 1 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond)
+	start := time.Now()
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 130 {
+		t.Fatalf("exit = %v, want 130; stderr %s", err, errb.String())
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("interrupt took %v", d)
+	}
+	if n := len(e.srv.Requests()); n != 1 {
+		t.Errorf("requests after interrupt = %d", n)
+	}
+}
+
+func TestE2EHeadlessRefusesDangerAndEscapes(t *testing.T) {
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{
+			call("bash", map[string]any{"command": "rm -rf src"}),
+			call("read_file", map[string]any{"path": "../secret"}),
+		}},
+		scripted.Turn{Text: "I could not do either."},
+	)
+	e.write("src/main.go", "package main\n")
+	if err := os.WriteFile(filepath.Join(filepath.Dir(e.repo), "secret"), []byte("TOP-SECRET"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"", "--yolo"} {
+		args := []string{"run", "clean up"}
+		if mode != "" {
+			args = append(args, mode)
+		}
+		r := e.run("", args...)
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		if got := e.read("src/main.go"); got != "package main\n" {
+			t.Fatalf("src was touched: %q", got)
+		}
+		reqs := e.srv.Requests()
+		next := string(messagesOf(t, reqs[len(reqs)-1]))
+		if !strings.Contains(next, "human approval") {
+			t.Errorf("%s: rm refusal not visible to the model: %s", mode, next)
+		}
+		if !strings.Contains(next, "outside the workspace") || strings.Contains(next, "TOP-SECRET") {
+			t.Errorf("%s: escape not refused: %s", mode, next)
+		}
+		e.srv = llmtest.Start(t, &scripted.Script{Turns: []scripted.Turn{
+			{ToolCalls: []scripted.Call{
+				call("bash", map[string]any{"command": "rm -rf src"}),
+				call("read_file", map[string]any{"path": "../secret"}),
+			}},
+			{Text: "I could not do either."},
+		}})
+		e.env = append(e.env, "REASONIX_BASE_URL="+e.srv.URL())
+	}
+	// Every decision was logged under the Reasonix home.
+	log, err := os.ReadFile(filepath.Join(e.home, "permissions.log"))
+	if err != nil || !strings.Contains(string(log), "rm -rf src") {
+		t.Errorf("decision log: %v %q", err, log)
+	}
+}

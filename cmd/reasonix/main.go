@@ -1,0 +1,129 @@
+// Command reasonix is a terminal coding agent that drives OpenAI-compatible
+// models through a multi-agent orchestrator. main decides flags, assembly,
+// messages and exit codes; everything else lives in libraries.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is injected at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// Exit codes (docs/SPEC.md).
+const (
+	exitOK          = 0
+	exitFailure     = 1 // model or provider failure
+	exitUsage       = 2 // usage or config error
+	exitInterrupted = 130
+)
+
+// usageError marks errors that are the user's to fix (flags, config).
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+func (u usageError) Unwrap() error { return u.err }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+type stdio struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+func main() {
+	// The sandbox trampoline must run before anything else: it confines
+	// this process and execs the real command.
+	if len(os.Args) > 1 && os.Args[1] == sandboxArg {
+		os.Exit(runSandboxTrampoline(os.Args[2:]))
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := dispatch(ctx, os.Args[1:], stdio{os.Stdin, os.Stdout, os.Stderr})
+	stop()
+	os.Exit(code)
+}
+
+const helpText = `reasonix — a terminal coding agent
+
+Usage:
+  reasonix run [flags] PROMPT      run a task headless (PROMPT "-" reads stdin)
+  reasonix plan [flags] PROMPT     research and print a plan (--execute to run it)
+  reasonix models                  list the configured models
+  reasonix config                  print the merged config and where each value came from
+  reasonix setup [--force]         write a commented default config to the Reasonix home
+  reasonix doctor                  report providers, sandbox and permission posture
+  reasonix version                 print the version
+
+Run flags:
+  --model REF          provider, model, or provider/model
+  --config FILE        config file that overrides the project and user files
+  --max-steps N        tool-loop step limit
+  --output-format F    text (default), json, or stream-json
+  --plan ID|FILE       execute a saved plan
+  --goal TEXT          keep working until the goal is reported done
+  --yolo / --auto      permission posture for this run
+
+Exit codes: 0 done, 1 model or provider failure, 2 usage or config error, 130 interrupted.
+`
+
+func dispatch(ctx context.Context, args []string, io stdio) int {
+	if len(args) == 0 {
+		fmt.Fprint(io.err, helpText)
+		return exitUsage
+	}
+	var err error
+	switch args[0] {
+	case "version", "--version", "-v":
+		fmt.Fprintf(io.out, "reasonix %s\n", version)
+		return exitOK
+	case "help", "--help", "-h":
+		fmt.Fprint(io.out, helpText)
+		return exitOK
+	case "run":
+		err = cmdRun(ctx, args[1:], io, false)
+	case "plan":
+		err = cmdRun(ctx, args[1:], io, true)
+	case "models":
+		err = cmdModels(args[1:], io)
+	case "config":
+		err = cmdConfig(args[1:], io)
+	case "setup":
+		err = cmdSetup(args[1:], io)
+	case "doctor":
+		err = cmdDoctor(args[1:], io)
+	default:
+		fmt.Fprintf(io.err, "reasonix: unknown command %q\n\n%s", args[0], helpText)
+		return exitUsage
+	}
+	return exitCode(ctx, err, io.err)
+}
+
+// exitCode prints err and maps it to the documented exit codes.
+func exitCode(ctx context.Context, err error, w io.Writer) int {
+	if err == nil {
+		return exitOK
+	}
+	var ue usageError
+	switch {
+	case errors.Is(err, errSilent):
+		return exitFailure
+	case ctx.Err() != nil || errors.Is(err, context.Canceled):
+		fmt.Fprintln(w, "reasonix: interrupted")
+		return exitInterrupted
+	case errors.As(err, &ue):
+		fmt.Fprintf(w, "reasonix: %v\n", err)
+		return exitUsage
+	default:
+		fmt.Fprintf(w, "reasonix: %v\n", err)
+		return exitFailure
+	}
+}
+
+// errSilent is a failure whose message was already printed.
+var errSilent = errors.New("failed")

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/providers"
+)
+
+// textRenderer streams the answer of the top-level session to out and one
+// line per tool call to errOut, so `reasonix run ... > answer.txt` captures
+// just the answer.
+type textRenderer struct {
+	mu      sync.Mutex
+	out     *bufio.Writer
+	errOut  io.Writer
+	midLine bool
+	root    string // id of the first session seen; others are workers
+}
+
+func newTextRenderer(out, errOut io.Writer) *textRenderer {
+	return &textRenderer{out: bufio.NewWriterSize(out, 4096), errOut: errOut}
+}
+
+func (r *textRenderer) Publish(e events.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.root == "" && e.Session != "" && e.Parent == "" {
+		r.root = e.Session
+	}
+	worker := e.Parent != ""
+	switch e.Type {
+	case events.TextDelta:
+		if worker {
+			return
+		}
+		r.out.WriteString(e.Text)
+		r.midLine = !strings.HasSuffix(e.Text, "\n")
+		// Flush per delta so the answer streams; bufio only merges the
+		// writes inside one delta.
+		r.out.Flush()
+	case events.ToolStart:
+		r.endLine()
+		fmt.Fprintf(r.errOut, "%s %s %s\n", r.prefix(e), "→", toolLine(e.Tool))
+	case events.ToolEnd:
+		if e.Tool.IsError {
+			first := e.Tool.Result
+			if i := strings.IndexByte(first, '\n'); i >= 0 {
+				first = first[:i]
+			}
+			fmt.Fprintf(r.errOut, "%s   ✗ %s\n", r.prefix(e), clip(first, 160))
+		} else if e.Tool.Summary != "" {
+			fmt.Fprintf(r.errOut, "%s   ✓ %s\n", r.prefix(e), clip(e.Tool.Summary, 160))
+		}
+	case events.Notice:
+		r.endLine()
+		fmt.Fprintf(r.errOut, "%s note: %s\n", r.prefix(e), e.Text)
+	case events.Error:
+		r.endLine()
+		fmt.Fprintf(r.errOut, "%s error: %s\n", r.prefix(e), e.Error)
+	case events.PlanReady:
+		r.endLine()
+	case events.SessionStart:
+		if worker {
+			fmt.Fprintf(r.errOut, "[%s %s] started\n", e.Role, shortID(e.Session))
+		}
+	case events.Done:
+		if !worker {
+			r.endLine()
+		}
+	}
+}
+
+func (r *textRenderer) prefix(e events.Event) string {
+	if e.Parent != "" {
+		return fmt.Sprintf("[%s %s]", e.Role, shortID(e.Session))
+	}
+	return "  "
+}
+
+func (r *textRenderer) endLine() {
+	if r.midLine {
+		r.out.WriteString("\n")
+		r.midLine = false
+	}
+	r.out.Flush()
+}
+
+// Close flushes pending output.
+func (r *textRenderer) Close() {
+	r.mu.Lock()
+	r.endLine()
+	r.mu.Unlock()
+}
+
+func shortID(id string) string {
+	if i := strings.LastIndexByte(id, '-'); i >= 0 && len(id)-i > 4 {
+		return id[i+1:]
+	}
+	return id
+}
+
+// toolLine renders a call as one readable line: the tool and its main
+// argument.
+func toolLine(t *events.Tool) string {
+	var args map[string]any
+	_ = json.Unmarshal(t.Args, &args)
+	for _, k := range []string{"command", "path", "file_path", "pattern", "source", "agent", "name", "action"} {
+		if v, ok := args[k].(string); ok && v != "" {
+			return fmt.Sprintf("%s %s", t.Name, clip(strings.ReplaceAll(v, "\n", " "), 120))
+		}
+	}
+	return t.Name
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// streamJSON prints one event per line.
+type streamJSON struct {
+	mu  sync.Mutex
+	enc *json.Encoder
+	w   *bufio.Writer
+}
+
+func newStreamJSON(w io.Writer) *streamJSON {
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	return &streamJSON{enc: enc, w: bw}
+}
+
+func (s *streamJSON) Publish(e events.Event) {
+	s.mu.Lock()
+	_ = s.enc.Encode(e)
+	s.w.Flush()
+	s.mu.Unlock()
+}
+
+func (s *streamJSON) Close() {}
+
+// jsonCollector keeps what the final JSON object needs.
+type jsonCollector struct {
+	mu     sync.Mutex
+	errors []string
+	notes  []string
+}
+
+func (j *jsonCollector) Publish(e events.Event) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	switch e.Type {
+	case events.Error:
+		j.errors = append(j.errors, e.Error)
+	case events.Notice:
+		j.notes = append(j.notes, e.Text)
+	}
+}
+
+func (j *jsonCollector) Close() {}
+
+// finalJSON is the object `--output-format json` prints.
+type finalJSON struct {
+	Answer    string          `json:"answer"`
+	Stop      string          `json:"stop,omitempty"`
+	Steps     int             `json:"steps"`
+	Session   string          `json:"session,omitempty"`
+	Usage     providers.Usage `json:"usage"`
+	ToolCalls any             `json:"tool_calls"`
+	PlanID    string          `json:"plan_id,omitempty"`
+	Plan      any             `json:"plan,omitempty"`
+	Goal      any             `json:"goal,omitempty"`
+	Notices   []string        `json:"notices,omitempty"`
+	Error     string          `json:"error,omitempty"`
+}

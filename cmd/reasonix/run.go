@@ -1,0 +1,209 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/reasonix/reasonix/agents"
+	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/orchestrator"
+	"github.com/reasonix/reasonix/providers"
+)
+
+// runFlags are the flags of `run` and `plan`.
+type runFlags struct {
+	model, config, format, plan, goal string
+	maxSteps                          int
+	execute, yolo, auto               bool
+}
+
+// parseInterleaved parses flags that may appear before or after the
+// positional arguments (`reasonix run "fix it" --model x`).
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if rest[0] == "--" {
+			return append(pos, rest[1:]...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
+	var f runFlags
+	name := "run"
+	if planOnly {
+		name = "plan"
+	}
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.err)
+	fs.StringVar(&f.model, "model", "", "model reference")
+	fs.StringVar(&f.config, "config", "", "config file")
+	fs.StringVar(&f.format, "output-format", "text", "text, json or stream-json")
+	fs.IntVar(&f.maxSteps, "max-steps", 0, "tool-loop step limit")
+	fs.StringVar(&f.plan, "plan", "", "saved plan id or file to execute")
+	fs.StringVar(&f.goal, "goal", "", "goal to pursue until done")
+	fs.BoolVar(&f.execute, "execute", false, "plan: execute the plan after printing it")
+	fs.BoolVar(&f.yolo, "yolo", false, "allow every non-dangerous action without asking")
+	fs.BoolVar(&f.auto, "auto", false, "allow writes without asking; explicit ask rules still apply")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return usageError{err}
+	}
+	switch f.format {
+	case "text", "json", "stream-json":
+	default:
+		return usagef("--output-format must be text, json or stream-json, not %q", f.format)
+	}
+	prompt := strings.Join(pos, " ")
+	if prompt == "-" {
+		b, err := io2all(io.in)
+		if err != nil {
+			return usagef("read prompt from stdin: %v", err)
+		}
+		prompt = strings.TrimSpace(string(b))
+	}
+	if prompt == "" && f.plan == "" && f.goal == "" {
+		return usagef("%s needs a PROMPT (or - to read it from stdin)", name)
+	}
+
+	var sink events.Sink
+	var closer interface{ Close() }
+	var collector *jsonCollector
+	switch f.format {
+	case "text":
+		r := newTextRenderer(io.out, io.err)
+		sink, closer = r, r
+	case "stream-json":
+		r := newStreamJSON(io.out)
+		sink, closer = r, r
+	case "json":
+		collector = &jsonCollector{}
+		sink, closer = collector, collector
+	}
+
+	app, err := assemble(assembleOptions{flags: f, sink: sink, stderr: io.err})
+	if err != nil {
+		return err
+	}
+	defer app.Close()
+
+	var res orchestrator.Result
+	var runErr error
+	var plan *orchestrator.Plan
+	var goal *orchestrator.GoalResult
+	switch {
+	case planOnly && !f.execute:
+		var p orchestrator.Plan
+		var id string
+		p, id, res, runErr = app.coord.Plan(ctx, prompt)
+		if runErr == nil {
+			plan, res.PlanID = &p, id
+		}
+	case planOnly:
+		res, runErr = app.coord.PlanThenExecute(ctx, prompt)
+		plan = res.Plan
+	case f.plan != "":
+		res, runErr = app.coord.ExecuteSaved(ctx, f.plan)
+		plan = res.Plan
+	case f.goal != "":
+		text := f.goal
+		if prompt != "" {
+			text += "\n\n" + prompt
+		}
+		var g orchestrator.GoalResult
+		g, runErr = app.coord.Goal(ctx, text)
+		goal = &g
+		res = orchestrator.Result{SessionID: g.SessionID, Text: g.Text, Stop: g.Status, Steps: g.Turns, Usage: g.Usage, Total: g.Total}
+	default:
+		res, runErr = app.coord.Run(ctx, prompt)
+		plan = res.Plan
+	}
+	closer.Close()
+	usage := res.Total
+	if usage == (providers.Usage{}) {
+		usage = res.Usage
+	}
+
+	switch f.format {
+	case "json":
+		calls := any(res.Calls)
+		if res.Calls == nil {
+			calls = []any{}
+		}
+		out := finalJSON{Answer: res.Text, Stop: res.Stop, Steps: res.Steps, Session: res.SessionID,
+			Usage: usage, ToolCalls: calls, Notices: collector.notes, PlanID: res.PlanID}
+		if plan != nil {
+			out.Plan = plan
+		}
+		if goal != nil {
+			out.Goal = &goal.GoalState
+		}
+		if runErr != nil {
+			out.Error = runErr.Error()
+		}
+		enc := json.NewEncoder(io.out)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(out)
+	case "text":
+		if planOnly && !f.execute && plan != nil {
+			fmt.Fprint(io.out, plan.Markdown())
+			fmt.Fprintf(io.err, "plan saved as %s; run it with: reasonix run --plan %s\n", res.PlanID, res.PlanID)
+		}
+		if goal != nil {
+			fmt.Fprintf(io.err, "goal %s after %d turn(s)", goal.Status, goal.Turns)
+			if goal.Last != nil && goal.Last.Summary != "" {
+				fmt.Fprintf(io.err, ": %s", goal.Last.Summary)
+			}
+			fmt.Fprintln(io.err)
+		}
+		if runErr == nil && res.Stop == agents.StopMaxSteps {
+			fmt.Fprintf(io.err, "reasonix: stopped at the step limit (%d); raise --max-steps or agent.max_steps to let it continue\n", res.Steps)
+		}
+		if usage.PromptTokens > 0 {
+			fmt.Fprintf(io.err, "tokens: %d in (%d cached), %d out\n", usage.PromptTokens, usage.CacheHitTokens, usage.CompletionTokens)
+		}
+	}
+	if runErr != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if res.Text != "" && f.format == "text" {
+			fmt.Fprintln(io.err, "reasonix: the answer above is partial")
+		}
+		if errors.Is(runErr, orchestrator.ErrPlanRejected) || errors.Is(runErr, orchestrator.ErrNoPlan) {
+			return runErr
+		}
+		var ue usageError
+		if errors.As(runErr, &ue) {
+			return runErr
+		}
+		return fmt.Errorf("run failed: %w", runErr)
+	}
+	if goal != nil && goal.Status != "done" {
+		return fmt.Errorf("goal not reached: %s", goal.Status)
+	}
+	return nil
+}
+
+func io2all(r io.Reader) ([]byte, error) {
+	if r == nil {
+		r = os.Stdin
+	}
+	return io.ReadAll(r)
+}
