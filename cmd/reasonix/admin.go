@@ -67,7 +67,11 @@ func cmdModels(args []string, io stdio) error {
 			case c.APIKeyEnv != "":
 				key = "missing $" + c.APIKeyEnv
 			}
-			fmt.Fprintf(tw, "%s/%s%s\t%s\t%s\t%s\n", c.Name, m, mark, c.BaseURL, ctxw, key)
+			where := c.BaseURL
+			if where == "" {
+				where = orDefault(c.Kind, "openai")
+			}
+			fmt.Fprintf(tw, "%s/%s%s\t%s\t%s\t%s\n", c.Name, m, mark, where, ctxw, key)
 		}
 	}
 	return tw.Flush()
@@ -160,11 +164,7 @@ func cmdDoctor(args []string, io stdio) error {
 	case cfg.Sandbox.Bash == "off":
 		fmt.Fprintln(io.out, "bash:       sandbox off by config ([sandbox] bash = \"off\")")
 	case enforced:
-		net := "network denied"
-		if cfg.Sandbox.Network {
-			net = "network allowed"
-		}
-		fmt.Fprintf(io.out, "bash:       Landlock ABI %d enforced: writes only to the workspace, temp and caches; %s (%s)\n", abi, net, detail)
+		fmt.Fprintf(io.out, "bash:       confined (ABI %d): %s\n", abi, detail)
 	default:
 		fmt.Fprintf(io.out, "bash:       NOT confined: %s\n", detail)
 	}
