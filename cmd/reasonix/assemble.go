@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/reasonix/reasonix/events"
@@ -35,7 +36,20 @@ type app struct {
 	workspace string
 	coord     *orchestrator.Coordinator
 	gate      *permission.Gate
+	skills    *skills.Catalog
 	closers   []func()
+}
+
+// skill returns the skill a "/name args" prompt names, or nil.
+func (a *app) skill(prompt string) *skills.Skill {
+	if a.skills == nil {
+		return nil
+	}
+	name, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(prompt), "/"), " ")
+	if s, ok := a.skills.Get(name); ok {
+		return &s
+	}
+	return nil
 }
 
 func (a *app) Close() {
@@ -183,6 +197,7 @@ func assemble(o assembleOptions) (*app, error) {
 	for _, n := range append(notices, skillNotices...) {
 		sink.Publish(events.Event{Type: events.Notice, Text: n})
 	}
+	a.skills = catalog
 	skillAllow := func(name string) bool {
 		args, _ := json.Marshal(map[string]string{"name": name})
 		return pol.Decide("skill", true, args) != permission.Deny

@@ -14,6 +14,7 @@ import (
 	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/orchestrator"
 	"github.com/reasonix/reasonix/providers"
+	"github.com/reasonix/reasonix/skills"
 )
 
 // runFlags are the flags of `run` and `plan`.
@@ -129,6 +130,19 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 		g, runErr = app.coord.Goal(ctx, text)
 		goal = &g
 		res = orchestrator.Result{SessionID: g.SessionID, Text: g.Text, Stop: g.Status, Steps: g.Turns, Usage: g.Usage, Total: g.Total}
+	case strings.HasPrefix(prompt, "/") && app.skill(prompt) != nil:
+		// `/skill-name args` runs a skill: a subagent skill in its own
+		// session, an inline one as the executor's instructions.
+		sk := app.skill(prompt)
+		_, args, _ := strings.Cut(strings.TrimSpace(prompt), " ")
+		if sk.RunAs == skills.RunSubagent {
+			res, runErr = app.coord.RunSkill(ctx, sk.Name, strings.TrimSpace(args))
+		} else {
+			var text string
+			if text, runErr = app.coord.SkillPrompt(sk.Name, strings.TrimSpace(args)); runErr == nil {
+				res, runErr = app.coord.Run(ctx, text)
+			}
+		}
 	default:
 		res, runErr = app.coord.Run(ctx, prompt)
 		plan = res.Plan
