@@ -26,13 +26,7 @@ func runSandboxTrampoline(args []string) int {
 }
 
 func cmdModels(args []string, io stdio) error {
-	fs := flag.NewFlagSet("models", flag.ContinueOnError)
-	fs.SetOutput(io.err)
-	file := fs.String("config", "", "config file")
-	if err := fs.Parse(args); err != nil {
-		return usageError{err}
-	}
-	loaded, _, err := loadConfig(*file)
+	loaded, _, err := configCommand("models", args, io)
 	if err != nil {
 		return err
 	}
@@ -78,13 +72,7 @@ func cmdModels(args []string, io stdio) error {
 }
 
 func cmdConfig(args []string, io stdio) error {
-	fs := flag.NewFlagSet("config", flag.ContinueOnError)
-	fs.SetOutput(io.err)
-	file := fs.String("config", "", "config file")
-	if err := fs.Parse(args); err != nil {
-		return usageError{err}
-	}
-	loaded, _, err := loadConfig(*file)
+	loaded, _, err := configCommand("config", args, io)
 	if err != nil {
 		return err
 	}
@@ -117,13 +105,7 @@ func cmdSetup(args []string, io stdio) error {
 }
 
 func cmdDoctor(args []string, io stdio) error {
-	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	fs.SetOutput(io.err)
-	file := fs.String("config", "", "config file")
-	if err := fs.Parse(args); err != nil {
-		return usageError{err}
-	}
-	loaded, wd, err := loadConfig(*file)
+	loaded, wd, err := configCommand("doctor", args, io)
 	if err != nil {
 		return err
 	}
@@ -176,4 +158,16 @@ func orDefault(s, d string) string {
 		return d
 	}
 	return s
+}
+
+// configCommand parses the flags of a command that only reads the config
+// (--config FILE) and loads it.
+func configCommand(name string, args []string, io stdio) (*config.Loaded, string, error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.err)
+	file := fs.String("config", "", "config file")
+	if err := fs.Parse(args); err != nil {
+		return nil, "", usageError{err}
+	}
+	return loadConfig(*file)
 }
