@@ -431,3 +431,41 @@ func TestE2EHeadlessRefusesDangerAndEscapes(t *testing.T) {
 		t.Errorf("decision log: %v %q", err, log)
 	}
 }
+
+func TestE2ESetupConfigDoctor(t *testing.T) {
+	e := newE2E(t)
+	r := e.run("", "setup")
+	if r.code != 0 {
+		t.Fatalf("setup: %d %s", r.code, r.stderr)
+	}
+	written, err := os.ReadFile(filepath.Join(e.home, "config.toml"))
+	if err != nil || !strings.Contains(string(written), "[[providers]]") {
+		t.Fatalf("setup wrote %q (%v)", written, err)
+	}
+	if r = e.run("", "setup"); r.code != 2 {
+		t.Errorf("setup over an existing file: exit %d, want 2", r.code)
+	}
+	e.env = withoutEnv(e.env, "REASONIX_MODEL")
+	e.write("reasonix.toml", `[[providers]]
+name = "corp"
+base_url = "http://127.0.0.1:9/v1"
+api_key = "sk-very-secret"
+model = "m1"
+[permissions]
+allow = ["Bash(go test:*)"]
+`)
+	r = e.run("", "config")
+	if r.code != 0 {
+		t.Fatalf("config: %d %s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stdout, "sk-very-secret") || !strings.Contains(r.stdout, "****") {
+		t.Errorf("secret not redacted:\n%s", r.stdout)
+	}
+	if !strings.Contains(r.stdout, "reasonix.toml") || !strings.Contains(r.stdout, "# from default") {
+		t.Errorf("sources not shown:\n%s", r.stdout)
+	}
+	r = e.run("", "doctor")
+	if r.code != 0 || !strings.Contains(r.stdout, "corp") || !strings.Contains(r.stdout, "bash:") {
+		t.Errorf("doctor: %d\n%s", r.code, r.stdout)
+	}
+}
