@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/orchestrator"
 	"github.com/reasonix/reasonix/providers"
 )
 
@@ -21,6 +22,10 @@ type textRenderer struct {
 	errOut  io.Writer
 	midLine bool
 	root    string // id of the first session seen; others are workers
+	// showPlan prints a ready plan to errOut; `reasonix plan` without
+	// --execute prints it to stdout itself instead.
+	showPlan bool
+	errMid   bool
 }
 
 func newTextRenderer(out, errOut io.Writer) *textRenderer {
@@ -37,6 +42,12 @@ func (r *textRenderer) Publish(e events.Event) {
 	switch e.Type {
 	case events.TextDelta:
 		if worker {
+			return
+		}
+		if e.Role == "planner" {
+			// The planner's thinking aloud is progress, not the answer.
+			io.WriteString(r.errOut, e.Text)
+			r.errMid = !strings.HasSuffix(e.Text, "\n")
 			return
 		}
 		r.out.WriteString(e.Text)
@@ -65,6 +76,11 @@ func (r *textRenderer) Publish(e events.Event) {
 		fmt.Fprintf(r.errOut, "%s error: %s\n", r.prefix(e), e.Error)
 	case events.PlanReady:
 		r.endLine()
+		if r.showPlan {
+			if p, err := orchestrator.ParsePlan(e.Plan); err == nil {
+				fmt.Fprintf(r.errOut, "\n%s\n", p.Markdown())
+			}
+		}
 	case events.SessionStart:
 		if worker {
 			fmt.Fprintf(r.errOut, "[%s %s] started\n", e.Role, shortID(e.Session))
@@ -84,6 +100,10 @@ func (r *textRenderer) prefix(e events.Event) string {
 }
 
 func (r *textRenderer) endLine() {
+	if r.errMid {
+		io.WriteString(r.errOut, "\n")
+		r.errMid = false
+	}
 	if r.midLine {
 		r.out.WriteString("\n")
 		r.midLine = false

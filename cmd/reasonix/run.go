@@ -88,6 +88,7 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 	switch f.format {
 	case "text":
 		r := newTextRenderer(io.out, io.err)
+		r.showPlan = !planOnly || f.execute
 		sink, closer = r, r
 	case "stream-json":
 		r := newStreamJSON(io.out)
