@@ -96,6 +96,9 @@ func (c *Coordinator) saveGoal(st *GoalState) error {
 	if err != nil {
 		return fmt.Errorf("save goal: %w", err)
 	}
+	if err := store.EnsureIgnored(filepath.Dir(GoalPath(c.rt.StateDir))); err != nil {
+		return fmt.Errorf("save goal: %w", err)
+	}
 	if err := store.WriteFileAtomic(GoalPath(c.rt.StateDir), append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("save goal: %w", err)
 	}

@@ -263,7 +263,11 @@ func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 	w := &worker{modelRef: spec.modelRef, close: func() {}}
 	var rec agents.Recorder
 	if c.rt.StateDir != "" {
-		t, err := store.Create(filepath.Join(c.rt.StateDir, "sessions"), store.Header{ID: id, Role: spec.role, Parent: spec.parent, Model: model})
+		dir := filepath.Join(c.rt.StateDir, "sessions")
+		if err := store.EnsureIgnored(dir); err != nil {
+			return nil, err
+		}
+		t, err := store.Create(dir, store.Header{ID: id, Role: spec.role, Parent: spec.parent, Model: model})
 		if err != nil {
 			return nil, err
 		}
