@@ -90,6 +90,9 @@ func (p *providerSet) resolve(ref string) (providers.Provider, string, error) {
 	if prov, ok := p.built[c.Name]; ok {
 		return prov, model, nil
 	}
+	if c.APIKey == "" && c.APIKeyEnv != "" {
+		return nil, "", usagef("provider %q needs an API key: set %s (api_key_env in the config)", c.Name, c.APIKeyEnv)
+	}
 	prov, err := providers.New(c)
 	if err != nil {
 		return nil, "", usageError{err}

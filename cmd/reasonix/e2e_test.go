@@ -469,3 +469,13 @@ allow = ["Bash(go test:*)"]
 		t.Errorf("doctor: %d\n%s", r.code, r.stdout)
 	}
 }
+
+func TestE2EMissingAPIKeyNamesTheVariable(t *testing.T) {
+	e := newE2E(t)
+	e.env = withoutEnv(e.env, "REASONIX_MODEL", "REASONIX_API_KEY")
+	e.write("reasonix.toml", "[[providers]]\nname = \"deepseek\"\nbase_url = \"http://127.0.0.1:9/v1\"\napi_key_env = \"RX_TEST_DEEPSEEK_KEY\"\nmodel = \"deepseek-chat\"\n")
+	r := e.run("", "run", "hi")
+	if r.code != 2 || !strings.Contains(r.stderr, "RX_TEST_DEEPSEEK_KEY") {
+		t.Errorf("exit %d stderr %q", r.code, r.stderr)
+	}
+}
