@@ -150,24 +150,8 @@ func (s *Session) publish(e events.Event) {
 	s.sink.Publish(e)
 }
 
-// EncodeMessage serialises a message exactly as it is sent. Reasoning is
-// sent back only on assistant messages that carry tool calls: DeepSeek's
-// thinking mode requires it there and other servers do not want it.
-func EncodeMessage(m providers.Message) (json.RawMessage, error) {
-	if m.ReasoningContent != "" && len(m.ToolCalls) == 0 {
-		m.ReasoningContent = ""
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(m); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
-}
-
 func (s *Session) appendMem(m providers.Message) error {
-	raw, err := EncodeMessage(m)
+	raw, err := providers.EncodeMessage(m)
 	if err != nil {
 		return fmt.Errorf("session: encode message: %w", err)
 	}

@@ -66,6 +66,12 @@ func Resolve(ref string, cfgs []Config, def string) (Config, string, error) {
 		pname, model := ref[:i], ref[i+1:]
 		for _, c := range cfgs {
 			if c.Name == pname {
+				// "deepseek/" (often "deepseek/${MODEL}" with MODEL unset)
+				// would otherwise resolve to no model and silently run the
+				// provider's default, hiding the mistake.
+				if model == "" {
+					return Config{}, "", fmt.Errorf("model reference %q names no model after the provider", ref)
+				}
 				return c, model, nil
 			}
 		}

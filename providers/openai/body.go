@@ -8,28 +8,6 @@ import (
 	"github.com/reasonix/reasonix/providers"
 )
 
-// EncodeMessage serialises one message the way this provider sends it.
-// Sessions use it to fill Request.Encoded, so each message is encoded once
-// and later requests repeat its bytes exactly.
-//
-// Reasoning is kept only on assistant messages that carry tool calls:
-// DeepSeek's thinking mode needs it back within a tool loop, while some
-// servers reject reasoning on ordinary assistant turns.
-func EncodeMessage(m providers.Message) (json.RawMessage, error) {
-	if m.ReasoningContent != "" && (m.Role != providers.RoleAssistant || len(m.ToolCalls) == 0) {
-		m.ReasoningContent = ""
-	}
-	// Code is full of <, > and &; escaping them would only make the
-	// history longer and harder to read in captures.
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(m); err != nil {
-		return nil, fmt.Errorf("encode %s message: %w", m.Role, err)
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
-}
-
 // EncodeBody builds the JSON body of a streamed /chat/completions request.
 // The model is req.Model, else cfg's default model. Pre-encoded messages
 // and tools (req.Encoded, req.EncodedTools) are copied verbatim so that
@@ -67,7 +45,7 @@ func EncodeBody(req providers.Request, cfg providers.Config) ([]byte, error) {
 		}
 	} else {
 		for i, m := range req.Messages {
-			raw, err := EncodeMessage(m)
+			raw, err := providers.EncodeMessage(m)
 			if err != nil {
 				return nil, fmt.Errorf("encode request: message %d: %w", i, err)
 			}

@@ -33,10 +33,10 @@ func TestEncodeBodyShape(t *testing.T) {
 		t.Fatalf("body\n got %s\nwant %s", got, want)
 	}
 	// Encoding the messages one by one gives the same bytes, so sessions
-	// can pre-encode with EncodeMessage.
+	// can pre-encode with providers.EncodeMessage.
 	var enc []json.RawMessage
 	for _, m := range req.Messages {
-		raw, err := EncodeMessage(m)
+		raw, err := providers.EncodeMessage(m)
 		if err != nil {
 			t.Fatal(err)
 		}
