@@ -246,7 +246,7 @@ func (s *Session) stream(ctx context.Context) (providers.Message, *providers.Usa
 	msg := providers.Message{Role: providers.RoleAssistant}
 	ch, err := s.cfg.Provider.Stream(ctx, req)
 	if err != nil {
-		return msg, nil, fmt.Errorf("%s: %w", s.cfg.Provider.Name(), err)
+		return msg, nil, err // providers name themselves in their errors
 	}
 	var text, reasoning strings.Builder
 	var usage *providers.Usage
@@ -278,7 +278,7 @@ func (s *Session) stream(ctx context.Context) (providers.Message, *providers.Usa
 		streamErr = ctx.Err()
 	}
 	if streamErr != nil {
-		return msg, usage, fmt.Errorf("%s: %w", s.cfg.Provider.Name(), streamErr)
+		return msg, usage, streamErr
 	}
 	for i := range msg.ToolCalls {
 		if msg.ToolCalls[i].Type == "" {

@@ -106,7 +106,9 @@ type Chunk struct {
 	Err          error
 }
 
-// Provider streams completions from one configured endpoint.
+// Provider streams completions from one configured endpoint. Its errors,
+// returned or carried by the final chunk, begin with the provider's name so
+// callers can show them as they are.
 type Provider interface {
 	Name() string
 	Stream(ctx context.Context, req Request) (<-chan Chunk, error)
