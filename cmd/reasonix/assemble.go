@@ -28,6 +28,9 @@ type assembleOptions struct {
 	flags  runFlags
 	sink   events.Sink
 	stderr io.Writer
+	// planApprover asks a person before a fresh plan runs; nil approves
+	// automatically.
+	planApprover orchestrator.PlanApprover
 }
 
 // app is one assembled process: config, providers, tools, gate, coordinator.
@@ -224,6 +227,12 @@ func assemble(o assembleOptions) (*app, error) {
 		Roles:      roleSet,
 		Skills:     catalog,
 		SkillAllow: skillAllow,
+		// A person who approved a plan is not asked again about each of
+		// its edits for a while; automatic approval opens no window.
+		PlanApprover: o.planApprover,
+		OnPlanApproved: func(p orchestrator.Plan) {
+			gate.OpenWriteWindow(cfg.Agent.PlanWriteWindow, planFiles(p))
+		},
 		Settings: orchestrator.Settings{
 			MaxSteps:        maxSteps,
 			PlannerModel:    cfg.Agent.PlannerModel,

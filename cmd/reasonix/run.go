@@ -98,7 +98,11 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 		sink, closer = collector, collector
 	}
 
-	app, err := assemble(assembleOptions{flags: f, sink: sink, stderr: io.err})
+	approver, err := newPlanApprover(io.in, io.err, os.Getenv, f.format == "text")
+	if err != nil {
+		return err
+	}
+	app, err := assemble(assembleOptions{flags: f, sink: sink, stderr: io.err, planApprover: approver})
 	if err != nil {
 		return err
 	}
@@ -198,10 +202,15 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		if errors.Is(runErr, orchestrator.ErrPlanRejected) {
+			// Rejecting is the user's decision, not a failure (docs/SPEC.md).
+			fmt.Fprintln(io.err, "plan rejected; nothing was changed")
+			return nil
+		}
 		if res.Text != "" && f.format == "text" {
 			fmt.Fprintln(io.err, "reasonix: the answer above is partial")
 		}
-		if errors.Is(runErr, orchestrator.ErrPlanRejected) || errors.Is(runErr, orchestrator.ErrNoPlan) {
+		if errors.Is(runErr, orchestrator.ErrNoPlan) {
 			return runErr
 		}
 		var ue usageError

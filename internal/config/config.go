@@ -59,6 +59,10 @@ type Agent struct {
 	// Temperature is nil when not configured, so the provider default
 	// applies.
 	Temperature *float64 `toml:"temperature"`
+	// PlanWriteWindow is how long, after a person approves a plan, the
+	// plan's edits run without approval prompts; 0 turns the window off.
+	// The decoder refuses negative durations.
+	PlanWriteWindow time.Duration `toml:"plan_write_window"`
 }
 
 // Provider is one [[providers]] entry. Entries merge across layers by Name.
@@ -129,6 +133,7 @@ func Default() *Config {
 			PlannerMaxSteps: 12,
 			MaxParallel:     4,
 			GoalMaxTurns:    20,
+			PlanWriteWindow: 10 * time.Minute,
 		},
 		Tools: Tools{
 			OutputLimit:    30000,

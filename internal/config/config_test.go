@@ -612,6 +612,7 @@ subagent_models = { explore = "p/x" }
 max_parallel = 10
 goal_max_turns = 2
 temperature = 0.5
+plan_write_window = "90s"
 [[providers]]
 name = "p"
 kind = "openai"
@@ -655,7 +656,8 @@ disabled_skills = ["z"]
 	want := &Config{
 		DefaultModel: "p",
 		Agent: Agent{MaxSteps: 7, PlannerModel: "p/plan", PlannerMaxSteps: 3, SubagentModel: "p/sub",
-			SubagentModels: map[string]string{"explore": "p/x"}, MaxParallel: 10, GoalMaxTurns: 2, Temperature: &temp},
+			SubagentModels: map[string]string{"explore": "p/x"}, MaxParallel: 10, GoalMaxTurns: 2, Temperature: &temp,
+			PlanWriteWindow: 90 * time.Second},
 		Providers: []Provider{{Name: "p", Kind: "openai", BaseURL: "http://p", APIKey: "k", APIKeyEnv: "P_KEY", Model: "m",
 			Models: []string{"m", "n"}, Default: "n", Headers: map[string]string{"A": "b"}, Timeout: time.Second,
 			ContextWindow: 9, Thinking: "disabled", ReasoningEffort: "low", MaxAttempts: 1}},
@@ -823,5 +825,24 @@ func TestNoProviderHelp(t *testing.T) {
 	f.write(f.userFile, strings.Join(example, "\n"))
 	if l := f.load(); len(l.Config.Providers) != 1 {
 		t.Errorf("example gave providers %+v", l.Config.Providers)
+	}
+}
+
+func TestPlanWriteWindow(t *testing.T) {
+	f := newFixture(t)
+	if got := f.load().Config.Agent.PlanWriteWindow; got != 10*time.Minute {
+		t.Errorf("default plan_write_window = %v, want 10m", got)
+	}
+	f.write(f.wsFile, "[agent]\nplan_write_window = \"0s\"\n")
+	if got := f.load().Config.Agent.PlanWriteWindow; got != 0 {
+		t.Errorf("plan_write_window \"0s\" = %v, want 0 (off)", got)
+	}
+	f.write(f.wsFile, "[agent]\nplan_write_window = \"-1m\"\n")
+	if msg := f.loadErr(); !strings.Contains(msg, "agent.plan_write_window") || !strings.Contains(msg, "negative") {
+		t.Errorf("negative window: %q", msg)
+	}
+	f.write(f.wsFile, "[agent]\nplan_write_window = 600\n")
+	if msg := f.loadErr(); !strings.Contains(msg, "reasonix.toml:2") || !strings.Contains(msg, "duration") {
+		t.Errorf("integer window: %q", msg)
 	}
 }

@@ -27,6 +27,8 @@ const defaultFile = `## Reasonix user configuration.
 # planner_max_steps = 12
 # max_parallel = 4
 # goal_max_turns = 20
+## After you approve a plan, its file edits run without prompts for this long ("0s" = off).
+# plan_write_window = "10m"
 # subagent_models = { explore = "deepseek/deepseek-chat" }
 
 # [tools]

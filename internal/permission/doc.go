@@ -40,4 +40,13 @@
 // rules, then allow rules, then the posture: readers are allowed, writers
 // follow Mode. With no Approver an ask is allowed and a dangerous call is
 // blocked with a message telling the model to stop and explain.
+//
+// # Plan write window
+//
+// When a person approves a plan, cmd calls gate.OpenWriteWindow(d,
+// planFiles): for d, Edit-family calls the posture would ask about are
+// allowed without a prompt (logged by "plan-window") if every path is in
+// the workspace and, when the plan listed files, among them. Deny rules,
+// explicit ask rules and plan mode still apply; bash, and so every
+// dangerous command, is never covered.
 package permission

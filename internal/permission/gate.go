@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/tools"
@@ -31,6 +32,9 @@ type GateOptions struct {
 	// SaveRule persists an "always allow" rule: list is "allow", rule is
 	// e.g. Bash(go test:*). Nil makes "always" behave like "session".
 	SaveRule func(list, rule string) error
+	// Now is the clock the write window reads; nil means time.Now. Tests
+	// inject one so expiry needs no sleeping.
+	Now func() time.Time
 }
 
 // Gate is the one permission gate of a run. It implements tools.Authorizer
@@ -54,6 +58,16 @@ type gateShared struct {
 	mu     sync.RWMutex
 	grants []Rule
 	seen   map[string]bool
+
+	clock  func() time.Time
+	window writeWindow
+}
+
+func (sh *gateShared) now() time.Time {
+	if sh.clock != nil {
+		return sh.clock()
+	}
+	return time.Now()
 }
 
 // NewGate builds the gate of a run.
@@ -76,6 +90,7 @@ func NewGate(opts GateOptions) *Gate {
 		saveRule:      opts.SaveRule,
 		projectConfig: opts.ProjectConfig,
 		seen:          map[string]bool{},
+		clock:         opts.Now,
 	}
 	if opts.LogPath != "" {
 		sh.log = &decisionLog{path: opts.LogPath}
@@ -194,6 +209,9 @@ func (g *Gate) Authorize(ctx context.Context, inv tools.Invocation) tools.Verdic
 		return g.finish(entry, true, allowedBy(out), out.Rule, "")
 	}
 
+	if g.windowCovers(&c, out) {
+		return g.finish(entry, true, byPlanWindow, out.Rule, "")
+	}
 	dangerous := len(out.Dangerous) > 0
 	if g.sh.approver == nil {
 		if dangerous {
@@ -211,8 +229,13 @@ func (g *Gate) Authorize(ctx context.Context, inv tools.Invocation) tools.Verdic
 
 	if !dangerous {
 		// A grant given while this call waited for the prompt applies.
-		if again := g.policy.evaluate(&c, g.grantsSnapshot()); again.Decision == Allow {
+		again := g.policy.evaluate(&c, g.grantsSnapshot())
+		if again.Decision == Allow {
 			return g.finish(entry, true, allowedBy(again), again.Rule, "")
+		}
+		// So does a write window opened meanwhile.
+		if g.windowCovers(&c, again) {
+			return g.finish(entry, true, byPlanWindow, again.Rule, "")
 		}
 	}
 	req := g.request(ctx, inv, &c, out)

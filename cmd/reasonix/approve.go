@@ -1,0 +1,211 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"reflect"
+	"strings"
+
+	"github.com/reasonix/reasonix/orchestrator"
+)
+
+// planApprovalEnv overrides terminal detection for plan approval: "prompt"
+// always asks (the end-to-end tests drive the prompt through a pipe),
+// "auto" never does (a script that happens to run in a terminal).
+const planApprovalEnv = "REASONIX_PLAN_APPROVAL"
+
+// newPlanApprover returns the approver asked before a fresh plan runs, or
+// nil when plans are approved automatically: only a person at a terminal
+// can answer, so a piped or redirected stdin means a headless run.
+// planShown says the event renderer already prints every ready plan to out
+// (the text format does), so the approver does not print it twice.
+func newPlanApprover(in io.Reader, out io.Writer, getenv func(string) string, planShown bool) (orchestrator.PlanApprover, error) {
+	switch v := getenv(planApprovalEnv); v {
+	case "prompt":
+	case "auto":
+		return nil, nil
+	case "":
+		if !isTerminal(in) {
+			return nil, nil
+		}
+	default:
+		return nil, usagef("%s=%q: want prompt or auto", planApprovalEnv, v)
+	}
+	return &terminalPlanApprover{in: in, lines: bufio.NewReader(in), out: out, getenv: getenv, printPlan: !planShown}, nil
+}
+
+// isTerminal reports whether r is a character device (a terminal), without
+// a terminal library: that is all the approver needs to know.
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// terminalPlanApprover shows a plan on stderr and reads the decision from
+// stdin. Plans are approved one at a time, so it is not safe for
+// concurrent use.
+type terminalPlanApprover struct {
+	in     io.Reader // raw stdin, handed to the editor
+	lines  *bufio.Reader
+	out    io.Writer
+	getenv func(string) string
+	// printPlan shows plans here because no renderer does.
+	printPlan bool
+	// pending is a line read still in flight after an interrupted prompt;
+	// the next prompt takes it over instead of reading concurrently.
+	pending chan lineResult
+}
+
+type lineResult struct {
+	line string
+	err  error
+}
+
+const planQuestion = "Execute this plan? [a]pprove / [e]dit / [r]eject: "
+
+// Approve asks until it gets an answer: a, e (after a valid edit) or r.
+func (t *terminalPlanApprover) Approve(ctx context.Context, p orchestrator.Plan) (orchestrator.Plan, orchestrator.PlanDecision, error) {
+	if t.printPlan {
+		fmt.Fprintf(t.out, "\n%s\n", p.Markdown())
+	}
+	var draft []byte // the last edit that did not validate, to fix in the editor
+	for {
+		fmt.Fprint(t.out, planQuestion)
+		line, err := t.readLine(ctx)
+		if err != nil {
+			fmt.Fprintln(t.out)
+			if errors.Is(err, io.EOF) {
+				return p, orchestrator.PlanReject, errors.New("stdin closed before the plan was approved; nothing was run")
+			}
+			return p, orchestrator.PlanReject, err
+		}
+		switch strings.ToLower(strings.TrimSpace(line)) {
+		case "a", "approve", "y", "yes":
+			return p, orchestrator.PlanApprove, nil
+		case "r", "reject", "n", "no":
+			return p, orchestrator.PlanReject, nil
+		case "e", "edit":
+			if draft == nil {
+				draft = p.JSON()
+			}
+			edited, text, err := t.edit(ctx, draft)
+			switch {
+			case ctx.Err() != nil:
+				return p, orchestrator.PlanReject, ctx.Err()
+			case err != nil:
+				draft = text
+				fmt.Fprintf(t.out, "%v\nThe proposed plan is unchanged; choose e to fix the edit.\n", err)
+			case reflect.DeepEqual(edited, p):
+				draft = nil
+				fmt.Fprintln(t.out, "The plan was not changed.")
+			default:
+				if t.printPlan {
+					fmt.Fprintf(t.out, "\n%s\n", edited.Markdown())
+				}
+				fmt.Fprintln(t.out, "Running the edited plan.")
+				return edited, orchestrator.PlanEdit, nil
+			}
+		default:
+			fmt.Fprintln(t.out, "Please answer a, e or r.")
+		}
+	}
+}
+
+// readLine reads one answer, giving up when ctx ends. A read the caller
+// gave up on stays pending and serves the next call, so two reads never
+// share the buffered reader.
+func (t *terminalPlanApprover) readLine(ctx context.Context) (string, error) {
+	if t.pending == nil {
+		ch := make(chan lineResult, 1)
+		go func() {
+			s, err := t.lines.ReadString('\n')
+			ch <- lineResult{s, err}
+		}()
+		t.pending = ch
+	}
+	select {
+	case r := <-t.pending:
+		t.pending = nil
+		if r.err != nil && (r.err != io.EOF || strings.TrimSpace(r.line) == "") {
+			return "", r.err
+		}
+		return r.line, nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// edit opens draft in the user's editor and parses the result. It returns
+// the edited text as well, so an invalid edit can be fixed rather than
+// redone.
+func (t *terminalPlanApprover) edit(ctx context.Context, draft []byte) (orchestrator.Plan, []byte, error) {
+	f, err := os.CreateTemp("", "reasonix-plan-*.json")
+	if err != nil {
+		return orchestrator.Plan{}, draft, fmt.Errorf("edit plan: %w", err)
+	}
+	name := f.Name()
+	defer os.Remove(name)
+	_, werr := f.Write(draft)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return orchestrator.Plan{}, draft, fmt.Errorf("edit plan: %w", werr)
+	}
+
+	editor := t.getenv("VISUAL")
+	if strings.TrimSpace(editor) == "" {
+		editor = t.getenv("EDITOR")
+	}
+	if strings.TrimSpace(editor) == "" {
+		editor = "vi"
+	}
+	// Through sh, as git does, so EDITOR may carry arguments ("code
+	// --wait"); the file is passed as $1 so its name needs no quoting.
+	cmd := exec.CommandContext(ctx, "sh", "-c", editor+` "$1"`, "sh", name)
+	// stdout is reserved for the answer (`reasonix run ... > out.txt`), so
+	// the editor draws on stderr, where the prompt is. It gets stdin only
+	// when that is a real file: exec would otherwise copy from the reader
+	// and swallow answers meant for the prompt.
+	if in, ok := t.in.(*os.File); ok {
+		cmd.Stdin = in
+	}
+	cmd.Stdout, cmd.Stderr = t.out, t.out
+	if err := cmd.Run(); err != nil {
+		return orchestrator.Plan{}, draft, fmt.Errorf("editor %q failed: %w", editor, err)
+	}
+	text, err := os.ReadFile(name)
+	if err != nil {
+		return orchestrator.Plan{}, draft, fmt.Errorf("edit plan: %w", err)
+	}
+	p, err := orchestrator.ParsePlan(text)
+	if err != nil {
+		return orchestrator.Plan{}, text, fmt.Errorf("edited plan: %w", err)
+	}
+	return p, text, nil
+}
+
+// planFiles lists the files a plan's steps name, once each, for the write
+// window; an empty list lets the window cover the whole workspace.
+func planFiles(p orchestrator.Plan) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range p.Steps {
+		for _, f := range s.Files {
+			if f = strings.TrimSpace(f); f != "" && !seen[f] {
+				seen[f] = true
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
