@@ -127,13 +127,7 @@ func assemble(o assembleOptions) (*app, error) {
 		return nil, err
 	}
 
-	workspace := wd
-	if cfg.Sandbox.WorkspaceRoot != "" {
-		workspace = cfg.Sandbox.WorkspaceRoot
-		if !filepath.IsAbs(workspace) {
-			workspace = filepath.Join(wd, workspace)
-		}
-	}
+	workspace := workspaceOf(loaded, wd)
 	a := &app{loaded: loaded, workspace: workspace}
 
 	// Tools.
@@ -245,4 +239,18 @@ func assemble(o assembleOptions) (*app, error) {
 		},
 	})
 	return a, nil
+}
+
+// workspaceOf is the workspace root: [sandbox] workspace_root, relative to
+// the start directory, or the start directory itself.
+func workspaceOf(l *config.Loaded, wd string) string {
+	root := l.Config.Sandbox.WorkspaceRoot
+	switch {
+	case root == "":
+		return wd
+	case filepath.IsAbs(root):
+		return root
+	default:
+		return filepath.Join(wd, root)
+	}
 }

@@ -67,6 +67,7 @@ Run flags:
   --output-format F    text (default), json, or stream-json
   --plan ID|FILE       execute a saved plan
   --goal TEXT          keep working until the goal is reported done
+                       (--goal resume continues a saved goal, --goal clear forgets it)
   --yolo / --auto      permission posture for this run
 
 Exit codes: 0 done, 1 model or provider failure, 2 usage or config error, 130 interrupted.

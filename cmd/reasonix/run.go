@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/reasonix/reasonix/agents"
@@ -102,6 +103,10 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 	if err != nil {
 		return err
 	}
+	if f.goal == "clear" {
+		return clearGoal(f.config, io)
+	}
+
 	app, err := assemble(assembleOptions{flags: f, sink: sink, stderr: io.err, planApprover: approver})
 	if err != nil {
 		return err
@@ -126,6 +131,11 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 	case f.plan != "":
 		res, runErr = app.coord.ExecuteSaved(ctx, f.plan)
 		plan = res.Plan
+	case f.goal == "resume":
+		var g orchestrator.GoalResult
+		g, runErr = app.coord.ResumeGoal(ctx)
+		goal = &g
+		res = orchestrator.Result{SessionID: g.SessionID, Text: g.Text, Stop: g.Status, Steps: g.Turns, Usage: g.Usage, Total: g.Total}
 	case f.goal != "":
 		text := f.goal
 		if prompt != "" {
@@ -230,4 +240,19 @@ func io2all(r io.Reader) ([]byte, error) {
 		r = os.Stdin
 	}
 	return io.ReadAll(r)
+}
+
+// clearGoal forgets the saved goal (`--goal clear`, the CLI's /goal clear).
+// It needs no model, so it runs before providers are assembled.
+func clearGoal(configFile string, io stdio) error {
+	loaded, wd, err := loadConfig(configFile)
+	if err != nil {
+		return err
+	}
+	path := orchestrator.GoalPath(filepath.Join(workspaceOf(loaded, wd), ".reasonix"))
+	if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+		return fmt.Errorf("clear goal: %w", err)
+	}
+	fmt.Fprintln(io.err, "goal cleared")
+	return nil
 }
