@@ -173,6 +173,13 @@ func loadAgent(file string) (Role, []string, error) {
 	} else if ok {
 		r.MaxSteps = n
 	}
+	r.Permissions.Mode = fm.String("permissionMode", "permission_mode", "permission-mode")
+	if strings.EqualFold(r.Permissions.Mode, "plan") {
+		r.PlanMode = true
+	}
+	r.Permissions.Allow, _ = fm.List("allow")
+	r.Permissions.Ask, _ = fm.List("ask")
+	r.Permissions.Deny, _ = fm.List("deny")
 	if list, ok := fm.List("tools"); ok {
 		var dropped, narrowed []string
 		r.Tools, dropped, narrowed = mapTools(list)

@@ -47,8 +47,24 @@ type Role struct {
 	MaxSteps int
 	// PlanMode asks the permission gate to refuse writers outright.
 	PlanMode bool
+	// Permissions is the role's override of the run's permission policy,
+	// merged on top of it by the gate (its mode wins, its rules add).
+	Permissions Permissions
 	// Source is SourceBuiltin or the path of the agent file.
 	Source string
+}
+
+// Permissions is a role's permission override, from an agent file's
+// `permissionMode` (or `permission_mode`) and `allow` / `ask` / `deny`
+// rule lists.
+type Permissions struct {
+	Mode             string
+	Allow, Ask, Deny []string
+}
+
+// IsZero reports whether the override changes nothing.
+func (p Permissions) IsZero() bool {
+	return p.Mode == "" && len(p.Allow) == 0 && len(p.Ask) == 0 && len(p.Deny) == 0
 }
 
 //go:embed prompts/*.md

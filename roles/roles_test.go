@@ -261,3 +261,27 @@ func TestMapTools(t *testing.T) {
 		}
 	}
 }
+
+func TestAgentPermissionOverride(t *testing.T) {
+	ws := t.TempDir()
+	dir := filepath.Join(ws, ".reasonix", "agents")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "reviewer.md"), []byte("---\nname: reviewer\ndescription: Reviews.\npermissionMode: plan\ndeny:\n  - Bash(git push:*)\nallow: [\"Bash(go test:*)\", \"Read\"]\n---\nReview the change.\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "plain.md"), []byte("---\nname: plain\ndescription: Plain.\n---\nDo it.\n"), 0o644)
+	set, notices := Load(LoadOptions{Workspace: ws, Home: t.TempDir()})
+	r, ok := set.Get("reviewer")
+	if !ok {
+		t.Fatalf("reviewer not loaded: %v", notices)
+	}
+	if !r.PlanMode || r.Permissions.Mode != "plan" {
+		t.Errorf("permissionMode not applied: %+v", r.Permissions)
+	}
+	if strings.Join(r.Permissions.Deny, ",") != "Bash(git push:*)" || strings.Join(r.Permissions.Allow, ",") != "Bash(go test:*),Read" {
+		t.Errorf("rules = %+v", r.Permissions)
+	}
+	if p, _ := set.Get("plain"); !p.Permissions.IsZero() || p.PlanMode {
+		t.Errorf("plain agent got an override: %+v", p.Permissions)
+	}
+}

@@ -341,3 +341,35 @@ outer:
 	}
 	return out
 }
+
+func TestE2EAgentFilePermissionOverride(t *testing.T) {
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("task", map[string]any{"agent": "scribe", "description": "write notes", "prompt": "SCRIBE-JOB write the notes"})}},
+		scripted.Turn{Match: "SCRIBE-JOB", ToolCalls: []scripted.Call{
+			call("write_file", map[string]any{"path": "secret/keys.txt", "content": "x"}),
+			call("write_file", map[string]any{"path": "notes.txt", "content": "notes"}),
+		}},
+		scripted.Turn{Match: "SCRIBE-JOB", Text: "wrote what I could"},
+		scripted.Turn{Text: "done"},
+	)
+	e.write(".reasonix/agents/scribe.md", "---\nname: scribe\ndescription: Writes notes.\ndeny: [\"Edit(secret/**)\"]\n---\nYou write notes.\n")
+	r := e.run("", "run", "delegate the notes")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(e.repo, "secret", "keys.txt")); err == nil {
+		t.Errorf("the agent's deny rule did not stop the write")
+	}
+	if e.read("notes.txt") != "notes" {
+		t.Errorf("allowed write did not happen")
+	}
+	found := false
+	for _, req := range e.srv.Requests() {
+		if strings.Contains(string(req), "SCRIBE-JOB") && strings.Contains(string(req), "Edit(secret/**)") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("the refusal naming the rule never reached the agent")
+	}
+}
