@@ -17,7 +17,7 @@ test:
 
 # bench prints the figures the issues ask for (see docs/SPEC.md, "Figures").
 bench: build
-	REASONIX_BENCH=1 REASONIX_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -run 'Bench|VsRipgrep|Efficiency' -v ./... 2>&1 | grep -E '^(bench|grep|gate|subagent|version|startup|harness|first|tool|prefix|memory|  )' || true
+	REASONIX_BENCH=1 REASONIX_BIN=$(CURDIR)/$(BIN) $(GO) test -p 1 -count=1 -run 'Bench|VsRipgrep|Efficiency' -v ./... 2>&1 | grep -E '^(bench|grep|gate|subagent|version|startup|harness|first|tool|prefix|memory|  )' || true
 	$(GO) test -run '^$$' -bench . -benchmem ./agents ./internal/permission ./orchestrator ./providers/openai
 
 cross:
