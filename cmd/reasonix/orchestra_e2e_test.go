@@ -198,14 +198,23 @@ func TestE2ESixParallelTasks(t *testing.T) {
 	turns = append(turns, scripted.Turn{Text: "All six areas reviewed."})
 	e := newE2E(t, turns...)
 	e.write("reasonix.toml", "[agent]\nmax_parallel = 6\n")
-	start := time.Now()
 	r := e.run("", "run", "review everything")
-	took := time.Since(start)
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	if took > 540*time.Millisecond {
+	// Server-side clock: from the parent's request that asked for the six
+	// tasks to the parent's next request, all six 300 ms children ran.
+	// Run one after another that is 1.8 s; concurrently, about 300 ms.
+	rec := e.srv.Received()
+	if len(rec) != 8 {
+		t.Fatalf("requests = %d, want 8", len(rec))
+	}
+	if took := rec[7].At.Sub(rec[0].At); took > 540*time.Millisecond {
 		t.Errorf("six 300ms tasks took %v; want well under 600ms", took)
+	}
+	// Every child asked before the first could have finished.
+	if spread := rec[6].At.Sub(rec[1].At); spread > 250*time.Millisecond {
+		t.Errorf("children started %v apart; they did not run concurrently", spread)
 	}
 	reqs := e.srv.Requests()
 	last := string(messagesOf(t, reqs[len(reqs)-1]))
