@@ -3,7 +3,6 @@ package orchestrator
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/reasonix/reasonix/roles"
@@ -106,50 +105,11 @@ func substituteArgs(body, args string) string {
 	return body + "\n\nARGUMENTS: " + args
 }
 
-// claudeToolNames maps the tool names skills written for Claude Code use.
-var claudeToolNames = map[string]string{
-	"Read": "read_file", "Write": "write_file", "Edit": "edit_file", "MultiEdit": "multi_edit",
-	"Bash": "bash", "Glob": "glob", "Grep": "grep", "LS": "ls", "TodoWrite": "todo_write",
-	"TodoRead": "todo_read", "Task": "task", "Skill": "skill",
-}
-
-var toolNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
-
-// skillTools turns allowed-tools into tool names; nil inherits every tool.
-// Specifiers such as Bash(git status:*) reduce to their tool here: which
-// commands may run is the permission gate's decision.
-func skillTools(allowed []string) []string {
-	if len(allowed) == 0 {
-		return nil
-	}
-	var out []string
-	seen := map[string]bool{}
-	for _, a := range allowed {
-		base := strings.TrimSpace(a)
-		if i := strings.IndexByte(base, '('); i > 0 {
-			base = strings.TrimSpace(base[:i])
-		}
-		if base == "*" {
-			return nil
-		}
-		name, ok := claudeToolNames[base]
-		if !ok {
-			if !toolNameRE.MatchString(base) && !strings.HasPrefix(base, "mcp__") {
-				continue
-			}
-			name = base
-		}
-		if !seen[name] {
-			seen[name] = true
-			out = append(out, name)
-		}
-	}
-	if out == nil {
-		// Nothing recognisable: offer nothing rather than everything.
-		out = []string{}
-	}
-	return out
-}
+// skillTools turns allowed-tools into tool names the way an agent file's
+// tools are mapped; nil inherits every tool. Specifiers such as
+// Bash(git status:*) reduce to their tool here: which commands may run is
+// the permission gate's decision.
+func skillTools(allowed []string) []string { return roles.ToolNames(allowed) }
 
 // subagentRunner is the runSubagent callback skills.NewTool takes.
 type subagentRunner = func(ctx context.Context, s skills.Skill, args string) (string, error)

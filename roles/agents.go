@@ -198,12 +198,21 @@ func loadAgent(file string) (Role, []string, error) {
 var claudeTools = map[string]string{
 	"Read": "read_file", "Write": "write_file", "Edit": "edit_file", "MultiEdit": "multi_edit",
 	"Bash": "bash", "Glob": "glob", "Grep": "grep", "LS": "ls", "TodoWrite": "todo_write",
-	"Task": "task", "Skill": "skill",
+	"TodoRead": "todo_read", "Task": "task", "Skill": "skill",
 	"WebFetch": "", "WebSearch": "", "NotebookRead": "", "NotebookEdit": "",
 	"BashOutput": "", "KillShell": "", "KillBash": "", "ExitPlanMode": "", "SlashCommand": "",
 }
 
 var ownToolName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+// ToolNames maps a tool list written for Claude Code or Reasonix (an agent
+// file's tools, a skill's allowed-tools) to Reasonix tool names, as an
+// agent file's list is mapped: nil inherits every tool, an empty non-nil
+// list offers none, and unknown names are dropped.
+func ToolNames(list []string) []string {
+	out, _, _ := mapTools(list)
+	return out
+}
 
 // mapTools turns an agent file's tool list into Reasonix tool names. A
 // list that is absent, empty or "*" inherits all tools (nil). Permission
@@ -216,6 +225,7 @@ func mapTools(list []string) (out, dropped, narrowed []string) {
 	out = []string{}
 	seen := map[string]bool{}
 	for _, t := range list {
+		t = strings.TrimSpace(t)
 		base := t
 		if i := strings.IndexByte(t, '('); i > 0 {
 			base = strings.TrimSpace(t[:i])

@@ -252,6 +252,7 @@ func TestMapTools(t *testing.T) {
 			[]string{"read_file", "edit_file", "multi_edit", "write_file", "ls", "todo_write", "task"}, nil, nil},
 		{[]string{"WebSearch", "Frobnicate", "mcp__gh__*"}, []string{"mcp__gh__*"}, []string{"WebSearch", "Frobnicate"}, nil},
 		{[]string{"WebFetch"}, []string{}, []string{"WebFetch"}, nil},
+		{[]string{" TodoRead ", "todo_read"}, []string{"todo_read"}, nil, nil},
 		{[]string{"Bash(npm test:*)", "Bash(go test:*)"}, []string{"bash"}, nil, []string{"Bash(npm test:*)", "Bash(go test:*)"}},
 	}
 	for _, c := range cases {
