@@ -38,6 +38,14 @@ const (
 // maxErrorBody bounds how much of an error response is read.
 const maxErrorBody = 64 << 10
 
+// maxDrain and drainWait bound what is read after a complete answer to
+// keep the connection reusable; a server still sending more is not worth
+// waiting on.
+const (
+	maxDrain  = 4 << 10
+	drainWait = 250 * time.Millisecond
+)
+
 // StatusError is an HTTP error answer from the server.
 type StatusError struct {
 	Provider string
@@ -295,6 +303,14 @@ func (p *Provider) read(parent, ctx context.Context, cancel context.CancelFunc, 
 		err = d.readStream(br, emit)
 	}
 	if err == nil {
+		// What follows [DONE] is a blank line and the end of the chunked
+		// body; closing the body before reading them makes the transport
+		// drop the connection instead of reusing it for the next request.
+		// A server that keeps the response open after the answer must not
+		// hold the consumer (ch closes after this), so the wait is bounded.
+		t := time.AfterFunc(drainWait, cancel)
+		_, _ = io.Copy(io.Discard, io.LimitReader(br, maxDrain))
+		t.Stop()
 		return
 	}
 	if ctx.Err() != nil {
