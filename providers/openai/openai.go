@@ -315,23 +315,20 @@ func (p *Provider) read(parent, ctx context.Context, cancel context.CancelFunc, 
 	}
 	if ctx.Err() != nil {
 		err = p.ctxError(ctx)
-		if parent.Err() != nil {
-			// The caller cancelled and may have stopped reading: offer
-			// the error, never wait for it to be taken.
-			select {
-			case ch <- providers.Chunk{Err: err}:
-			default:
-			}
-			return
+	} else if errors.Is(err, errStopped) {
+		return
+	}
+	// The consumer normally waits for this last chunk, even after our own
+	// timeout fired; a caller that cancelled may have stopped reading, so
+	// it is only offered then, never waited on.
+	select {
+	case ch <- providers.Chunk{Err: err}:
+	default:
+		select {
+		case ch <- providers.Chunk{Err: err}:
+		case <-parent.Done():
 		}
-		// Our own timeout fired; the consumer is still waiting.
-		ch <- providers.Chunk{Err: err}
-		return
 	}
-	if errors.Is(err, errStopped) {
-		return
-	}
-	ch <- providers.Chunk{Err: err}
 }
 
 // readDocument decodes a non-streamed chat.completion (or an error
