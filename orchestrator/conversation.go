@@ -34,11 +34,7 @@ func (cv *Conversation) ID() string { return cv.w.ID() }
 func (cv *Conversation) Send(ctx context.Context, text string) (Result, error) {
 	cv.mu.Lock()
 	defer cv.mu.Unlock()
-	acc := &usageAcc{}
-	out, err := cv.w.Send(withAcc(ctx, acc), text)
-	res := cv.c.finish(cv.w, out, err)
-	res.Total.Add(acc.get())
-	return res, err
+	return cv.c.run(ctx, cv.w, text)
 }
 
 // Goal pursues text inside this conversation, with the same stopping rules

@@ -130,12 +130,7 @@ func (c *Coordinator) goalMaxTurns() int {
 // executor's tools plus goal_status, with the executor's unchanged system
 // prompt, because the goal rides in user turns, never in the prefix.
 func (c *Coordinator) openGoalSession() (*worker, error) {
-	r := c.executorRole()
-	id := newSessionID(roles.Executor)
-	reg := c.toolsFor(r, 0, id, r.Model)
-	reg.Add(goalStatusTool{})
-	w, err := c.open(sessionSpec{id: id, role: roles.Executor, modelRef: r.Model, system: c.withSkillIndex(r.System, reg),
-		tools: reg, maxSteps: r.MaxSteps, planMode: r.PlanMode})
+	w, err := c.openExecutor(nil, goalStatusTool{})
 	if err != nil {
 		return nil, fmt.Errorf("start goal session: %w", err)
 	}

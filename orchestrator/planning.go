@@ -8,7 +8,6 @@ import (
 	"github.com/reasonix/reasonix/agents"
 	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/roles"
-	"github.com/reasonix/reasonix/skills"
 	"github.com/reasonix/reasonix/tools"
 )
 
@@ -31,15 +30,7 @@ func (c *Coordinator) plannerRole() roles.Role {
 // here) and submit_plan. Writers are dropped even if a customised role
 // lists them, because plan mode promises the planner changes nothing.
 func (c *Coordinator) plannerTools(r roles.Role) *tools.Registry {
-	pool := tools.NewRegistry()
-	for _, n := range c.rt.Tools.Names() {
-		t, _ := c.rt.Tools.Get(n)
-		pool.Add(t)
-	}
-	if c.rt.Skills != nil && len(c.rt.Skills.List()) > 0 {
-		pool.Add(skills.NewTool(c.rt.Skills, c.rt.SkillAllow, nil))
-	}
-	reg := r.FilterTools(pool).Filter(func(t tools.Tool) bool { return t.ReadOnly() })
+	reg := r.FilterTools(c.toolPool(nil)).Filter(func(t tools.Tool) bool { return t.ReadOnly() })
 	reg.Add(submitPlanTool{})
 	return reg
 }
@@ -61,7 +52,7 @@ func (c *Coordinator) Plan(ctx context.Context, prompt string) (Plan, string, Re
 		maxSteps = roles.DefaultPlannerMaxSteps
 	}
 	reg := c.plannerTools(r)
-	w, err := c.open(sessionSpec{role: roles.Planner, modelRef: modelRef, system: c.withSkillIndex(r.System, reg),
+	w, err := c.open(sessionSpec{role: roles.Planner, modelRef: modelRef, system: r.System,
 		tools: reg, maxSteps: maxSteps, planMode: true})
 	if err != nil {
 		return Plan{}, "", Result{}, fmt.Errorf("start planner: %w", err)

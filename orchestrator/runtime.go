@@ -218,11 +218,14 @@ func (c *Coordinator) executorRole() roles.Role {
 	return r
 }
 
-// sessionSpec describes a session to open.
+// sessionSpec describes a session to open. Every session, whatever its
+// role, is opened through Coordinator.open from one of these.
 type sessionSpec struct {
 	id, role, parent string
 	// modelRef is the model reference; "" is the configured default.
 	modelRef string
+	// system is the role's prompt; open appends the skill index when
+	// tools offers the skill tool.
 	system   string
 	tools    *tools.Registry
 	maxSteps int
@@ -288,7 +291,7 @@ func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 	}
 	s, err := agents.New(agents.Config{
 		ID: id, Role: spec.role, Parent: spec.parent,
-		Provider: prov, Model: model, System: spec.system,
+		Provider: prov, Model: model, System: c.withSkillIndex(spec.system, spec.tools),
 		Tools: spec.tools, Env: env, Gate: gate, MaxSteps: maxSteps,
 		Temperature: c.rt.Settings.Temperature, Sink: c.rt.Sink, Transcript: rec,
 	})
@@ -316,6 +319,16 @@ func (c *Coordinator) finish(w *worker, out agents.Outcome, err error) Result {
 	return res
 }
 
+// run sends one user turn to w and builds its Result, whose Total adds
+// the usage of every subagent the turn started.
+func (c *Coordinator) run(ctx context.Context, w *worker, text string) (Result, error) {
+	acc := &usageAcc{}
+	out, err := w.Send(withAcc(ctx, acc), text)
+	res := c.finish(w, out, err)
+	res.Total.Add(acc.get())
+	return res, err
+}
+
 // withSkillIndex appends the skill index to a system prompt when the
 // session is offered the skill tool. The index depends only on the
 // catalog, so the prefix stays byte-stable.
@@ -337,25 +350,35 @@ func (c *Coordinator) withSkillIndex(system string, reg *tools.Registry) string 
 	return system + sep + "# Skills\nThese skills are available through the skill tool; load one when its description fits the task:\n" + idx
 }
 
-// toolsFor builds the tool set of a session of role r at depth: the
-// runtime's tools plus the skill and task tools the depth allows, then
-// the role's filter. Filtering happens here, before any request is built,
-// so a session never sees the schema of a tool it may not use.
-func (c *Coordinator) toolsFor(r roles.Role, depth int, id, modelRef string) *tools.Registry {
+// toolPool is what every session's tools are filtered from: the runtime's
+// tools plus, when there are skills, the skill tool, which runs
+// runAs=subagent skills through run (nil loads every skill inline).
+func (c *Coordinator) toolPool(run subagentRunner) *tools.Registry {
 	pool := tools.NewRegistry()
 	for _, n := range c.rt.Tools.Names() {
 		t, _ := c.rt.Tools.Get(n)
 		pool.Add(t)
 	}
 	if c.rt.Skills != nil && len(c.rt.Skills.List()) > 0 {
-		var run subagentRunner
-		if depth < MaxDepth {
-			run = c.skillRunner(id, depth, modelRef)
-		}
 		pool.Add(skills.NewTool(c.rt.Skills, c.rt.SkillAllow, run))
 	}
-	if depth < MaxDepth && !r.ReadOnlyOnly && len(c.subagents()) > 0 {
-		pool.Add(&taskTool{c: c, parent: id, depth: depth, modelRef: modelRef, agents: c.subagents()})
+	return pool
+}
+
+// toolsFor builds the tool set of a session of role r at depth: the tool
+// pool with the skill and task tools the depth allows, then the role's
+// filter. Filtering happens here, before any request is built, so a
+// session never sees the schema of a tool it may not use.
+func (c *Coordinator) toolsFor(r roles.Role, depth int, id, modelRef string) *tools.Registry {
+	var run subagentRunner
+	if depth < MaxDepth {
+		run = c.skillRunner(id, depth, modelRef)
+	}
+	pool := c.toolPool(run)
+	if depth < MaxDepth && !r.ReadOnlyOnly {
+		if subs := c.subagents(); len(subs) > 0 {
+			pool.Add(&taskTool{c: c, parent: id, depth: depth, modelRef: modelRef, agents: subs})
+		}
 	}
 	return r.FilterTools(pool)
 }
@@ -400,6 +423,18 @@ func (c *Coordinator) Run(ctx context.Context, prompt string) (Result, error) {
 // runExecutor runs one executor session on a first user turn; seed, when
 // set, prepares its environment before the session exists.
 func (c *Coordinator) runExecutor(ctx context.Context, first string, seed func(id string, env *tools.Env)) (Result, error) {
+	w, err := c.openExecutor(seed)
+	if err != nil {
+		return Result{}, fmt.Errorf("start executor: %w", err)
+	}
+	defer w.close()
+	return c.run(ctx, w, first)
+}
+
+// openExecutor opens an executor session with the executor role's tools
+// plus extra (which bypass the role's filter); seed, when set, prepares
+// the session's environment before the session exists.
+func (c *Coordinator) openExecutor(seed func(id string, env *tools.Env), extra ...tools.Tool) (*worker, error) {
 	r := c.executorRole()
 	id := newSessionID(roles.Executor)
 	env := c.rt.Env.Fork()
@@ -407,17 +442,11 @@ func (c *Coordinator) runExecutor(ctx context.Context, first string, seed func(i
 		seed(id, env)
 	}
 	reg := c.toolsFor(r, 0, id, r.Model)
-	w, err := c.open(sessionSpec{id: id, role: roles.Executor, modelRef: r.Model, system: c.withSkillIndex(r.System, reg),
-		tools: reg, maxSteps: r.MaxSteps, planMode: r.PlanMode, env: env})
-	if err != nil {
-		return Result{}, fmt.Errorf("start executor: %w", err)
+	for _, t := range extra {
+		reg.Add(t)
 	}
-	defer w.close()
-	acc := &usageAcc{}
-	out, err := w.Send(withAcc(ctx, acc), first)
-	res := c.finish(w, out, err)
-	res.Total.Add(acc.get())
-	return res, err
+	return c.open(sessionSpec{id: id, role: roles.Executor, modelRef: r.Model, system: r.System,
+		tools: reg, maxSteps: r.MaxSteps, planMode: r.PlanMode, env: env})
 }
 
 // usageAcc sums the usage of the subagents a session starts.

@@ -234,18 +234,14 @@ func (c *Coordinator) runChild(ctx context.Context, spec childSpec) (Result, err
 	}
 	w, err := c.open(sessionSpec{
 		id: id, role: spec.role.Name, parent: spec.parent, modelRef: modelRef,
-		system: c.withSkillIndex(system, reg), tools: reg,
+		system: system, tools: reg,
 		maxSteps: spec.role.MaxSteps, planMode: spec.role.PlanMode,
 	})
 	if err != nil {
 		return Result{}, fmt.Errorf("start subagent %s: %w", spec.role.Name, err)
 	}
 	defer w.close()
-	acc := &usageAcc{}
-	cctx := withAcc(context.WithValue(ctx, leaseKey{}, l), acc)
-	out, err := w.Send(cctx, spec.prompt)
-	res := c.finish(w, out, err)
-	res.Total.Add(acc.get())
+	res, err := c.run(context.WithValue(ctx, leaseKey{}, l), w, spec.prompt)
 	if parent := accFrom(ctx); parent != nil {
 		parent.add(res.Total)
 	}
