@@ -104,13 +104,16 @@ func (bashTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage
 	} else if !strings.HasSuffix(body, "\n") {
 		body += "\n"
 	}
-	body = tools.Truncate(body, env.Limit())
+	// Truncate the finished result, not the body: a status line appended
+	// after truncation would push it over the limit, and the session's own
+	// truncation would then cut it a second time. The tail the cut keeps
+	// holds the status line.
 	switch {
 	case ctx.Err() != nil:
 		return tools.Result{}, fmt.Errorf("command cancelled, process group killed: %w", ctx.Err())
 	case runCtx.Err() != nil:
 		msg := fmt.Sprintf("timed out after %s; process group killed", fmtSeconds(timeout))
-		return tools.Result{Content: body + msg, IsError: true, Summary: msg}, nil
+		return tools.Result{Content: tools.Truncate(body+msg, env.Limit()), IsError: true, Summary: msg}, nil
 	}
 	code := 0
 	if cmd.ProcessState != nil {
@@ -119,7 +122,7 @@ func (bashTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage
 		return tools.Result{}, fmt.Errorf("command failed: %w", waitErr)
 	}
 	return tools.Result{
-		Content: fmt.Sprintf("%sexit code: %d", body, code),
+		Content: tools.Truncate(fmt.Sprintf("%sexit code: %d", body, code), env.Limit()),
 		IsError: code != 0,
 		Summary: fmt.Sprintf("exit code %d", code),
 	}, nil

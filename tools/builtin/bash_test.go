@@ -152,6 +152,11 @@ func TestBashTruncationKeepsHeadAndTail(t *testing.T) {
 	if len(c) > 1300 || !strings.HasPrefix(c, "FIRST\n") || !strings.Contains(c, "LAST\n") || !strings.Contains(c, "truncated") || !strings.HasSuffix(c, "exit code: 0") {
 		t.Fatalf("got %d bytes: %q", len(c), c)
 	}
+	// The session truncates every result again; that must be a no-op, not
+	// a second marker.
+	if again := tools.Truncate(c, env.Limit()); again != c {
+		t.Fatalf("result exceeds the limit (%d bytes) and would be truncated twice", len(c))
+	}
 }
 
 func TestHeadTailDropsMiddle(t *testing.T) {
