@@ -43,7 +43,7 @@ func (c *Coordinator) SkillPrompt(name, args string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("Use the skill %q (directory %s):\n\n%s", s.Name, s.Dir, substituteArgs(body, args)), nil
+	return fmt.Sprintf("Use the skill %q (directory %s):\n\n%s", s.Name, s.Dir, skills.ExpandArgs(body, args)), nil
 }
 
 func (c *Coordinator) lookupSkill(name string) (skills.Skill, error) {
@@ -73,13 +73,18 @@ func (c *Coordinator) runSkill(ctx context.Context, s skills.Skill, args, parent
 		sys.WriteString("Files beside SKILL.md: " + strings.Join(files, ", ") + "\n")
 	}
 	sys.WriteString("\n# Instructions\n\n")
-	// The request also travels in the user turn; $ARGUMENTS is filled in
-	// too because skill authors write instructions around it.
+	// The request travels in the user turn; $ARGUMENTS is filled in too
+	// because skill authors write instructions around it, but nothing is
+	// appended: that would only repeat the user turn.
+	request := strings.TrimSpace(args)
 	if strings.Contains(body, "$ARGUMENTS") {
-		body = substituteArgs(body, args)
+		a := request
+		if a == "" {
+			a = "(see the user message)"
+		}
+		body = skills.ExpandArgs(body, a)
 	}
 	sys.WriteString(body)
-	request := strings.TrimSpace(args)
 	if request == "" {
 		request = "Run the skill."
 	}
@@ -87,22 +92,6 @@ func (c *Coordinator) runSkill(ctx context.Context, s skills.Skill, args, parent
 		role: r, parent: parent, depth: depth, parentModel: parentModel,
 		modelRef: s.Model, system: sys.String(), prompt: request,
 	})
-}
-
-// substituteArgs fills $ARGUMENTS. The request itself always travels in
-// the user turn, so an empty substitution loses nothing.
-func substituteArgs(body, args string) string {
-	args = strings.TrimSpace(args)
-	if strings.Contains(body, "$ARGUMENTS") {
-		if args == "" {
-			return strings.ReplaceAll(body, "$ARGUMENTS", "(see the user message)")
-		}
-		return strings.ReplaceAll(body, "$ARGUMENTS", args)
-	}
-	if args == "" {
-		return body
-	}
-	return body + "\n\nARGUMENTS: " + args
 }
 
 // skillTools turns allowed-tools into tool names the way an agent file's

@@ -118,7 +118,7 @@ func (t *skillTool) load(ctx context.Context, env *tools.Env, a skillArgs) (tool
 		b.WriteString("Allowed tools: " + strings.Join(s.AllowedTools, ", ") + "\n")
 	}
 	b.WriteString("\n")
-	b.WriteString(withArgs(body, a.Args))
+	b.WriteString(ExpandArgs(body, a.Args))
 	limit := 0
 	if env != nil {
 		limit = env.Limit()
@@ -126,9 +126,12 @@ func (t *skillTool) load(ctx context.Context, env *tools.Env, a skillArgs) (tool
 	return tools.Result{Content: tools.Truncate(b.String(), limit), Summary: "loaded skill " + s.Name}, nil
 }
 
-// withArgs substitutes $ARGUMENTS the way skill authors expect, and
-// otherwise appends the arguments so they are never silently lost.
-func withArgs(body, args string) string {
+// ExpandArgs fills a skill's instructions with its arguments: it
+// substitutes $ARGUMENTS the way skill authors expect, and otherwise
+// appends the arguments so they are never silently lost. The skill tool
+// and front ends running an inline skill share it, so a skill reads the
+// same however it is invoked.
+func ExpandArgs(body, args string) string {
 	args = strings.TrimSpace(args)
 	if strings.Contains(body, "$ARGUMENTS") {
 		return strings.ReplaceAll(body, "$ARGUMENTS", args)
