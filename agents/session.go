@@ -205,7 +205,9 @@ func (s *Session) loop(ctx context.Context, out *Outcome) (Outcome, error) {
 			if msg.Content != "" || msg.ReasoningContent != "" {
 				// Keep the partial answer in the history and transcript.
 				msg.ToolCalls = nil
-				_ = s.append(msg)
+				if aerr := s.append(msg); aerr != nil {
+					err = errors.Join(err, aerr)
+				}
 				out.Text = msg.Content
 			}
 			return *out, err

@@ -244,3 +244,28 @@ func TestCancelledContextStops(t *testing.T) {
 		t.Errorf("kept requesting after cancel: %d", len(fp.reqs))
 	}
 }
+
+// failingRecorder refuses assistant messages.
+type failingRecorder struct{ err error }
+
+func (r failingRecorder) Append(m providers.Message) error {
+	if m.Role == providers.RoleAssistant {
+		return r.err
+	}
+	return nil
+}
+
+// A transcript that cannot take the partial answer of a broken stream is
+// reported beside the stream error, not dropped.
+func TestBrokenStreamReportsTranscriptFailure(t *testing.T) {
+	fp := &fakeProvider{turns: []providers.Chunk{{Text: "half"}}, errs: map[int]error{0: errors.New("stream broken")}}
+	s, _ := New(Config{Provider: fp})
+	s.cfg.Transcript = failingRecorder{errors.New("disk full")}
+	_, err := s.Send(context.Background(), "q")
+	if err == nil || !strings.Contains(err.Error(), "stream broken") {
+		t.Fatalf("err = %v", err)
+	}
+	if !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("transcript failure dropped: %v", err)
+	}
+}
