@@ -41,13 +41,15 @@ func relTo(root, p string) string {
 
 // ancestorsIgnore loads the .gitignore files of Root and every directory
 // between Root and Start, so searching a subdirectory honours the same rules
-// as searching the whole tree.
+// as searching the whole tree. Start's own file is left out: the walk and ls
+// load it when they read Start, and loading it here too would chain it twice
+// and double the rules every entry is checked against.
 func ancestorsIgnore(root, start string) *ignoreFile {
-	f := loadIgnore(nil, root, "")
 	rel := relTo(root, start)
 	if rel == "" {
-		return f
+		return nil
 	}
+	f := loadIgnore(nil, root, "")
 	parts := strings.Split(rel, "/")
 	for i := 0; i < len(parts)-1; i++ {
 		base := strings.Join(parts[:i+1], "/")

@@ -119,6 +119,22 @@ func TestWalkIgnoreSemantics(t *testing.T) {
 	}
 }
 
+// TestAncestorsIgnoreExcludesStart guards against loading the start
+// directory's .gitignore twice (once here, once when the walk reads it).
+func TestAncestorsIgnoreExcludesStart(t *testing.T) {
+	root := writeTree(t, map[string]string{".gitignore": "*.tmp\n", "a/.gitignore": "*.log\n", "a/b/.gitignore": "*.o\n"})
+	if f := ancestorsIgnore(root, root); f != nil {
+		t.Fatalf("root's own file loaded as an ancestor: %+v", f)
+	}
+	var bases []string
+	for f := ancestorsIgnore(root, filepath.Join(root, "a", "b")); f != nil; f = f.parent {
+		bases = append(bases, f.base)
+	}
+	if strings.Join(bases, ",") != "a," {
+		t.Fatalf("ancestor chain bases = %q, want [a, root]", bases)
+	}
+}
+
 func TestWalkCancel(t *testing.T) {
 	files := map[string]string{}
 	for i := 0; i < 200; i++ {
