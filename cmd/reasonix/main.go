@@ -112,8 +112,6 @@ func exitCode(ctx context.Context, err error, w io.Writer) int {
 	}
 	var ue usageError
 	switch {
-	case errors.Is(err, errSilent):
-		return exitFailure
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
 		fmt.Fprintln(w, "reasonix: interrupted")
 		return exitInterrupted
@@ -125,6 +123,3 @@ func exitCode(ctx context.Context, err error, w io.Writer) int {
 		return exitFailure
 	}
 }
-
-// errSilent is a failure whose message was already printed.
-var errSilent = errors.New("failed")

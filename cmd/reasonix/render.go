@@ -168,22 +168,20 @@ func (s *streamJSON) Publish(e events.Event) {
 
 func (s *streamJSON) Close() {}
 
-// jsonCollector keeps what the final JSON object needs.
+// jsonCollector keeps what the final JSON object needs: the notices (the
+// run's error comes from its result).
 type jsonCollector struct {
-	mu     sync.Mutex
-	errors []string
-	notes  []string
+	mu    sync.Mutex
+	notes []string
 }
 
 func (j *jsonCollector) Publish(e events.Event) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	switch e.Type {
-	case events.Error:
-		j.errors = append(j.errors, e.Error)
-	case events.Notice:
-		j.notes = append(j.notes, e.Text)
+	if e.Type != events.Notice {
+		return
 	}
+	j.mu.Lock()
+	j.notes = append(j.notes, e.Text)
+	j.mu.Unlock()
 }
 
 func (j *jsonCollector) Close() {}
