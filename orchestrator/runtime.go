@@ -176,27 +176,11 @@ func New(rt Runtime) *Coordinator {
 // MaxParallel reports the effective bound on concurrently running subagents.
 func (c *Coordinator) MaxParallel() int { return c.maxParallel }
 
-// role returns the named role from the loaded set or the built-ins.
-func (c *Coordinator) role(name string) (roles.Role, bool) {
-	if c.rt.Roles != nil {
-		return c.rt.Roles.Get(name)
-	}
-	return roles.Builtin(name)
-}
+// role returns the named role from the loaded set (nil: the built-ins).
+func (c *Coordinator) role(name string) (roles.Role, bool) { return c.rt.Roles.Get(name) }
 
 // subagents lists the roles the task tool may start.
-func (c *Coordinator) subagents() []roles.Role {
-	if c.rt.Roles != nil {
-		return c.rt.Roles.Subagents()
-	}
-	var out []roles.Role
-	for _, n := range []string{roles.Explore, roles.General} {
-		if r, ok := roles.Builtin(n); ok {
-			out = append(out, r)
-		}
-	}
-	return out
-}
+func (c *Coordinator) subagents() []roles.Role { return c.rt.Roles.Subagents() }
 
 func (c *Coordinator) subagent(name string) (roles.Role, bool) {
 	for _, r := range c.subagents() {

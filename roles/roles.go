@@ -149,7 +149,7 @@ type Set struct {
 	roles map[string]Role
 }
 
-// Get returns the role named name.
+// Get returns the role named name; a nil Set holds the built-ins.
 func (s *Set) Get(name string) (Role, bool) {
 	if s == nil {
 		return Builtin(name)
@@ -159,10 +159,11 @@ func (s *Set) Get(name string) (Role, bool) {
 }
 
 // Subagents returns the roles the task tool can start: general, explore and
-// every user agent, sorted by name.
+// every user agent, sorted by name. A nil Set, like Get on one, stands for
+// the built-ins.
 func (s *Set) Subagents() []Role {
 	if s == nil {
-		return nil
+		s = builtinSet()
 	}
 	var out []Role
 	for name, r := range s.roles {

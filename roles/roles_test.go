@@ -286,3 +286,17 @@ func TestAgentPermissionOverride(t *testing.T) {
 		t.Errorf("plain agent got an override: %+v", p.Permissions)
 	}
 }
+
+func TestNilSetIsBuiltins(t *testing.T) {
+	var s *Set
+	var names []string
+	for _, r := range s.Subagents() {
+		names = append(names, r.Name)
+	}
+	if strings.Join(names, ",") != "explore,general" {
+		t.Errorf("nil set subagents = %v", names)
+	}
+	if r, ok := s.Get(Planner); !ok || r.System == "" {
+		t.Error("nil set has no planner")
+	}
+}
