@@ -21,7 +21,6 @@ type textRenderer struct {
 	out     *bufio.Writer
 	errOut  io.Writer
 	midLine bool
-	root    string // id of the first session seen; others are workers
 	// showPlan prints a ready plan to errOut; `reasonix plan` without
 	// --execute prints it to stdout itself instead.
 	showPlan bool
@@ -35,9 +34,8 @@ func newTextRenderer(out, errOut io.Writer) *textRenderer {
 func (r *textRenderer) Publish(e events.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.root == "" && e.Session != "" && e.Parent == "" {
-		r.root = e.Session
-	}
+	// Sessions started by another (subagents, tasks) are workers: their
+	// text is not the answer.
 	worker := e.Parent != ""
 	switch e.Type {
 	case events.TextDelta:
