@@ -84,15 +84,26 @@ func (globTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage
 		root = start
 	}
 	startRel := relTo(root, start)
+	// Without "**" or a character class (doublestar lets "[^x]" match "/")
+	// no match has more slashes than the pattern: "*" and "?" never cross
+	// "/" and a brace picks one alternative. So "*.go" need not walk the
+	// whole tree.
+	maxDepth := -1
+	if !strings.Contains(rest, "**") && !strings.Contains(rest, "[") {
+		maxDepth = strings.Count(rest, "/")
+	}
 	var mu sync.Mutex
 	var hits []globHit
 	err = walk(ctx, walkOptions{Root: root, Start: start}, func(e walkEntry) error {
-		if e.IsDir {
-			return nil
-		}
 		sub := e.Rel
 		if startRel != "" {
 			sub = e.Rel[len(startRel)+1:]
+		}
+		if e.IsDir {
+			if maxDepth >= 0 && strings.Count(sub, "/") >= maxDepth {
+				return filepath.SkipDir
+			}
+			return nil
 		}
 		if ok, _ := doublestar.Match(rest, sub); !ok {
 			return nil

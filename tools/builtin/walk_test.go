@@ -189,6 +189,9 @@ func TestGlobOrderAndIgnore(t *testing.T) {
 		`{"pattern":"nothing/**"}`:           "No files found",
 		`{"pattern":"**/*.rs","path":"."}`:   "No files found",
 		`{"pattern":"./pkg/*.go","path":""}`: "pkg/deep.go\n",
+		`{"pattern":"*/*.go"}`:               "pkg/deep.go\n",
+		`{"pattern":"{pkg/*,new}.go"}`:       "new.go\npkg/deep.go\n",
+		`{"pattern":"pkg[^x]deep.go"}`:       "pkg/deep.go\n",
 	}
 	for args, want := range cases {
 		res, err := runTool(t, globTool{}, env, args)
