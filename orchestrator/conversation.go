@@ -54,5 +54,11 @@ func (cv *Conversation) Goal(ctx context.Context, text string) (GoalResult, erro
 	return cv.c.goalLoop(ctx, cv.w, st, goalFirstTurn(text))
 }
 
-// Close closes the session's transcript.
-func (cv *Conversation) Close() { cv.w.close() }
+// Close closes the session's transcript. It waits for a running turn to
+// end (cancel its context first), so the turn's last messages reach the
+// transcript instead of failing against a closed file.
+func (cv *Conversation) Close() {
+	cv.mu.Lock()
+	defer cv.mu.Unlock()
+	cv.w.close()
+}
