@@ -112,6 +112,12 @@ func dangerousGit(args []string) string {
 	return ""
 }
 
+// shortFlagLast reports whether w is a cluster of short options ending in
+// c, so the next word is c's value (-c, -qc).
+func shortFlagLast(w string, c byte) bool {
+	return len(w) > 1 && w[0] == '-' && w[1] != '-' && w[len(w)-1] == c
+}
+
 // shortFlag reports whether w is a cluster of short options containing c
 // (-f, -fd, -xdf).
 func shortFlag(w string, c byte) bool {

@@ -413,6 +413,27 @@ func (a *shellAnalyzer) words(words []string, redirs []*syntax.Redirect, fromPip
 	a.res.cmds = append(a.res.cmds, self)
 	if handled && inner != nil {
 		a.words(inner, nil, fromPipe, true, depth)
+		a.altInner(words, inner, fromPipe, depth)
+	}
+}
+
+// altInner covers a wrapper option this file does not know to take a
+// value (env -P /bin rm …): when the inner command follows an option, the
+// words after it are judged too, for dangers and deny rules only, so an
+// unknown option cannot hide the real command behind its argument.
+func (a *shellAnalyzer) altInner(words, inner []string, fromPipe bool, depth int) {
+	i := len(words) - len(inner)
+	if i < 1 || len(inner) < 2 {
+		return
+	}
+	prev := words[i-1]
+	if len(prev) < 2 || prev[0] != '-' || prev == "--" || strings.Contains(prev, "=") {
+		return
+	}
+	n := len(a.res.cmds)
+	a.words(inner[1:], nil, fromPipe, false, depth)
+	for j := n; j < len(a.res.cmds); j++ {
+		a.res.cmds[j].needsAllow = false
 	}
 }
 
@@ -434,7 +455,7 @@ func (a *shellAnalyzer) unwrap(base string, words []string, redirs []*syntax.Red
 		for ; i < len(args); i++ {
 			w := args[i]
 			switch {
-			case w == "-u" || w == "-C" || w == "--unset" || w == "--chdir":
+			case envWithArg[w]:
 				i++
 			case w == "-S" || w == "--split-string":
 				if i+1 < len(args) {
@@ -452,7 +473,7 @@ func (a *shellAnalyzer) unwrap(base string, words []string, redirs []*syntax.Red
 			}
 		}
 		return nil, true, false
-	case "nohup", "builtin", "busybox", "unbuffer":
+	case "nohup", "builtin", "busybox", "toybox", "unbuffer":
 		return skipOpts(args, nil), true, true
 	case "command":
 		for _, w := range args {
@@ -471,11 +492,56 @@ func (a *shellAnalyzer) unwrap(base string, words []string, redirs []*syntax.Red
 	case "nice":
 		return skipOpts(args, map[string]bool{"-n": true, "--adjustment": true}), true, true
 	case "ionice":
-		return skipOpts(args, map[string]bool{"-c": true, "-n": true, "-p": true, "-P": true, "-u": true}), true, true
+		return skipOpts(args, map[string]bool{"-c": true, "-n": true, "-p": true, "-P": true, "-u": true,
+			"--class": true, "--classdata": true, "--pid": true, "--pgid": true, "--uid": true}), true, true
 	case "stdbuf":
-		return skipOpts(args, map[string]bool{"-i": true, "-o": true, "-e": true}), true, true
+		return skipOpts(args, map[string]bool{"-i": true, "-o": true, "-e": true,
+			"--input": true, "--output": true, "--error": true}), true, true
 	case "setsid", "chronic":
 		return skipOpts(args, nil), true, true
+	case "strace", "ltrace":
+		return skipOpts(args, map[string]bool{"-o": true, "-e": true, "-p": true, "-s": true, "-u": true, "-E": true}), true, true
+	case "unshare":
+		return skipOpts(args, map[string]bool{"-S": true, "-G": true, "-R": true, "-w": true,
+			"--setuid": true, "--setgid": true, "--root": true, "--wd": true}), true, true
+	case "taskset", "chrt":
+		// The CPU mask or priority comes before the command; -p works
+		// on a running process and has none.
+		rest := skipOpts(args, nil)
+		if len(rest) > 0 {
+			rest = rest[1:]
+		}
+		return rest, true, true
+	case "flock":
+		rest := skipOpts(args, map[string]bool{"-w": true, "--timeout": true, "-E": true, "--conflict-exit-code": true})
+		if len(rest) == 0 {
+			return nil, true, false
+		}
+		rest = rest[1:] // the lock file
+		if len(rest) > 1 && (rest[0] == "-c" || rest[0] == "--command") {
+			a.shellString(rest[1], depth)
+			return nil, true, false
+		}
+		return rest, true, true
+	case "chroot":
+		// Like sudo, a change of root is never transparent.
+		rest := skipOpts(args, map[string]bool{"--userspec": true, "--groups": true})
+		if len(rest) > 0 {
+			rest = rest[1:] // the new root
+		}
+		return rest, false, true
+	case "su", "runuser", "script":
+		// su -c 'cmd', script -c 'cmd': the command is a shell string.
+		for i, w := range args {
+			if i+1 < len(args) && (w == "--command" || w == "--session-command" || shortFlagLast(w, 'c')) {
+				a.shellString(args[i+1], depth)
+			} else if v, ok := strings.CutPrefix(w, "--command="); ok {
+				a.shellString(v, depth)
+			}
+		}
+		return nil, false, false
+	case "parallel":
+		return a.parallel(args, depth)
 	case "timeout":
 		rest := skipOpts(args, map[string]bool{"-s": true, "-k": true, "--signal": true, "--kill-after": true})
 		if len(rest) > 0 {
@@ -488,6 +554,9 @@ func (a *shellAnalyzer) unwrap(base string, words []string, redirs []*syntax.Red
 		return skipOpts(args, map[string]bool{
 			"-u": true, "-g": true, "-C": true, "-D": true, "-h": true, "-p": true,
 			"-r": true, "-t": true, "-U": true, "-T": true, "-R": true,
+			"--user": true, "--group": true, "--close-from": true, "--chdir": true,
+			"--host": true, "--prompt": true, "--role": true, "--type": true,
+			"--other-user": true, "--command-timeout": true, "--chroot": true,
 		}), false, true
 	case "xargs":
 		rest := skipOpts(args, map[string]bool{
@@ -557,6 +626,58 @@ func (a *shellAnalyzer) unwrap(base string, words []string, redirs []*syntax.Red
 		return nil, false, false
 	}
 	return nil, false, false
+}
+
+// envWithArg are env options (GNU and BSD) that take a separate value.
+var envWithArg = map[string]bool{
+	"-u": true, "--unset": true, "-C": true, "--chdir": true,
+	"-a": true, "--argv0": true, "-P": true, "-L": true, "-U": true,
+}
+
+// shellString judges a word that another program hands to a shell as code
+// (su -c, flock -c, parallel ::: …).
+func (a *shellAnalyzer) shellString(src string, depth int) {
+	if src == dynWord {
+		a.res.danger("a shell runs code computed when the line runs")
+		return
+	}
+	a.nested(src, depth)
+}
+
+// parallel handles GNU parallel: `parallel [opts] cmd ::: args` runs cmd
+// per argument; with no command the arguments (or input lines) are the
+// commands.
+func (a *shellAnalyzer) parallel(args []string, depth int) ([]string, bool, bool) {
+	rest := skipOpts(args, map[string]bool{
+		"-j": true, "--jobs": true, "-S": true, "--sshlogin": true, "-a": true, "--arg-file": true,
+		"-d": true, "--delimiter": true, "-I": true, "--colsep": true, "-n": true, "-N": true,
+		"-L": true, "--results": true, "--joblog": true, "--tmpdir": true, "--workdir": true, "--env": true,
+	})
+	sep := len(rest)
+	for i, w := range rest {
+		if strings.HasPrefix(w, ":::") || strings.HasPrefix(w, "::::") {
+			sep = i
+			break
+		}
+	}
+	if sep > 0 {
+		if src, ok := joinStatic(rest[:sep]); ok {
+			a.nested(src, depth)
+		} else {
+			a.res.danger("parallel runs a command computed when the line runs")
+		}
+		return nil, true, false
+	}
+	if sep == len(rest) {
+		a.res.danger("parallel runs its input lines as commands")
+		return nil, true, false
+	}
+	for _, w := range rest[sep+1:] {
+		if !strings.HasPrefix(w, ":::") {
+			a.shellString(w, depth)
+		}
+	}
+	return nil, true, false
 }
 
 // shellStdin judges a shell that reads its script from a here-document or
