@@ -253,11 +253,15 @@ func parseShellArgs(words []string) shellInvocation {
 		}
 		return inv
 	}
-	if i < len(words) {
+	if i < len(words) && !stdinFile[words[i]] {
 		inv.file = true
 	}
 	return inv
 }
+
+// stdinFile are script paths that name standard input, so `bash /dev/stdin`
+// reads its script from a pipe or here-document like a bare `bash`.
+var stdinFile = map[string]bool{"/dev/stdin": true, "/dev/fd/0": true, "/proc/self/fd/0": true}
 
 // readsScriptFromStdin reports whether call is a shell that takes its
 // script from standard input (no -c, no file, no < file redirection).
@@ -597,8 +601,41 @@ func (a *shellAnalyzer) unwrap(base string, words []string, redirs []*syntax.Red
 		a.nested(src, depth)
 		return nil, true, false
 	case "source", ".":
-		if len(args) > 0 && args[0] == dynWord {
+		switch {
+		case len(args) == 0:
+		case args[0] == dynWord:
 			a.res.danger("sources a script computed when the line runs")
+		case stdinFile[args[0]]:
+			if fromPipe {
+				a.res.danger("output piped into a shell, which runs whatever it receives")
+			}
+			a.shellStdin(redirs, fromPipe, depth)
+		}
+		return nil, false, false
+	case "trap":
+		// trap 'code' SIG…: the code runs when the signal (or EXIT) comes.
+		rest := skipOpts(args, nil)
+		if len(rest) >= 2 && rest[0] != "-" && rest[0] != "" {
+			a.shellString(rest[0], depth)
+		}
+		return nil, false, false
+	case "alias":
+		// An alias is code run wherever its name is used later (with
+		// shopt -s expand_aliases), so its text is judged now.
+		for _, w := range skipOpts(args, nil) {
+			if w == dynWord {
+				a.res.danger("an alias of text computed when the line runs")
+			} else if _, v, ok := strings.Cut(w, "="); ok {
+				a.nested(v, depth)
+			}
+		}
+		return nil, false, false
+	case "mapfile", "readarray":
+		// -C callback is evaluated as code for each chunk read.
+		for i, w := range args {
+			if w == "-C" && i+1 < len(args) {
+				a.shellString(args[i+1], depth)
+			}
 		}
 		return nil, false, false
 	case "watch":

@@ -221,6 +221,16 @@ func decideCases() []decideCase {
 		cmdCase("parallel rm ::: src", Q, true),
 		cmdCase("parallel ::: 'rm src'", Q, true),
 		cmdCase("ls | parallel", Q, true),
+		// Builtins that store code, and shells reading /dev/stdin.
+		cmdCase("trap 'rm -rf src' EXIT", Q, true),
+		cmdCase("trap \"$X\" EXIT", Q, true),
+		cmdCase("shopt -s expand_aliases; alias x='rm -rf src'\nx", Q, true),
+		cmdCase("mapfile -C 'rm src' -c 1 < main.go", Q, true),
+		cmdCase("bash /dev/stdin <<< 'rm src'", Q, true),
+		cmdCase("source /dev/stdin <<< 'rm src'", Q, true),
+		cmdCase("echo rm src | bash /dev/stdin", Q, true),
+		cmdCase("echo ls | . /dev/stdin", Q, true),
+		cmdCase("trap - EXIT", Q, false),
 		cmdCase("flock /tmp/l go test ./...", A, false),
 		cmdCase("parallel curl ::: a b", D, false),
 		// Other dangerous commands.
