@@ -254,6 +254,11 @@ func (c *Coordinator) goalLoop(ctx context.Context, w *worker, st *GoalState, tu
 		if st.Turns >= st.MaxTurns {
 			return finish(GoalStopped, ReasonMaxTurns, nil)
 		}
+		// Checked before sending, so a Ctrl-C between turns neither counts
+		// a turn that never ran nor leaves its user message in the history.
+		if err := ctx.Err(); err != nil {
+			return finish(GoalStopped, ReasonCancelled, err)
+		}
 		out, err := w.Send(gctx, turn)
 		st.Turns++
 		res.Usage.Add(out.Usage)

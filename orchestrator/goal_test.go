@@ -156,6 +156,19 @@ func TestGoalCancel(t *testing.T) {
 	}
 }
 
+func TestGoalCancelledBeforeTurnCountsNoTurn(t *testing.T) {
+	h := newHarness(t, []scripted.Turn{{Text: "never sent"}})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := h.coord.Goal(ctx, "GOALTEXT y")
+	if !errors.Is(err, context.Canceled) || res.Status != GoalStopped || res.Reason != ReasonCancelled || res.Turns != 0 {
+		t.Fatalf("res %+v err %v", res.GoalState, err)
+	}
+	if saved, ok, _ := h.coord.CurrentGoal(); !ok || saved.Turns != 0 {
+		t.Errorf("saved %+v", saved)
+	}
+}
+
 func TestNormalizeBlocked(t *testing.T) {
 	a := normalizeBlocked("Need the API key.")
 	for _, s := range []string{"need the   API key", "NEED THE API KEY!", "  need, the api key  "} {
