@@ -48,11 +48,11 @@ func (moveFileTool) plan(env *tools.Env, raw json.RawMessage) (movePlan, error) 
 	if a.Source == "" || a.Destination == "" {
 		return movePlan{}, errors.New("both \"source\" and \"destination\" are required")
 	}
-	src, err := env.Resolve(a.Source, true)
+	src, err := resolveEntry(env, a.Source)
 	if err != nil {
 		return movePlan{}, err
 	}
-	dst, err := env.Resolve(a.Destination, true)
+	dst, err := resolveEntry(env, a.Destination)
 	if err != nil {
 		return movePlan{}, err
 	}
@@ -99,6 +99,31 @@ func (t moveFileTool) Execute(ctx context.Context, env *tools.Env, raw json.RawM
 	}
 	msg := fmt.Sprintf("moved %s to %s", m.srcShow, m.dstShow)
 	return tools.Result{Content: msg, Summary: msg}, nil
+}
+
+// resolveEntry resolves p for an operation on the directory entry itself.
+// The guard resolves symlinks, which is right for reading and writing
+// content, but moving a symlink must rename the link, not relocate its
+// target and leave the link dangling. So when p names a symlink, the
+// entry is the link inside its (resolved, confined) parent directory.
+func resolveEntry(env *tools.Env, p string) (string, error) {
+	resolved, err := env.Resolve(p, true)
+	if err != nil {
+		return "", err
+	}
+	lex := p
+	if !filepath.IsAbs(lex) {
+		lex = filepath.Join(env.Root, lex)
+	}
+	lex = filepath.Clean(lex)
+	if fi, err := os.Lstat(lex); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return resolved, nil
+	}
+	parent, err := env.Resolve(filepath.Dir(lex), true)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(parent, filepath.Base(lex)), nil
 }
 
 // movePath moves src to dst, copying a regular file when the two are on

@@ -1,7 +1,9 @@
 package builtin
 
 import (
+	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -76,4 +78,43 @@ func TestMoveFilePreview(t *testing.T) {
 	if !ftExists(env, "a.txt") || ftExists(env, "x") {
 		t.Error("preview moved something")
 	}
+}
+
+// evalGuard resolves symlinks like the permission package's confiner.
+type evalGuard struct{ root string }
+
+func (g evalGuard) Resolve(p string, _ bool) (string, error) {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(g.root, p)
+	}
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real, nil
+	}
+	return filepath.Clean(p), nil
+}
+
+// A guard that resolves symlinks must not make move_file relocate a
+// link's target and leave the link dangling.
+func TestMoveFileMovesSymlinkItself(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symlinks need privileges on Windows")
+	}
+	env := ftWorkspace(t, map[string]string{"target.txt": "x"})
+	env.Root, _ = filepath.EvalSymlinks(env.Root)
+	env.Guard = evalGuard{root: env.Root}
+	if err := os.Symlink("target.txt", filepath.Join(env.Root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	ftMust(t, env, "move_file", map[string]any{"source": "link", "destination": "renamed"})
+	if got := ftGet(t, env, "target.txt"); got != "x" {
+		t.Fatalf("target.txt = %q; the link's target was moved", got)
+	}
+	if dest, err := os.Readlink(filepath.Join(env.Root, "renamed")); err != nil || dest != "target.txt" {
+		t.Fatalf("renamed is not the moved link: %q %v", dest, err)
+	}
+	// An existing link as destination is an existing entry, dangling or not.
+	if err := os.Symlink("missing.txt", filepath.Join(env.Root, "dangling")); err != nil {
+		t.Fatal(err)
+	}
+	ftFail(t, env, "move_file", map[string]any{"source": "target.txt", "destination": "dangling"}, "already exists")
 }
