@@ -139,9 +139,56 @@ func (a *shellAnalyzer) node(n syntax.Node, depth int) {
 		case *syntax.ProcSubst:
 			a.stmts(m.Stmts, depth)
 			return false
+		case *syntax.Word:
+			if subscriptRunsCode(m) {
+				a.res.danger("text with an array subscript holding a command substitution, which bash runs when it evaluates the subscript")
+			}
+		case *syntax.ParamExp:
+			if m.Exp != nil && m.Exp.Op == syntax.OtherParamOps {
+				if v, ok := wordValue(m.Exp.Word); !ok || v == "P" {
+					a.res.danger("prompt expansion ${…@P} runs the command substitutions in a variable")
+				}
+			}
 		}
 		return true
 	})
+}
+
+// subscriptRunsCode reports static text such as 'a[$(cmd)]'. Bash evaluates
+// array subscripts, command substitutions included, wherever it reads a
+// variable name or an arithmetic value: [ -v 'a[$(cmd)]' ], printf -v,
+// read, unset, let, and $((x)) when x holds that text. Only the static case
+// is caught; text read at run time is not.
+func subscriptRunsCode(w *syntax.Word) bool {
+	// Cheap test first: most words have no bracket at all.
+	bracket := false
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			bracket = bracket || strings.IndexByte(p.Value, '[') >= 0
+		case *syntax.SglQuoted:
+			bracket = bracket || strings.IndexByte(p.Value, '[') >= 0
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				if l, ok := q.(*syntax.Lit); ok && strings.IndexByte(l.Value, '[') >= 0 {
+					bracket = true
+				}
+			}
+		}
+	}
+	if !bracket {
+		return false
+	}
+	v, ok := wordValue(w)
+	if !ok {
+		return false
+	}
+	i := strings.IndexByte(v, '[')
+	if i < 0 {
+		return false
+	}
+	rest := v[i:]
+	return strings.Contains(rest, "$(") || strings.IndexByte(rest, '`') >= 0
 }
 
 // pipeline flattens a | b | c so a shell reading its input from an earlier
@@ -395,7 +442,7 @@ func (a *shellAnalyzer) words(words []string, redirs []*syntax.Redirect, fromPip
 		return
 	}
 	name := words[0]
-	if name == dynWord || strings.ContainsAny(name, "*?[{") {
+	if name == dynWord || looksLikePattern(name) {
 		a.res.danger("the command name is computed when the line runs")
 		a.res.cmds = append(a.res.cmds, shellCmd{words: words, needsAllow: true})
 		return
@@ -795,6 +842,17 @@ func staticWords(ws []*syntax.Word) ([]string, bool) {
 	return out, ok
 }
 
+// looksLikePattern reports glob or brace characters in a command name that
+// has lost its quoting (an inner command of a wrapper), erring on the side
+// of a pattern. A [ without a later ] is the test command, not a pattern.
+func looksLikePattern(name string) bool {
+	if strings.ContainsAny(name, "*?{") {
+		return true
+	}
+	i := strings.IndexByte(name, '[')
+	return i >= 0 && strings.IndexByte(name[i:], ']') >= 0
+}
+
 // hasUnquotedPattern reports glob or brace characters outside quotes, which
 // the shell expands (/bin/r? may become /bin/rm).
 func hasUnquotedPattern(w *syntax.Word) bool {
@@ -806,8 +864,15 @@ func hasUnquotedPattern(w *syntax.Word) bool {
 					i++
 					continue
 				}
-				if strings.IndexByte("*?[{", v[i]) >= 0 {
+				switch v[i] {
+				case '*', '?', '{':
 					return true
+				case '[':
+					// A bracket expression needs its ]; the test
+					// command [ alone is a literal name.
+					if strings.IndexByte(v[i+1:], ']') >= 0 {
+						return true
+					}
 				}
 			}
 		}

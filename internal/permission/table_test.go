@@ -231,6 +231,17 @@ func decideCases() []decideCase {
 		cmdCase("echo rm src | bash /dev/stdin", Q, true),
 		cmdCase("echo ls | . /dev/stdin", Q, true),
 		cmdCase("trap - EXIT", Q, false),
+		// Bash runs command substitutions hidden in array subscripts and
+		// prompt expansions.
+		cmdCase(`x='a[$(rm -rf src)]'; echo $((x))`, Q, true),
+		cmdCase(`x=$'a[\x24(rm -rf src)]'; echo $((x))`, Q, true),
+		cmdCase(`[ -v 'a[$(rm src)]' ] && go test ./...`, Q, true),
+		cmdCase(`printf -v 'a[$(rm src)]' x`, Q, true),
+		cmdCase("x='$(rm -rf src)'; echo \"${x@P}\"", Q, true),
+		cmdCase("[ -f go.mod ] && go test ./...", A, false),
+		cmdCase("bash -c '[ -f go.mod ] && go test ./...'", A, false),
+		cmdCase("grep -n '$(' main.go", A, false),
+		cmdCase("grep -n 'a[i]' main.go", A, false),
 		cmdCase("flock /tmp/l go test ./...", A, false),
 		cmdCase("parallel curl ::: a b", D, false),
 		// Other dangerous commands.
