@@ -44,6 +44,13 @@ func main() {
 		os.Exit(runSandboxTrampoline(os.Args[2:]))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// The first interrupt cancels in-flight work cleanly; once it has,
+		// stop catching signals so a second one ends the process at once
+		// if something is slow to wind down.
+		<-ctx.Done()
+		stop()
+	}()
 	code := dispatch(ctx, os.Args[1:], stdio{os.Stdin, os.Stdout, os.Stderr})
 	stop()
 	os.Exit(code)
