@@ -13,6 +13,7 @@ type ignoreRule struct {
 	negate   bool
 	dirOnly  bool
 	anchored bool // contains a slash before its end: matched against the path below the file's directory
+	deep     bool // anchored and has a "**" segment
 	// segs is the pattern split on "/"; "**" segments match any number of path segments.
 	segs []string
 	// kind lets the common shapes ("name", "*.ext", "prefix*") skip path.Match,
@@ -93,6 +94,8 @@ func parseIgnoreLine(line string) (ignoreRule, bool) {
 			if _, err := path.Match(s, ""); err != nil {
 				return r, false
 			}
+		} else {
+			r.deep = true
 		}
 		r.segs[i] = s
 	}
@@ -144,6 +147,21 @@ func (r *ignoreRule) match(rel string, isDir bool) bool {
 		}
 		ok, _ := path.Match(r.segs[0], name)
 		return ok
+	}
+	if !r.deep {
+		// One path segment per pattern segment, matched without splitting
+		// rel: this runs for every entry of a walk, for every such rule.
+		for i, p := range r.segs {
+			seg, rest, more := strings.Cut(rel, "/")
+			if more != (i < len(r.segs)-1) {
+				return false
+			}
+			if ok, _ := path.Match(p, seg); !ok {
+				return false
+			}
+			rel = rest
+		}
+		return true
 	}
 	return matchSegs(r.segs, strings.Split(rel, "/"))
 }

@@ -31,6 +31,10 @@ func TestIgnoreRuleMatching(t *testing.T) {
 		{"/build", "src/build", true, false}, // anchored to the file's directory
 		{"doc/frotz", "doc/frotz", false, true},
 		{"doc/frotz", "a/doc/frotz", false, false}, // a middle slash anchors too
+		{"doc/frotz", "doc", true, false},
+		{"doc/frotz", "doc/frotz/x", false, false},
+		{"/bin/*.exe", "bin/a.exe", false, true},
+		{"/bin/*.exe", "bin/sub/a.exe", false, false},
 		{"**/foo", "foo", false, true},
 		{"**/foo", "a/b/foo", false, true},
 		{"a/**/b", "a/b", false, true},
