@@ -151,6 +151,10 @@ func assemble(o assembleOptions) (*app, error) {
 		return nil, usageError{err}
 	}
 	env.Guard = guard
+	// The guard hands back symlink-free paths; the root must be the same
+	// form or tools would show absolute paths and miss ignore files when
+	// the workspace sits behind a symlink (/tmp on macOS).
+	env.Root = guard.Workspace()
 
 	sink := o.sink
 	if sink == nil {

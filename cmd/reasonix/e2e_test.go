@@ -479,3 +479,29 @@ func TestE2EMissingAPIKeyNamesTheVariable(t *testing.T) {
 		t.Errorf("exit %d stderr %q", r.code, r.stderr)
 	}
 }
+
+func TestE2ESymlinkedWorkspaceKeepsRelativePaths(t *testing.T) {
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("grep", map[string]any{"pattern": "needle", "output_mode": "content"})}},
+		scripted.Turn{Text: "found"},
+	)
+	e.write("src/a.go", "// needle here\n")
+	e.write("build/gen.go", "// needle generated\n")
+	e.write(".gitignore", "build/\n")
+	link := filepath.Join(filepath.Dir(e.repo), "link")
+	if err := os.Symlink(e.repo, link); err != nil {
+		t.Skipf("symlinks unavailable: %v", err)
+	}
+	e.repo = link
+	if r := e.run("", "run", "find the needle"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	reqs := e.srv.Requests()
+	got := string(messagesOf(t, reqs[1]))
+	if !strings.Contains(got, "src/a.go:1:") {
+		t.Errorf("grep did not report a workspace-relative path: %s", got)
+	}
+	if strings.Contains(got, "gen.go") {
+		t.Errorf(".gitignore ignored behind a symlinked workspace: %s", got)
+	}
+}
