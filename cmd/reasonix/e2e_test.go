@@ -493,6 +493,7 @@ func TestE2ESymlinkedWorkspaceKeepsRelativePaths(t *testing.T) {
 		t.Skipf("symlinks unavailable: %v", err)
 	}
 	e.repo = link
+	e.env = append(e.env, "PWD="+link) // as a shell sets it after cd into the link
 	if r := e.run("", "run", "find the needle"); r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
