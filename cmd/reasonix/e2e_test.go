@@ -482,7 +482,11 @@ func TestE2EMissingAPIKeyNamesTheVariable(t *testing.T) {
 
 func TestE2ESymlinkedWorkspaceKeepsRelativePaths(t *testing.T) {
 	e := newE2E(t,
-		scripted.Turn{ToolCalls: []scripted.Call{call("grep", map[string]any{"pattern": "needle", "output_mode": "content"})}},
+		scripted.Turn{ToolCalls: []scripted.Call{
+			call("grep", map[string]any{"pattern": "needle", "output_mode": "content"}),
+			call("grep", map[string]any{"pattern": "needle", "output_mode": "content", "path": "src"}),
+			call("read_file", map[string]any{"path": "src/a.go"}),
+		}},
 		scripted.Turn{Text: "found"},
 	)
 	e.write("src/a.go", "// needle here\n")
@@ -494,13 +498,17 @@ func TestE2ESymlinkedWorkspaceKeepsRelativePaths(t *testing.T) {
 	}
 	e.repo = link
 	e.env = append(e.env, "PWD="+link) // as a shell sets it after cd into the link
-	if r := e.run("", "run", "find the needle"); r.code != 0 {
+	r := e.run("", "run", "--output-format", "json", "find the needle")
+	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	reqs := e.srv.Requests()
 	got := string(messagesOf(t, reqs[1]))
-	if !strings.Contains(got, "src/a.go:1:") {
-		t.Errorf("grep did not report a workspace-relative path: %s", got)
+	if strings.Count(got, "src/a.go:1:") != 2 {
+		t.Errorf("grep did not report workspace-relative paths: %s", got)
+	}
+	if strings.Contains(r.stdout, filepath.Dir(e.repo)) {
+		t.Errorf("tool summaries show absolute paths: %s", r.stdout)
 	}
 	if strings.Contains(got, "gen.go") {
 		t.Errorf(".gitignore ignored behind a symlinked workspace: %s", got)
