@@ -57,6 +57,30 @@ var gitGlobalWithArg = map[string]bool{
 	"--namespace": true, "--exec-path": true, "--config-env": true,
 }
 
+// gitSafeConfig are configuration keys (lower case; a trailing dot covers
+// a section) that cannot make git run a command. Every other key may: an
+// alias, a pager, an editor, core.fsmonitor, core.hooksPath, a filter or
+// diff driver, credential.helper, include.path, and more, so git -c, git
+// --config-env and git config setting one need a person.
+var gitSafeConfig = []string{
+	"user.", "color.", "advice.", "init.", "log.", "status.", "column.",
+	"pull.rebase", "pull.ff", "push.default", "merge.ff", "rebase.autostash",
+	"fetch.prune", "gc.auto", "maintenance.auto", "safe.directory",
+	"commit.gpgsign", "tag.gpgsign", "core.quotepath", "core.autocrlf",
+	"core.safecrlf", "core.abbrev", "core.filemode", "core.longpaths",
+	"core.ignorecase", "http.sslverify", "diff.renames", "diff.noprefix",
+}
+
+func gitConfigSafe(key string) bool {
+	key = strings.ToLower(key)
+	for _, s := range gitSafeConfig {
+		if key == s || (strings.HasSuffix(s, ".") && strings.HasPrefix(key, s)) {
+			return true
+		}
+	}
+	return false
+}
+
 func dangerousGit(args []string) string {
 	i := 0
 	for ; i < len(args); i++ {
@@ -67,10 +91,21 @@ func dangerousGit(args []string) string {
 		if !strings.HasPrefix(w, "-") {
 			break
 		}
-		if w == "-c" && i+1 < len(args) {
-			kv := args[i+1]
-			if k, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(strings.ToLower(k), "alias.") && strings.HasPrefix(v, "!") {
-				return "git -c alias.…=!cmd runs a shell command"
+		var kv string
+		switch {
+		case (w == "-c" || w == "--config-env") && i+1 < len(args):
+			kv = args[i+1]
+		case strings.HasPrefix(w, "--config-env="):
+			kv = strings.TrimPrefix(w, "--config-env=")
+		case w == "--exec-path" && i+1 < len(args), strings.HasPrefix(w, "--exec-path="):
+			return "git --exec-path runs git commands from another directory"
+		}
+		if kv != "" {
+			if kv == dynWord {
+				return "git -c with configuration computed when the line runs"
+			}
+			if k, _, _ := strings.Cut(kv, "="); !gitConfigSafe(k) {
+				return "git -c " + k + " can make git run a command"
 			}
 		}
 		if gitGlobalWithArg[w] {
@@ -83,10 +118,22 @@ func dangerousGit(args []string) string {
 	sub, rest := args[i], args[i+1:]
 	for _, w := range rest {
 		if w == dynWord {
-			if sub == "push" || sub == "reset" || sub == "clean" {
+			if sub == "push" || sub == "reset" || sub == "clean" || sub == "checkout" ||
+				sub == "restore" || sub == "config" || sub == "branch" || sub == "stash" {
 				return "git " + sub + " with arguments computed when the line runs"
 			}
 		}
+	}
+	has := func(long string, short byte) bool {
+		for _, w := range rest {
+			if w == "--" {
+				return false
+			}
+			if (long != "" && w == long) || (short != 0 && shortFlag(w, short)) {
+				return true
+			}
+		}
+		return false
 	}
 	switch sub {
 	case "push":
@@ -95,21 +142,92 @@ func dangerousGit(args []string) string {
 				w == "--mirror" || shortFlag(w, 'f') || (strings.HasPrefix(w, "+") && len(w) > 1) {
 				return "git push --force rewrites remote history"
 			}
+			if w == "--delete" || w == "--prune" || shortFlag(w, 'd') || (strings.HasPrefix(w, ":") && len(w) > 1) {
+				return "git push --delete deletes remote branches"
+			}
 		}
 	case "reset":
-		for _, w := range rest {
-			if w == "--hard" {
-				return "git reset --hard discards changes"
-			}
+		if has("--hard", 0) {
+			return "git reset --hard discards changes"
 		}
 	case "clean":
-		for _, w := range rest {
-			if w == "--force" || shortFlag(w, 'f') {
-				return "git clean -f deletes untracked files"
+		if has("--force", 'f') {
+			return "git clean -f deletes untracked files"
+		}
+	case "checkout":
+		// checkout -- paths, checkout . and checkout -f overwrite local
+		// changes; switching branches refuses to.
+		for j, w := range rest {
+			if (w == "--" && j+1 < len(rest)) || w == "." || w == "--force" || shortFlag(w, 'f') {
+				return "git checkout of paths discards local changes"
 			}
+			if w == "--" {
+				break
+			}
+		}
+	case "switch":
+		if has("--force", 'f') || has("--discard-changes", 0) {
+			return "git switch --discard-changes discards local changes"
+		}
+	case "restore":
+		if !(has("--staged", 'S') && !has("--worktree", 'W')) {
+			return "git restore discards local changes"
+		}
+	case "stash":
+		if len(rest) > 0 && (rest[0] == "drop" || rest[0] == "clear") {
+			return "git stash " + rest[0] + " deletes stashed changes"
+		}
+	case "branch":
+		if has("", 'D') || has("", 'M') || has("", 'C') || ((has("--delete", 'd') || has("--move", 'm')) && has("--force", 'f')) {
+			return "git branch -D deletes unmerged branches"
+		}
+	case "rm":
+		if has("--force", 'f') {
+			return "git rm -f deletes files with local changes"
+		}
+	case "reflog":
+		if len(rest) > 0 && (rest[0] == "expire" || rest[0] == "delete") {
+			return "git reflog " + rest[0] + " drops recovery points"
+		}
+	case "update-ref":
+		if has("", 'd') {
+			return "git update-ref -d deletes a ref"
+		}
+	case "filter-branch", "filter-repo":
+		return "git " + sub + " rewrites history"
+	case "config":
+		if key, ok := gitConfigSet(rest); ok && !gitConfigSafe(key) {
+			return "git config " + key + " can make git run a command later"
 		}
 	}
 	return ""
+}
+
+// gitConfigSet returns the key that `git config …` sets, if it sets one:
+// `git config [opts] key value` and `git config set [opts] key value`.
+func gitConfigSet(args []string) (string, bool) {
+	if len(args) > 0 && args[0] == "set" {
+		args = args[1:]
+	}
+	var pos []string
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		switch {
+		case w == "-f" || w == "--file" || w == "--blob" || w == "--type" || w == "--default" || w == "--comment":
+			i++
+		case strings.HasPrefix(w, "-"):
+			if w == "--unset" || w == "--unset-all" || w == "--get" || w == "--get-all" || w == "-l" || w == "--list" ||
+				w == "--get-regexp" || w == "--remove-section" || w == "--rename-section" || w == "-e" || w == "--edit" {
+				return "", false
+			}
+		default:
+			pos = append(pos, w)
+		}
+	}
+	if len(pos) < 2 {
+		return "", false
+	}
+	return pos[0], true
 }
 
 // shortFlagLast reports whether w is a cluster of short options ending in

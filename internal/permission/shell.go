@@ -139,6 +139,14 @@ func (a *shellAnalyzer) node(n syntax.Node, depth int) {
 		case *syntax.ProcSubst:
 			a.stmts(m.Stmts, depth)
 			return false
+		case *syntax.Assign:
+			if m.Name != nil {
+				v, ok := "", true
+				if m.Value != nil {
+					v, ok = wordValue(m.Value)
+				}
+				a.envAssign(m.Name.Value, v, ok)
+			}
 		case *syntax.Word:
 			if subscriptRunsCode(m) {
 				a.res.danger("text with an array subscript holding a command substitution, which bash runs when it evaluates the subscript")
@@ -365,17 +373,27 @@ func (a *shellAnalyzer) redirect(r *syntax.Redirect, depth int) {
 			}
 		}
 		overwrite = true
-	}
-	if !overwrite {
+	case syntax.AppOut, syntax.AppAll, syntax.RdrInOut:
+	default:
 		return
 	}
 	target, ok := wordValue(r.Word)
 	op := redirOpString(r)
 	if !ok {
-		a.res.danger("redirection " + op + " onto a file named only when the line runs")
+		if overwrite {
+			a.res.danger("redirection " + op + " onto a file named only when the line runs")
+		}
 		return
 	}
 	if harmlessTarget(target) {
+		return
+	}
+	if inGitDir(target) {
+		// .git/config and .git/hooks hold commands git runs later.
+		a.res.danger("redirection " + op + " into " + target + ", where git keeps config and hooks it runs")
+		return
+	}
+	if !overwrite {
 		return
 	}
 	p := target
@@ -392,6 +410,18 @@ func (a *shellAnalyzer) redirect(r *syntax.Redirect, depth int) {
 	if a.exists(p) {
 		a.res.danger("redirection " + op + " onto existing file " + target)
 	}
+}
+
+// inGitDir reports a path inside a .git directory (any depth, any case:
+// macOS and Windows file systems fold case).
+func inGitDir(p string) bool {
+	segs := strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == '\\' })
+	for i, s := range segs {
+		if i < len(segs)-1 && strings.EqualFold(s, ".git") {
+			return true
+		}
+	}
+	return false
 }
 
 func redirOpString(r *syntax.Redirect) string {
@@ -519,6 +549,8 @@ func (a *shellAnalyzer) unwrap(base string, words []string, redirs []*syntax.Red
 				return nil, true, false
 			case strings.HasPrefix(w, "-"):
 			case strings.Contains(w, "=") && !strings.HasPrefix(w, "="):
+				k, v, _ := strings.Cut(w, "=")
+				a.envAssign(k, v, true)
 			default:
 				return args[i:], true, true
 			}
@@ -710,6 +742,38 @@ func (a *shellAnalyzer) unwrap(base string, words []string, redirs []*syntax.Red
 		return nil, false, false
 	}
 	return nil, false, false
+}
+
+// codeEnv are variables whose value makes a later program run a command
+// or read one from a file (git's config and hooks, bash's startup file, the
+// dynamic loader). Setting one, exported or not, needs a person: an allowed
+// `git status` must not run core.fsmonitor from GIT_CONFIG_PARAMETERS.
+var codeEnv = map[string]bool{
+	"BASH_ENV": true, "ENV": true, "PROMPT_COMMAND": true, "PS4": true,
+	"LD_PRELOAD": true, "LD_AUDIT": true,
+	"GIT_DIR": true, "GIT_EXEC_PATH": true, "GIT_TEMPLATE_DIR": true, "GIT_EXTERNAL_DIFF": true,
+	"GIT_SSH": true, "GIT_SSH_COMMAND": true, "GIT_ASKPASS": true, "SSH_ASKPASS": true,
+	"GIT_PROXY_COMMAND": true, "GIT_CONFIG": true, "GIT_CONFIG_GLOBAL": true,
+	"GIT_CONFIG_SYSTEM": true, "GIT_CONFIG_PARAMETERS": true, "GIT_CONFIG_COUNT": true,
+}
+
+// editorEnv run their value as a command, but agents set them to a no-op
+// so git does not wait for an editor (GIT_EDITOR=true git rebase …).
+var editorEnv = map[string]bool{
+	"EDITOR": true, "VISUAL": true, "GIT_EDITOR": true, "GIT_SEQUENCE_EDITOR": true,
+	"PAGER": true, "GIT_PAGER": true,
+}
+
+var harmlessEditor = map[string]bool{"": true, "true": true, ":": true, "cat": true, "less": true, "more": true}
+
+// envAssign judges NAME=value; static is false when value is computed.
+func (a *shellAnalyzer) envAssign(name, value string, static bool) {
+	switch {
+	case codeEnv[name] || strings.HasPrefix(name, "GIT_CONFIG_KEY_") || strings.HasPrefix(name, "GIT_CONFIG_VALUE_"):
+		a.res.danger("setting " + name + " can make a later command run other code")
+	case editorEnv[name] && (!static || !harmlessEditor[value]):
+		a.res.danger(name + " names a command that git or other tools run")
+	}
 }
 
 // envWithArg are env options (GNU and BSD) that take a separate value.
