@@ -47,6 +47,12 @@ func dangerousCommand(base string, words []string) string {
 				return "find -delete deletes files"
 			}
 		}
+	case "rsync":
+		for _, w := range words[1:] {
+			if strings.HasPrefix(w, "--delete") || w == "--remove-source-files" {
+				return "rsync " + w + " deletes files"
+			}
+		}
 	}
 	return ""
 }

@@ -396,19 +396,93 @@ func (a *shellAnalyzer) redirect(r *syntax.Redirect, depth int) {
 	if !overwrite {
 		return
 	}
+	if a.mayExist(target, false) {
+		a.res.danger("redirection " + op + " onto existing file " + target)
+	}
+}
+
+// mayExist reports whether a file the line names already exists, relative
+// paths taken from the workspace; ~user and unknown homes count as
+// existing. With fileOnly, an existing directory does not count (cp a dir/
+// writes inside dir, not over it).
+func (a *shellAnalyzer) mayExist(target string, fileOnly bool) bool {
 	p := target
 	if strings.HasPrefix(p, "~") {
 		home, err := os.UserHomeDir()
 		if err != nil || (p != "~" && !strings.HasPrefix(p, "~/")) {
-			a.res.danger("redirection " + op + " onto " + target + ", which may exist")
-			return
+			return true
 		}
 		p = filepath.Join(home, strings.TrimPrefix(p, "~"))
 	} else if !filepath.IsAbs(p) {
 		p = filepath.Join(a.dir, p)
 	}
-	if a.exists(p) {
-		a.res.danger("redirection " + op + " onto existing file " + target)
+	if !a.exists(p) {
+		return false
+	}
+	if fileOnly {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			return false
+		}
+	}
+	return true
+}
+
+// overwrites flags commands that truncate or replace files that already
+// exist, like a > redirection onto them: tee, cp, install, ln -f and
+// find -fprint. Appending (tee -a) and creating new files are ordinary
+// writes.
+func (a *shellAnalyzer) overwrites(base string, words []string) {
+	args := words[1:]
+	var targets []string
+	fileOnly := true
+	switch base {
+	case "tee":
+		for _, w := range args {
+			if w == "-a" || w == "--append" || shortFlag(w, 'a') {
+				return
+			}
+		}
+		for _, w := range skipOpts(args, nil) {
+			targets = append(targets, w)
+		}
+		fileOnly = false
+	case "cp", "install", "ln":
+		force := base != "ln"
+		var pos []string
+		for _, w := range args {
+			switch {
+			case w == "-t" || w == "--target-directory" || strings.HasPrefix(w, "--target-directory="):
+				return // copies into a directory, by name
+			case w == "-f" || w == "--force" || (base == "ln" && shortFlag(w, 'f')):
+				force = true
+			case strings.HasPrefix(w, "-") && w != "-":
+			default:
+				pos = append(pos, w)
+			}
+		}
+		if force && len(pos) >= 2 {
+			targets = pos[len(pos)-1:]
+		}
+	case "find":
+		for i, w := range args {
+			if (w == "-fprint" || w == "-fprint0" || w == "-fprintf" || w == "-fls") && i+1 < len(args) {
+				targets = append(targets, args[i+1])
+			}
+		}
+		fileOnly = false
+	default:
+		return
+	}
+	for _, t := range targets {
+		switch {
+		case t == dynWord:
+			a.res.danger(base + " writes to a file named only when the line runs")
+		case harmlessTarget(t):
+		case inGitDir(t):
+			a.res.danger(base + " writes into " + t + ", where git keeps config and hooks it runs")
+		case a.mayExist(t, fileOnly):
+			a.res.danger(base + " overwrites existing file " + t)
+		}
 	}
 }
 
@@ -481,6 +555,7 @@ func (a *shellAnalyzer) words(words []string, redirs []*syntax.Redirect, fromPip
 	if reason := dangerousCommand(base, words); reason != "" {
 		a.res.danger(reason)
 	}
+	a.overwrites(base, words)
 	for _, r := range a.extra {
 		if r.matchWords(words, true) {
 			a.res.danger("matches the configured dangerous pattern " + r.Spec)

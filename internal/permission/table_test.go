@@ -327,6 +327,20 @@ func decideCases() []decideCase {
 		cmdCase("cat > main.go <<EOF\npackage main\nEOF", Q, true),
 		cmdCase("ls > $OUT", Q, true),
 		cmdCase("(ls) > main.go", Q, true),
+		cmdCase("echo x | tee main.go", Q, true),
+		cmdCase("echo x | tee -p new.txt main.go", Q, true),
+		cmdCase("cp a.txt main.go", Q, true),
+		cmdCase("install -m 644 a.txt main.go", Q, true),
+		cmdCase("ln -sf a.txt main.go", Q, true),
+		cmdCase("find . -fprint main.go", Q, true),
+		cmdCase("find . -fprint .git/config", Q, true),
+		cmdCase("rsync -a --delete src/ docs/", Q, true),
+		cmdCase("echo x | tee -a main.go", Q, false),
+		cmdCase("echo x | tee new.txt", Q, false),
+		cmdCase("cp a.txt docs", Q, false), // into a directory, by name
+		cmdCase("cp a.txt b.txt", Q, false),
+		cmdCase("ln -s a.txt main.go", Q, false), // fails on an existing file
+		cmdCase("find . -fprint new.txt", A, false),
 		cmdCase("ls > new-file.txt", A, false), // creating a file is an ordinary write
 		cmdCase("ls >> main.go", A, false),
 		cmdCase("ls > /dev/null 2>&1", A, false),
