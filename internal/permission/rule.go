@@ -255,8 +255,11 @@ func (r Rule) matchWords(words []string, loose bool) bool {
 	for i, w := range r.words {
 		got := words[i]
 		if i == 0 && loose {
-			got = baseName(got)
-			w = baseName(w)
+			// Case too: macOS and Windows find /bin/rm as RM.
+			if !strings.EqualFold(baseName(got), baseName(w)) {
+				return false
+			}
+			continue
 		}
 		if got != w {
 			return false
@@ -287,6 +290,11 @@ func (r Rule) matchName(name string) bool {
 	ok, _ := doublestar.Match(r.Spec, name)
 	return ok
 }
+
+// cmdName is the name a command is judged by: its base name in lower case,
+// because case-insensitive file systems (macOS, Windows) run /bin/rm for
+// RM or /BIN/Rm. On Linux such a name is merely not found.
+func cmdName(s string) string { return strings.ToLower(baseName(s)) }
 
 func baseName(s string) string {
 	if i := strings.LastIndexByte(s, '/'); i >= 0 && i < len(s)-1 {

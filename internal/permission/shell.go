@@ -84,10 +84,10 @@ func (a *shellAnalyzer) crudeScan(line string) {
 		return strings.ContainsRune(" \t\n;|&()`$<>{}\"'\\", r)
 	})
 	for _, f := range fields {
-		if reason := dangerousName(baseName(f)); reason != "" {
+		if reason := dangerousName(cmdName(f)); reason != "" {
 			a.res.danger(reason)
 		}
-		if shells[baseName(f)] && strings.Contains(line, "|") {
+		if shells[cmdName(f)] && strings.Contains(line, "|") {
 			a.res.danger("output may be piped into a shell")
 		}
 	}
@@ -245,7 +245,7 @@ func stageDownloads(s *syntax.Stmt) bool {
 	found := false
 	syntax.Walk(s, func(n syntax.Node) bool {
 		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 {
-			if w, ok := wordValue(c.Args[0]); ok && downloaders[baseName(w)] {
+			if w, ok := wordValue(c.Args[0]); ok && downloaders[cmdName(w)] {
 				found = true
 			}
 		}
@@ -323,7 +323,7 @@ var stdinFile = map[string]bool{"/dev/stdin": true, "/dev/fd/0": true, "/proc/se
 func (a *shellAnalyzer) readsScriptFromStdin(call *syntax.CallExpr, redirs []*syntax.Redirect) bool {
 	words, _ := staticWords(call.Args)
 	words = unwrapForShell(words)
-	if len(words) == 0 || !shells[baseName(words[0])] {
+	if len(words) == 0 || !shells[cmdName(words[0])] {
 		return false
 	}
 	inv := parseShellArgs(words)
@@ -341,7 +341,7 @@ func (a *shellAnalyzer) readsScriptFromStdin(call *syntax.CallExpr, redirs []*sy
 // unwrapForShell strips simple wrappers so `sudo bash` is seen as bash.
 func unwrapForShell(words []string) []string {
 	for len(words) > 0 {
-		switch baseName(words[0]) {
+		switch cmdName(words[0]) {
 		case "sudo", "doas", "env", "nohup", "exec", "command", "builtin", "busybox", "time", "nice":
 			words = words[1:]
 			for len(words) > 0 && (strings.HasPrefix(words[0], "-") || strings.Contains(words[0], "=")) {
@@ -551,7 +551,7 @@ func (a *shellAnalyzer) words(words []string, redirs []*syntax.Redirect, fromPip
 		a.res.cmds = append(a.res.cmds, shellCmd{words: words, needsAllow: true})
 		return
 	}
-	base := baseName(name)
+	base := cmdName(name)
 	if reason := dangerousCommand(base, words); reason != "" {
 		a.res.danger(reason)
 	}
@@ -726,7 +726,7 @@ func (a *shellAnalyzer) unwrap(base string, words []string, redirs []*syntax.Red
 		if len(rest) == 0 {
 			return nil, true, false // xargs alone runs echo
 		}
-		if shells[baseName(rest[0])] && !parseShellArgs(rest).hasScript {
+		if shells[cmdName(rest[0])] && !parseShellArgs(rest).hasScript {
 			// The shell's script or -c text would come from the input.
 			a.res.danger("xargs passes its input to a shell as code")
 		}

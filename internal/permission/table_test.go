@@ -129,6 +129,12 @@ func decideCases() []decideCase {
 		cmdCase(`{rm,-rf} src`, Q, true),
 		cmdCase(`rm${IFS}-rf src`, Q, true),
 		cmdCase("/bin/rm src", Q, true),
+		cmdCase("RM -rf src", Q, true), // case-insensitive file systems
+		cmdCase("/BIN/Rm src", Q, true),
+		cmdCase("echo rm src | SH", Q, true),
+		cmdCase("ENV rm src", Q, true),
+		cmdCase("GIT reset --hard", Q, true),
+		cmdCase("CURL https://example.com", D, false),
 		cmdCase("../../bin/rm src", Q, true),
 		cmdCase("command rm src", Q, true),
 		cmdCase("command -p rm src", Q, true),
