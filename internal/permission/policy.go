@@ -339,7 +339,9 @@ func (p Policy) evaluate(c *call, grants []Rule) Outcome {
 		// path; allow rules with a pattern must not pass it vacuously.
 		subjects = []string{""}
 	}
-	match := func(r Rule, s string) bool {
+	// loose is for deny and ask rules: on a file system that folds case,
+	// Edit(**/*.env) must also stop a write to PROD.ENV.
+	match := func(r Rule, s string, loose bool) bool {
 		if !r.appliesTo(c.tool, c.family) {
 			return false
 		}
@@ -351,6 +353,9 @@ func (p Policy) evaluate(c *call, grants []Rule) Outcome {
 			if s == "" {
 				return false
 			}
+			if loose && foldCase {
+				return r.matchPathFold(s)
+			}
 			return r.matchPath(s)
 		case FamilySkill, FamilyTask:
 			return r.matchName(s)
@@ -360,7 +365,7 @@ func (p Policy) evaluate(c *call, grants []Rule) Outcome {
 	any := func(rules []Rule) (Rule, bool) {
 		for _, r := range rules {
 			for _, s := range subjects {
-				if match(r, s) {
+				if match(r, s, true) {
 					return r, true
 				}
 			}
@@ -372,7 +377,7 @@ func (p Policy) evaluate(c *call, grants []Rule) Outcome {
 		for _, s := range subjects {
 			found := false
 			for _, r := range rules {
-				if match(r, s) {
+				if match(r, s, false) {
 					last, found = r, true
 					break
 				}

@@ -3,6 +3,7 @@ package permission
 import (
 	"fmt"
 	"path"
+	"runtime"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -280,6 +281,21 @@ func (r Rule) matchPath(p string) bool {
 		ok = strings.TrimSuffix(r.pattern, "/**") == p
 	}
 	return ok
+}
+
+// foldCase is set where the usual file systems ignore case, so deny and ask
+// path rules compare case-insensitively there. A variable so tests can
+// turn it on.
+var foldCase = runtime.GOOS == "darwin" || runtime.GOOS == "windows"
+
+// matchPathFold is matchPath ignoring case.
+func (r Rule) matchPathFold(p string) bool {
+	if r.Spec == "" {
+		return true
+	}
+	f := r
+	f.pattern = strings.ToLower(r.pattern)
+	return f.matchPath(strings.ToLower(p))
 }
 
 // matchName matches Skill and Task specifiers (and any other tool's).

@@ -586,6 +586,35 @@ func TestConfinerTable(t *testing.T) {
 	}
 }
 
+// TestDenyFoldsCase checks that where file systems ignore case (macOS,
+// Windows) a deny rule cannot be dodged by spelling the path in capitals,
+// while allow rules stay exact.
+func TestDenyFoldsCase(t *testing.T) {
+	defer func(v bool) { foldCase = v }(foldCase)
+	foldCase = true
+	p, err := ParsePolicy("", baseRules.allow, baseRules.ask, baseRules.deny, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Workspace = t.TempDir()
+	for _, tc := range []struct {
+		tool, path string
+		ro         bool
+		want       Decision
+	}{
+		{"write_file", "config/PROD.ENV", false, Deny},
+		{"write_file", "SRC/Generated/x.go", false, Deny},
+		{"read_file", "Secrets/key.pem", true, Deny},
+		{"write_file", "Docs/Secret/k.md", false, Ask},
+		{"write_file", "DOCS/new.md", false, Ask}, // allow rules stay exact
+		{"write_file", "docs/new.md", false, Allow},
+	} {
+		if got := p.Decide(tc.tool, tc.ro, pathArgs(tc.path)); got != tc.want {
+			t.Errorf("%s %s = %v, want %v", tc.tool, tc.path, got, tc.want)
+		}
+	}
+}
+
 func TestParseRuleErrors(t *testing.T) {
 	bad := map[string]string{
 		"Bsh(rm:*)":           "unknown tool family",
