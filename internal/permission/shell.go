@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -62,12 +63,18 @@ func analyzeShell(line, dir string, exists func(string) bool, extra []Rule) *she
 	return a.res
 }
 
+// parsers reuses bash parsers across calls: Decide runs on every tool call
+// and a parser's buffers are most of its cost. Parse resets all state.
+var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
+
 func (a *shellAnalyzer) script(src string, depth int) error {
 	if depth > maxShellDepth {
 		a.res.danger("shell code nested too deeply to check")
 		return nil
 	}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	parser := parsers.Get().(*syntax.Parser)
+	f, err := parser.Parse(strings.NewReader(src), "")
+	parsers.Put(parser)
 	if err != nil {
 		return err
 	}
@@ -338,11 +345,21 @@ func (a *shellAnalyzer) readsScriptFromStdin(call *syntax.CallExpr, redirs []*sy
 	return true
 }
 
-// unwrapForShell strips simple wrappers so `sudo bash` is seen as bash.
+// unwrapForShell strips wrappers so `sudo bash` or `env X=1 bash` is seen
+// as bash.
 func unwrapForShell(words []string) []string {
 	for len(words) > 0 {
-		switch cmdName(words[0]) {
-		case "sudo", "doas", "env", "nohup", "exec", "command", "builtin", "busybox", "time", "nice":
+		base := cmdName(words[0])
+		if w, ok := wrappers[base]; ok {
+			rest := skipOpts(words[1:], w.withArg)
+			if len(rest) < w.skip {
+				return nil
+			}
+			words = rest[w.skip:]
+			continue
+		}
+		switch base {
+		case "env", "command":
 			words = words[1:]
 			for len(words) > 0 && (strings.HasPrefix(words[0], "-") || strings.Contains(words[0], "=")) {
 				words = words[1:]
@@ -600,11 +617,72 @@ var neutral = map[string]bool{
 	"test": true, "[": true,
 }
 
+// wrapper describes a command that runs the rest of its words as another
+// command, after its options (withArg lists those that take a value) and
+// skip positional arguments (timeout's duration, chroot's root).
+type wrapper struct {
+	withArg map[string]bool
+	skip    int
+	// opaque wrappers are never transparent for allow rules: a rule must
+	// name the wrapper as well as the command it runs (sudo, chroot).
+	opaque bool
+}
+
+func set(words ...string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
+}
+
+// wrappers are the simple wrappers; env, command, xargs, flock and others
+// with more to them are handled in unwrap. Built once: Decide runs on every
+// tool call.
+var wrappers = map[string]wrapper{
+	"nohup": {}, "builtin": {}, "busybox": {}, "toybox": {}, "unbuffer": {},
+	"setsid": {}, "chronic": {},
+	"exec":    {withArg: set("-a")},
+	"time":    {withArg: set("-f", "-o", "--format", "--output")},
+	"nice":    {withArg: set("-n", "--adjustment")},
+	"ionice":  {withArg: set("-c", "-n", "-p", "-P", "-u", "--class", "--classdata", "--pid", "--pgid", "--uid")},
+	"stdbuf":  {withArg: set("-i", "-o", "-e", "--input", "--output", "--error")},
+	"strace":  {withArg: set("-o", "-e", "-p", "-s", "-u", "-E")},
+	"ltrace":  {withArg: set("-o", "-e", "-p", "-s", "-u", "-E")},
+	"unshare": {withArg: set("-S", "-G", "-R", "-w", "--setuid", "--setgid", "--root", "--wd")},
+	// The CPU mask or priority comes before the command.
+	"taskset": {skip: 1},
+	"chrt":    {skip: 1},
+	"timeout": {withArg: set("-s", "-k", "--signal", "--kill-after"), skip: 1},
+	"chroot":  {withArg: set("--userspec", "--groups"), skip: 1, opaque: true},
+	"sudo":    {withArg: sudoWithArg, opaque: true},
+	"doas":    {withArg: sudoWithArg, opaque: true},
+}
+
+var (
+	sudoWithArg = set("-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "-R",
+		"--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role", "--type",
+		"--other-user", "--command-timeout", "--chroot")
+	xargsWithArg = set("-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter",
+		"--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var")
+	flockWithArg    = set("-w", "--timeout", "-E", "--conflict-exit-code")
+	watchWithArg    = set("-n", "-d", "--interval")
+	parallelWithArg = set("-j", "--jobs", "-S", "--sshlogin", "-a", "--arg-file", "-d", "--delimiter",
+		"-I", "--colsep", "-n", "-N", "-L", "--results", "--joblog", "--tmpdir", "--workdir", "--env")
+)
+
 // unwrap recognises commands that run another command. It returns the inner
 // command, whether the wrapper itself is transparent for allow rules, and
 // whether there is an inner command to judge.
 func (a *shellAnalyzer) unwrap(base string, words []string, redirs []*syntax.Redirect, fromPipe bool, depth int) ([]string, bool, bool) {
 	args := words[1:]
+	if w, ok := wrappers[base]; ok {
+		rest := skipOpts(args, w.withArg)
+		if len(rest) < w.skip {
+			return nil, !w.opaque, false
+		}
+		return rest[w.skip:], !w.opaque, true
+	}
 	switch base {
 	case "env":
 		i := 0
@@ -631,8 +709,6 @@ func (a *shellAnalyzer) unwrap(base string, words []string, redirs []*syntax.Red
 			}
 		}
 		return nil, true, false
-	case "nohup", "builtin", "busybox", "toybox", "unbuffer":
-		return skipOpts(args, nil), true, true
 	case "command":
 		for _, w := range args {
 			if !strings.HasPrefix(w, "-") {
@@ -643,35 +719,8 @@ func (a *shellAnalyzer) unwrap(base string, words []string, redirs []*syntax.Red
 			}
 		}
 		return skipOpts(args, nil), true, true
-	case "exec":
-		return skipOpts(args, map[string]bool{"-a": true}), true, true
-	case "time":
-		return skipOpts(args, map[string]bool{"-f": true, "-o": true, "--format": true, "--output": true}), true, true
-	case "nice":
-		return skipOpts(args, map[string]bool{"-n": true, "--adjustment": true}), true, true
-	case "ionice":
-		return skipOpts(args, map[string]bool{"-c": true, "-n": true, "-p": true, "-P": true, "-u": true,
-			"--class": true, "--classdata": true, "--pid": true, "--pgid": true, "--uid": true}), true, true
-	case "stdbuf":
-		return skipOpts(args, map[string]bool{"-i": true, "-o": true, "-e": true,
-			"--input": true, "--output": true, "--error": true}), true, true
-	case "setsid", "chronic":
-		return skipOpts(args, nil), true, true
-	case "strace", "ltrace":
-		return skipOpts(args, map[string]bool{"-o": true, "-e": true, "-p": true, "-s": true, "-u": true, "-E": true}), true, true
-	case "unshare":
-		return skipOpts(args, map[string]bool{"-S": true, "-G": true, "-R": true, "-w": true,
-			"--setuid": true, "--setgid": true, "--root": true, "--wd": true}), true, true
-	case "taskset", "chrt":
-		// The CPU mask or priority comes before the command; -p works
-		// on a running process and has none.
-		rest := skipOpts(args, nil)
-		if len(rest) > 0 {
-			rest = rest[1:]
-		}
-		return rest, true, true
 	case "flock":
-		rest := skipOpts(args, map[string]bool{"-w": true, "--timeout": true, "-E": true, "--conflict-exit-code": true})
+		rest := skipOpts(args, flockWithArg)
 		if len(rest) == 0 {
 			return nil, true, false
 		}
@@ -681,13 +730,6 @@ func (a *shellAnalyzer) unwrap(base string, words []string, redirs []*syntax.Red
 			return nil, true, false
 		}
 		return rest, true, true
-	case "chroot":
-		// Like sudo, a change of root is never transparent.
-		rest := skipOpts(args, map[string]bool{"--userspec": true, "--groups": true})
-		if len(rest) > 0 {
-			rest = rest[1:] // the new root
-		}
-		return rest, false, true
 	case "su", "runuser", "script":
 		// su -c 'cmd', script -c 'cmd': the command is a shell string.
 		for i, w := range args {
@@ -700,29 +742,8 @@ func (a *shellAnalyzer) unwrap(base string, words []string, redirs []*syntax.Red
 		return nil, false, false
 	case "parallel":
 		return a.parallel(args, depth)
-	case "timeout":
-		rest := skipOpts(args, map[string]bool{"-s": true, "-k": true, "--signal": true, "--kill-after": true})
-		if len(rest) > 0 {
-			rest = rest[1:] // the duration
-		}
-		return rest, true, true
-	case "sudo", "doas":
-		// Privilege escalation is never transparent: allow rules must
-		// name sudo itself as well as the command it runs.
-		return skipOpts(args, map[string]bool{
-			"-u": true, "-g": true, "-C": true, "-D": true, "-h": true, "-p": true,
-			"-r": true, "-t": true, "-U": true, "-T": true, "-R": true,
-			"--user": true, "--group": true, "--close-from": true, "--chdir": true,
-			"--host": true, "--prompt": true, "--role": true, "--type": true,
-			"--other-user": true, "--command-timeout": true, "--chroot": true,
-		}), false, true
 	case "xargs":
-		rest := skipOpts(args, map[string]bool{
-			"-a": true, "-d": true, "-E": true, "-I": true, "-L": true, "-n": true,
-			"-P": true, "-s": true, "--arg-file": true, "--delimiter": true,
-			"--eof": true, "--replace": true, "--max-lines": true, "--max-args": true,
-			"--max-procs": true, "--max-chars": true, "--process-slot-var": true,
-		})
+		rest := skipOpts(args, xargsWithArg)
 		if len(rest) == 0 {
 			return nil, true, false // xargs alone runs echo
 		}
@@ -793,7 +814,7 @@ func (a *shellAnalyzer) unwrap(base string, words []string, redirs []*syntax.Red
 		}
 		return nil, false, false
 	case "watch":
-		rest := skipOpts(args, map[string]bool{"-n": true, "-d": true, "--interval": true})
+		rest := skipOpts(args, watchWithArg)
 		if src, ok := joinStatic(rest); ok {
 			a.nested(src, depth)
 		} else {
@@ -852,10 +873,7 @@ func (a *shellAnalyzer) envAssign(name, value string, static bool) {
 }
 
 // envWithArg are env options (GNU and BSD) that take a separate value.
-var envWithArg = map[string]bool{
-	"-u": true, "--unset": true, "-C": true, "--chdir": true,
-	"-a": true, "--argv0": true, "-P": true, "-L": true, "-U": true,
-}
+var envWithArg = set("-u", "--unset", "-C", "--chdir", "-a", "--argv0", "-P", "-L", "-U")
 
 // shellString judges a word that another program hands to a shell as code
 // (su -c, flock -c, parallel ::: …).
@@ -871,11 +889,7 @@ func (a *shellAnalyzer) shellString(src string, depth int) {
 // per argument; with no command the arguments (or input lines) are the
 // commands.
 func (a *shellAnalyzer) parallel(args []string, depth int) ([]string, bool, bool) {
-	rest := skipOpts(args, map[string]bool{
-		"-j": true, "--jobs": true, "-S": true, "--sshlogin": true, "-a": true, "--arg-file": true,
-		"-d": true, "--delimiter": true, "-I": true, "--colsep": true, "-n": true, "-N": true,
-		"-L": true, "--results": true, "--joblog": true, "--tmpdir": true, "--workdir": true, "--env": true,
-	})
+	rest := skipOpts(args, parallelWithArg)
 	sep := len(rest)
 	for i, w := range rest {
 		if strings.HasPrefix(w, ":::") || strings.HasPrefix(w, "::::") {
@@ -1118,7 +1132,13 @@ func ansiC(s string) string {
 				b.WriteByte(s[i] & 0x1f)
 			}
 		case 'x', 'u', 'U':
-			max := map[byte]int{'x': 2, 'u': 4, 'U': 8}[e]
+			max := 2
+			switch e {
+			case 'u':
+				max = 4
+			case 'U':
+				max = 8
+			}
 			j := i + 1
 			for j < len(s) && j-i-1 < max && isHex(s[j]) {
 				j++
