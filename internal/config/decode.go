@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/reasonix/reasonix/internal/permission"
 )
 
 // Error is a problem in a configuration file, located as precisely as the
@@ -112,7 +114,40 @@ func (m *merger) mergeFile(path string, data []byte) []error {
 	ix := indexKeys(src)
 	m.indexes[path] = ix
 	d := &fileDecoder{m: m, file: path, ix: ix}
-	return d.decodeStruct(raw, reflect.ValueOf(m.cfg).Elem(), "", "")
+	errs := d.decodeStruct(raw, reflect.ValueOf(m.cfg).Elem(), "", "")
+	return append(errs, d.checkRules(raw)...)
+}
+
+// checkRules parses this file's permission rules now, so a bad rule is
+// reported with its file, line and key rather than later, by whoever
+// builds the policy from the merged lists, with no location at all.
+func (d *fileDecoder) checkRules(raw map[string]any) []error {
+	perms, _ := raw["permissions"].(map[string]any)
+	var errs []error
+	for _, list := range []string{"allow", "ask", "deny", "dangerous"} {
+		items, _ := perms[list].([]any)
+		for i, it := range items {
+			s, ok := it.(string)
+			if !ok {
+				continue // the decoder has reported the type
+			}
+			var err error
+			if list == "dangerous" {
+				// ParsePolicy knows the bare-command form; its own
+				// "[permissions] dangerous:" prefix would repeat the key.
+				if _, err = permission.ParsePolicy("", nil, nil, nil, []string{s}); errors.Unwrap(err) != nil {
+					err = errors.Unwrap(err)
+				}
+			} else {
+				_, err = permission.ParseRule(s)
+			}
+			if err != nil {
+				key := fmt.Sprintf("permissions.%s[%d]", list, i)
+				errs = append(errs, &Error{File: d.file, Line: d.ix.lookup(key), Key: key, Msg: err.Error(), Err: err})
+			}
+		}
+	}
+	return errs
 }
 
 func (d *fileDecoder) errorf(key, format string, args ...any) *Error {
