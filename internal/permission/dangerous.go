@@ -47,6 +47,31 @@ func dangerousCommand(base string, words []string) string {
 				return "find -delete deletes files"
 			}
 		}
+	case "make", "gmake":
+		// Recipes are shell code: a makefile from stdin or --eval smuggles
+		// any command past an allow rule for make.
+		for i, w := range words[1:] {
+			if w == "--eval" || w == "-E" || strings.HasPrefix(w, "--eval=") {
+				return "make --eval runs recipes written on the command line"
+			}
+			if (w == "-f" || w == "--file" || w == "--makefile") && i+2 < len(words) {
+				if f := words[i+2]; f == "-" || stdinFile[f] {
+					return "make -f - runs a makefile read from standard input"
+				}
+			}
+			if v, ok := strings.CutPrefix(w, "-f"); ok && (v == "-" || stdinFile[v]) {
+				return "make -f - runs a makefile read from standard input"
+			}
+		}
+	case "go":
+		// go test -exec and -toolexec run any program under an allow rule
+		// for go test.
+		for _, w := range words[1:] {
+			if w == "-exec" || w == "-toolexec" || strings.HasPrefix(w, "-exec=") || strings.HasPrefix(w, "-toolexec=") ||
+				w == "--exec" || w == "--toolexec" || strings.HasPrefix(w, "--exec=") || strings.HasPrefix(w, "--toolexec=") {
+				return "go " + strings.TrimLeft(strings.SplitN(w, "=", 2)[0], "-") + " runs another program"
+			}
+		}
 	case "rsync":
 		for _, w := range words[1:] {
 			if strings.HasPrefix(w, "--delete") || w == "--remove-source-files" {

@@ -603,6 +603,9 @@ func (a *shellAnalyzer) altInner(words, inner []string, fromPipe bool, depth int
 	if len(prev) < 2 || prev[0] != '-' || prev == "--" || strings.Contains(prev, "=") {
 		return
 	}
+	if looksLikePattern(inner[1]) {
+		return // an argument such as xargs' {}, not a command name
+	}
 	n := len(a.res.cmds)
 	a.words(inner[1:], nil, fromPipe, false, depth)
 	for j := n; j < len(a.res.cmds); j++ {
@@ -615,6 +618,42 @@ func (a *shellAnalyzer) altInner(words, inner []string, fromPipe bool, depth int
 var neutral = map[string]bool{
 	"cd": true, "pwd": true, "echo": true, "true": true, "false": true, ":": true,
 	"test": true, "[": true,
+}
+
+// xargsReplace returns the replace string of xargs -I/-i/--replace, or "".
+func xargsReplace(args []string) string {
+	for i, w := range args {
+		switch {
+		case w == "--":
+			return ""
+		case w == "-I" && i+1 < len(args):
+			return args[i+1]
+		case strings.HasPrefix(w, "-I") && len(w) > 2:
+			return w[2:]
+		case w == "-i" || w == "--replace":
+			return "{}"
+		case strings.HasPrefix(w, "--replace="):
+			return strings.TrimPrefix(w, "--replace=")
+		case strings.HasPrefix(w, "-i") && len(w) > 2:
+			return w[2:]
+		case !strings.HasPrefix(w, "-"):
+			return ""
+		}
+	}
+	return ""
+}
+
+// substitutesIntoCode reports whether tok (find's {} or xargs' -I string)
+// lands inside a word that is code rather than one argument, as in
+// sh -c 'echo {}': the substituted text is then parsed and run, so a file
+// named '$(rm -rf ~)' or such an input line runs.
+func substitutesIntoCode(cmd []string, tok string) bool {
+	for _, w := range cmd[1:] {
+		if w != tok && strings.Contains(w, tok) && strings.ContainsAny(w, " \t\n;|&$`()<>'\"") {
+			return true
+		}
+	}
+	return false
 }
 
 // wrapper describes a command that runs the rest of its words as another
@@ -751,6 +790,9 @@ func (a *shellAnalyzer) unwrap(base string, words []string, redirs []*syntax.Red
 			// The shell's script or -c text would come from the input.
 			a.res.danger("xargs passes its input to a shell as code")
 		}
+		if tok := xargsReplace(args); tok != "" && substitutesIntoCode(rest, tok) {
+			a.res.danger("xargs -I puts its input into code, so the input runs")
+		}
 		return rest, true, true
 	case "find":
 		for i := 0; i < len(args); i++ {
@@ -761,6 +803,9 @@ func (a *shellAnalyzer) unwrap(base string, words []string, redirs []*syntax.Red
 					j++
 				}
 				if j > i+1 {
+					if substitutesIntoCode(args[i+1:j], "{}") {
+						a.res.danger("find -exec puts file names into code, so a crafted name runs")
+					}
 					a.words(args[i+1:j], nil, false, true, depth)
 				}
 				i = j
