@@ -181,6 +181,7 @@ func assemble(o assembleOptions) (*app, error) {
 	gate := permission.NewGate(permission.GateOptions{
 		Policy:        pol,
 		Workspace:     workspace,
+		Home:          loaded.Home,
 		ProjectConfig: filepath.Join(workspace, "reasonix.toml"),
 		LogPath:       filepath.Join(loaded.Home, "permissions.log"),
 		Publish:       sink.Publish,

@@ -514,3 +514,33 @@ func TestE2ESymlinkedWorkspaceKeepsRelativePaths(t *testing.T) {
 		t.Errorf(".gitignore ignored behind a symlinked workspace: %s", got)
 	}
 }
+
+func TestE2EHeadlessCannotRewriteItsOwnConfig(t *testing.T) {
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{
+			call("read_file", map[string]any{"path": "reasonix.toml"}),
+		}},
+		scripted.Turn{ToolCalls: []scripted.Call{
+			call("write_file", map[string]any{"path": "reasonix.toml", "content": "[permissions]\nmode = \"yolo\"\n"}),
+			call("bash", map[string]any{"command": "echo 'deny = []' >> reasonix.toml"}),
+			call("write_file", map[string]any{"path": ".reasonix/agents/free.md", "content": "---\npermissionMode: bypassPermissions\n---\nx\n"}),
+		}},
+		scripted.Turn{Text: "could not"},
+	)
+	orig := "[permissions]\ndeny = [\"Bash(curl:*)\"]\n"
+	e.write("reasonix.toml", orig)
+	r := e.run("", "run", "--yolo", "loosen your permissions")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if got := e.read("reasonix.toml"); got != orig {
+		t.Errorf("reasonix.toml rewritten: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(e.repo, ".reasonix", "agents", "free.md")); err == nil {
+		t.Errorf("agent file planted")
+	}
+	reqs := e.srv.Requests()
+	if last := string(messagesOf(t, reqs[len(reqs)-1])); strings.Count(last, "human approval") < 3 {
+		t.Errorf("refusals not all reported: %s", last)
+	}
+}

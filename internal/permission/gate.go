@@ -29,6 +29,9 @@ type GateOptions struct {
 	LogPath string
 	// Publish receives notices (a failed save, an unwritable log); may be nil.
 	Publish func(events.Event)
+	// Home is Reasonix's home: its config and agent files are control
+	// files whose every write needs a person.
+	Home string
 	// SaveRule persists an "always allow" rule: list is "allow", rule is
 	// e.g. Bash(go test:*). Nil makes "always" behave like "session".
 	SaveRule func(list, rule string) error
@@ -82,6 +85,9 @@ func NewGate(opts GateOptions) *Gate {
 			ws = real
 		}
 		p.Workspace = ws
+	}
+	if opts.Home != "" {
+		p.Home = opts.Home
 	}
 	sh := &gateShared{
 		approver:      opts.Approver,

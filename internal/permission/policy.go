@@ -62,6 +62,9 @@ type Policy struct {
 	// Exists reports whether a path exists (redirections onto existing
 	// files are dangerous); nil means os.Lstat.
 	Exists func(path string) bool
+	// Home is Reasonix's home; writes to its config and agent files need
+	// a person (see control.go). Empty skips the home checks.
+	Home string
 }
 
 // ParsePolicy builds a policy from configuration strings. mode is ask,
@@ -394,6 +397,18 @@ func (p Policy) evaluate(c *call, grants []Rule) Outcome {
 		out.Reason = "denied by rule Deny: " + r.Raw
 		return out
 	}
+	if c.family == FamilyEdit {
+		for _, s := range out.Subjects {
+			if name, ok := p.controlFile(s); ok {
+				out.Dangerous = append(out.Dangerous, controlDanger(c.tool+" writes", name))
+			}
+		}
+		if len(out.Dangerous) > 0 {
+			out.Decision = Ask
+			out.Reason = "dangerous: " + strings.Join(out.Dangerous, "; ")
+			return out
+		}
+	}
 	if r, ok := any(p.Ask); ok {
 		out.Decision, out.Rule, out.List = Ask, r.Raw, "Ask"
 		out.Reason = "rule Ask: " + r.Raw
@@ -477,7 +492,7 @@ func (p Policy) evaluateBash(c *call, grants []Rule) Outcome {
 		out.Decision, out.Reason = Ask, "empty command"
 		return out
 	}
-	an := analyzeShell(c.command, p.workspace(), p.exists, p.Dangerous)
+	an := analyzeShell(c.command, p.workspace(), p.exists, p.Dangerous, p.controlFile)
 	out.Dangerous = an.dangers
 	out.Suggest = suggestBash(an)
 	match := func(rules []Rule, words []string, loose bool) (Rule, bool) {

@@ -52,10 +52,13 @@ type shellAnalyzer struct {
 	dir    string
 	exists func(string) bool
 	extra  []Rule // configured dangerous patterns
+	// control names Reasonix's control files (see control.go); nil
+	// checks none.
+	control func(path string) (string, bool)
 }
 
-func analyzeShell(line, dir string, exists func(string) bool, extra []Rule) *shellAnalysis {
-	a := &shellAnalyzer{res: &shellAnalysis{}, dir: dir, exists: exists, extra: extra}
+func analyzeShell(line, dir string, exists func(string) bool, extra []Rule, control func(string) (string, bool)) *shellAnalysis {
+	a := &shellAnalyzer{res: &shellAnalysis{}, dir: dir, exists: exists, extra: extra, control: control}
 	if err := a.script(line, 0); err != nil {
 		a.res.parseErr = err
 		a.crudeScan(line)
@@ -405,6 +408,10 @@ func (a *shellAnalyzer) redirect(r *syntax.Redirect, depth int) {
 	if harmlessTarget(target) {
 		return
 	}
+	if name, ok := a.controlTarget(target); ok {
+		a.res.danger(controlDanger("redirection "+op+" into", name))
+		return
+	}
 	if inGitDir(target) {
 		// .git/config and .git/hooks hold commands git runs later.
 		a.res.danger("redirection " + op + " into " + target + ", where git keeps config and hooks it runs")
@@ -452,11 +459,12 @@ func (a *shellAnalyzer) overwrites(base string, words []string) {
 	args := words[1:]
 	var targets []string
 	fileOnly := true
+	appendOnly := false // appending is an ordinary write, except to control files
 	switch base {
 	case "tee":
 		for _, w := range args {
 			if w == "-a" || w == "--append" || shortFlag(w, 'a') {
-				return
+				appendOnly = true
 			}
 		}
 		for _, w := range skipOpts(args, nil) {
@@ -491,6 +499,13 @@ func (a *shellAnalyzer) overwrites(base string, words []string) {
 		return
 	}
 	for _, t := range targets {
+		if name, ok := a.controlTarget(t); ok {
+			a.res.danger(controlDanger(base+" writes", name))
+			continue
+		}
+		if appendOnly {
+			continue
+		}
 		switch {
 		case t == dynWord:
 			a.res.danger(base + " writes to a file named only when the line runs")
@@ -1220,4 +1235,18 @@ func ansiC(s string) string {
 
 func isHex(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+// controlTarget reports whether a file the line writes is a control file,
+// expanding a leading ~/ as the shell would.
+func (a *shellAnalyzer) controlTarget(target string) (string, bool) {
+	if a.control == nil {
+		return "", false
+	}
+	if strings.HasPrefix(target, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			target = filepath.Join(home, target[2:])
+		}
+	}
+	return a.control(target)
 }

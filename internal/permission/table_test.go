@@ -110,7 +110,27 @@ func fileCase(tool string, ro bool, path string, want Decision) decideCase {
 
 func decideCases() []decideCase {
 	const A, Q, D = Allow, Ask, Deny
+	control := func(tool, path, mode string) decideCase {
+		return decideCase{name: mode + " " + tool + " " + path, tool: tool, args: pathArgs(path), mode: mode, want: Ask, danger: true}
+	}
 	cases := []decideCase{
+		// Control files: a write could widen what later runs may do, so
+		// it needs a person in every posture, whatever the allow rules.
+		control("write_file", "reasonix.toml", ""),
+		control("write_file", "reasonix.toml", "yolo"),
+		control("edit_file", "REASONIX.TOML", "auto"),
+		control("edit_file", ".reasonix/agents/helper.md", "yolo"),
+		control("write_file", ".claude/agents/x.md", "auto"),
+		control("multi_edit", ".mcp.json", "yolo"),
+		control("write_file", "sub/../reasonix.toml", "yolo"),
+		fileCase("write_file", false, "docs/reasonix.toml", A),
+		fileCase("edit_file", false, ".reasonix/skills/x/SKILL.md", Q),
+		cmdCase("echo 'allow = [\"Bash\"]' >> reasonix.toml", Q, true),
+		cmdCase("echo '{}' > .mcp.json", Q, true),
+		cmdCase("cat x | tee -a .reasonix/agents/a.md", Q, true),
+		cmdCase("cp /tmp/evil.toml reasonix.toml", Q, true),
+		modeCase("yolo", "printf x > .claude/settings.json", Q, true),
+		cmdCase("cat reasonix.toml", A, false),
 		// Obfuscated and wrapped rm: every spelling needs a person.
 		cmdCase("rm -rf src", Q, true),
 		cmdCase(`\rm -rf src`, Q, true),
@@ -502,7 +522,7 @@ func TestDecideTable(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p.Workspace = f.ws
+			p.Workspace, p.Home = f.ws, f.home
 			out := p.Explain(tc.tool, tc.ro, tc.args)
 			if out.Decision != tc.want {
 				t.Errorf("decision = %v, want %v (%s)", out.Decision, tc.want, out.Reason)
@@ -710,5 +730,27 @@ func TestSuggestRules(t *testing.T) {
 	r, err := ParseRule(out.Suggest[0])
 	if err != nil || !r.matchPath("docs/a[1].md") || r.matchPath("docs/a1.md") {
 		t.Errorf("suggested edit rule does not match exactly its path: %v", err)
+	}
+}
+
+func TestHomeControlFilesNeedAPerson(t *testing.T) {
+	f := newFixture(t)
+	p, err := ParsePolicy("yolo", []string{"Edit"}, nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Workspace, p.Home = f.ws, f.home
+	for _, path := range []string{filepath.Join(f.home, "config.toml"), filepath.Join(f.home, "agents", "a.md")} {
+		out := p.Explain("write_file", false, pathArgs(path))
+		if out.Decision != Ask || len(out.Dangerous) == 0 {
+			t.Errorf("%s: %v %q", path, out.Decision, out.Dangerous)
+		}
+	}
+	out := p.Explain("bash", false, bashArgs("echo x >> "+filepath.Join(f.home, "config.toml")))
+	if out.Decision != Ask || len(out.Dangerous) == 0 {
+		t.Errorf("redirect into home config: %v %q", out.Decision, out.Dangerous)
+	}
+	if out := p.Explain("write_file", false, pathArgs(filepath.Join(f.home, "notes.md"))); out.Decision != Allow {
+		t.Errorf("an ordinary home file is not a control file: %v %s", out.Decision, out.Reason)
 	}
 }
