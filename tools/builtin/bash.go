@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -45,8 +47,29 @@ func (bashTool) Schema() json.RawMessage { return bashSchema }
 
 type bashArgs struct {
 	Command     string  `json:"command"`
-	Timeout     float64 `json:"timeout"`
+	Timeout     seconds `json:"timeout"`
 	Description string  `json:"description"`
+}
+
+// seconds is a timeout in seconds: a JSON number or a numeric string, since
+// models often quote numbers. Unlike tools.Int it keeps fractions.
+type seconds float64
+
+func (s *seconds) UnmarshalJSON(b []byte) error {
+	str := strings.TrimSpace(string(b))
+	if len(str) >= 2 && str[0] == '"' && str[len(str)-1] == '"' {
+		str = strings.TrimSpace(str[1 : len(str)-1])
+	}
+	if str == "" || str == "null" {
+		*s = 0
+		return nil
+	}
+	f, err := strconv.ParseFloat(str, 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return fmt.Errorf("expected a number of seconds, got %s", b)
+	}
+	*s = seconds(f)
+	return nil
 }
 
 // bashEnv are hints that keep tools from paging, colouring or prompting.
@@ -54,7 +77,7 @@ var bashEnv = []string{"TERM=dumb", "NO_COLOR=1", "GIT_PAGER=cat", "PAGER=cat", 
 
 func (bashTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
 	var a bashArgs
-	if err := tools.DecodeArgs(raw, &a); err != nil {
+	if err := tools.DecodeStrict(raw, &a); err != nil {
 		return tools.Result{}, err
 	}
 	if strings.TrimSpace(a.Command) == "" {
@@ -72,7 +95,7 @@ func (bashTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage
 		limit = bashMaxTimeout
 	}
 	if a.Timeout > 0 {
-		timeout = time.Duration(a.Timeout * float64(time.Second))
+		timeout = time.Duration(float64(a.Timeout) * float64(time.Second))
 	}
 	timeout = min(timeout, limit)
 

@@ -28,9 +28,9 @@ func (editFileTool) Schema() json.RawMessage {
 // editSpec is one replacement; pointers tell a missing argument from an
 // empty string.
 type editSpec struct {
-	OldString  *string  `json:"old_string"`
-	NewString  *string  `json:"new_string"`
-	ReplaceAll flexBool `json:"replace_all"`
+	OldString  *string    `json:"old_string"`
+	NewString  *string    `json:"new_string"`
+	ReplaceAll tools.Bool `json:"replace_all"`
 }
 
 type editArgs struct {
@@ -49,7 +49,7 @@ type editOutcome struct {
 
 func (editFileTool) plan(ctx context.Context, env *tools.Env, raw json.RawMessage) (editOutcome, error) {
 	var a editArgs
-	if err := decodeStrict(raw, &a, "path", "file_path", "old_string", "new_string", "replace_all"); err != nil {
+	if err := tools.DecodeStrict(raw, &a); err != nil {
 		return editOutcome{}, err
 	}
 	return planEdits(ctx, env, a.pathArg, []editSpec{a.editSpec}, false)

@@ -5,7 +5,6 @@ package builtin
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -42,44 +40,6 @@ func (p pathArg) get() (string, error) {
 		return p.FilePath, nil
 	}
 	return "", errors.New("missing required argument \"path\"")
-}
-
-// flexInt decodes a JSON number or a numeric string, because models
-// sometimes quote numbers and rejecting that wastes a turn.
-type flexInt int
-
-func (n *flexInt) UnmarshalJSON(b []byte) error {
-	s := strings.Trim(strings.TrimSpace(string(b)), `"`)
-	if s == "" || s == "null" {
-		*n = 0
-		return nil
-	}
-	v, err := strconv.Atoi(s)
-	if err != nil {
-		f, ferr := strconv.ParseFloat(s, 64)
-		if ferr != nil || f != float64(int(f)) {
-			return fmt.Errorf("expected an integer, got %s", b)
-		}
-		v = int(f)
-	}
-	*n = flexInt(v)
-	return nil
-}
-
-// flexBool decodes a JSON boolean or the strings "true"/"false".
-type flexBool bool
-
-func (v *flexBool) UnmarshalJSON(b []byte) error {
-	s := strings.Trim(strings.TrimSpace(string(b)), `"`)
-	switch strings.ToLower(s) {
-	case "true", "1":
-		*v = true
-	case "false", "0", "", "null":
-		*v = false
-	default:
-		return fmt.Errorf("expected true or false, got %s", b)
-	}
-	return nil
 }
 
 // displayPath is how a path is shown to the model and in diffs: relative to
@@ -524,35 +484,4 @@ func lineRange(first, last int, capital bool) string {
 		return fmt.Sprintf("%s %d", word, first)
 	}
 	return fmt.Sprintf("%s %d-%d", word, first, last)
-}
-
-// decodeStrict is tools.DecodeArgs plus a check for misspelled argument
-// names, which would otherwise be silently ignored.
-func decodeStrict(raw json.RawMessage, v any, known ...string) error {
-	if err := tools.DecodeArgs(raw, v); err != nil {
-		return err
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
-		return nil
-	}
-	var unknown []string
-	for k := range m {
-		ok := false
-		for _, n := range known {
-			if k == n {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			unknown = append(unknown, k)
-		}
-	}
-	if len(unknown) > 0 {
-		sort.Strings(unknown)
-		return fmt.Errorf("invalid arguments: unknown argument(s) %s; expected %s",
-			strings.Join(unknown, ", "), strings.Join(known, ", "))
-	}
-	return nil
 }

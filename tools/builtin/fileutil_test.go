@@ -278,22 +278,6 @@ func TestClosestLines(t *testing.T) {
 	}
 }
 
-func TestFlexArgs(t *testing.T) {
-	var a struct {
-		N flexInt  `json:"n"`
-		B flexBool `json:"b"`
-	}
-	if err := json.Unmarshal([]byte(`{"n":"12","b":"true"}`), &a); err != nil || a.N != 12 || !bool(a.B) {
-		t.Errorf("quoted values: %+v %v", a, err)
-	}
-	if err := json.Unmarshal([]byte(`{"n":3.5}`), &a); err == nil {
-		t.Error("fractional integer accepted")
-	}
-	if err := json.Unmarshal([]byte(`{"b":"maybe"}`), &a); err == nil {
-		t.Error("bad boolean accepted")
-	}
-}
-
 // ftGuard records every resolution and denies paths containing "secret".
 type ftGuard struct {
 	root  string

@@ -51,7 +51,7 @@ type globHit struct {
 
 func (globTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
 	var a globArgs
-	if err := tools.DecodeArgs(raw, &a); err != nil {
+	if err := tools.DecodeStrict(raw, &a); err != nil {
 		return tools.Result{}, err
 	}
 	pattern := filepath.ToSlash(strings.TrimSpace(a.Pattern))

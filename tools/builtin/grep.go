@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -53,23 +55,23 @@ var grepSchema = json.RawMessage(`{"type":"object","properties":{` +
 func (*grepTool) Schema() json.RawMessage { return grepSchema }
 
 type grepArgs struct {
-	Pattern         string `json:"pattern"`
-	Path            string `json:"path"`
-	OutputMode      string `json:"output_mode"`
-	Glob            string `json:"glob"`
-	Type            string `json:"type"`
-	CaseInsensitive bool   `json:"case_insensitive"`
-	Context         *int   `json:"context"`
-	Before          *int   `json:"before"`
-	After           *int   `json:"after"`
-	HeadLimit       int    `json:"head_limit"`
-	Multiline       bool   `json:"multiline"`
+	Pattern         string     `json:"pattern"`
+	Path            string     `json:"path"`
+	OutputMode      string     `json:"output_mode"`
+	Glob            string     `json:"glob"`
+	Type            string     `json:"type"`
+	CaseInsensitive tools.Bool `json:"case_insensitive"`
+	Context         *tools.Int `json:"context"`
+	Before          *tools.Int `json:"before"`
+	After           *tools.Int `json:"after"`
+	HeadLimit       tools.Int  `json:"head_limit"`
+	Multiline       tools.Bool `json:"multiline"`
 	// Aliases models trained on other agents send.
-	I     bool `json:"-i"`
-	C     *int `json:"-C"`
-	B     *int `json:"-B"`
-	A     *int `json:"-A"`
-	LineN any  `json:"-n"` // line numbers are always shown
+	I     tools.Bool `json:"-i"`
+	C     *tools.Int `json:"-C"`
+	B     *tools.Int `json:"-B"`
+	A     *tools.Int `json:"-A"`
+	LineN any        `json:"-n"` // line numbers are always shown
 }
 
 // fileTypes maps grep's type filter to file name globs.
@@ -119,11 +121,30 @@ type grepRequest struct {
 	globNeg   bool
 	typeGlobs []string
 	headLimit int
+	// maxBytes bounds the output collected (about grepOutputFactor times
+	// the result budget); the search stops once it is passed.
+	maxBytes int
+	// onRead, when set, is called for every file the native search reads
+	// (tests count them).
+	onRead func(rel string)
+}
+
+// grepOutputFactor is how many result budgets of output a search collects
+// before it stops: more than the model can be shown after truncation, so
+// stopping costs nothing visible but the exact totals.
+const grepOutputFactor = 4
+
+// grepResults is what a search found, sorted by path.
+type grepResults struct {
+	files []fileResult
+	// partial is set when the search stopped early (head_limit or
+	// maxBytes reached) with files left unread: totals are lower bounds.
+	partial bool
 }
 
 func (t *grepTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
 	var a grepArgs
-	if err := tools.DecodeArgs(raw, &a); err != nil {
+	if err := tools.DecodeStrict(raw, &a); err != nil {
 		return tools.Result{}, err
 	}
 	req, err := newGrepRequest(env, a)
@@ -153,16 +174,17 @@ func newGrepRequest(env *tools.Env, a grepArgs) (*grepRequest, error) {
 		return nil, fmt.Errorf("output_mode must be files_with_matches, content or count, not %q", a.OutputMode)
 	}
 	ctxN := firstInt(a.Context, a.C)
-	before := firstInt(a.Before, a.B, &ctxN)
-	after := firstInt(a.After, a.A, &ctxN)
-	if before < 0 || after < 0 || a.HeadLimit < 0 {
+	before := int(firstInt(a.Before, a.B, &ctxN))
+	after := int(firstInt(a.After, a.A, &ctxN))
+	headLimit := int(a.HeadLimit)
+	if before < 0 || after < 0 || headLimit < 0 {
 		return nil, fmt.Errorf("context, before, after and head_limit must not be negative")
 	}
 	if mode != modeContent {
 		before, after = 0, 0
 	}
-	fold := a.CaseInsensitive || a.I
-	m, err := compileMatcher(a.Pattern, fold, a.Multiline)
+	fold := bool(a.CaseInsensitive || a.I)
+	m, err := compileMatcher(a.Pattern, fold, bool(a.Multiline))
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +215,8 @@ func newGrepRequest(env *tools.Env, a grepArgs) (*grepRequest, error) {
 		start:     start,
 		startRel:  relTo(root, start),
 		isFile:    !fi.IsDir(),
-		headLimit: a.HeadLimit,
+		headLimit: headLimit,
+		maxBytes:  grepOutputFactor * env.Limit(),
 	}
 	if g := strings.TrimSpace(a.Glob); g != "" {
 		if strings.HasPrefix(g, "!") {
@@ -223,7 +246,7 @@ func newGrepRequest(env *tools.Env, a grepArgs) (*grepRequest, error) {
 	return req, nil
 }
 
-func firstInt(ps ...*int) int {
+func firstInt(ps ...*tools.Int) tools.Int {
 	for _, p := range ps {
 		if p != nil {
 			return *p
@@ -260,49 +283,188 @@ func (r *grepRequest) included(rel, name string) bool {
 }
 
 // run searches with ripgrep when that gives the same answer, natively otherwise.
-func (t *grepTool) run(ctx context.Context, req *grepRequest) ([]fileResult, error) {
+func (t *grepTool) run(ctx context.Context, req *grepRequest) (grepResults, error) {
 	if !t.native {
 		if res, ok := rgSearch(ctx, req); ok {
-			return res, nil
+			// Stop where the native search would, so the answer does not
+			// depend on whether ripgrep is installed.
+			c := collector{req: req}
+			for i, r := range res {
+				if c.add(r) {
+					c.res.partial = i < len(res)-1
+					break
+				}
+			}
+			return c.res, nil
 		}
 	}
 	return nativeSearch(ctx, req)
 }
 
-// nativeSearch walks and searches in parallel, then sorts by path so the
-// output never depends on scheduling.
-func nativeSearch(ctx context.Context, req *grepRequest) ([]fileResult, error) {
-	// Read buffers are recycled across files so a walk allocates per match, not per file.
+// nativeSearch lists the candidate files (a parallel walk), sorts them by
+// path and searches them in that order with bounded parallelism, stopping
+// once enough output is collected. Because results are consumed in path
+// order, where it stops, and so the output, never depends on scheduling.
+func nativeSearch(ctx context.Context, req *grepRequest) (grepResults, error) {
+	// Read buffers are recycled across files so a search allocates per match, not per file.
 	pool := &sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
 	if req.isFile {
 		rel := req.startRel
 		if rel == "" {
 			rel = filepath.Base(req.start)
 		}
-		var out []fileResult
+		var res grepResults
 		if r, ok := searchOne(req, pool, req.start, rel); ok {
-			out = append(out, r)
+			res.files = append(res.files, r)
 		}
-		return out, nil
+		return res, nil
 	}
 	var mu sync.Mutex
-	var out []fileResult
+	var rels []string
 	err := walk(ctx, walkOptions{Root: req.root, Start: req.start, Workers: 2 * runtime.GOMAXPROCS(0)}, func(e walkEntry) error {
 		if e.IsDir || !e.Entry.Type().IsRegular() || !req.included(e.Rel, e.Entry.Name()) {
 			return nil
 		}
-		if r, ok := searchOne(req, pool, e.Abs, e.Rel); ok {
-			mu.Lock()
-			out = append(out, r)
-			mu.Unlock()
-		}
+		mu.Lock()
+		rels = append(rels, e.Rel)
+		mu.Unlock()
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return grepResults{}, err
 	}
-	sortResults(out)
-	return out, nil
+	sort.Strings(rels)
+	prefix := req.root + string(os.PathSeparator)
+	return searchOrdered(ctx, req, rels, 2*runtime.GOMAXPROCS(0), func(rel string) (fileResult, bool) {
+		return searchOne(req, pool, prefix+filepath.FromSlash(rel), rel)
+	})
+}
+
+// grepChunk is how many consecutive files one search job covers: handing
+// out files one at a time costs more in synchronisation than small files
+// cost to search.
+const grepChunk = 16
+
+// searchOrdered runs search over rels with up to workers goroutines, in
+// jobs of grepChunk consecutive files, and consumes the results in the
+// order of rels. At most 2*workers jobs run ahead of the one being
+// consumed, and nothing more is scheduled once the collector is full.
+func searchOrdered(ctx context.Context, req *grepRequest, rels []string, workers int,
+	search func(rel string) (fileResult, bool)) (grepResults, error) {
+	if len(rels) == 0 {
+		return grepResults{}, ctx.Err()
+	}
+	chunks := (len(rels) + grepChunk - 1) / grepChunk
+	workers = max(1, min(workers, chunks))
+	window := 2 * workers
+	type hit struct {
+		i int // index in rels
+		r fileResult
+	}
+	type slot struct {
+		hits []hit
+		done chan struct{} // one value per finished job
+	}
+	slots := make([]slot, window)
+	for i := range slots {
+		slots[i].done = make(chan struct{}, 1)
+	}
+	// A token is taken to schedule job c and returned once job c is
+	// consumed, so job c+window, which reuses c's slot, waits for that.
+	tokens := make(chan struct{}, window)
+	jobs := make(chan int)
+	quit := make(chan struct{})
+	var stopped atomic.Bool // set with quit; ends a job part-way
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(jobs)
+		for c := 0; c < chunks; c++ {
+			select {
+			case tokens <- struct{}{}:
+			case <-quit:
+				return
+			}
+			select {
+			case jobs <- c:
+			case <-quit:
+				return
+			}
+		}
+	}()
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range jobs {
+				s := &slots[c%window]
+				s.hits = s.hits[:0]
+				for i := c * grepChunk; i < min(len(rels), (c+1)*grepChunk) && !stopped.Load() && ctx.Err() == nil; i++ {
+					if r, ok := search(rels[i]); ok {
+						s.hits = append(s.hits, hit{i, r})
+					}
+				}
+				s.done <- struct{}{}
+			}
+		}()
+	}
+	col := collector{req: req}
+	var err error
+consume:
+	for c := 0; c < chunks; c++ {
+		s := &slots[c%window]
+		select {
+		case <-s.done:
+		case <-ctx.Done():
+			err = ctx.Err()
+			break consume
+		}
+		for k, h := range s.hits {
+			if col.add(h.r) {
+				col.res.partial = h.i < len(rels)-1
+				break consume
+			}
+			s.hits[k] = hit{}
+		}
+		<-tokens
+	}
+	stopped.Store(true)
+	close(quit)
+	wg.Wait()
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		return grepResults{}, err
+	}
+	return col.res, nil
+}
+
+// collector gathers per-file results in path order and says when enough
+// output is in hand: more lines than head_limit (one more than is shown,
+// so the note can say lines were cut) or more than maxBytes.
+type collector struct {
+	req          *grepRequest
+	res          grepResults
+	lines, bytes int
+}
+
+// add appends r and reports whether collecting should stop.
+func (c *collector) add(r fileResult) bool {
+	c.res.files = append(c.res.files, r)
+	if c.req.spec.mode == modeContent {
+		c.lines += bytes.Count(r.block, []byte{'\n'})
+		if (c.req.spec.before > 0 || c.req.spec.after > 0) && len(c.res.files) > 1 {
+			c.lines++ // the "--" between files
+		}
+		c.bytes += len(r.block)
+	} else {
+		c.lines++
+		c.bytes += len(r.path) + 8
+	}
+	return (c.req.headLimit > 0 && c.lines > c.req.headLimit) ||
+		(c.req.maxBytes > 0 && c.bytes > c.req.maxBytes)
 }
 
 func sortResults(rs []fileResult) {
@@ -310,6 +472,9 @@ func sortResults(rs []fileResult) {
 }
 
 func searchOne(req *grepRequest, pool *sync.Pool, abs, rel string) (fileResult, bool) {
+	if req.onRead != nil {
+		req.onRead(rel)
+	}
 	bp := pool.Get().(*[]byte)
 	defer pool.Put(bp)
 	buf, err := readWhole(abs, *bp, maxSearchSize)
@@ -321,8 +486,10 @@ func searchOne(req *grepRequest, pool *sync.Pool, abs, rel string) (fileResult, 
 	return r, r.count > 0
 }
 
-// render formats results and applies head_limit.
-func (r *grepRequest) render(results []fileResult) (string, string) {
+// render formats results and applies head_limit. After a search that
+// stopped early the totals are lower bounds and say so.
+func (r *grepRequest) render(res grepResults) (string, string) {
+	results := res.files
 	if len(results) == 0 {
 		return "No matches found", "no matches"
 	}
@@ -356,15 +523,24 @@ func (r *grepRequest) render(results []fileResult) (string, string) {
 	var b strings.Builder
 	b.WriteString(strings.Join(lines, "\n"))
 	b.WriteByte('\n')
-	if len(lines) < n {
+	more := ""
+	if res.partial {
+		more = "+"
+	}
+	switch {
+	case len(lines) < n && res.partial:
+		fmt.Fprintf(&b, "[head_limit: showing %d of at least %d lines]\n", len(lines), n)
+	case len(lines) < n:
 		fmt.Fprintf(&b, "[head_limit: showing %d of %d lines]\n", len(lines), n)
+	case res.partial:
+		fmt.Fprintf(&b, "[search stopped after %d lines of output; more matches may follow: narrow pattern, path or glob]\n", n)
 	}
 	var summary string
 	switch r.spec.mode {
 	case modeFiles:
-		summary = fmt.Sprintf("%d files", len(results))
+		summary = fmt.Sprintf("%d%s files", len(results), more)
 	default:
-		summary = fmt.Sprintf("%d matching lines in %d files", total, len(results))
+		summary = fmt.Sprintf("%d%s matching lines in %d%s files", total, more, len(results), more)
 	}
 	if r.spec.mode == modeCount {
 		fmt.Fprintf(&b, "total: %s\n", summary)

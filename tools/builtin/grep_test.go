@@ -88,7 +88,7 @@ func TestGrepModes(t *testing.T) {
 		{"-A alias merges adjacent groups", `{"pattern":"line[35]","output_mode":"content","path":"docs","-A":1}`,
 			"docs/readme.md:3:line3\ndocs/readme.md-4-line4\ndocs/readme.md:5:line5\ndocs/readme.md-6-hello again\n"},
 		{"head_limit", `{"pattern":"hello","-i":true,"head_limit":2}`,
-			".hidden/h.txt\ndocs/readme.md\n[head_limit: showing 2 of 8 lines]\n"},
+			".hidden/h.txt\ndocs/readme.md\n[head_limit: showing 2 of at least 3 lines]\n"},
 		{"explicit ignored dir is searched", `{"pattern":"hello","path":"build"}`, "build/out.go\n"},
 		{"regex alternation", `{"pattern":"Test\\w+|println","output_mode":"content"}`,
 			"main.go:4:\tprintln(\"Hello\")\nutil/util_test.go:5:func TestHello(t *testing.T) {}\n"},

@@ -40,8 +40,8 @@ var lsSchema = json.RawMessage(`{"type":"object","properties":{` +
 func (lsTool) Schema() json.RawMessage { return lsSchema }
 
 type lsArgs struct {
-	Path  string `json:"path"`
-	Depth int    `json:"depth"`
+	Path  string    `json:"path"`
+	Depth tools.Int `json:"depth"`
 }
 
 type lister struct {
@@ -53,14 +53,14 @@ type lister struct {
 
 func (lsTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
 	var a lsArgs
-	if err := tools.DecodeArgs(raw, &a); err != nil {
+	if err := tools.DecodeStrict(raw, &a); err != nil {
 		return tools.Result{}, err
 	}
 	p := a.Path
 	if p == "" {
 		p = "."
 	}
-	depth := a.Depth
+	depth := int(a.Depth)
 	if depth <= 0 {
 		depth = lsDefaultDepth
 	}

@@ -42,7 +42,7 @@ type movePlan struct {
 
 func (moveFileTool) plan(env *tools.Env, raw json.RawMessage) (movePlan, error) {
 	var a moveArgs
-	if err := decodeStrict(raw, &a, "source", "destination"); err != nil {
+	if err := tools.DecodeStrict(raw, &a); err != nil {
 		return movePlan{}, err
 	}
 	if a.Source == "" || a.Destination == "" {

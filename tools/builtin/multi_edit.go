@@ -30,7 +30,7 @@ type multiEditArgs struct {
 
 func (multiEditTool) plan(ctx context.Context, env *tools.Env, raw json.RawMessage) (editOutcome, error) {
 	var a multiEditArgs
-	if err := decodeStrict(raw, &a, "path", "file_path", "edits"); err != nil {
+	if err := tools.DecodeStrict(raw, &a); err != nil {
 		return editOutcome{}, err
 	}
 	if len(a.Edits) == 0 {

@@ -56,7 +56,7 @@ type patcher struct {
 
 func (patchTool) plan(ctx context.Context, env *tools.Env, raw json.RawMessage) (patchPlan, error) {
 	var a patchArgs
-	if err := decodeStrict(raw, &a, "patch"); err != nil {
+	if err := tools.DecodeStrict(raw, &a); err != nil {
 		return patchPlan{}, err
 	}
 	text := normalizePatch(a.Patch)

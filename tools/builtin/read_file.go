@@ -37,13 +37,13 @@ func (readFileTool) Schema() json.RawMessage {
 
 type readArgs struct {
 	pathArg
-	Offset flexInt `json:"offset"`
-	Limit  flexInt `json:"limit"`
+	Offset tools.Int `json:"offset"`
+	Limit  tools.Int `json:"limit"`
 }
 
 func (readFileTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
 	var a readArgs
-	if err := decodeStrict(raw, &a, "path", "file_path", "offset", "limit"); err != nil {
+	if err := tools.DecodeStrict(raw, &a); err != nil {
 		return tools.Result{}, err
 	}
 	p, err := a.get()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -67,12 +68,33 @@ func rgSearch(ctx context.Context, req *grepRequest) ([]fileResult, bool) {
 	}
 	args = append(args, "-e", pat, "--", target)
 
-	cmd := exec.CommandContext(ctx, bin, args...)
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := exec.CommandContext(runCtx, bin, args...)
 	cmd.Dir = req.root
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, false
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, false
+	}
+	// Ripgrep's output comes in no fixed order, so a cut-off prefix is not
+	// the native answer's prefix. Past the cap it is killed and the native
+	// search, which stops at the same cap in path order, answers instead.
 	var stdout bytes.Buffer
-	cmd.Stdout = &stdout
-	err = cmd.Run()
-	if ctx.Err() != nil {
+	over := false
+	if req.maxBytes > 0 {
+		_, _ = io.Copy(&stdout, io.LimitReader(pipe, int64(req.maxBytes)+1))
+		over = stdout.Len() > req.maxBytes
+	} else {
+		_, _ = io.Copy(&stdout, pipe)
+	}
+	if over {
+		cancel()
+	}
+	err = cmd.Wait()
+	if over || ctx.Err() != nil {
 		return nil, false
 	}
 	if err != nil {

@@ -115,7 +115,7 @@ func (todoWriteTool) Execute(_ context.Context, env *tools.Env, raw json.RawMess
 	var a struct {
 		Todos *[]events.Todo `json:"todos"`
 	}
-	if err := tools.DecodeArgs(raw, &a); err != nil {
+	if err := tools.DecodeStrict(raw, &a); err != nil {
 		return tools.Result{}, err
 	}
 	if a.Todos == nil {
@@ -154,7 +154,11 @@ var todoReadSchema = json.RawMessage(`{"type":"object","properties":{},"required
 
 func (todoReadTool) Schema() json.RawMessage { return todoReadSchema }
 
-func (todoReadTool) Execute(_ context.Context, env *tools.Env, _ json.RawMessage) (tools.Result, error) {
+func (todoReadTool) Execute(_ context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
+	var a struct{}
+	if err := tools.DecodeStrict(raw, &a); err != nil {
+		return tools.Result{}, err
+	}
 	items := Todos(env)
 	return tools.Result{Content: RenderTodos(items), Summary: fmt.Sprintf("%d todos", len(items)), Todos: items}, nil
 }

@@ -32,7 +32,7 @@ type writeArgs struct {
 // plan works out the change without touching the disk.
 func (writeFileTool) plan(env *tools.Env, raw json.RawMessage) (fileChange, error) {
 	var a writeArgs
-	if err := decodeStrict(raw, &a, "path", "file_path", "content"); err != nil {
+	if err := tools.DecodeStrict(raw, &a); err != nil {
 		return fileChange{}, err
 	}
 	p, err := a.get()
