@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"reflect"
 	"strings"
 
@@ -144,54 +143,16 @@ func (t *terminalPlanApprover) readLine(ctx context.Context) (string, error) {
 	}
 }
 
-// edit opens draft in the user's editor and parses the result. It returns
-// the edited text as well, so an invalid edit can be fixed rather than
-// redone.
+// edit opens draft in the user's editor (orchestrator.EditPlan). The
+// editor draws on out, where the prompt is, because stdout is reserved for
+// the answer (`reasonix run ... > out.txt`); it gets stdin only when that
+// is a real file.
 func (t *terminalPlanApprover) edit(ctx context.Context, draft []byte) (orchestrator.Plan, []byte, error) {
-	f, err := os.CreateTemp("", "reasonix-plan-*.json")
-	if err != nil {
-		return orchestrator.Plan{}, draft, fmt.Errorf("edit plan: %w", err)
-	}
-	name := f.Name()
-	defer os.Remove(name)
-	_, werr := f.Write(draft)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		return orchestrator.Plan{}, draft, fmt.Errorf("edit plan: %w", werr)
-	}
-
-	editor := t.getenv("VISUAL")
-	if strings.TrimSpace(editor) == "" {
-		editor = t.getenv("EDITOR")
-	}
-	if strings.TrimSpace(editor) == "" {
-		editor = "vi"
-	}
-	// Through sh, as git does, so EDITOR may carry arguments ("code
-	// --wait"); the file is passed as $1 so its name needs no quoting.
-	cmd := exec.CommandContext(ctx, "sh", "-c", editor+` "$1"`, "sh", name)
-	// stdout is reserved for the answer (`reasonix run ... > out.txt`), so
-	// the editor draws on stderr, where the prompt is. It gets stdin only
-	// when that is a real file: exec would otherwise copy from the reader
-	// and swallow answers meant for the prompt.
+	ed := orchestrator.PlanEditor{Command: orchestrator.EditorCommand(t.getenv), Stdout: t.out, Stderr: t.out}
 	if in, ok := t.in.(*os.File); ok {
-		cmd.Stdin = in
+		ed.Stdin = in
 	}
-	cmd.Stdout, cmd.Stderr = t.out, t.out
-	if err := cmd.Run(); err != nil {
-		return orchestrator.Plan{}, draft, fmt.Errorf("editor %q failed: %w", editor, err)
-	}
-	text, err := os.ReadFile(name)
-	if err != nil {
-		return orchestrator.Plan{}, draft, fmt.Errorf("edit plan: %w", err)
-	}
-	p, err := orchestrator.ParsePlan(text)
-	if err != nil {
-		return orchestrator.Plan{}, text, fmt.Errorf("edited plan: %w", err)
-	}
-	return p, text, nil
+	return orchestrator.EditPlan(ctx, draft, ed)
 }
 
 // planFiles lists the files a plan's steps name, once each, for the write
