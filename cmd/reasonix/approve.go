@@ -38,9 +38,10 @@ func newPlanApprover(in io.Reader, out io.Writer, getenv func(string) string, pl
 	return &terminalPlanApprover{in: in, lines: bufio.NewReader(in), out: out, getenv: getenv, printPlan: !planShown}, nil
 }
 
-// isTerminal reports whether r is a character device (a terminal), without
-// a terminal library: that is all the approver needs to know.
-func isTerminal(r io.Reader) bool {
+// isTerminal reports whether r (stdin or stdout) is a character device (a
+// terminal), without a terminal library: that is all the callers need to
+// know.
+func isTerminal(r any) bool {
 	f, ok := r.(*os.File)
 	if !ok {
 		return false

@@ -31,6 +31,8 @@ type assembleOptions struct {
 	// planApprover asks a person before a fresh plan runs; nil approves
 	// automatically.
 	planApprover orchestrator.PlanApprover
+	// approver asks a person about tool calls; nil is a headless run.
+	approver permission.Approver
 }
 
 // app is one assembled process: config, providers, tools, gate, coordinator.
@@ -180,6 +182,7 @@ func assemble(o assembleOptions) (*app, error) {
 	}
 	gate := permission.NewGate(permission.GateOptions{
 		Policy:        pol,
+		Approver:      o.approver,
 		Workspace:     workspace,
 		Home:          loaded.Home,
 		ProjectConfig: filepath.Join(workspace, "reasonix.toml"),

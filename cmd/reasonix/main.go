@@ -59,6 +59,7 @@ func main() {
 const helpText = `reasonix — a terminal coding agent
 
 Usage:
+  reasonix [chat] [flags]          interactive mode (in a terminal; /help inside)
   reasonix run [flags] PROMPT      run a task headless (PROMPT "-" reads stdin)
   reasonix plan [flags] PROMPT     research and print a plan (--execute to run it)
   reasonix models                  list the configured models
@@ -82,11 +83,18 @@ Exit codes: 0 done, 1 model or provider failure, 2 usage or config error, 130 in
 
 func dispatch(ctx context.Context, args []string, io stdio) int {
 	if len(args) == 0 {
-		fmt.Fprint(io.err, helpText)
-		return exitUsage
+		// A person at a terminal gets the interactive front end; a script
+		// gets the usage and a usage exit code, as before.
+		if !isTerminal(io.in) || !isTerminal(io.out) {
+			fmt.Fprint(io.err, helpText)
+			return exitUsage
+		}
+		args = []string{"chat"}
 	}
 	var err error
 	switch args[0] {
+	case "chat":
+		err = cmdChat(ctx, args[1:], io)
 	case "version", "--version", "-v":
 		fmt.Fprintf(io.out, "reasonix %s\n", version)
 		return exitOK

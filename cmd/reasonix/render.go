@@ -123,18 +123,8 @@ func shortID(id string) string {
 	return id
 }
 
-// toolLine renders a call as one readable line: the tool and its main
-// argument.
-func toolLine(t *events.Tool) string {
-	var args map[string]any
-	_ = json.Unmarshal(t.Args, &args)
-	for _, k := range []string{"command", "path", "file_path", "pattern", "source", "agent", "name", "action"} {
-		if v, ok := args[k].(string); ok && v != "" {
-			return fmt.Sprintf("%s %s", t.Name, clip(strings.ReplaceAll(v, "\n", " "), 120))
-		}
-	}
-	return t.Name
-}
+// toolLine renders a call as one readable line (events.Tool.Brief).
+func toolLine(t *events.Tool) string { return t.Brief() }
 
 func clip(s string, n int) string {
 	if len(s) <= n {

@@ -1,0 +1,444 @@
+// Package tui is Reasonix's interactive front end: a tview application with
+// a streaming transcript, a multi-line composer, a status line and overlays
+// for tool approvals and plans. It only renders the event stream and sends
+// commands to the orchestrator; nothing below cmd imports it.
+//
+// Concurrency: tview widgets belong to the UI goroutine. Every other
+// goroutine (sessions publishing events, the gate asking for approval, the
+// turn runner) hands closures to post; one pump goroutine drains them in
+// batches through Application.QueueUpdateDraw, at most about 30 times a
+// second, so a fast stream of deltas costs one redraw per frame rather than
+// one per delta.
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/reasonix/reasonix/orchestrator"
+	"github.com/reasonix/reasonix/providers"
+	"github.com/reasonix/reasonix/skills"
+)
+
+// Options configure an App. The zero value draws on the terminal.
+type Options struct {
+	// Screen is where the UI draws; nil opens the terminal. Tests pass a
+	// tcell.SimulationScreen.
+	Screen tcell.Screen
+	// EditPlan edits a plan's JSON for the plan overlay's Edit; nil runs
+	// orchestrator.EditPlan with the user's editor while the UI is
+	// suspended.
+	EditPlan func(ctx context.Context, draft []byte) (orchestrator.Plan, []byte, error)
+	// Frame is the shortest time between two redraws; 0 means 33ms.
+	Frame time.Duration
+	// MaxLines bounds the transcript kept in memory; 0 means 20000.
+	MaxLines int
+	// Version is shown in the welcome line.
+	Version string
+}
+
+// Backend is what the TUI drives. Run owns Conversation and closes it.
+type Backend struct {
+	Coordinator *orchestrator.Coordinator
+	// Conversation is the long-lived executor session chat turns and /goal
+	// share, so they share one cache-stable prefix.
+	Conversation *orchestrator.Conversation
+	// Skills is the discovered catalog; nil offers no skill commands.
+	Skills *skills.Catalog
+}
+
+// App is the interactive front end. It is an events.Sink and a
+// permission.Approver; PlanApprover returns its orchestrator.PlanApprover.
+// Publish and Approve may be called from any goroutine, before or during
+// Run.
+type App struct {
+	opts Options
+	app  *tview.Application
+
+	pages      *tview.Pages
+	transcript *tview.TextView
+	composer   *tview.TextArea
+	status     *tview.TextView
+	body       *tview.Flex
+
+	mu    sync.Mutex
+	queue []func()
+	wake  chan struct{}
+	done  chan struct{} // closed when Run returns
+	busy  atomic.Bool   // a turn is in flight; the pump ticks the status line
+
+	// The fields below belong to the UI goroutine.
+	be        Backend
+	ctx       context.Context
+	cancel    context.CancelFunc // cancels the in-flight work; nil when idle
+	workDone  chan struct{}
+	workLabel string
+	workStart time.Time
+	armed     bool // a Ctrl-C on an idle composer: the next one quits
+	overlays  []string
+	overlayN  int
+	screenH   int
+	rs        renderState
+	usage     providers.Usage
+	model     string
+	goal      *orchestrator.GoalState
+	goalBusy  bool
+}
+
+const (
+	defaultFrame    = 33 * time.Millisecond
+	defaultMaxLines = 20000
+	// tick refreshes the status line (elapsed time, spinner) while busy.
+	tick       = 250 * time.Millisecond
+	composerID = "main"
+)
+
+// New builds the UI. Nothing is drawn until Run.
+func New(opts Options) *App {
+	if opts.Frame <= 0 {
+		opts.Frame = defaultFrame
+	}
+	if opts.MaxLines <= 0 {
+		opts.MaxLines = defaultMaxLines
+	}
+	a := &App{
+		opts: opts,
+		app:  tview.NewApplication(),
+		wake: make(chan struct{}, 1),
+		done: make(chan struct{}),
+		rs:   newRenderState(),
+	}
+	a.transcript = tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetWordWrap(true).
+		SetScrollable(true).SetMaxLines(opts.MaxLines)
+	a.transcript.ScrollToEnd()
+	a.composer = tview.NewTextArea().SetPlaceholder("Ask Reasonix… (Enter sends, Ctrl-J newline, /help)")
+	a.composer.SetBorder(true).SetBorderPadding(0, 0, 1, 1)
+	a.composer.SetInputCapture(a.composerKey)
+	a.composer.SetChangedFunc(a.resizeComposer)
+	a.status = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
+	a.body = tview.NewFlex().SetDirection(tview.FlexRow).
+		AddItem(a.transcript, 0, 1, false).
+		AddItem(a.composer, 3, 0, true).
+		AddItem(a.status, 1, 0, false)
+	a.pages = tview.NewPages().AddPage(composerID, a.body, true, true)
+	a.app.SetRoot(a.pages, true).SetFocus(a.composer)
+	a.app.SetInputCapture(a.globalKey)
+	a.app.SetBeforeDrawFunc(func(s tcell.Screen) bool {
+		_, a.screenH = s.Size()
+		return false
+	})
+	return a
+}
+
+// Run shows the UI and returns when the user quits (nil) or ctx ends
+// (ctx.Err()). The terminal is restored on every path out, panics
+// included.
+func (a *App) Run(parent context.Context, be Backend) (err error) {
+	if be.Coordinator == nil || be.Conversation == nil {
+		return errors.New("tui: no coordinator or conversation")
+	}
+	ctx, stopAll := context.WithCancel(parent)
+	defer stopAll()
+	a.be, a.ctx = be, ctx
+	if a.opts.Screen != nil {
+		a.app.SetScreen(a.opts.Screen)
+	}
+	a.post(a.welcome)
+	go a.pump()
+	go func() {
+		select {
+		case <-ctx.Done():
+			a.app.Stop()
+		case <-a.done:
+		}
+	}()
+	defer func() {
+		// app.Run restores the terminal before re-panicking from its own
+		// goroutine; this covers a panic anywhere else on the way out.
+		if p := recover(); p != nil {
+			a.app.Stop()
+			panic(p)
+		}
+	}()
+	err = a.app.Run()
+	close(a.done)
+	stopAll()
+	a.finishWork()
+	a.be.Conversation.Close()
+	if err != nil {
+		return fmt.Errorf("tui: %w", err)
+	}
+	// A quit is nil; an ended parent (a signal) is reported as such.
+	return parent.Err()
+}
+
+// finishWork waits briefly for in-flight work after its context ended, so
+// the conversation's transcript is closed after its last write.
+func (a *App) finishWork() {
+	a.mu.Lock()
+	done := a.workDone
+	a.mu.Unlock()
+	if done == nil {
+		return
+	}
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+	}
+}
+
+// post runs f on the UI goroutine with the next batch. It never blocks.
+func (a *App) post(f func()) {
+	a.mu.Lock()
+	a.queue = append(a.queue, f)
+	a.mu.Unlock()
+	select {
+	case a.wake <- struct{}{}:
+	default:
+	}
+}
+
+// pump moves posted closures to the UI goroutine, one batch and one
+// redraw per frame at most.
+func (a *App) pump() {
+	t := time.NewTimer(tick)
+	defer t.Stop()
+	for {
+		select {
+		case <-a.wake:
+		case <-t.C:
+		case <-a.done:
+			return
+		}
+		a.mu.Lock()
+		batch := a.queue
+		a.queue = nil
+		a.mu.Unlock()
+		if len(batch) > 0 || a.busy.Load() {
+			// QueueUpdateDraw waits for the UI goroutine; once Run has
+			// returned nothing drains it, so check first.
+			select {
+			case <-a.done:
+				return
+			default:
+			}
+			a.app.QueueUpdateDraw(func() {
+				for _, f := range batch {
+					f()
+				}
+				a.updateStatus()
+			})
+		}
+		t.Reset(tick)
+		select {
+		case <-time.After(a.opts.Frame):
+		case <-a.done:
+			return
+		}
+	}
+}
+
+// goSafe runs f on its own goroutine; a panic there restores the terminal
+// before it crashes the process.
+func (a *App) goSafe(f func()) {
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				a.app.Stop()
+				panic(p)
+			}
+		}()
+		f()
+	}()
+}
+
+// welcome is the first thing in the transcript.
+func (a *App) welcome() {
+	v := a.opts.Version
+	if v != "" {
+		v = " " + v
+	}
+	a.line(fmt.Sprintf("[::b]Reasonix%s[::-] [gray]· Enter sends · Ctrl-J or Alt-Enter newline · /help · Ctrl-C cancels · Ctrl-D quits[-]", tview.Escape(v)))
+	if st, ok, err := a.be.Coordinator.CurrentGoal(); err == nil && ok {
+		a.goal = &st
+		if st.Status == orchestrator.GoalActive {
+			a.line(fmt.Sprintf("[yellow]a saved goal is active:[-] %s [gray](/goal shows it, /goal clear forgets it)[-]", tview.Escape(oneLine(st.Goal, 100))))
+		}
+	}
+}
+
+// startWork runs f in the background as the one in-flight piece of work;
+// Ctrl-C cancels its context.
+func (a *App) startWork(label string, f func(ctx context.Context) error) {
+	if a.cancel != nil {
+		a.note("still working on " + a.workLabel + "; wait, or press Ctrl-C to cancel it")
+		return
+	}
+	ctx, cancel := context.WithCancel(a.ctx)
+	done := make(chan struct{})
+	a.cancel, a.workLabel, a.workStart = cancel, label, time.Now()
+	a.mu.Lock()
+	a.workDone = done
+	a.mu.Unlock()
+	a.busy.Store(true)
+	a.goSafe(func() {
+		defer close(done)
+		err := f(ctx)
+		a.post(func() {
+			a.endStream()
+			if a.cancel != nil && a.workDone == done {
+				a.cancel()
+			}
+			a.cancel = nil
+			a.busy.Store(false)
+			switch {
+			case err == nil:
+			case ctx.Err() != nil:
+				a.line("[gray]interrupted[-]")
+			case errors.Is(err, orchestrator.ErrPlanRejected):
+				a.line("[yellow]plan rejected; nothing was changed[-]")
+			default:
+				a.line("[red]error:[-] " + tview.Escape(err.Error()))
+			}
+		})
+	})
+}
+
+// globalKey sees every key first.
+func (a *App) globalKey(ev *tcell.EventKey) *tcell.EventKey {
+	switch ev.Key() {
+	case tcell.KeyCtrlC:
+		a.interrupt()
+		return nil // tview would stop the application on Ctrl-C
+	case tcell.KeyCtrlD:
+		if len(a.overlays) == 0 && a.composer.GetText() == "" {
+			a.quit()
+			return nil
+		}
+	case tcell.KeyPgUp, tcell.KeyPgDn:
+		if len(a.overlays) == 0 {
+			a.armed = false
+			a.transcript.InputHandler()(ev, func(tview.Primitive) {})
+			return nil
+		}
+	}
+	a.armed = false
+	return ev
+}
+
+// interrupt is Ctrl-C: it cancels in-flight work; on an idle composer it
+// clears the draft, and a second one quits.
+func (a *App) interrupt() {
+	switch {
+	case a.cancel != nil:
+		a.cancel()
+		a.armed = true
+	case a.armed:
+		a.quit()
+	case a.composer.GetText() != "":
+		a.composer.SetText("", false)
+		a.armed = true
+	default:
+		a.note("press Ctrl-C again (or Ctrl-D) to quit")
+		a.armed = true
+	}
+}
+
+// quit cancels any work and stops the application.
+func (a *App) quit() {
+	if a.cancel != nil {
+		a.cancel()
+	}
+	a.app.Stop()
+}
+
+// composerKey: Enter sends; Alt-Enter and Ctrl-J insert a newline (Ctrl-J
+// reaches the program unchanged through tmux and every terminal).
+func (a *App) composerKey(ev *tcell.EventKey) *tcell.EventKey {
+	switch {
+	case ev.Key() == tcell.KeyEnter && ev.Modifiers()&tcell.ModAlt != 0,
+		ev.Key() == tcell.KeyCtrlJ:
+		return tcell.NewEventKey(tcell.KeyEnter, 0, tcell.ModNone)
+	case ev.Key() == tcell.KeyEnter:
+		text := strings.TrimSpace(a.composer.GetText())
+		if text != "" {
+			a.composer.SetText("", false)
+			a.submit(text)
+		}
+		return nil
+	}
+	return ev
+}
+
+// resizeComposer grows the composer with its text, up to 8 lines.
+func (a *App) resizeComposer() {
+	n := strings.Count(a.composer.GetText(), "\n") + 1
+	a.body.ResizeItem(a.composer, min(n, 8)+2, 0)
+}
+
+// updateStatus redraws the status line from the UI state.
+func (a *App) updateStatus() {
+	var parts []string
+	if a.model != "" {
+		parts = append(parts, "[::b]"+tview.Escape(a.model)+"[::-]")
+	}
+	u := a.usage
+	parts = append(parts, fmt.Sprintf("tokens %s in (%s cached) %s out", count(u.PromptTokens), count(u.CacheHitTokens), count(u.CompletionTokens)))
+	if g := a.goal; g != nil {
+		s := "goal " + g.Status
+		if g.Status == orchestrator.GoalActive && a.goalBusy && g.MaxTurns > 0 {
+			s = fmt.Sprintf("goal turn %d/%d", g.Turns+1, g.MaxTurns)
+		} else if g.Turns > 0 {
+			s += fmt.Sprintf(" (%d turns)", g.Turns)
+		}
+		parts = append(parts, tview.Escape(s))
+	}
+	if a.cancel != nil {
+		el := time.Since(a.workStart).Truncate(time.Second)
+		w := fmt.Sprintf("[yellow]%c working… %s[-]", spinner(el), el)
+		if r := a.rs.running(); r != "" {
+			w += " [gray]" + tview.Escape(r) + "[-]"
+		} else if a.rs.thinking() {
+			w += " [gray]thinking[-]"
+		}
+		parts = append(parts, w, "[gray]Ctrl-C cancels[-]")
+	} else {
+		parts = append(parts, "[gray]ready[-]")
+	}
+	a.status.SetText(" " + strings.Join(parts, " │ "))
+}
+
+func spinner(d time.Duration) rune {
+	const frames = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+	r := []rune(frames)
+	return r[int(d/tick)%len(r)]
+}
+
+// count renders a token count compactly.
+func count(n int) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 10_000:
+		return fmt.Sprintf("%.0fk", float64(n)/1e3)
+	case n >= 1_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len([]rune(s)) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
+}

@@ -1,0 +1,303 @@
+package tui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/rivo/tview"
+
+	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/orchestrator"
+	"github.com/reasonix/reasonix/roles"
+)
+
+// renderState is what the transcript needs to remember between events.
+// It belongs to the UI goroutine.
+type renderState struct {
+	// midLine: the transcript's last line is unfinished streamed text.
+	midLine bool
+	// hold is the tail of streamed text that could still become a style
+	// tag once the next delta arrives; it is written when it no longer can.
+	hold string
+	// thought collects the top-level reasoning (or the planner's prose),
+	// shown collapsed to one dim line when the stream moves on.
+	thought      strings.Builder
+	thoughtLabel string
+	thoughtLen   int
+	// tools are the calls started and not yet ended, by call id.
+	tools map[string]string
+}
+
+func newRenderState() renderState { return renderState{tools: map[string]string{}} }
+
+// running names one call in flight, for the status line.
+func (r *renderState) running() string {
+	if len(r.tools) == 0 {
+		return ""
+	}
+	ids := make([]string, 0, len(r.tools))
+	for id := range r.tools {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	s := r.tools[ids[0]]
+	if len(ids) > 1 {
+		s += fmt.Sprintf(" (+%d)", len(ids)-1)
+	}
+	return oneLine(s, 60)
+}
+
+func (r *renderState) thinking() bool { return r.thoughtLen > 0 }
+
+// thoughtKeep bounds what is kept of a collapsed thought: only its
+// beginning is shown.
+const thoughtKeep = 160
+
+// Publish implements events.Sink. It never blocks: the event is rendered
+// on the UI goroutine with the next frame.
+func (a *App) Publish(e events.Event) {
+	a.post(func() { a.render(e) })
+}
+
+// render adds one event to the transcript. It runs on the UI goroutine.
+func (a *App) render(e events.Event) {
+	worker := e.Parent != ""
+	switch e.Type {
+	case events.TextDelta, events.ReasoningDelta:
+		if worker {
+			return // a worker's prose is its report to its parent, not the answer
+		}
+		if e.Type == events.TextDelta && e.Role != roles.Planner {
+			a.flushThought()
+			a.streamText(e.Text)
+			return
+		}
+		label := "thinking"
+		if e.Type == events.TextDelta {
+			label = "planner"
+		}
+		a.endStream()
+		if a.rs.thoughtLabel != label {
+			a.flushThought()
+			a.rs.thoughtLabel = label
+		}
+		if a.rs.thought.Len() < thoughtKeep {
+			a.rs.thought.WriteString(e.Text)
+		}
+		a.rs.thoughtLen += len(e.Text)
+		return
+	case events.UsageUpdate:
+		if e.Usage != nil {
+			a.usage.Add(*e.Usage)
+		}
+		return
+	case events.ApprovalRequest:
+		// This App is the gate's Approver; the event form is for front
+		// ends that answer through the stream.
+		return
+	}
+	a.endStream()
+	a.flushThought()
+	prefix := ""
+	if worker {
+		prefix = "  [blue]" + tview.Escape(workerTag(e)) + "[-] "
+	}
+	switch e.Type {
+	case events.SessionStart:
+		switch {
+		case worker:
+			a.line(prefix + "[gray]started[-]")
+		case e.Role == roles.Planner:
+			a.model = e.Text
+			a.line("[gray]planning (read-only)…[-]")
+		default:
+			a.model = e.Text
+		}
+	case events.ToolStart:
+		if e.Tool != nil {
+			a.rs.tools[e.Tool.CallID] = e.Tool.Brief()
+		}
+	case events.ToolEnd:
+		if e.Tool == nil {
+			return
+		}
+		delete(a.rs.tools, e.Tool.CallID)
+		a.line(prefix + toolLine(e.Tool))
+	case events.TodoUpdate:
+		a.line(prefix + "[::b]todos[::-]")
+		for _, t := range e.Todos {
+			a.line(prefix + "  " + todoLine(t))
+		}
+	case events.PlanReady:
+		a.planLine(e)
+	case events.Notice:
+		a.line(prefix + "[yellow]note:[-] " + tview.Escape(e.Text))
+		if !worker && strings.HasPrefix(e.Text, "goal ") {
+			a.refreshGoal()
+		}
+	case events.Error:
+		a.line(prefix + "[red]error:[-] " + tview.Escape(e.Error))
+	case events.Done:
+		switch {
+		case worker:
+			s := "done"
+			if e.Error != "" {
+				s = "[red]failed:[-] " + tview.Escape(oneLine(e.Error, 160))
+			}
+			a.line(prefix + "[gray]" + s + "[-]")
+		case e.Text == "max_steps":
+			a.line("[yellow]note:[-] stopped at the step limit; raise agent.max_steps (or --max-steps) to let it continue")
+		}
+	}
+}
+
+// workerTag is the "[role id]" label of a worker session.
+func workerTag(e events.Event) string {
+	id := e.Session
+	if i := strings.LastIndexByte(id, '-'); i >= 0 && len(id)-i > 4 {
+		id = id[i+1:]
+	}
+	return "[" + e.Role + " " + id + "]"
+}
+
+// toolLine is one finished call: outcome mark, the call, and its summary
+// or the first line of its error.
+func toolLine(t *events.Tool) string {
+	brief := tview.Escape(t.Brief())
+	if t.IsError || t.Denied {
+		first, _, _ := strings.Cut(strings.TrimSpace(t.Result), "\n")
+		first = strings.TrimPrefix(first, "Error: ")
+		return "[red]✗[-] " + brief + " [red]· " + tview.Escape(oneLine(first, 160)) + "[-]"
+	}
+	s := "[green]✓[-] " + brief
+	if t.Summary != "" {
+		s += " [gray]· " + tview.Escape(oneLine(t.Summary, 160)) + "[-]"
+	}
+	return s
+}
+
+// todoLine renders one todo as a checklist item.
+func todoLine(t events.Todo) string {
+	switch t.Status {
+	case "completed":
+		return "[green][x[][-] [gray]" + tview.Escape(t.Content) + "[-]"
+	case "in_progress":
+		text := t.Content
+		if t.ActiveForm != "" {
+			text = t.ActiveForm
+		}
+		return "[yellow][~[][-] " + tview.Escape(text)
+	}
+	return "[ [] " + tview.Escape(t.Content)
+}
+
+// planLine summarises a ready plan in the transcript; the overlay shows it
+// whole.
+func (a *App) planLine(e events.Event) {
+	p, err := orchestrator.ParsePlan(e.Plan)
+	if err != nil {
+		a.line("[yellow]plan ready[-] (unreadable: " + tview.Escape(err.Error()) + ")")
+		return
+	}
+	id := ""
+	if e.Text != "" {
+		id = " [gray](saved as " + tview.Escape(e.Text) + ")[-]"
+	}
+	a.line(fmt.Sprintf("[::b]plan:[::-] %s%s", tview.Escape(p.Goal), id))
+	for i, s := range p.Steps {
+		a.line(fmt.Sprintf("  %d. %s", i+1, tview.Escape(s.Title)))
+	}
+}
+
+// refreshGoal reloads the saved goal: the goal loop rewrites it after every
+// turn and announces each turn with a notice.
+func (a *App) refreshGoal() {
+	if st, ok, err := a.be.Coordinator.CurrentGoal(); err == nil && ok {
+		a.goal = &st
+	}
+}
+
+// write appends markup to the transcript.
+func (a *App) write(s string) {
+	_, _ = a.transcript.Write([]byte(s))
+}
+
+// line appends one finished line of markup.
+func (a *App) line(s string) {
+	a.endStream()
+	a.write(s + "\n")
+}
+
+// note appends a dim line of plain text.
+func (a *App) note(s string) { a.line("[gray]" + tview.Escape(s) + "[-]") }
+
+// streamText appends streamed answer text. Text is escaped so the model
+// cannot style the transcript, and a tail that might still become a tag
+// ("[red" before "]" arrives) is held back until the next delta decides it.
+func (a *App) streamText(s string) {
+	s = a.rs.hold + s
+	keep := tagTail(s)
+	out := s[:len(s)-len(keep)]
+	a.rs.hold = keep
+	if out == "" {
+		return
+	}
+	a.write(tview.Escape(out))
+	a.rs.midLine = !strings.HasSuffix(out, "\n")
+}
+
+// endStream finishes streamed text: the held tail is written and the line
+// ended, so what follows starts on a line of its own.
+func (a *App) endStream() {
+	if a.rs.hold != "" {
+		a.write(tview.Escape(a.rs.hold))
+		a.rs.midLine = !strings.HasSuffix(a.rs.hold, "\n")
+		a.rs.hold = ""
+	}
+	if a.rs.midLine {
+		a.write("\n")
+		a.rs.midLine = false
+	}
+}
+
+// flushThought writes the collapsed reasoning or planner prose as one dim
+// line.
+func (a *App) flushThought() {
+	if a.rs.thoughtLen == 0 {
+		return
+	}
+	text := oneLine(a.rs.thought.String(), 100)
+	n := a.rs.thoughtLen
+	label := a.rs.thoughtLabel
+	a.rs.thought.Reset()
+	a.rs.thoughtLen, a.rs.thoughtLabel = 0, ""
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	a.line(fmt.Sprintf("[gray::d]✻ %s: %s (%d chars)[-::-]", label, tview.Escape(text), n))
+}
+
+// isTagChar reports whether c may appear inside a tview style or region
+// tag.
+func isTagChar(c byte) bool {
+	switch {
+	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		return true
+	}
+	return strings.IndexByte(`_,;: -."#[`, c) >= 0
+}
+
+// tagTail returns the longest suffix of s that starts with '[' and could
+// still grow into a tag, or "" when there is none.
+func tagTail(s string) string {
+	const maxTag = 64
+	i := len(s)
+	for i > 0 && len(s)-i < maxTag && isTagChar(s[i-1]) {
+		i--
+	}
+	if j := strings.IndexByte(s[i:], '['); j >= 0 {
+		return s[i+j:]
+	}
+	return ""
+}
