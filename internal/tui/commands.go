@@ -141,7 +141,7 @@ func (a *App) goalCommand(args string) {
 			return
 		}
 		a.goalBusy = true
-		a.goal = &orchestrator.GoalState{Goal: args, Status: orchestrator.GoalActive, }
+		a.goal = &orchestrator.GoalState{Goal: args, Status: orchestrator.GoalActive}
 		a.startWork("goal", func(ctx context.Context) error {
 			res, err := conv.Goal(ctx, args)
 			a.post(func() {

@@ -28,7 +28,7 @@ func (a *App) showOverlay(title string, body *tview.TextView, keys *tview.TextVi
 	frame := tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(body, 0, 1, true).
 		AddItem(keys, 1, 0, false)
-	frame.SetBorder(true).SetTitle(" " + title + " ").SetBorderPadding(0, 0, 1, 1)
+	frame.SetBorder(true).SetTitle(" "+title+" ").SetBorderPadding(0, 0, 1, 1)
 	h := a.screenH
 	if h <= 0 {
 		h = 24
