@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -130,13 +131,173 @@ func TestTUIChatReadsAFileAndAnswers(t *testing.T) {
 	tt := startTUI(t, e)
 	tt.typeLine("what do my notes say?")
 	s := tt.waitFor("› what do my notes say?", "✓ read_file notes.txt", "The notes say: remember the milk.")
-	t.Logf("screen:\n%s", s)
 	if !strings.Contains(s, "test-model") {
 		t.Errorf("status line lacks the model:\n%s", s)
 	}
 	reqs := e.srv.Requests()
 	if len(reqs) != 2 || !bytes.Contains(reqs[1], []byte("remember the milk")) {
 		t.Errorf("the file's content did not reach the model: %d requests", len(reqs))
+	}
+	tt.quit()
+}
+
+// TestTUIApprovalOverlay: in ask mode an edit shows the approval overlay;
+// y lets it through, and in another run n refuses it and the refusal is
+// what the model reads.
+func TestTUIApprovalOverlay(t *testing.T) {
+	edit := scripted.Turn{ToolCalls: []scripted.Call{call("edit_file", map[string]any{"path": "greet.txt", "old_string": "hello", "new_string": "hello, world"})}}
+	for _, tc := range []struct {
+		key, want string
+		changed   bool
+	}{{"y", "✓ edit_file greet.txt", true}, {"n", "✗ edit_file greet.txt", false}} {
+		t.Run(tc.key, func(t *testing.T) {
+			e := newE2E(t, edit, scripted.Turn{Text: "Finished the greeting."})
+			e.write("greet.txt", "hello\n")
+			tt := startTUI(t, e, "chat")
+			tt.typeLine("greet the world")
+			s := tt.waitFor("approve edit_file?", "greet.txt", "+hello, world", "y/1 allow once", "a/3 always")
+			if strings.Contains(s, "DANGEROUS") {
+				t.Errorf("an ordinary write is marked dangerous:\n%s", s)
+			}
+			tt.keys(tc.key)
+			s = tt.waitFor(tc.want, "Finished the greeting.")
+			if strings.Contains(s, "approve edit_file?") {
+				t.Errorf("the overlay stayed open:\n%s", s)
+			}
+			got := e.read("greet.txt")
+			if (got == "hello, world\n") != tc.changed {
+				t.Errorf("after %q the file is %q", tc.key, got)
+			}
+			reqs := e.srv.Requests()
+			if !tc.changed && !bytes.Contains(reqs[len(reqs)-1], []byte("denied by the user")) {
+				t.Errorf("the refusal did not reach the model: %s", messagesOf(t, reqs[len(reqs)-1]))
+			}
+			tt.quit()
+		})
+	}
+}
+
+// TestTUIGoal: /goal runs goal turns in the conversation until the model
+// reports done; the goal rides in the user turn, the status line shows
+// it, and /goal clear forgets the saved state.
+func TestTUIGoal(t *testing.T) {
+	e := newE2E(t, goalStatus("continue", "half way"), goalStatus("done", "shipped it"))
+	tt := startTUI(t, e, "chat")
+	tt.typeLine("/goal ship it")
+	tt.waitFor("goal done (2 turns)", "goal done after 2 turns")
+	reqs := e.srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("requests = %d, want 2", len(reqs))
+	}
+	var body struct {
+		Messages []struct{ Role, Content string }
+	}
+	if err := json.Unmarshal(reqs[0], &body); err != nil {
+		t.Fatal(err)
+	}
+	last := body.Messages[len(body.Messages)-1]
+	if last.Role != "user" || !strings.Contains(last.Content, "ship it") {
+		t.Errorf("the goal did not ride in the user turn: %+v", last)
+	}
+	if strings.Contains(body.Messages[0].Content, "ship it") {
+		t.Errorf("the goal leaked into the system prompt")
+	}
+	state := filepath.Join(e.repo, ".reasonix", "goals", "current.json")
+	if _, err := os.Stat(state); err != nil {
+		t.Fatalf("goal state not saved: %v", err)
+	}
+	tt.typeLine("/goal")
+	tt.waitFor("status done after 2 of at most")
+	tt.typeLine("/goal clear")
+	tt.waitFor("goal cleared")
+	if _, err := os.Stat(state); !os.IsNotExist(err) {
+		t.Errorf("goal state still on disk after /goal clear: %v", err)
+	}
+	tt.quit()
+}
+
+// TestTUIPlanApprove: /plan shows the plan in an overlay; a approves it and
+// the executor runs it (the write window covers the plan's file).
+func TestTUIPlanApprove(t *testing.T) {
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("submit_plan", farewellPlan)}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("edit_file", map[string]any{"path": "greet.go", "old_string": "hello", "new_string": "hello, farewell"})}},
+		scripted.Turn{Text: "Executed the plan."},
+	)
+	e.write("greet.go", greetSource)
+	tt := startTUI(t, e, "chat")
+	tt.typeLine("/plan add x")
+	tt.waitFor("run this plan?", "Add farewell to greet.go", "a approve")
+	tt.keys("a")
+	tt.waitFor("✓ edit_file greet.go", "Executed the plan.")
+	if got := e.read("greet.go"); !strings.Contains(got, "hello, farewell") {
+		t.Errorf("plan not executed: %q", got)
+	}
+	tt.quit()
+}
+
+// TestTUIPlanReject: r drops the plan and changes nothing.
+func TestTUIPlanReject(t *testing.T) {
+	e := newE2E(t, scripted.Turn{ToolCalls: []scripted.Call{call("submit_plan", farewellPlan)}})
+	e.write("greet.go", greetSource)
+	tt := startTUI(t, e, "chat")
+	tt.typeLine("/plan add x")
+	tt.waitFor("run this plan?")
+	tt.keys("r")
+	tt.waitFor("plan rejected; nothing was changed")
+	if got := e.read("greet.go"); got != greetSource {
+		t.Errorf("rejected plan changed the file: %q", got)
+	}
+	tt.quit()
+}
+
+// TestTUICtrlCCancelsTheTurn: Ctrl-C during a slow stream cancels the turn
+// and returns to the composer; the next prompt works in the same
+// conversation.
+func TestTUICtrlCCancelsTheTurn(t *testing.T) {
+	e := newE2E(t,
+		scripted.Turn{Text: strings.Repeat("slowly streaming ", 40), ChunkSize: 8, ChunkDelayMS: 100},
+		scripted.Turn{Text: "Second answer arrived."},
+	)
+	tt := startTUI(t, e, "chat")
+	tt.typeLine("take your time")
+	tt.waitFor("slowly streaming", "working…")
+	tt.keys("C-c")
+	s := tt.waitFor("interrupted", "ready")
+	if strings.Count(s, "slowly streaming") >= 40 {
+		t.Errorf("the turn was not cut short:\n%s", s)
+	}
+	tt.typeLine("try again")
+	tt.waitFor("Second answer arrived.")
+	reqs := e.srv.Requests()
+	if len(reqs) != 2 || !bytes.Contains(reqs[1], []byte("try again")) || !bytes.Contains(reqs[1], []byte("take your time")) {
+		t.Errorf("the second turn did not continue the conversation: %d requests", len(reqs))
+	}
+	// Idle: Ctrl-C twice quits, with exit code 0 and the terminal restored.
+	tt.keys("C-c")
+	tt.waitFor("press Ctrl-C again")
+	tt.keys("C-c")
+	tt.waitFor("EXIT CODE 0", "TTY RESTORED")
+}
+
+// TestTUIComposerAndUnknownCommand: Ctrl-J makes a newline instead of
+// sending, and an unknown slash command says so.
+func TestTUIComposerAndUnknownCommand(t *testing.T) {
+	e := newE2E(t, scripted.Turn{Text: "Got both lines."})
+	tt := startTUI(t, e, "chat")
+	tt.typeLine("/nosuch")
+	tt.waitFor("unknown command /nosuch")
+	tt.tmux("send-keys", "-t", "rx", "-l", "first line")
+	tt.keys("C-j")
+	tt.tmux("send-keys", "-t", "rx", "-l", "second line")
+	time.Sleep(100 * time.Millisecond)
+	if n := len(e.srv.Requests()); n != 0 {
+		t.Fatalf("Ctrl-J sent the message: %d requests", n)
+	}
+	tt.keys("Enter")
+	tt.waitFor("Got both lines.")
+	if reqs := e.srv.Requests(); len(reqs) != 1 || !bytes.Contains(reqs[0], []byte(`first line\nsecond line`)) {
+		t.Errorf("multi-line prompt not sent as one turn")
 	}
 	tt.quit()
 }

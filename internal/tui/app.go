@@ -292,6 +292,7 @@ func (a *App) startWork(label string, f func(ctx context.Context) error) {
 	a.goSafe(func() {
 		defer close(done)
 		err := f(ctx)
+		interrupted := ctx.Err() != nil
 		a.post(func() {
 			a.endStream()
 			if a.cancel != nil && a.workDone == done {
@@ -301,7 +302,7 @@ func (a *App) startWork(label string, f func(ctx context.Context) error) {
 			a.busy.Store(false)
 			switch {
 			case err == nil:
-			case ctx.Err() != nil:
+			case interrupted:
 				a.line("[gray]interrupted[-]")
 			case errors.Is(err, orchestrator.ErrPlanRejected):
 				a.line("[yellow]plan rejected; nothing was changed[-]")
