@@ -1,0 +1,399 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/internal/permission"
+	"github.com/reasonix/reasonix/orchestrator"
+	"github.com/reasonix/reasonix/providers"
+	"github.com/reasonix/reasonix/providers/scripted"
+	"github.com/reasonix/reasonix/tools"
+)
+
+// harness runs an App on a simulation screen against a coordinator whose
+// model replays turns.
+type harness struct {
+	t     *testing.T
+	app   *App
+	sim   tcell.SimulationScreen
+	model *scripted.Provider
+	ran   chan error
+}
+
+func start(t *testing.T, opts Options, turns ...scripted.Turn) *harness {
+	t.Helper()
+	h := &harness{t: t, sim: tcell.NewSimulationScreen("UTF-8"), ran: make(chan error, 1)}
+	h.model = scripted.NewFromScript(&scripted.Script{Turns: turns})
+	opts.Screen = h.sim
+	opts.Frame = time.Millisecond
+	h.app = New(opts)
+	coord := orchestrator.New(orchestrator.Runtime{
+		Workspace: t.TempDir(),
+		Resolve: func(string) (providers.Provider, string, error) {
+			return h.model, "sim-model", nil
+		},
+		Gate: tools.AllowAll{},
+		Sink: events.Serial(h.app),
+	})
+	conv, err := coord.Converse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { h.ran <- h.app.Run(ctx, Backend{Coordinator: coord, Conversation: conv}) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-h.ran:
+		case <-time.After(5 * time.Second):
+			t.Error("Run did not return after its context ended")
+		}
+	})
+	h.waitFor("Reasonix")
+	return h
+}
+
+// text is the screen as lines of runes. It reads the cells on the UI
+// goroutine, which draws into them.
+func (h *harness) text() string {
+	var b strings.Builder
+	h.app.app.QueueUpdate(func() { h.read(&b) })
+	return b.String()
+}
+
+func (h *harness) read(b *strings.Builder) {
+	cells, w, _ := h.sim.GetContents()
+	for i, c := range cells {
+		if len(c.Runes) > 0 {
+			b.WriteRune(c.Runes[0])
+		} else {
+			b.WriteByte(' ')
+		}
+		if (i+1)%w == 0 {
+			b.WriteByte('\n')
+		}
+	}
+}
+
+func (h *harness) waitFor(want ...string) string {
+	h.t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		s := h.text()
+		missing := ""
+		for _, w := range want {
+			if !strings.Contains(s, w) {
+				missing = w
+				break
+			}
+		}
+		if missing == "" {
+			return s
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("screen never showed %q:\n%s", missing, s)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (h *harness) typeText(s string) {
+	for _, r := range s {
+		h.sim.InjectKey(tcell.KeyRune, r, tcell.ModNone)
+	}
+}
+
+func (h *harness) key(k tcell.Key) { h.sim.InjectKey(k, 0, tcell.ModNone) }
+
+func (h *harness) rune(r rune) { h.sim.InjectKey(tcell.KeyRune, r, tcell.ModNone) }
+
+func tool(id, name string, args any) *events.Tool {
+	b, _ := json.Marshal(args)
+	return &events.Tool{CallID: id, Name: name, Args: b}
+}
+
+func TestEventsRender(t *testing.T) {
+	h := start(t, Options{})
+	p := h.app.Publish
+	p(events.Event{Type: events.SessionStart, Session: "e-1", Role: "executor", Text: "sim-model"})
+	p(events.Event{Type: events.ReasoningDelta, Session: "e-1", Text: "Let me think "})
+	p(events.Event{Type: events.ReasoningDelta, Session: "e-1", Text: "about it."})
+	// A tag split across deltas must not style the transcript.
+	p(events.Event{Type: events.TextDelta, Session: "e-1", Text: "Colours like [red"})
+	p(events.Event{Type: events.TextDelta, Session: "e-1", Text: "] stay text.\n"})
+	start := tool("c1", "read_file", map[string]any{"path": "a.txt"})
+	p(events.Event{Type: events.ToolStart, Session: "e-1", Tool: start})
+	end := *start
+	end.Summary = "read a.txt (3 lines)"
+	p(events.Event{Type: events.ToolEnd, Session: "e-1", Tool: &end})
+	bad := tool("c2", "bash", map[string]any{"command": "false"})
+	bad.IsError, bad.Result = true, "Error: exit status 1\nmore"
+	p(events.Event{Type: events.ToolEnd, Session: "e-1", Tool: bad})
+	w := events.Event{Session: "x-abcdef12", Role: "explore", Parent: "e-1"}
+	w.Type, w.Text = events.SessionStart, "sim-model"
+	p(w)
+	w.Type, w.Text = events.TextDelta, "worker prose is not the answer"
+	p(w)
+	w.Type, w.Text, w.Tool = events.ToolEnd, "", &events.Tool{CallID: "c3", Name: "grep", Args: json.RawMessage(`{"pattern":"TODO"}`), Summary: "2 matches"}
+	p(w)
+	w.Type, w.Tool = events.Done, nil
+	p(w)
+	p(events.Event{Type: events.TodoUpdate, Session: "e-1", Todos: []events.Todo{
+		{Content: "write the parser", Status: "completed"},
+		{Content: "test it", ActiveForm: "testing it", Status: "in_progress"},
+		{Content: "ship", Status: "pending"},
+	}})
+	p(events.Event{Type: events.Notice, Text: "a notice"})
+	p(events.Event{Type: events.Error, Error: "a failure"})
+	p(events.Event{Type: events.UsageUpdate, Usage: &providers.Usage{PromptTokens: 1200, CacheHitTokens: 1000, CompletionTokens: 34}})
+	s := h.waitFor(
+		"✻ thinking: Let me think about it. (22 chars)",
+		"Colours like [red] stay text.",
+		"✓ read_file a.txt · read a.txt (3 lines)",
+		"✗ bash false · exit status 1",
+		"[explore abcdef12] started",
+		"[explore abcdef12] ✓ grep TODO · 2 matches",
+		"[explore abcdef12] done",
+		"[x] write the parser", "[~] testing it", "[ ] ship",
+		"note: a notice", "error: a failure",
+		"sim-model", "tokens 1.2k in (1.0k cached) 34 out",
+	)
+	if strings.Contains(s, "worker prose") {
+		t.Errorf("a worker's text reached the transcript:\n%s", s)
+	}
+	if strings.Contains(s, "more") {
+		t.Errorf("an error's later lines reached its tool line:\n%s", s)
+	}
+}
+
+func TestTagTail(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain":          "",
+		"see [red":       "[red",
+		"see [red]":      "",
+		"a [x[":          "[x[",
+		"[":              "[",
+		"end [ok] and [": "[",
+		"x [a b":         "[a b",
+	} {
+		if got := tagTail(in); got != want {
+			t.Errorf("tagTail(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestApprovalOverlayAnswers(t *testing.T) {
+	h := start(t, Options{})
+	req := permission.Request{Tool: "edit_file", Subject: "a.go", Reason: "fix the bug", Impact: "changes 1 file(s): +1 -1",
+		Preview: []tools.Preview{{Path: "a.go", Operation: "update", Diff: "--- a/a.go\n+++ b/a.go\n@@ -1 +1 @@\n-old line\n+new line\n", Added: 1, Removed: 1}},
+		Rules:   []string{"Edit(a.go)"}}
+	cases := []struct {
+		key  tcell.Key
+		r    rune
+		want permission.Answer
+	}{
+		{tcell.KeyRune, 'y', permission.AllowOnce}, {tcell.KeyRune, '1', permission.AllowOnce},
+		{tcell.KeyRune, 's', permission.AllowSession}, {tcell.KeyRune, '2', permission.AllowSession},
+		{tcell.KeyRune, 'a', permission.AllowAlways}, {tcell.KeyRune, '3', permission.AllowAlways},
+		{tcell.KeyRune, 'n', permission.DenyAnswer}, {tcell.KeyRune, '4', permission.DenyAnswer},
+		{tcell.KeyEscape, 0, permission.DenyAnswer},
+	}
+	for _, c := range cases {
+		got := make(chan permission.Answer, 1)
+		go func() {
+			a, err := h.app.Approve(context.Background(), req)
+			if err != nil {
+				t.Errorf("approve: %v", err)
+			}
+			got <- a
+		}()
+		s := h.waitFor("approve edit_file?", "-old line", "+new line", "fix the bug", "a/3 always", "saves Edit(a.go)")
+		if strings.Contains(s, "DANGEROUS") {
+			t.Fatalf("ordinary request shown as dangerous:\n%s", s)
+		}
+		h.sim.InjectKey(c.key, c.r, tcell.ModNone)
+		select {
+		case a := <-got:
+			if a != c.want {
+				t.Errorf("key %q/%v answered %v, want %v", c.r, c.key, a, c.want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("key %q/%v was not answered", c.r, c.key)
+		}
+		waitGone(t, h, "approve edit_file?")
+	}
+
+	// Dangerous: no always-allow, and 'a' answers nothing.
+	danger := permission.Request{Tool: "bash", Command: "rm -rf build", Subject: "rm -rf build", Impact: "runs a shell command", Dangerous: true}
+	got := make(chan permission.Answer, 1)
+	go func() {
+		a, _ := h.app.Approve(context.Background(), danger)
+		got <- a
+	}()
+	s := h.waitFor("DANGEROUS", "rm -rf build", "n/4/Esc deny")
+	if strings.Contains(s, "a/3 always") {
+		t.Errorf("always-allow offered for a dangerous request:\n%s", s)
+	}
+	h.rune('a')
+	select {
+	case a := <-got:
+		t.Fatalf("'a' answered a dangerous request with %v", a)
+	case <-time.After(100 * time.Millisecond):
+	}
+	h.rune('y')
+	if a := <-got; a != permission.AllowOnce {
+		t.Errorf("dangerous y = %v", a)
+	}
+
+	// A cancelled context closes the overlay and returns the error.
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := h.app.Approve(ctx, req)
+		errc <- err
+	}()
+	h.waitFor("approve edit_file?")
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled approval: %v", err)
+	}
+	waitGone(t, h, "approve edit_file?")
+}
+
+func waitGone(t *testing.T, h *harness, s string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for strings.Contains(h.text(), s) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%q still on screen:\n%s", s, h.text())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestPlanOverlayDecisions(t *testing.T) {
+	plan, err := orchestrator.ParsePlan([]byte(`{"goal":"add x","steps":[{"id":"s1","title":"write x.go"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := plan
+	edited.Steps = []orchestrator.PlanStep{{ID: "s1", Title: "write y.go"}}
+	var edits int
+	h := start(t, Options{EditPlan: func(_ context.Context, draft []byte) (orchestrator.Plan, []byte, error) {
+		edits++
+		switch edits {
+		case 1:
+			return orchestrator.Plan{}, []byte("{broken"), errors.New("edited plan: decode plan: unexpected EOF")
+		case 2:
+			if string(draft) != "{broken" {
+				t.Errorf("second edit did not start from the broken draft: %q", draft)
+			}
+			return plan, plan.JSON(), nil
+		}
+		return edited, edited.JSON(), nil
+	}})
+	approver := h.app.PlanApprover()
+	decide := func(keys ...rune) (orchestrator.Plan, orchestrator.PlanDecision) {
+		t.Helper()
+		type res struct {
+			p orchestrator.Plan
+			d orchestrator.PlanDecision
+		}
+		got := make(chan res, 1)
+		go func() {
+			p, d, err := approver.Approve(context.Background(), plan)
+			if err != nil {
+				t.Errorf("plan approve: %v", err)
+			}
+			got <- res{p, d}
+		}()
+		h.waitFor("run this plan?", "write x.go", "a approve")
+		for _, k := range keys {
+			if k == 0x1b {
+				h.key(tcell.KeyEscape)
+			} else {
+				h.rune(k)
+			}
+		}
+		select {
+		case r := <-got:
+			waitGone(t, h, "run this plan?")
+			return r.p, r.d
+		case <-time.After(5 * time.Second):
+			t.Fatalf("keys %q decided nothing:\n%s", keys, h.text())
+		}
+		return plan, -1
+	}
+	if _, d := decide('a'); d != orchestrator.PlanApprove {
+		t.Errorf("a = %v", d)
+	}
+	if _, d := decide('r'); d != orchestrator.PlanReject {
+		t.Errorf("r = %v", d)
+	}
+	if _, d := decide(0x1b); d != orchestrator.PlanReject {
+		t.Errorf("Esc = %v", d)
+	}
+	// e (invalid edit: the overlay stays and says why), e (unchanged:
+	// says so), e (a real change: runs the edited plan).
+	type res struct {
+		p orchestrator.Plan
+		d orchestrator.PlanDecision
+	}
+	got := make(chan res, 1)
+	go func() {
+		p, d, _ := approver.Approve(context.Background(), plan)
+		got <- res{p, d}
+	}()
+	h.waitFor("run this plan?")
+	h.rune('e')
+	h.waitFor("unexpected EOF")
+	h.rune('e')
+	h.waitFor("the plan was not changed")
+	h.rune('e')
+	r := <-got
+	if r.d != orchestrator.PlanEdit || r.p.Steps[0].Title != "write y.go" {
+		t.Errorf("edit = %v %+v", r.d, r.p)
+	}
+}
+
+// TestChatTurnCommandsAndQuit drives the composer: a chat turn reaches the
+// model and its answer streams in, commands answer, and Ctrl-C twice on an
+// idle composer ends Run with no error.
+func TestChatTurnCommandsAndQuit(t *testing.T) {
+	h := start(t, Options{}, scripted.Turn{Text: "Hello from the model.", ChunkSize: 3})
+	h.typeText("hi there")
+	h.key(tcell.KeyEnter)
+	h.waitFor("› hi there", "Hello from the model.", "ready")
+	if reqs := h.model.Requests(); len(reqs) != 1 {
+		t.Fatalf("requests = %d", len(reqs))
+	}
+	h.typeText("/help")
+	h.key(tcell.KeyEnter)
+	h.waitFor("/goal TEXT", "Ctrl-C cancels")
+	h.typeText("/bogus")
+	h.key(tcell.KeyEnter)
+	h.waitFor("unknown command /bogus")
+	h.typeText("/goal")
+	h.key(tcell.KeyEnter)
+	h.waitFor("no goal; /goal TEXT sets one")
+	h.key(tcell.KeyCtrlC)
+	h.waitFor("press Ctrl-C again")
+	h.key(tcell.KeyCtrlC)
+	select {
+	case err := <-h.ran:
+		if err != nil {
+			t.Errorf("quit: %v", err)
+		}
+		h.ran <- nil // for the cleanup
+	case <-time.After(5 * time.Second):
+		t.Fatal("two Ctrl-Cs did not quit")
+	}
+}
