@@ -301,3 +301,66 @@ func TestTUIComposerAndUnknownCommand(t *testing.T) {
 	}
 	tt.quit()
 }
+
+// TestTUIPlanEditInEditor: e suspends the UI, the plan JSON opens in
+// $EDITOR on the real terminal, and the edited plan is what runs.
+func TestTUIPlanEditInEditor(t *testing.T) {
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("submit_plan", farewellPlan)}},
+		scripted.Turn{Text: "Executed the edited plan."},
+	)
+	e.write("greet.go", greetSource)
+	e.env = append(e.env, "EDITOR="+editorScript(t, `sed -i.bak 's/Add farewell to greet.go/Add GOODBYE to greet.go/' "$1"`))
+	tt := startTUI(t, e, "chat")
+	tt.typeLine("/plan add x")
+	tt.waitFor("run this plan?", "Add farewell to greet.go")
+	tt.keys("e")
+	tt.waitFor("1. Add GOODBYE to greet.go", "Executed the edited plan.")
+	reqs := e.srv.Requests()
+	if len(reqs) != 2 || !bytes.Contains(reqs[1], []byte("Add GOODBYE to greet.go")) {
+		t.Errorf("the executor did not get the edited plan")
+	}
+	if !strings.Contains(savedPlan(t, e), "Add GOODBYE") {
+		t.Errorf("edited plan not re-saved")
+	}
+	tt.quit()
+}
+
+// TestChatNeedsATerminal: without a terminal, no arguments still print the
+// usage with exit code 2, and chat says why it cannot start.
+func TestChatNeedsATerminal(t *testing.T) {
+	e := newE2E(t)
+	if r := e.run(""); r.code != 2 || !strings.Contains(r.stderr, "Usage:") {
+		t.Errorf("no arguments without a terminal: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := e.run("", "chat"); r.code != 2 || !strings.Contains(r.stderr, "needs a terminal") {
+		t.Errorf("chat without a terminal: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// TestTUIDangerousApproval: a dangerous command carries the banner, and
+// always-allow is neither offered nor accepted.
+func TestTUIDangerousApproval(t *testing.T) {
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "rm old.txt"})}},
+		scripted.Turn{Text: "Removed it."},
+	)
+	e.write("old.txt", "x\n")
+	tt := startTUI(t, e, "chat")
+	tt.typeLine("remove old.txt")
+	s := tt.waitFor("approve bash?", "DANGEROUS", "rm old.txt", "n/4/Esc deny")
+	if strings.Contains(s, "a/3 always") {
+		t.Errorf("always-allow offered for a dangerous command:\n%s", s)
+	}
+	tt.keys("a")
+	time.Sleep(200 * time.Millisecond)
+	if _, err := os.Stat(filepath.Join(e.repo, "old.txt")); err != nil {
+		t.Fatalf("'a' let a dangerous command run: %v", err)
+	}
+	tt.keys("y")
+	tt.waitFor("✓ bash rm old.txt", "Removed it.")
+	if _, err := os.Stat(filepath.Join(e.repo, "old.txt")); !os.IsNotExist(err) {
+		t.Errorf("the approved command did not run: %v", err)
+	}
+	tt.quit()
+}

@@ -29,6 +29,9 @@ const helpText = `[::b]commands[::-]
 // UI goroutine only.
 func (a *App) submit(text string) {
 	a.endStream()
+	if a.transcript.GetOriginalLineCount() > 1 {
+		a.write("\n") // a blank line sets each request apart
+	}
 	a.line("[::b]›[::-] " + strings.ReplaceAll(tview.Escape(text), "\n", "\n  "))
 	if !strings.HasPrefix(text, "/") {
 		a.chat(text)
