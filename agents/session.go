@@ -57,6 +57,9 @@ type CallRecord struct {
 	Summary string          `json:"summary,omitempty"`
 	IsError bool            `json:"is_error,omitempty"`
 	Denied  bool            `json:"denied,omitempty"`
+	// Writes are the paths the call described as written (tools.Access),
+	// set only when it succeeded.
+	Writes []string `json:"writes,omitempty"`
 }
 
 // Outcome is the result of one Send.
@@ -296,6 +299,8 @@ func (s *Session) stream(ctx context.Context) (providers.Message, *providers.Usa
 type callResult struct {
 	res    tools.Result
 	denied bool
+	// writes are the paths a successful call described as written.
+	writes []string
 }
 
 // runCalls executes the calls of one assistant message. Consecutive
@@ -337,7 +342,7 @@ func (s *Session) runCalls(ctx context.Context, msg providers.Message, out *Outc
 			return false, err
 		}
 		out.Calls = append(out.Calls, CallRecord{ID: c.ID, Name: c.Function.Name, Args: json.RawMessage(c.Function.Arguments),
-			Summary: r.Summary, IsError: r.IsError, Denied: results[i].denied})
+			Summary: r.Summary, IsError: r.IsError, Denied: results[i].denied, Writes: results[i].writes})
 		if r.Halt && !r.IsError {
 			halted = true
 			out.HaltResult, out.HaltTool = r.Content, c.Function.Name
@@ -366,6 +371,17 @@ func (s *Session) runOne(ctx context.Context, c providers.ToolCall, reason strin
 	if json.Valid(args) {
 		info.Args = args
 	}
+	// The tool's own description of the call names it for front ends,
+	// drives the gate and records what was written.
+	t, known := s.cfg.Tools.Get(c.Function.Name)
+	var acc tools.Access
+	var accErr error
+	if known && info.Args != nil {
+		acc, accErr = tools.Describe(t, args)
+		if accErr == nil {
+			info.Kind, info.Subject = string(acc.Kind), acc.Subject()
+		}
+	}
 	s.publish(events.Event{Type: events.ToolStart, Tool: info})
 	var r callResult
 	finish := func() callResult {
@@ -379,8 +395,7 @@ func (s *Session) runOne(ctx context.Context, c providers.ToolCall, reason strin
 		}
 		return r
 	}
-	t, ok := s.cfg.Tools.Get(c.Function.Name)
-	if !ok {
+	if !known {
 		r.res = tools.Result{IsError: true, Content: fmt.Sprintf("Error: unknown tool %q; available tools: %s",
 			c.Function.Name, strings.Join(s.cfg.Tools.Names(), ", "))}
 		return finish()
@@ -390,9 +405,14 @@ func (s *Session) runOne(ctx context.Context, c providers.ToolCall, reason strin
 			c.Function.Name, clip(string(args), 200))}
 		return finish()
 	}
+	if accErr != nil {
+		r.denied = true
+		r.res = tools.Result{IsError: true, Content: "Error: " + accErr.Error(), Summary: "refused"}
+		return finish()
+	}
 	if s.cfg.Gate != nil {
 		v := s.cfg.Gate.Authorize(ctx, tools.Invocation{Session: s.cfg.ID, Role: s.cfg.Role, CallID: c.ID,
-			Tool: t, Args: args, Env: s.cfg.Env, Reason: reason})
+			Tool: t, Args: args, Access: acc, Env: s.cfg.Env, Reason: reason})
 		if !v.Allow {
 			r.denied = true
 			r.res = tools.Result{IsError: true, Content: "Error: " + v.Message, Summary: "refused"}
@@ -409,6 +429,9 @@ func (s *Session) runOne(ctx context.Context, c providers.ToolCall, reason strin
 		res.Content = "Error: " + err.Error()
 	}
 	r.res = res
+	if !res.IsError {
+		r.writes = acc.Writes
+	}
 	return finish()
 }
 

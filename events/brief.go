@@ -1,27 +1,18 @@
 package events
 
 import (
-	"encoding/json"
 	"strings"
 	"unicode/utf8"
 )
 
-// briefKeys are the arguments that best name what a call acts on, in the
-// order they are looked for.
-var briefKeys = []string{"command", "path", "file_path", "pattern", "source", "agent", "name", "action"}
-
-// Brief renders a call as one readable line: the tool and its main
-// argument. Every front end names calls this way, so a line in the TUI
-// reads like the same call in the text output.
+// Brief renders a call as one readable line: the tool and the subject
+// the tool itself named. Every front end names calls this way, so a line
+// in the TUI reads like the same call in the text output.
 func (t *Tool) Brief() string {
-	var args map[string]any
-	_ = json.Unmarshal(t.Args, &args)
-	for _, k := range briefKeys {
-		if v, ok := args[k].(string); ok && v != "" {
-			return t.Name + " " + Clip(strings.ReplaceAll(v, "\n", " "), 120)
-		}
+	if t.Subject == "" {
+		return t.Name
 	}
-	return t.Name
+	return t.Name + " " + Clip(strings.ReplaceAll(t.Subject, "\n", " "), 120)
 }
 
 // Clip shortens s to at most n bytes, cutting at a rune boundary and

@@ -50,14 +50,19 @@ type Event struct {
 
 // Tool describes a tool call for ToolStart and ToolEnd.
 type Tool struct {
-	CallID  string          `json:"call_id"`
-	Name    string          `json:"name"`
-	Args    json.RawMessage `json:"args,omitempty"`
-	Summary string          `json:"summary,omitempty"` // one line for humans
-	Result  string          `json:"result,omitempty"`  // ToolEnd only
-	IsError bool            `json:"is_error,omitempty"`
-	Denied  bool            `json:"denied,omitempty"`
-	Millis  int64           `json:"ms,omitempty"`
+	CallID string          `json:"call_id"`
+	Name   string          `json:"name"`
+	Args   json.RawMessage `json:"args,omitempty"`
+	// Kind and Subject come from the tool's own description of the call
+	// (tools.Access): read, write, execute, network, delegate or other,
+	// and what it acts on (the command, the paths, the agent).
+	Kind    string `json:"kind,omitempty"`
+	Subject string `json:"subject,omitempty"`
+	Summary string `json:"summary,omitempty"` // one line for humans
+	Result  string `json:"result,omitempty"`  // ToolEnd only
+	IsError bool   `json:"is_error,omitempty"`
+	Denied  bool   `json:"denied,omitempty"`
+	Millis  int64  `json:"ms,omitempty"`
 }
 
 // Todo is one item of a session's todo list.

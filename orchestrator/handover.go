@@ -28,11 +28,16 @@ func (submitPlanTool) Description() string {
 		"If the plan is rejected as invalid, fix what the error names and call it again."
 }
 
-func (submitPlanTool) Schema() json.RawMessage { return planSchema }
+func (submitPlanTool) Schema() json.RawMessage { return planSchema() }
 
 // ReadOnly is true: submitting changes nothing, and plan-mode gates must
 // let it through.
 func (submitPlanTool) ReadOnly() bool { return true }
+
+// Access: handing over a plan changes nothing outside the session.
+func (submitPlanTool) Access(json.RawMessage) (tools.Access, error) {
+	return tools.Access{Kind: tools.KindOther, SessionOnly: true, Detail: "plan"}, nil
+}
 
 func (submitPlanTool) Execute(_ context.Context, _ *tools.Env, args json.RawMessage) (tools.Result, error) {
 	p, err := ParsePlan(args)
@@ -51,16 +56,12 @@ const (
 
 // GoalReport is one goal_status call.
 type GoalReport struct {
-	Status   string `json:"status"`
-	Summary  string `json:"summary"`
-	Evidence string `json:"evidence,omitempty"`
+	Status   string `json:"status" jsonschema:"done: the goal is met; blocked: you cannot make progress without help; continue: progress made, more to do"`
+	Summary  string `json:"summary" jsonschema:"What was achieved, or what blocks you"`
+	Evidence string `json:"evidence,omitempty" jsonschema:"How you know: test output, files changed, commands run"`
 }
 
-var goalStatusSchema = json.RawMessage(`{"type":"object","properties":{` +
-	`"status":{"type":"string","enum":["done","blocked","continue"],"description":"done: the goal is met; blocked: you cannot make progress without help; continue: progress made, more to do"},` +
-	`"summary":{"type":"string","description":"What was achieved, or what blocks you"},` +
-	`"evidence":{"type":"string","description":"How you know: test output, files changed, commands run"}},` +
-	`"required":["status","summary"],"additionalProperties":false}`)
+var goalStatusSchema = tools.SchemaFor[GoalReport](tools.WithEnum("status", GoalDone, GoalBlocked, GoalContinue))
 
 // goalStatusTool ends a goal turn with a structured report.
 type goalStatusTool struct{}
@@ -72,10 +73,15 @@ func (goalStatusTool) Description() string {
 		"blocked when you cannot go on without the user (say exactly what blocks you), continue when there is more to do."
 }
 
-func (goalStatusTool) Schema() json.RawMessage { return goalStatusSchema }
+func (goalStatusTool) Schema() json.RawMessage { return goalStatusSchema() }
 
 // ReadOnly is true: a report changes nothing.
 func (goalStatusTool) ReadOnly() bool { return true }
+
+// Access: a goal report changes nothing outside the session.
+func (goalStatusTool) Access(json.RawMessage) (tools.Access, error) {
+	return tools.Access{Kind: tools.KindOther, SessionOnly: true, Detail: "goal report"}, nil
+}
 
 func (goalStatusTool) Execute(_ context.Context, _ *tools.Env, args json.RawMessage) (tools.Result, error) {
 	var r GoalReport

@@ -271,6 +271,11 @@ func (readTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)
 }
 func (readTool) ReadOnly() bool { return true }
+func (readTool) Access(raw json.RawMessage) (tools.Access, error) {
+	var a struct{ Path string }
+	err := json.Unmarshal(raw, &a)
+	return tools.Access{Kind: tools.KindRead, Reads: []string{a.Path}}, err
+}
 func (readTool) Execute(_ context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
 	var a struct{ Path string }
 	if err := tools.DecodeArgs(raw, &a); err != nil {
@@ -295,6 +300,11 @@ func (writeTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}}}`)
 }
 func (writeTool) ReadOnly() bool { return false }
+func (writeTool) Access(raw json.RawMessage) (tools.Access, error) {
+	var a struct{ Path string }
+	err := json.Unmarshal(raw, &a)
+	return tools.Access{Kind: tools.KindWrite, Writes: []string{a.Path}}, err
+}
 func (writeTool) Execute(_ context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
 	var a struct{ Path, Content string }
 	if err := tools.DecodeArgs(raw, &a); err != nil {
@@ -333,14 +343,13 @@ type denyGate struct {
 func (g *denyGate) Authorize(_ context.Context, inv tools.Invocation) tools.Verdict {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if inv.Tool.Name() != TaskTool {
+	if inv.Access.Kind != tools.KindDelegate || inv.Access.Agent == "" {
 		return tools.Verdict{Allow: true}
 	}
-	var a struct{ Agent string }
-	_ = json.Unmarshal(inv.Args, &a)
-	g.seen = append(g.seen, a.Agent)
-	if g.deny[a.Agent] {
-		return tools.Verdict{Message: "denied by rule Task(" + a.Agent + ")"}
+	agent := inv.Access.Agent
+	g.seen = append(g.seen, agent)
+	if g.deny[agent] {
+		return tools.Verdict{Message: "denied by rule Task(" + agent + ")"}
 	}
 	return tools.Verdict{Allow: true}
 }

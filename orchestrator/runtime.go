@@ -462,18 +462,15 @@ func accFrom(ctx context.Context) *usageAcc {
 	return a
 }
 
-// touchedFiles lists the paths named by successful calls of writing tools,
-// relative to the workspace when inside it.
+// touchedFiles lists the paths successful calls described as written
+// (tools.Access), relative to the workspace when inside it.
 func (c *Coordinator) touchedFiles(w *worker, calls []agents.CallRecord) []string {
 	seen := map[string]bool{}
 	for _, call := range calls {
 		if call.IsError || call.Denied {
 			continue
 		}
-		if t, ok := c.rt.Tools.Get(call.Name); !ok || t.ReadOnly() {
-			continue
-		}
-		for _, p := range pathsIn(call.Args) {
+		for _, p := range call.Writes {
 			if filepath.IsAbs(p) && c.rt.Workspace != "" {
 				if rel, err := filepath.Rel(c.rt.Workspace, p); err == nil && !strings.HasPrefix(rel, "..") {
 					p = rel

@@ -44,6 +44,10 @@ type taskTool struct {
 	depth    int
 	modelRef string
 	agents   []roles.Role
+
+	// schemaOnce builds schema, which names the agents above.
+	schemaOnce sync.Once
+	schema     json.RawMessage
 }
 
 func (t *taskTool) Name() string { return TaskTool }
@@ -60,17 +64,17 @@ func (t *taskTool) Description() string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
+// Schema is taskArgs' schema with the agent names as the agent enum, in
+// the order of t.agents; it is built once per tool.
 func (t *taskTool) Schema() json.RawMessage {
-	names := make([]string, len(t.agents))
-	for i, r := range t.agents {
-		names[i] = r.Name
-	}
-	enum, _ := json.Marshal(names)
-	return json.RawMessage(`{"type":"object","properties":{` +
-		`"agent":{"type":"string","enum":` + string(enum) + `,"description":"Which subagent to start"},` +
-		`"description":{"type":"string","description":"A few words saying what the subagent does, shown to the user"},` +
-		`"prompt":{"type":"string","description":"The complete task for the subagent"}},` +
-		`"required":["agent","description","prompt"],"additionalProperties":false}`)
+	t.schemaOnce.Do(func() {
+		names := make([]string, len(t.agents))
+		for i, r := range t.agents {
+			names[i] = r.Name
+		}
+		t.schema = tools.SchemaFor[taskArgs](tools.WithEnum("agent", names...))()
+	})
+	return t.schema
 }
 
 // ReadOnly is true although a subagent may write: the session loop only
@@ -81,9 +85,22 @@ func (t *taskTool) Schema() json.RawMessage {
 func (t *taskTool) ReadOnly() bool { return true }
 
 type taskArgs struct {
-	Agent       string `json:"agent"`
-	Description string `json:"description"`
-	Prompt      string `json:"prompt"`
+	Agent       string `json:"agent" jsonschema:"Which subagent to start"`
+	Description string `json:"description" jsonschema:"A few words saying what the subagent does, shown to the user"`
+	Prompt      string `json:"prompt" jsonschema:"The complete task for the subagent"`
+}
+
+// Access names the subagent the call starts (general when none is named).
+func (t *taskTool) Access(raw json.RawMessage) (tools.Access, error) {
+	var a taskArgs
+	if err := tools.DecodeArgs(raw, &a); err != nil {
+		return tools.Access{}, err
+	}
+	agent := strings.TrimSpace(a.Agent)
+	if agent == "" {
+		agent = "general"
+	}
+	return tools.Access{Kind: tools.KindDelegate, Agent: agent, Detail: a.Description}, nil
 }
 
 func (t *taskTool) Execute(ctx context.Context, _ *tools.Env, raw json.RawMessage) (tools.Result, error) {
@@ -249,19 +266,4 @@ func (c *Coordinator) runChild(ctx context.Context, spec childSpec) (Result, err
 		return res, fmt.Errorf("subagent %s (%s): %w", spec.role.Name, id, err)
 	}
 	return res, nil
-}
-
-// pathsIn extracts the path arguments of a writing call.
-func pathsIn(args json.RawMessage) []string {
-	var m map[string]any
-	if json.Unmarshal(args, &m) != nil {
-		return nil
-	}
-	var out []string
-	for _, k := range []string{"path", "file_path", "source", "destination"} {
-		if s, ok := m[k].(string); ok && strings.TrimSpace(s) != "" {
-			out = append(out, s)
-		}
-	}
-	return out
 }

@@ -38,22 +38,31 @@ func (t *skillTool) Description() string {
 		"args is free text passed to the skill."
 }
 
-var skillSchema = json.RawMessage(`{"type":"object","properties":{` +
-	`"action":{"type":"string","enum":["list","load"],"description":"list the skills or load one"},` +
-	`"name":{"type":"string","description":"skill name, for load"},` +
-	`"args":{"type":"string","description":"optional arguments for the skill"}},` +
-	`"required":["action"],"additionalProperties":false}`)
+var skillSchema = tools.SchemaFor[skillArgs](tools.WithEnum("action", "list", "load"))
 
-func (t *skillTool) Schema() json.RawMessage { return skillSchema }
+func (t *skillTool) Schema() json.RawMessage { return skillSchema() }
 
 // ReadOnly is true: loading instructions changes nothing. A subagent run
 // passes the gate on its own calls.
 func (t *skillTool) ReadOnly() bool { return true }
 
 type skillArgs struct {
-	Action string `json:"action"`
-	Name   string `json:"name"`
-	Args   string `json:"args"`
+	Action string `json:"action" jsonschema:"list the skills or load one"`
+	Name   string `json:"name,omitempty" jsonschema:"skill name, for load"`
+	Args   string `json:"args,omitempty" jsonschema:"optional arguments for the skill"`
+}
+
+// Access names the skill a call loads or runs; a list call names none.
+func (t *skillTool) Access(raw json.RawMessage) (tools.Access, error) {
+	var a skillArgs
+	if err := tools.DecodeArgs(raw, &a); err != nil {
+		return tools.Access{}, err
+	}
+	acc := tools.Access{Kind: tools.KindDelegate, Skill: strings.TrimSpace(a.Name)}
+	if acc.Skill == "" {
+		acc.Detail = a.Action
+	}
+	return acc, nil
 }
 
 func (t *skillTool) allowed(name string) bool { return t.allow == nil || t.allow(name) }

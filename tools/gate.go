@@ -12,7 +12,11 @@ type Invocation struct {
 	CallID  string
 	Tool    Tool
 	Args    json.RawMessage
-	Env     *Env
+	// Access is the tool's description of this call ([Describe]). The
+	// session fills it; when its Kind is empty the gate describes the
+	// call itself.
+	Access Access
+	Env    *Env
 	// Reason is the text the model gave before the call, if any.
 	Reason string
 }

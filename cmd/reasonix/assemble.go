@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -207,8 +206,7 @@ func assemble(o assembleOptions) (*app, error) {
 	}
 	a.skills = catalog
 	skillAllow := func(name string) bool {
-		args, _ := json.Marshal(map[string]string{"name": name})
-		return pol.Decide("skill", true, args) != permission.Deny
+		return pol.Decide(skills.ToolName, true, tools.Access{Kind: tools.KindDelegate, Skill: name}) != permission.Deny
 	}
 
 	maxSteps := cfg.Agent.MaxSteps

@@ -26,7 +26,7 @@ func BenchmarkDecide(b *testing.B) {
 	args := bashArgs(benchLine)
 	b.ReportAllocs()
 	for b.Loop() {
-		if p.Decide("bash", false, args) != Allow {
+		if decideArgs(p, "bash", false, args) != Allow {
 			b.Fatal("not allowed")
 		}
 	}
@@ -55,7 +55,7 @@ func TestGateBench(t *testing.T) {
 	const n = 20000
 	start := time.Now()
 	for i := 0; i < n; i++ {
-		if p.Decide("bash", false, args) != Allow {
+		if decideArgs(p, "bash", false, args) != Allow {
 			t.Fatal("not allowed")
 		}
 	}

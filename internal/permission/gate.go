@@ -190,8 +190,16 @@ func (g *Gate) Authorize(ctx context.Context, inv tools.Invocation) tools.Verdic
 	if inv.Role == "" {
 		inv.Role = g.role
 	}
-	c := newCall(name, ro, inv.Args)
 	entry := logEntry{Session: inv.Session, Role: inv.Role, Tool: name}
+	acc := inv.Access
+	if acc.Kind == "" {
+		var err error
+		if acc, err = tools.Describe(inv.Tool, inv.Args); err != nil {
+			return g.finish(entry, false, byPolicy, "", err.Error())
+		}
+	}
+	c := newCall(name, ro, acc)
+	ro = c.readOnly
 
 	if g.policy.Plan && !ro {
 		return g.finish(entry, false, byPolicy, "", "plan mode: write tools are disabled")
@@ -280,22 +288,29 @@ func allowedBy(out Outcome) string {
 // rules match the real file (not a symlink's name) and escapes are refused
 // before anyone is asked.
 func (g *Gate) resolvePaths(c *call, env *tools.Env) error {
-	if c.family != FamilyRead && c.family != FamilyEdit {
-		return nil
-	}
 	if env == nil || env.Guard == nil {
 		return nil
 	}
-	real := make([]string, 0, len(c.rawPaths))
-	for _, p := range c.rawPaths {
-		r, err := env.Guard.Resolve(p, c.writes)
-		if err != nil {
-			return err
+	resolve := func(raw []string, write bool) ([]string, error) {
+		if raw == nil {
+			return nil, nil
 		}
-		real = append(real, r)
+		real := make([]string, 0, len(raw))
+		for _, p := range raw {
+			r, err := env.Guard.Resolve(p, write)
+			if err != nil {
+				return nil, err
+			}
+			real = append(real, r)
+		}
+		return g.policy.relPaths(real), nil
 	}
-	c.paths = g.policy.relPaths(real)
-	return nil
+	var err error
+	if c.paths, err = resolve(c.rawPaths, c.writes); err != nil {
+		return err
+	}
+	c.readPaths, err = resolve(c.rawReads, false)
+	return err
 }
 
 func blockedMessage(c *call, out Outcome) string {

@@ -27,6 +27,13 @@ func (f fakeTool) Name() string            { return f.name }
 func (f fakeTool) Description() string     { return "" }
 func (f fakeTool) Schema() json.RawMessage { return json.RawMessage(`{}`) }
 func (f fakeTool) ReadOnly() bool          { return f.readOnly }
+func (f fakeTool) Access(args json.RawMessage) (tools.Access, error) {
+	a := describeCall(f.name, args)
+	if a.Kind == invalidKind {
+		return tools.Access{}, errors.New(a.Detail)
+	}
+	return a, nil
+}
 func (f fakeTool) Execute(context.Context, *tools.Env, json.RawMessage) (tools.Result, error) {
 	return tools.Result{}, nil
 }

@@ -1,11 +1,12 @@
 package permission
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/reasonix/reasonix/tools"
 )
 
 // Decision is the outcome of the policy for one call.
@@ -160,130 +161,76 @@ type Outcome struct {
 	Subjects []string
 }
 
-// Decide returns the decision for one call. It is pure apart from checking
-// whether redirection targets exist.
-func (p Policy) Decide(tool string, readOnly bool, args json.RawMessage) Decision {
-	return p.Explain(tool, readOnly, args).Decision
+// Decide returns the decision for one call described by acc (see
+// [tools.Describe]). It is pure apart from checking whether redirection
+// targets exist.
+func (p Policy) Decide(tool string, readOnly bool, acc tools.Access) Decision {
+	return p.Explain(tool, readOnly, acc).Decision
 }
 
 // Explain is Decide with the matched rule and any dangerous reasons.
-func (p Policy) Explain(tool string, readOnly bool, args json.RawMessage) Outcome {
-	c := newCall(tool, readOnly, args)
+func (p Policy) Explain(tool string, readOnly bool, acc tools.Access) Outcome {
+	c := newCall(tool, readOnly, acc)
 	return p.evaluate(&c, nil)
 }
 
-// call is one tool call reduced to what rules match on.
+// call is one tool call reduced to what rules match on. It is built from
+// the tool's own description of the call, never from its argument names.
 type call struct {
 	tool     string
 	family   string
 	readOnly bool
-	// command is the bash line; paths the file subjects (slash form,
-	// workspace-relative where possible); name the skill or agent.
-	command string
-	paths   []string
-	name    string
-	// rawPaths are the path arguments as given, for resolution by a guard.
+	// sessionOnly calls change nothing outside their session.
+	sessionOnly bool
+	// command is the bash line; paths the subjects of the call's family
+	// (written paths for Edit, read paths for Read) in slash form,
+	// workspace-relative where possible; readPaths the paths a writing
+	// call only reads; name the skill or agent.
+	command   string
+	paths     []string
+	readPaths []string
+	name      string
+	// rawPaths and rawReads are the same paths as the tool gave them, for
+	// resolution by a guard.
 	rawPaths []string
+	rawReads []string
 	writes   bool
-	badArgs  error
 }
 
-// callArgs are the argument names the built-in tools use for their subjects.
-type callArgs struct {
-	Command      string `json:"command"`
-	Path         string `json:"path"`
-	FilePath     string `json:"file_path"`
-	Source       string `json:"source"`
-	Destination  string `json:"destination"`
-	From         string `json:"from"`
-	To           string `json:"to"`
-	Patch        string `json:"patch"`
-	Diff         string `json:"diff"`
-	Input        string `json:"input"`
-	Agent        string `json:"agent"`
-	SubagentType string `json:"subagent_type"`
-	Name         string `json:"name"`
-	Skill        string `json:"skill"`
-}
-
-func newCall(tool string, readOnly bool, raw json.RawMessage) call {
-	c := call{tool: tool, family: ToolFamily(tool), readOnly: readOnly}
-	var a callArgs
-	if len(strings.TrimSpace(string(raw))) > 0 {
-		if err := json.Unmarshal(raw, &a); err != nil {
-			c.badArgs = err
-		}
+// newCall maps a description to a rule family: read to Read, write to
+// Edit, execute to Bash, delegate to Task or Skill; anything else is
+// matched by the tool's id. A call that names written paths is a write
+// whatever its kind says, and an undescribed tool is never read-only.
+func newCall(tool string, readOnly bool, acc tools.Access) call {
+	c := call{tool: tool, readOnly: readOnly && !acc.Unknown, sessionOnly: acc.SessionOnly && !acc.Unknown}
+	kind := acc.Kind
+	if len(acc.Writes) > 0 {
+		kind = tools.KindWrite
 	}
-	switch c.family {
-	case FamilyBash:
-		c.command = a.Command
-	case FamilyRead, FamilyEdit:
-		c.writes = c.family == FamilyEdit
-		for _, p := range []string{a.Path, a.FilePath, a.Source, a.Destination, a.From, a.To} {
-			if p != "" {
-				c.rawPaths = append(c.rawPaths, p)
-			}
+	switch kind {
+	case tools.KindRead:
+		c.family = FamilyRead
+		c.rawPaths = acc.Reads
+		if len(c.rawPaths) == 0 && !c.sessionOnly {
+			c.rawPaths = []string{"."}
 		}
-		if tool == "patch" || a.Patch != "" || a.Diff != "" {
-			for _, body := range []string{a.Patch, a.Diff, a.Input} {
-				c.rawPaths = append(c.rawPaths, PatchPaths(body)...)
-			}
+	case tools.KindWrite:
+		c.family, c.writes = FamilyEdit, true
+		c.readOnly = false
+		c.rawPaths, c.rawReads = acc.Writes, acc.Reads
+	case tools.KindExecute:
+		c.family, c.command = FamilyBash, acc.Command
+		c.readOnly = false
+	case tools.KindDelegate:
+		if acc.Agent != "" {
+			c.family, c.name = FamilyTask, acc.Agent
+		} else {
+			c.family, c.name = FamilySkill, acc.Skill
 		}
-		if len(c.rawPaths) == 0 && c.family == FamilyRead {
-			c.rawPaths = []string{"."} // ls, glob, grep default to the workspace
-		}
-	case FamilySkill:
-		c.name = firstNonEmpty(a.Name, a.Skill)
-	case FamilyTask:
-		c.name = firstNonEmpty(a.Agent, a.SubagentType, "general")
+	default:
+		c.family = tool
 	}
 	return c
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-// PatchPaths lists the files a unified diff (---/+++ headers) or an
-// apply_patch envelope (*** Update File:) touches, without /dev/null.
-func PatchPaths(body string) []string {
-	var out []string
-	seen := map[string]bool{}
-	add := func(p string) {
-		p = strings.TrimSpace(p)
-		if i := strings.IndexByte(p, '\t'); i >= 0 {
-			p = p[:i] // timestamp after a tab
-		}
-		p = strings.Trim(p, "\"")
-		if p == "" || p == "/dev/null" || seen[p] {
-			return
-		}
-		seen[p] = true
-		out = append(out, p)
-	}
-	for _, line := range strings.Split(body, "\n") {
-		line = strings.TrimRight(line, "\r")
-		switch {
-		case strings.HasPrefix(line, "--- ") || strings.HasPrefix(line, "+++ "):
-			p := strings.TrimSpace(line[4:])
-			if i := strings.IndexByte(p, '\t'); i >= 0 {
-				p = p[:i]
-			}
-			if strings.HasPrefix(p, "a/") || strings.HasPrefix(p, "b/") {
-				p = p[2:]
-			}
-			add(p)
-		case strings.HasPrefix(line, "*** Add File: "), strings.HasPrefix(line, "*** Update File: "),
-			strings.HasPrefix(line, "*** Delete File: "), strings.HasPrefix(line, "*** Move to: "):
-			add(line[strings.Index(line, ": ")+2:])
-		}
-	}
-	return out
 }
 
 func (p Policy) exists(path string) bool {
@@ -334,6 +281,9 @@ func (p Policy) evaluate(c *call, grants []Rule) Outcome {
 	}
 	if c.paths == nil && c.rawPaths != nil {
 		c.paths = p.relPaths(c.rawPaths)
+	}
+	if c.readPaths == nil && c.rawReads != nil {
+		c.readPaths = p.relPaths(c.rawReads)
 	}
 	subjects := c.subjects()
 	out := Outcome{Subjects: subjects}
@@ -395,6 +345,26 @@ func (p Policy) evaluate(c *call, grants []Rule) Outcome {
 	if r, ok := any(p.Deny); ok {
 		out.Decision, out.Rule, out.List = Deny, r.Raw, "Deny"
 		out.Reason = "denied by rule Deny: " + r.Raw
+		return out
+	}
+	// A file that may not be read may not be edited either: an edit's
+	// result and diff show its content.
+	if c.family == FamilyEdit {
+		for _, r := range p.Deny {
+			if r.Family != FamilyRead {
+				continue
+			}
+			for _, s := range append(append([]string(nil), c.paths...), c.readPaths...) {
+				if r.matchPath(s) || (foldCase && r.matchPathFold(s)) {
+					out.Decision, out.Rule, out.List = Deny, r.Raw, "Deny"
+					out.Reason = "denied by rule Deny: " + r.Raw
+					return out
+				}
+			}
+		}
+	}
+	if c.sessionOnly {
+		out.Decision, out.Reason = Allow, "changes only the session"
 		return out
 	}
 	if c.family == FamilyEdit {

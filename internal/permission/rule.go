@@ -19,8 +19,10 @@ const (
 	FamilyTask  = "Task"
 )
 
-// familyOf maps built-in tool ids to their rule family. Tools not listed are
-// matched by their own id (MCP tools and plugins included).
+// familyOf maps the built-in tool ids a rule may name to the family whose
+// specifier syntax the rule uses, so write_file(docs/**) takes a path
+// pattern. It is rule syntax only: which rules apply to a call is decided
+// by the tool's own description of it (tools.Access).
 var familyOf = map[string]string{
 	"bash":       FamilyBash,
 	"read_file":  FamilyRead,
@@ -54,9 +56,9 @@ var familyAliases = map[string]string{
 	"Agent":        FamilyTask,
 }
 
-// ToolFamily returns the rule family of a tool id: Bash, Read, Edit, Skill,
+// ruleFamily returns the rule family of a tool id: Bash, Read, Edit, Skill,
 // Task, or the id itself for tools outside the built-in families.
-func ToolFamily(tool string) string {
+func ruleFamily(tool string) string {
 	if f, ok := familyOf[tool]; ok {
 		return f
 	}
@@ -145,6 +147,12 @@ func ParseRule(s string) (Rule, error) {
 		if !doublestar.ValidatePattern(spec) {
 			return Rule{}, fmt.Errorf("permission rule %q: invalid pattern %q", raw, spec)
 		}
+		// A tool outside the built-in families may describe its calls as
+		// reads or writes (an MCP or plugin tool); its specifier then
+		// matches their paths like Read and Edit specifiers do.
+		if pat, err := parsePathSpec(spec); err == nil {
+			r.pattern = pat
+		}
 	}
 	return r, nil
 }
@@ -154,7 +162,7 @@ func (r Rule) specKind() string {
 	if r.Family != "" {
 		return r.Family
 	}
-	return ToolFamily(r.Tool)
+	return ruleFamily(r.Tool)
 }
 
 func validToolName(s string) bool {
@@ -274,6 +282,9 @@ func (r Rule) matchWords(words []string, loose bool) bool {
 func (r Rule) matchPath(p string) bool {
 	if r.Spec == "" {
 		return true
+	}
+	if r.pattern == "" {
+		return false
 	}
 	ok, _ := doublestar.Match(r.pattern, p)
 	if !ok && strings.HasSuffix(r.pattern, "/**") {

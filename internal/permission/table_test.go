@@ -484,14 +484,16 @@ func decideCases() []decideCase {
 		fileCase("ls", true, "secrets/", D),
 		{name: "glob default path", tool: "glob", ro: true, args: jsonArgs("pattern", "**/*.go"), want: A},
 		{name: "write_file file_path", tool: "write_file", args: jsonArgs("file_path", "docs/a.md"), want: A},
-		{name: "write_file no path", tool: "write_file", args: jsonArgs("content", "x"), want: Q},
+		{name: "write_file no path", tool: "write_file", args: jsonArgs("content", "x"), want: D},
 		{name: "move_file docs to src", tool: "move_file", args: jsonArgs("source", "docs/a.md", "destination", "src/a.md"), want: Q},
 		{name: "move_file within docs", tool: "move_file", args: jsonArgs("source", "docs/a.md", "destination", "docs/b.md"), want: A},
 		{name: "move_file into generated", tool: "move_file", args: jsonArgs("source", "docs/a.md", "destination", "src/generated/a.md"), want: D},
 		{name: "patch docs only", tool: "patch", args: jsonArgs("patch", "--- a/docs/a.md\n+++ b/docs/a.md\n@@ -1 +1 @@\n-x\n+y\n"), want: A},
-		{name: "patch touches src", tool: "patch", args: jsonArgs("patch", "--- a/docs/a.md\n+++ b/docs/a.md\n@@ -1 +1 @@\n-x\n+y\n--- a/src/b.go\n+++ b/src/b.go\n"), want: Q},
+		{name: "patch touches src", tool: "patch", args: jsonArgs("patch", "--- a/docs/a.md\n+++ b/docs/a.md\n@@ -1 +1 @@\n-x\n+y\n--- a/src/b.go\n+++ b/src/b.go\n@@ -1 +1 @@\n-x\n+y\n"), want: Q},
+		{name: "patch headers without hunks change nothing", tool: "patch", args: jsonArgs("patch", "--- a/src/b.go\n+++ b/src/b.go\n"), want: D},
+		{name: "patch git rename without ---/+++", tool: "patch", args: jsonArgs("patch", "diff --git a/docs/a.md b/.reasonix/agents/x.md\nsimilarity index 100%\nrename from docs/a.md\nrename to .reasonix/agents/x.md\n"), want: Q, danger: true},
 		{name: "patch creates .env", tool: "patch", args: jsonArgs("patch", "--- /dev/null\n+++ b/x/.env\n"), want: D},
-		{name: "patch escapes with ..", tool: "patch", args: jsonArgs("patch", "--- a/docs/../../x\n+++ b/docs/../../x\n"), want: Q},
+		{name: "patch escapes with ..", tool: "patch", args: jsonArgs("patch", "--- a/docs/../../x\n+++ b/docs/../../x\n@@ -1 +1 @@\n-x\n+y\n"), want: Q},
 		{name: "apply_patch envelope", tool: "patch", args: jsonArgs("patch", "*** Begin Patch\n*** Update File: src/generated/a.go\n*** End Patch\n"), want: D},
 
 		// Other families.
@@ -505,7 +507,7 @@ func decideCases() []decideCase {
 		{name: "mcp deny one tool", tool: "mcp__github__delete_repo", args: jsonArgs(), want: D},
 		{name: "mcp other server", tool: "mcp__jira__create", args: jsonArgs(), want: Q},
 		{name: "mcp read-only", tool: "mcp__jira__search", ro: true, args: jsonArgs(), want: A},
-		{name: "unknown writer", tool: "todo_write", args: jsonArgs(), want: Q},
+		{name: "todo list only", tool: "todo_write", args: jsonArgs(), want: A},
 	}
 	return cases
 }
@@ -523,7 +525,7 @@ func TestDecideTable(t *testing.T) {
 				t.Fatal(err)
 			}
 			p.Workspace, p.Home = f.ws, f.home
-			out := p.Explain(tc.tool, tc.ro, tc.args)
+			out := explainArgs(p, tc.tool, tc.ro, tc.args)
 			if out.Decision != tc.want {
 				t.Errorf("decision = %v, want %v (%s)", out.Decision, tc.want, out.Reason)
 			}
@@ -642,7 +644,7 @@ func TestDenyFoldsCase(t *testing.T) {
 		{"write_file", "DOCS/new.md", false, Ask}, // allow rules stay exact
 		{"write_file", "docs/new.md", false, Allow},
 	} {
-		if got := p.Decide(tc.tool, tc.ro, pathArgs(tc.path)); got != tc.want {
+		if got := decideArgs(p, tc.tool, tc.ro, pathArgs(tc.path)); got != tc.want {
 			t.Errorf("%s %s = %v, want %v", tc.tool, tc.path, got, tc.want)
 		}
 	}
@@ -698,7 +700,7 @@ func TestConfiguredDangerousPatterns(t *testing.T) {
 		`bash -c "npm publish"`:     true,
 		"npm run publish-something": false,
 	} {
-		out := p.Explain("bash", false, bashArgs(cmd))
+		out := explainArgs(p, "bash", false, bashArgs(cmd))
 		if got := len(out.Dangerous) > 0; got != danger {
 			t.Errorf("%q: dangerous = %v (%q), want %v", cmd, got, out.Dangerous, danger)
 		}
@@ -718,12 +720,12 @@ func TestSuggestRules(t *testing.T) {
 		"cat main.go":        "Bash(cat:*)",
 		"cd x && cargo test": "Bash(cargo test:*)",
 	} {
-		out := p.Explain("bash", false, bashArgs(cmd))
+		out := explainArgs(p, "bash", false, bashArgs(cmd))
 		if len(out.Suggest) != 1 || out.Suggest[0] != want {
 			t.Errorf("%q: suggest %q, want %q", cmd, out.Suggest, want)
 		}
 	}
-	out := p.Explain("write_file", false, pathArgs("docs/a[1].md"))
+	out := explainArgs(p, "write_file", false, pathArgs("docs/a[1].md"))
 	if len(out.Suggest) != 1 || out.Suggest[0] != `Edit(docs/a\[1\].md)` {
 		t.Errorf("edit suggest %q", out.Suggest)
 	}
@@ -741,16 +743,16 @@ func TestHomeControlFilesNeedAPerson(t *testing.T) {
 	}
 	p.Workspace, p.Home = f.ws, f.home
 	for _, path := range []string{filepath.Join(f.home, "config.toml"), filepath.Join(f.home, "agents", "a.md")} {
-		out := p.Explain("write_file", false, pathArgs(path))
+		out := explainArgs(p, "write_file", false, pathArgs(path))
 		if out.Decision != Ask || len(out.Dangerous) == 0 {
 			t.Errorf("%s: %v %q", path, out.Decision, out.Dangerous)
 		}
 	}
-	out := p.Explain("bash", false, bashArgs("echo x >> "+filepath.Join(f.home, "config.toml")))
+	out := explainArgs(p, "bash", false, bashArgs("echo x >> "+filepath.Join(f.home, "config.toml")))
 	if out.Decision != Ask || len(out.Dangerous) == 0 {
 		t.Errorf("redirect into home config: %v %q", out.Decision, out.Dangerous)
 	}
-	if out := p.Explain("write_file", false, pathArgs(filepath.Join(f.home, "notes.md"))); out.Decision != Allow {
+	if out := explainArgs(p, "write_file", false, pathArgs(filepath.Join(f.home, "notes.md"))); out.Decision != Allow {
 		t.Errorf("an ordinary home file is not a control file: %v %s", out.Decision, out.Reason)
 	}
 }

@@ -53,8 +53,12 @@ func newWindowFixture(t *testing.T, allow, ask, deny []string) *windowFixture {
 
 func (f *windowFixture) edit(g *Gate, tool, p string) tools.Verdict {
 	f.t.Helper()
+	args := pathArgs(p)
+	if tool == "move_file" {
+		args = jsonArgs("source", p, "destination", p+".moved")
+	}
 	return g.Authorize(context.Background(), tools.Invocation{Session: "s1", Role: "executor",
-		Tool: fakeTool{name: tool}, Args: pathArgs(p)})
+		Tool: fakeTool{name: tool}, Args: args})
 }
 
 // prompts is the number of approval prompts so far.

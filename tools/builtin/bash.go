@@ -37,18 +37,16 @@ func (bashTool) Description() string {
 		"Prefer grep, glob, ls and read_file over shell equivalents."
 }
 
-var bashSchema = json.RawMessage(`{"type":"object","properties":{` +
-	`"command":{"type":"string"},` +
-	`"timeout":{"type":"integer","description":"seconds"},` +
-	`"description":{"type":"string","description":"5-10 words on what it does"}` +
-	`},"required":["command"]}`)
+// bashSchema advertises timeout as an integer, as it always has; the
+// decoder also takes fractions.
+var bashSchema = tools.SchemaFor[bashArgs](tools.WithType("timeout", "integer"))
 
-func (bashTool) Schema() json.RawMessage { return bashSchema }
+func (bashTool) Schema() json.RawMessage { return bashSchema() }
 
 type bashArgs struct {
 	Command     string  `json:"command"`
-	Timeout     seconds `json:"timeout"`
-	Description string  `json:"description"`
+	Timeout     seconds `json:"timeout,omitempty" jsonschema:"seconds"`
+	Description string  `json:"description,omitempty" jsonschema:"5-10 words on what it does"`
 }
 
 // seconds is a timeout in seconds: a JSON number or a numeric string, since

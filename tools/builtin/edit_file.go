@@ -21,16 +21,16 @@ func (editFileTool) Description() string {
 	return "Replace exact text in a file. old_string must match the file exactly, indentation included, and be unique unless replace_all is true; add surrounding lines to make it unique. Read the file first to copy the text. An empty old_string creates a new file."
 }
 
-func (editFileTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"File path, relative to the workspace or absolute"},"old_string":{"type":"string","description":"Exact text to replace"},"new_string":{"type":"string","description":"Replacement text"},"replace_all":{"type":"boolean","description":"Replace every occurrence (default false)"}},"required":["path","old_string","new_string"],"additionalProperties":false}`)
-}
+var editFileSchema = tools.SchemaFor[editArgs]()
+
+func (editFileTool) Schema() json.RawMessage { return editFileSchema() }
 
 // editSpec is one replacement; pointers tell a missing argument from an
 // empty string.
 type editSpec struct {
-	OldString  *string    `json:"old_string"`
-	NewString  *string    `json:"new_string"`
-	ReplaceAll tools.Bool `json:"replace_all"`
+	OldString  *string    `json:"old_string" jsonschema:"Exact text to replace"`
+	NewString  *string    `json:"new_string" jsonschema:"Replacement text"`
+	ReplaceAll tools.Bool `json:"replace_all,omitempty" jsonschema:"Replace every occurrence (default false)"`
 }
 
 type editArgs struct {

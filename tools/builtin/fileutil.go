@@ -26,10 +26,11 @@ const newFileMode fs.FileMode = 0o644
 const maxEditFileSize = 16 << 20
 
 // pathArg accepts the path under its canonical name or the file_path alias
-// that models trained on other agents tend to send.
+// that models trained on other agents tend to send; the alias is decoded
+// but not advertised in the schema.
 type pathArg struct {
-	Path     string `json:"path"`
-	FilePath string `json:"file_path"`
+	Path     string `json:"path" jsonschema:"File path, relative to the workspace or absolute"`
+	FilePath string `json:"file_path" schema:"-"`
 }
 
 func (p pathArg) get() (string, error) {

@@ -32,16 +32,13 @@ func (globTool) Description() string {
 		"Newest first, at most 200."
 }
 
-var globSchema = json.RawMessage(`{"type":"object","properties":{` +
-	`"pattern":{"type":"string"},` +
-	`"path":{"type":"string","description":"base directory"}` +
-	`},"required":["pattern"]}`)
+var globSchema = tools.SchemaFor[globArgs]()
 
-func (globTool) Schema() json.RawMessage { return globSchema }
+func (globTool) Schema() json.RawMessage { return globSchema() }
 
 type globArgs struct {
 	Pattern string `json:"pattern"`
-	Path    string `json:"path"`
+	Path    string `json:"path,omitempty" jsonschema:"base directory"`
 }
 
 type globHit struct {

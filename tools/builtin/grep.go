@@ -38,40 +38,28 @@ func (*grepTool) Description() string {
 		"multiline: match across lines."
 }
 
-var grepSchema = json.RawMessage(`{"type":"object","properties":{` +
-	`"pattern":{"type":"string"},` +
-	`"path":{"type":"string"},` +
-	`"output_mode":{"type":"string","enum":["files_with_matches","content","count"]},` +
-	`"glob":{"type":"string"},` +
-	`"type":{"type":"string"},` +
-	`"case_insensitive":{"type":"boolean"},` +
-	`"context":{"type":"integer"},` +
-	`"before":{"type":"integer"},` +
-	`"after":{"type":"integer"},` +
-	`"head_limit":{"type":"integer"},` +
-	`"multiline":{"type":"boolean"}` +
-	`},"required":["pattern"]}`)
+var grepSchema = tools.SchemaFor[grepArgs](tools.WithEnum("output_mode", modeFiles, modeContent, modeCount))
 
-func (*grepTool) Schema() json.RawMessage { return grepSchema }
+func (*grepTool) Schema() json.RawMessage { return grepSchema() }
 
 type grepArgs struct {
 	Pattern         string     `json:"pattern"`
-	Path            string     `json:"path"`
-	OutputMode      string     `json:"output_mode"`
-	Glob            string     `json:"glob"`
-	Type            string     `json:"type"`
-	CaseInsensitive tools.Bool `json:"case_insensitive"`
-	Context         *tools.Int `json:"context"`
-	Before          *tools.Int `json:"before"`
-	After           *tools.Int `json:"after"`
-	HeadLimit       tools.Int  `json:"head_limit"`
-	Multiline       tools.Bool `json:"multiline"`
-	// Aliases models trained on other agents send.
-	I     tools.Bool `json:"-i"`
-	C     *tools.Int `json:"-C"`
-	B     *tools.Int `json:"-B"`
-	A     *tools.Int `json:"-A"`
-	LineN any        `json:"-n"` // line numbers are always shown
+	Path            string     `json:"path,omitempty"`
+	OutputMode      string     `json:"output_mode,omitempty"`
+	Glob            string     `json:"glob,omitempty"`
+	Type            string     `json:"type,omitempty"`
+	CaseInsensitive tools.Bool `json:"case_insensitive,omitempty"`
+	Context         *tools.Int `json:"context,omitempty"`
+	Before          *tools.Int `json:"before,omitempty"`
+	After           *tools.Int `json:"after,omitempty"`
+	HeadLimit       tools.Int  `json:"head_limit,omitempty"`
+	Multiline       tools.Bool `json:"multiline,omitempty"`
+	// Aliases models trained on other agents send; accepted, not advertised.
+	I     tools.Bool `json:"-i" schema:"-"`
+	C     *tools.Int `json:"-C" schema:"-"`
+	B     *tools.Int `json:"-B" schema:"-"`
+	A     *tools.Int `json:"-A" schema:"-"`
+	LineN any        `json:"-n" schema:"-"` // line numbers are always shown
 }
 
 // fileTypes maps grep's type filter to file name globs.

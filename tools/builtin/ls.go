@@ -32,16 +32,13 @@ func (lsTool) Description() string {
 		"depth: levels to expand (default 2, max 6). At most 500 entries."
 }
 
-var lsSchema = json.RawMessage(`{"type":"object","properties":{` +
-	`"path":{"type":"string","description":"directory (default: workspace root)"},` +
-	`"depth":{"type":"integer"}` +
-	`},"required":[]}`)
+var lsSchema = tools.SchemaFor[lsArgs]()
 
-func (lsTool) Schema() json.RawMessage { return lsSchema }
+func (lsTool) Schema() json.RawMessage { return lsSchema() }
 
 type lsArgs struct {
-	Path  string    `json:"path"`
-	Depth tools.Int `json:"depth"`
+	Path  string    `json:"path,omitempty" jsonschema:"directory (default: workspace root)"`
+	Depth tools.Int `json:"depth,omitempty"`
 }
 
 type lister struct {

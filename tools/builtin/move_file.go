@@ -25,13 +25,13 @@ func (moveFileTool) Description() string {
 	return "Move or rename a file or directory. Fails if the destination already exists; missing parent directories are created."
 }
 
-func (moveFileTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"source":{"type":"string","description":"Existing path"},"destination":{"type":"string","description":"New path; must not exist"}},"required":["source","destination"],"additionalProperties":false}`)
-}
+var moveFileSchema = tools.SchemaFor[moveArgs]()
+
+func (moveFileTool) Schema() json.RawMessage { return moveFileSchema() }
 
 type moveArgs struct {
-	Source      string `json:"source"`
-	Destination string `json:"destination"`
+	Source      string `json:"source" jsonschema:"Existing path"`
+	Destination string `json:"destination" jsonschema:"New path; must not exist"`
 }
 
 type movePlan struct {

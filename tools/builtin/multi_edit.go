@@ -19,9 +19,16 @@ func (multiEditTool) Description() string {
 	return "Apply several edits to one file, in order, each working like edit_file on the result of the previous ones. All or nothing: if any edit fails, the file is left unchanged."
 }
 
-func (multiEditTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"File path, relative to the workspace or absolute"},"edits":{"type":"array","minItems":1,"items":{"type":"object","properties":{"old_string":{"type":"string"},"new_string":{"type":"string"},"replace_all":{"type":"boolean"}},"required":["old_string","new_string"],"additionalProperties":false}}},"required":["path","edits"],"additionalProperties":false}`)
-}
+// multiEditSchema leaves out the descriptions of an edit's fields: the
+// tool's description says they work as in edit_file, whose schema has them.
+var multiEditSchema = tools.SchemaFor[multiEditArgs](
+	tools.WithMinItems("edits", 1),
+	tools.WithDescription("edits.old_string", ""),
+	tools.WithDescription("edits.new_string", ""),
+	tools.WithDescription("edits.replace_all", ""),
+)
+
+func (multiEditTool) Schema() json.RawMessage { return multiEditSchema() }
 
 type multiEditArgs struct {
 	pathArg

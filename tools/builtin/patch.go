@@ -25,12 +25,12 @@ func (patchTool) Description() string {
 	return "Apply a unified diff (git diff or diff -u) to one or more files. Supports new files (--- /dev/null), deletions (+++ /dev/null) and git renames. Hunks may sit away from their stated line numbers, but context and removed lines must match the file. Either every hunk applies or nothing changes."
 }
 
-func (patchTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"patch":{"type":"string","description":"Unified diff text with ---/+++ file headers and @@ hunks"}},"required":["patch"],"additionalProperties":false}`)
-}
+var patchSchema = tools.SchemaFor[patchArgs]()
+
+func (patchTool) Schema() json.RawMessage { return patchSchema() }
 
 type patchArgs struct {
-	Patch string `json:"patch"`
+	Patch string `json:"patch" jsonschema:"Unified diff text with ---/+++ file headers and @@ hunks"`
 }
 
 // patchPlan is the outcome of applying a patch in memory.

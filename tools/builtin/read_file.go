@@ -31,14 +31,14 @@ func (readFileTool) Description() string {
 	return "Read a text file. Each output line is its line number (from 1), a tab, then the text. Shows up to 2000 lines from offset; page through large files with offset/limit. Lines over 2000 chars are cut. Binary files are described, not shown. For directories use ls."
 }
 
-func (readFileTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"File path, relative to the workspace or absolute"},"offset":{"type":"integer","minimum":1,"description":"First line to show (1-based)"},"limit":{"type":"integer","minimum":1,"description":"Max lines to show (default 2000)"}},"required":["path"],"additionalProperties":false}`)
-}
+var readFileSchema = tools.SchemaFor[readArgs](tools.WithMinimum("offset", 1), tools.WithMinimum("limit", 1))
+
+func (readFileTool) Schema() json.RawMessage { return readFileSchema() }
 
 type readArgs struct {
 	pathArg
-	Offset tools.Int `json:"offset"`
-	Limit  tools.Int `json:"limit"`
+	Offset tools.Int `json:"offset,omitempty" jsonschema:"First line to show (1-based)"`
+	Limit  tools.Int `json:"limit,omitempty" jsonschema:"Max lines to show (default 2000)"`
 }
 
 func (readFileTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {

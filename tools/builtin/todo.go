@@ -103,18 +103,22 @@ func (todoWriteTool) Description() string {
 		"mark an item in_progress before starting it (one at a time) and completed as soon as it is done."
 }
 
-var todoWriteSchema = json.RawMessage(`{"type":"object","properties":{"todos":{"type":"array","items":{"type":"object","properties":{` +
-	`"content":{"type":"string","description":"imperative, e.g. Run tests"},` +
-	`"activeForm":{"type":"string","description":"present continuous, e.g. Running tests"},` +
-	`"status":{"type":"string","enum":["pending","in_progress","completed"]}` +
-	`},"required":["content","status"]}}},"required":["todos"]}`)
+// todoWriteArgs holds the whole list. events.Todo belongs to the events
+// package, so its properties are described here.
+type todoWriteArgs struct {
+	Todos *[]events.Todo `json:"todos"`
+}
 
-func (todoWriteTool) Schema() json.RawMessage { return todoWriteSchema }
+var todoWriteSchema = tools.SchemaFor[todoWriteArgs](
+	tools.WithDescription("todos.content", "imperative, e.g. Run tests"),
+	tools.WithDescription("todos.activeForm", "present continuous, e.g. Running tests"),
+	tools.WithEnum("todos.status", TodoPending, TodoInProgress, TodoCompleted),
+)
+
+func (todoWriteTool) Schema() json.RawMessage { return todoWriteSchema() }
 
 func (todoWriteTool) Execute(_ context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
-	var a struct {
-		Todos *[]events.Todo `json:"todos"`
-	}
+	var a todoWriteArgs
 	if err := tools.DecodeStrict(raw, &a); err != nil {
 		return tools.Result{}, err
 	}
@@ -150,9 +154,9 @@ func (todoReadTool) ReadOnly() bool { return true }
 
 func (todoReadTool) Description() string { return "Show your current todo list." }
 
-var todoReadSchema = json.RawMessage(`{"type":"object","properties":{},"required":[]}`)
+var todoReadSchema = tools.SchemaFor[struct{}]()
 
-func (todoReadTool) Schema() json.RawMessage { return todoReadSchema }
+func (todoReadTool) Schema() json.RawMessage { return todoReadSchema() }
 
 func (todoReadTool) Execute(_ context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
 	var a struct{}

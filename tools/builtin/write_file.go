@@ -20,13 +20,13 @@ func (writeFileTool) Description() string {
 	return "Create a file or replace its whole content. Parent directories are created. Overwriting an existing file requires reading it with read_file first. Prefer edit_file for changes to existing files."
 }
 
-func (writeFileTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"File path, relative to the workspace or absolute"},"content":{"type":"string","description":"The complete new file content"}},"required":["path","content"],"additionalProperties":false}`)
-}
+var writeFileSchema = tools.SchemaFor[writeArgs]()
+
+func (writeFileTool) Schema() json.RawMessage { return writeFileSchema() }
 
 type writeArgs struct {
 	pathArg
-	Content *string `json:"content"`
+	Content *string `json:"content" jsonschema:"The complete new file content"`
 }
 
 // plan works out the change without touching the disk.
