@@ -8,6 +8,7 @@ require (
 	github.com/bluekeyes/go-gitdiff v0.9.0
 	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/gdamore/tcell/v2 v2.13.10
+	github.com/google/jsonschema-go v0.4.3
 	github.com/rivo/tview v0.42.0
 	github.com/yuin/goldmark v1.8.7
 	golang.org/x/sync v0.24.0

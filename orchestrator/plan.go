@@ -13,42 +13,31 @@ import (
 
 	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/internal/store"
+	"github.com/reasonix/reasonix/tools"
 )
 
 // Plan is the planner's structured answer, handed to the executor. Its
 // JSON form is the submit_plan tool's schema and the saved plan file.
 type Plan struct {
-	Goal       string     `json:"goal"`
-	Steps      []PlanStep `json:"steps"`
-	Risks      []string   `json:"risks,omitempty"`
-	Validation string     `json:"validation,omitempty"`
+	Goal       string     `json:"goal" jsonschema:"What the change achieves, in one or two sentences"`
+	Steps      []PlanStep `json:"steps" jsonschema:"Ordered steps; each can be done and checked on its own"`
+	Risks      []string   `json:"risks,omitempty" jsonschema:"What could go wrong"`
+	Validation string     `json:"validation,omitempty" jsonschema:"A shell command that checks the whole change, e.g. go test ./..."`
 }
 
 // PlanStep is one ordered step of a Plan.
 type PlanStep struct {
-	ID         string   `json:"id"`
-	Title      string   `json:"title"`
-	Detail     string   `json:"detail,omitempty"`
-	Files      []string `json:"files,omitempty"`
-	DependsOn  []string `json:"depends_on,omitempty"`
-	Acceptance string   `json:"acceptance,omitempty"`
+	ID         string   `json:"id" jsonschema:"Short unique id, e.g. s1"`
+	Title      string   `json:"title" jsonschema:"Imperative one-line summary"`
+	Detail     string   `json:"detail,omitempty" jsonschema:"What to change and how"`
+	Files      []string `json:"files,omitempty" jsonschema:"Files the step reads or changes"`
+	DependsOn  []string `json:"depends_on,omitempty" jsonschema:"Ids of earlier steps this one needs"`
+	Acceptance string   `json:"acceptance,omitempty" jsonschema:"How to tell the step is done"`
 }
 
-// planSchema is the submit_plan argument schema. It is a constant so the
-// planner's tool bytes never change between requests.
-var planSchema = json.RawMessage(`{"type":"object","properties":{` +
-	`"goal":{"type":"string","description":"What the change achieves, in one or two sentences"},` +
-	`"steps":{"type":"array","minItems":1,"description":"Ordered steps; each can be done and checked on its own","items":{"type":"object","properties":{` +
-	`"id":{"type":"string","description":"Short unique id, e.g. s1"},` +
-	`"title":{"type":"string","description":"Imperative one-line summary"},` +
-	`"detail":{"type":"string","description":"What to change and how"},` +
-	`"files":{"type":"array","items":{"type":"string"},"description":"Files the step reads or changes"},` +
-	`"depends_on":{"type":"array","items":{"type":"string"},"description":"Ids of earlier steps this one needs"},` +
-	`"acceptance":{"type":"string","description":"How to tell the step is done"}},` +
-	`"required":["id","title"],"additionalProperties":false}},` +
-	`"risks":{"type":"array","items":{"type":"string"},"description":"What could go wrong"},` +
-	`"validation":{"type":"string","description":"A shell command that checks the whole change, e.g. go test ./..."}},` +
-	`"required":["goal","steps"],"additionalProperties":false}`)
+// planSchema is the submit_plan argument schema, generated from Plan, the
+// struct ParsePlan decodes, once and then the same bytes on every request.
+var planSchema = tools.SchemaFor[Plan](tools.WithMinItems("steps", 1))
 
 // Validate reports every problem with p at once, so a model fixing its
 // submission can fix them all in one retry.

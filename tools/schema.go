@@ -46,10 +46,27 @@ func SchemaFor[T any](edits ...func(*jsonschema.Schema)) func() json.RawMessage 
 	return sync.OnceValue(func() json.RawMessage {
 		b, err := BuildSchema[T](edits...)
 		if err != nil {
+			schemaErrs.Lock()
+			schemaErrs.list = append(schemaErrs.list, err)
+			schemaErrs.Unlock()
 			return fallbackSchema
 		}
 		return b
 	})
+}
+
+// schemaErrs collects why schemas could not be built, for SchemaErrors.
+var schemaErrs struct {
+	sync.Mutex
+	list []error
+}
+
+// SchemaErrors returns the errors of every schema SchemaFor has failed to
+// build so far. Tests that ask tools for their schemas check it is empty.
+func SchemaErrors() []error {
+	schemaErrs.Lock()
+	defer schemaErrs.Unlock()
+	return slices.Clone(schemaErrs.list)
 }
 
 // fallbackSchema is what SchemaFor returns when a schema cannot be built.
