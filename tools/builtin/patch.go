@@ -334,6 +334,12 @@ func (p *patcher) hunkError(ctx context.Context, show string, n int, header stri
 	core := trimBlankEdges(want)
 	if m, ok := closestLines(ctx, lines, want); ok && m.score >= 0.5 {
 		for i := range core {
+			if m.start+i >= m.end {
+				// The hunk is longer than the file: the window stopped
+				// at its end.
+				fmt.Fprintf(&b, ".\nThe hunk expects %d lines there but the file has only %d", len(core), len(lines))
+				break
+			}
 			if got := lines[m.start+i]; strings.TrimRight(got, "\r\n") != strings.TrimRight(core[i], "\r\n") {
 				fmt.Fprintf(&b, ".\nClosest match is %s; line %d differs: the patch expects %q but the file has %q",
 					lineRange(m.start+1, m.end, false), m.start+i+1, strings.TrimRight(core[i], "\n"), strings.TrimRight(got, "\n"))
