@@ -21,13 +21,18 @@ const (
 	ToolStart       Type = "tool_start"
 	ToolEnd         Type = "tool_end"
 	ApprovalRequest Type = "approval_request"
-	PlanReady       Type = "plan_ready"
-	TodoUpdate      Type = "todo_update"
-	UsageUpdate     Type = "usage"
-	Notice          Type = "notice"
-	Error           Type = "error"
-	Done            Type = "done"
-	SessionStart    Type = "session_start"
+	// ApprovalResolved says a request was answered or withdrawn, so every
+	// front end showing it can close it.
+	ApprovalResolved Type = "approval_resolved"
+	PlanReady        Type = "plan_ready"
+	// GoalUpdate carries a goal's state each time it is saved (nil Goal: cleared).
+	GoalUpdate   Type = "goal_update"
+	TodoUpdate   Type = "todo_update"
+	UsageUpdate  Type = "usage"
+	Notice       Type = "notice"
+	Error        Type = "error"
+	Done         Type = "done"
+	SessionStart Type = "session_start"
 )
 
 // Event is one thing that happened in a session, tagged with the session's
@@ -43,7 +48,8 @@ type Event struct {
 	// session (Done).
 	Usage    *providers.Usage `json:"usage,omitempty"`
 	Todos    []Todo           `json:"todos,omitempty"`
-	Plan     json.RawMessage  `json:"plan,omitempty"`
+	Plan     *Plan            `json:"plan,omitempty"`
+	Goal     *GoalState       `json:"goal,omitempty"`
 	Approval *Approval        `json:"approval,omitempty"`
 	Error    string           `json:"error,omitempty"`
 }
@@ -70,17 +76,6 @@ type Todo struct {
 	Content    string `json:"content"`
 	ActiveForm string `json:"activeForm,omitempty"`
 	Status     string `json:"status"` // pending | in_progress | completed
-}
-
-// Approval describes a pending approval. Reply receives the answer; it is
-// not serialised.
-type Approval struct {
-	Tool    string        `json:"tool"`
-	Subject string        `json:"subject"`
-	Reason  string        `json:"reason,omitempty"`
-	Diff    string        `json:"diff,omitempty"`
-	Impact  string        `json:"impact,omitempty"`
-	Reply   chan<- string `json:"-"`
 }
 
 // Sink receives events. Implementations must be safe for concurrent use:

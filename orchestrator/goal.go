@@ -18,43 +18,23 @@ import (
 	"github.com/reasonix/reasonix/roles"
 )
 
-// Goal states saved in GoalState.Status.
+// Goal states and stop reasons; see [events.GoalState].
 const (
-	GoalActive  = "active"
-	GoalStopped = "stopped"
-	// GoalDone and GoalBlocked double as final states.
-)
+	GoalActive  = events.GoalActive
+	GoalStopped = events.GoalStopped
 
-// Reasons a goal stops, in GoalState.Reason.
-const (
-	ReasonDone      = "done"
-	ReasonBlocked   = "blocked"
-	ReasonMaxTurns  = "max_turns"
-	ReasonCancelled = "cancelled"
+	ReasonDone      = events.ReasonDone
+	ReasonBlocked   = events.ReasonBlocked
+	ReasonMaxTurns  = events.ReasonMaxTurns
+	ReasonCancelled = events.ReasonCancelled
 )
 
 // blockedRepeats is how many identical blocked reports end a goal.
 const blockedRepeats = 3
 
-// GoalState is the saved progress of a goal, rewritten after every turn so
-// a goal survives a restart.
-type GoalState struct {
-	Goal     string `json:"goal"`
-	Status   string `json:"status"` // active | done | blocked | stopped
-	Reason   string `json:"reason,omitempty"`
-	Turns    int    `json:"turns"`
-	MaxTurns int    `json:"max_turns"`
-	// Last is the newest goal_status report; nil before the first.
-	Last *GoalReport `json:"last,omitempty"`
-	// BlockedCount counts blocked reports with the same normalised summary
-	// (BlockedKey).
-	BlockedCount int       `json:"blocked_count,omitempty"`
-	BlockedKey   string    `json:"blocked_key,omitempty"`
-	SessionID    string    `json:"session_id,omitempty"`
-	Transcript   string    `json:"transcript,omitempty"`
-	Started      time.Time `json:"started"`
-	Updated      time.Time `json:"updated"`
-}
+// GoalState is the saved progress of a goal; it lives in events so front
+// ends show it without importing the coordinator.
+type GoalState = events.GoalState
 
 // GoalResult is the end of a goal run.
 type GoalResult struct {
@@ -88,10 +68,12 @@ func LoadGoal(stateDir string) (st GoalState, ok bool, err error) {
 }
 
 func (c *Coordinator) saveGoal(st *GoalState) error {
+	st.Updated = time.Now().UTC()
+	snap := *st
+	c.rt.Sink.Publish(events.Event{Type: events.GoalUpdate, Session: st.SessionID, Goal: &snap})
 	if c.rt.StateDir == "" {
 		return nil
 	}
-	st.Updated = time.Now().UTC()
 	data, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
 		return fmt.Errorf("save goal: %w", err)
@@ -116,6 +98,7 @@ func (c *Coordinator) ClearGoal() error {
 	if err := os.Remove(GoalPath(c.rt.StateDir)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("clear goal: %w", err)
 	}
+	c.rt.Sink.Publish(events.Event{Type: events.GoalUpdate})
 	return nil
 }
 

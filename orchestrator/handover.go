@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/tools"
 )
 
@@ -49,17 +50,13 @@ func (submitPlanTool) Execute(_ context.Context, _ *tools.Env, args json.RawMess
 
 // Goal statuses reported through goal_status.
 const (
-	GoalDone     = "done"
-	GoalBlocked  = "blocked"
-	GoalContinue = "continue"
+	GoalDone     = events.GoalDone
+	GoalBlocked  = events.GoalBlocked
+	GoalContinue = events.GoalContinue
 )
 
 // GoalReport is one goal_status call.
-type GoalReport struct {
-	Status   string `json:"status" jsonschema:"done: the goal is met; blocked: you cannot make progress without help; continue: progress made, more to do"`
-	Summary  string `json:"summary" jsonschema:"What was achieved, or what blocks you"`
-	Evidence string `json:"evidence,omitempty" jsonschema:"How you know: test output, files changed, commands run"`
-}
+type GoalReport = events.GoalReport
 
 var goalStatusSchema = tools.SchemaFor[GoalReport](tools.WithEnum("status", GoalDone, GoalBlocked, GoalContinue))
 

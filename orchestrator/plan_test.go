@@ -177,8 +177,8 @@ func TestPlanThenExecute(t *testing.T) {
 	if len(pr) != 1 || pr[0].Text != res.PlanID {
 		t.Fatalf("plan events %+v", pr)
 	}
-	if _, err := ParsePlan(pr[0].Plan); err != nil {
-		t.Errorf("PlanReady carries no plan: %v", err)
+	if pr[0].Plan == nil || pr[0].Plan.Validate() != nil {
+		t.Errorf("PlanReady carries no valid plan: %+v", pr[0].Plan)
 	}
 	h.checkPrefixes()
 }

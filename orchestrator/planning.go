@@ -84,7 +84,7 @@ func (c *Coordinator) Plan(ctx context.Context, prompt string) (Plan, string, Re
 		}
 	}
 	res.PlanID, res.Plan = id, &p
-	c.rt.Sink.Publish(events.Event{Type: events.PlanReady, Session: w.ID(), Role: roles.Planner, Plan: p.JSON(), Text: id})
+	c.rt.Sink.Publish(events.Event{Type: events.PlanReady, Session: w.ID(), Role: roles.Planner, Plan: &p, Text: id})
 	return p, id, res, nil
 }
 
@@ -159,7 +159,7 @@ func (c *Coordinator) approve(ctx context.Context, id string, plan Plan) (Plan, 
 				return plan, err
 			}
 		}
-		c.rt.Sink.Publish(events.Event{Type: events.PlanReady, Role: roles.Planner, Plan: plan.JSON(), Text: id})
+		c.rt.Sink.Publish(events.Event{Type: events.PlanReady, Role: roles.Planner, Plan: &plan, Text: id})
 	case PlanReject:
 		return plan, ErrPlanRejected
 	default:

@@ -56,30 +56,14 @@ const (
 )
 
 // PlanDecision is a person's answer to a proposed plan.
-type PlanDecision int
+type PlanDecision = events.PlanDecision
 
 // Plan decisions.
 const (
-	// PlanApprove runs the plan as proposed.
-	PlanApprove PlanDecision = iota
-	// PlanEdit runs the plan the approver returns instead.
-	PlanEdit
-	// PlanReject drops the plan; nothing is executed.
-	PlanReject
+	PlanApprove = events.PlanApprove
+	PlanEdit    = events.PlanEdit
+	PlanReject  = events.PlanReject
 )
-
-// String names the decision.
-func (d PlanDecision) String() string {
-	switch d {
-	case PlanApprove:
-		return "approve"
-	case PlanEdit:
-		return "edit"
-	case PlanReject:
-		return "reject"
-	}
-	return fmt.Sprintf("PlanDecision(%d)", int(d))
-}
 
 // PlanApprover asks a person about a plan before it runs. It may block
 // until they answer and must honour ctx.
@@ -88,7 +72,7 @@ type PlanApprover interface {
 }
 
 // ErrPlanRejected is returned when the approver rejects a plan.
-var ErrPlanRejected = errors.New("plan rejected")
+var ErrPlanRejected = events.ErrPlanRejected
 
 // Runtime is everything a run shares: models, tools, the gate, the event
 // sink and where state is saved. cmd assembles it once per process.

@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/reasonix/reasonix/events"
 )
 
 // Invocation is one tool call about to run, as the permission gate sees it.
@@ -43,13 +45,7 @@ func (AllowAll) Authorize(context.Context, Invocation) Verdict { return Verdict{
 
 // Preview is a structured view of what a writing call would change, shown
 // to the person asked to approve it.
-type Preview struct {
-	Path      string
-	Operation string // create | update | delete | move | patch
-	Diff      string // unified diff
-	Added     int
-	Removed   int
-}
+type Preview = events.Preview
 
 // Previewer is implemented by writing tools that can describe their effect
 // without applying it.

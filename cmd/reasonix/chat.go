@@ -5,7 +5,10 @@ import (
 	"flag"
 	"os"
 
+	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/internal/permission"
 	"github.com/reasonix/reasonix/internal/tui"
+	"github.com/reasonix/reasonix/orchestrator"
 )
 
 // cmdChat opens the interactive front end. It needs a terminal on both
@@ -29,21 +32,34 @@ func cmdChat(ctx context.Context, args []string, io stdio) error {
 	if !isTerminal(io.in) || !isTerminal(io.out) {
 		return usagef("chat needs a terminal on stdin and stdout; use reasonix run PROMPT in scripts")
 	}
-	ui := tui.New(tui.Options{Version: version})
-	// The UI is the sink, the gate's approver and the plan approver, so it
-	// exists before the coordinator it will drive.
-	var plans = ui.PlanApprover()
+	// Events reach the UI through a hub it subscribes to; tool approvals
+	// are events too, answered through the engine (one path for every
+	// front end).
+	hub := &events.Hub{}
+	broker := permission.NewBroker(hub.Publish)
+	defer broker.Close("the interface was closed")
+	ui := tui.New(tui.Options{Version: version, EditPlan: editPlanInTerminal})
+	var plans orchestrator.PlanApprover = ui.PlanApprover()
 	if os.Getenv(planApprovalEnv) == "auto" {
 		plans = nil
 	}
-	app, err := assemble(assembleOptions{flags: f, sink: ui, stderr: io.err, planApprover: plans, approver: ui})
+	app, err := assemble(assembleOptions{flags: f, sink: hub, stderr: io.err, planApprover: plans, approver: broker})
 	if err != nil {
 		return err
 	}
 	defer app.Close()
-	conv, err := app.coord.Converse()
+	eng, err := orchestrator.NewEngine(app.coord, hub, broker)
 	if err != nil {
 		return err
 	}
-	return ui.Run(ctx, tui.Backend{Coordinator: app.coord, Conversation: conv, Skills: app.skills})
+	return ui.Run(ctx, eng)
+}
+
+// editPlanInTerminal edits a plan's JSON in $VISUAL or $EDITOR on the
+// terminal the TUI has handed over.
+func editPlanInTerminal(ctx context.Context, draft []byte) (orchestrator.Plan, []byte, error) {
+	return orchestrator.EditPlan(ctx, draft, orchestrator.PlanEditor{
+		Command: orchestrator.EditorCommand(os.Getenv),
+		Stdin:   os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+	})
 }

@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/reasonix/reasonix/events"
-	"github.com/reasonix/reasonix/orchestrator"
 	"github.com/reasonix/reasonix/providers"
 )
 
@@ -74,10 +73,8 @@ func (r *textRenderer) Publish(e events.Event) {
 		fmt.Fprintf(r.errOut, "%s error: %s\n", r.prefix(e), e.Error)
 	case events.PlanReady:
 		r.endLine()
-		if r.showPlan {
-			if p, err := orchestrator.ParsePlan(e.Plan); err == nil {
-				fmt.Fprintf(r.errOut, "\n%s\n", p.Markdown())
-			}
+		if r.showPlan && e.Plan != nil {
+			fmt.Fprintf(r.errOut, "\n%s\n", e.Plan.Markdown())
 		}
 	case events.SessionStart:
 		if worker {

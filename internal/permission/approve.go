@@ -3,6 +3,8 @@ package permission
 import (
 	"context"
 	"fmt"
+	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -10,22 +12,23 @@ import (
 	"github.com/reasonix/reasonix/tools"
 )
 
-// Answer is a person's reply to an approval request.
+// Answer is a person's reply to an approval request; its values are the
+// choices of events.Approval.
 type Answer string
 
 // Answers.
 const (
-	AllowOnce    Answer = "allow_once"
-	AllowSession Answer = "allow_session"
-	AllowAlways  Answer = "allow_always"
-	DenyAnswer   Answer = "deny"
+	AllowOnce    Answer = events.ChoiceAllow
+	AllowSession Answer = events.ChoiceAllowSession
+	AllowAlways  Answer = events.ChoiceAllowAlways
+	DenyAnswer   Answer = events.ChoiceDeny
 )
 
 // ParseAnswer reads an answer as a front end sends it; it accepts the
-// constant values and short forms (y, once, session, always, n, no).
+// choice names and short forms (y, once, session, always, n, no).
 func ParseAnswer(s string) (Answer, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "allow_once", "once", "allow", "y", "yes":
+	case "allow", "allow_once", "once", "y", "yes":
 		return AllowOnce, nil
 	case "allow_session", "session":
 		return AllowSession, nil
@@ -34,7 +37,14 @@ func ParseAnswer(s string) (Answer, error) {
 	case "deny", "n", "no":
 		return DenyAnswer, nil
 	}
-	return "", fmt.Errorf("approval answer %q: want allow_once, allow_session, allow_always or deny", s)
+	return "", fmt.Errorf("approval answer %q: want allow, allow_session, allow_always or deny", s)
+}
+
+// Reply is an answer with the person's optional reason, which a refused
+// call passes on to the model.
+type Reply struct {
+	Answer Answer
+	Reason string
 }
 
 // Request is what a person is asked to approve.
@@ -57,19 +67,21 @@ type Request struct {
 	Dangerous bool
 	// Rules are what "always allow" would save (empty when dangerous).
 	Rules []string
+	// Choices are the answers the gate accepts for this request.
+	Choices []Answer
 }
 
-// Approver asks a person. The TUI implements it; headless runs have none.
-// Approve must honour ctx.
+// Approver asks a person. Headless runs have none. Approve must honour
+// ctx.
 type Approver interface {
-	Approve(ctx context.Context, req Request) (Answer, error)
+	Approve(ctx context.Context, req Request) (Reply, error)
 }
 
 // ApproverFunc adapts a function to Approver.
-type ApproverFunc func(ctx context.Context, req Request) (Answer, error)
+type ApproverFunc func(ctx context.Context, req Request) (Reply, error)
 
 // Approve calls f.
-func (f ApproverFunc) Approve(ctx context.Context, req Request) (Answer, error) { return f(ctx, req) }
+func (f ApproverFunc) Approve(ctx context.Context, req Request) (Reply, error) { return f(ctx, req) }
 
 // ScriptedApprover answers from a script; for tests and demos. Answers are
 // used in order and the last one repeats; with none it denies. It records
@@ -86,7 +98,7 @@ type ScriptedApprover struct {
 }
 
 // Approve records req and returns the next scripted answer.
-func (s *ScriptedApprover) Approve(ctx context.Context, req Request) (Answer, error) {
+func (s *ScriptedApprover) Approve(ctx context.Context, req Request) (Reply, error) {
 	s.mu.Lock()
 	s.active++
 	if s.active > s.maxSeen {
@@ -107,9 +119,9 @@ func (s *ScriptedApprover) Approve(ctx context.Context, req Request) (Answer, er
 	s.active--
 	s.mu.Unlock()
 	if err := ctx.Err(); err != nil {
-		return "", err
+		return Reply{}, err
 	}
-	return a, nil
+	return Reply{Answer: a}, nil
 }
 
 // Requests returns the requests seen so far.
@@ -126,40 +138,135 @@ func (s *ScriptedApprover) MaxConcurrent() int {
 	return s.maxSeen
 }
 
-// EventApprover asks through the event stream: it publishes an
-// ApprovalRequest event whose Reply channel the front end answers with an
-// Answer value (see ParseAnswer), and waits for it or for ctx.
-type EventApprover struct {
-	Publish func(events.Event)
+// Broker is the one way a person is asked: it publishes each request as
+// an ApprovalRequest event with an id and the choices the gate offers,
+// and waits until a front end answers that id through [Broker.Answer]
+// (the TUI's overlay, a stream-json answer line, an editor). When the
+// call's context ends first, the request is withdrawn with an
+// ApprovalResolved event, so front ends can close what they show.
+type Broker struct {
+	publish func(events.Event)
+
+	mu      sync.Mutex
+	next    int
+	pending map[string]*pendingApproval
+	closed  string
 }
 
-// Approve publishes the request and waits for the reply.
-func (e EventApprover) Approve(ctx context.Context, req Request) (Answer, error) {
-	if e.Publish == nil {
-		return "", fmt.Errorf("event approver: no event sink")
+type pendingApproval struct {
+	reply   chan Reply
+	req     *events.Approval
+	session string
+	role    string
+}
+
+// NewBroker returns a broker publishing to publish.
+func NewBroker(publish func(events.Event)) *Broker {
+	return &Broker{publish: publish, pending: map[string]*pendingApproval{}}
+}
+
+// Approve publishes req and waits for its answer or for ctx.
+func (b *Broker) Approve(ctx context.Context, req Request) (Reply, error) {
+	ev := &events.Approval{Tool: req.Tool, Subject: req.Subject, Command: req.Command, Reason: req.Reason,
+		Impact: req.Impact, Dangerous: req.Dangerous, Preview: req.Preview, Rules: req.Rules}
+	for _, c := range req.Choices {
+		ev.Choices = append(ev.Choices, string(c))
 	}
-	reply := make(chan string, 1)
-	var diff strings.Builder
-	for _, p := range req.Preview {
-		diff.WriteString(p.Diff)
+	if len(ev.Choices) == 0 {
+		ev.Choices = []string{events.ChoiceAllow, events.ChoiceDeny}
 	}
-	impact := req.Impact
-	if req.Dangerous {
-		impact = "DANGEROUS: " + impact
+	b.mu.Lock()
+	if b.closed != "" {
+		reason := b.closed
+		b.mu.Unlock()
+		return Reply{Answer: DenyAnswer, Reason: reason}, nil
 	}
-	e.Publish(events.Event{
-		Type:    events.ApprovalRequest,
-		Session: req.Session,
-		Role:    req.Role,
-		Approval: &events.Approval{
-			Tool: req.Tool, Subject: req.Subject, Reason: req.Reason,
-			Diff: diff.String(), Impact: impact, Reply: reply,
-		},
-	})
+	b.next++
+	ev.ID = fmt.Sprintf("ap-%d", b.next)
+	p := &pendingApproval{reply: make(chan Reply, 1), req: ev, session: req.Session, role: req.Role}
+	b.pending[ev.ID] = p
+	b.mu.Unlock()
+
+	b.publish(events.Event{Type: events.ApprovalRequest, Session: req.Session, Role: req.Role, Approval: ev})
 	select {
-	case s := <-reply:
-		return ParseAnswer(s)
+	case r := <-p.reply:
+		return r, nil
 	case <-ctx.Done():
-		return "", ctx.Err()
+		if b.take(ev.ID) != nil {
+			b.resolved(p, "")
+		}
+		return Reply{}, ctx.Err()
+	}
+}
+
+func (b *Broker) take(id string) *pendingApproval {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	p := b.pending[id]
+	delete(b.pending, id)
+	return p
+}
+
+func (b *Broker) resolved(p *pendingApproval, choice string) {
+	done := *p.req
+	done.Choice = choice
+	b.publish(events.Event{Type: events.ApprovalResolved, Session: p.session, Role: p.role, Approval: &done})
+}
+
+// Answer answers the pending request id with one of the choices it
+// offered; reason is passed to the model when the call is refused.
+func (b *Broker) Answer(id, choice, reason string) error {
+	ans, err := ParseAnswer(choice)
+	if err != nil {
+		return err
+	}
+	b.mu.Lock()
+	p := b.pending[id]
+	if p == nil {
+		b.mu.Unlock()
+		return fmt.Errorf("no pending approval request %q", id)
+	}
+	if !p.req.Offers(string(ans)) {
+		b.mu.Unlock()
+		return fmt.Errorf("approval %s does not offer %q; choices: %s", id, choice, strings.Join(p.req.Choices, ", "))
+	}
+	delete(b.pending, id)
+	b.mu.Unlock()
+	b.resolved(p, string(ans))
+	p.reply <- Reply{Answer: ans, Reason: strings.TrimSpace(reason)}
+	return nil
+}
+
+// Pending lists the ids of unanswered requests, oldest first.
+func (b *Broker) Pending() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]string, 0, len(b.pending))
+	for id := range b.pending {
+		out = append(out, id)
+	}
+	sort.Slice(out, func(i, j int) bool { return idNum(out[i]) < idNum(out[j]) })
+	return out
+}
+
+func idNum(id string) int {
+	n, _ := strconv.Atoi(strings.TrimPrefix(id, "ap-"))
+	return n
+}
+
+// Close denies every pending and future request with reason: no one is
+// left to answer (stdin closed, the front end quit).
+func (b *Broker) Close(reason string) {
+	b.mu.Lock()
+	if reason == "" {
+		reason = "no one is left to answer"
+	}
+	b.closed = reason
+	ps := b.pending
+	b.pending = map[string]*pendingApproval{}
+	b.mu.Unlock()
+	for _, p := range ps {
+		b.resolved(p, string(DenyAnswer))
+		p.reply <- Reply{Answer: DenyAnswer, Reason: reason}
 	}
 }

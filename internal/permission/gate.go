@@ -253,11 +253,11 @@ func (g *Gate) Authorize(ctx context.Context, inv tools.Invocation) tools.Verdic
 		}
 	}
 	req := g.request(ctx, inv, &c, out)
-	ans, err := g.sh.approver.Approve(ctx, req)
+	reply, err := g.sh.approver.Approve(ctx, req)
 	if err != nil {
 		return g.finish(entry, false, byUser, out.Rule, "approval failed: "+err.Error())
 	}
-	switch ans {
+	switch reply.Answer {
 	case AllowOnce:
 	case AllowSession:
 		if !dangerous {
@@ -269,7 +269,11 @@ func (g *Gate) Authorize(ctx context.Context, inv tools.Invocation) tools.Verdic
 			g.save(inv, out.Suggest)
 		}
 	default:
-		return g.finish(entry, false, byUser, out.Rule, "denied by the user")
+		msg := "denied by the user"
+		if reply.Reason != "" {
+			msg += ": " + reply.Reason
+		}
+		return g.finish(entry, false, byUser, out.Rule, msg)
 	}
 	return g.finish(entry, true, byUser, out.Rule, "")
 }
@@ -330,9 +334,17 @@ func (g *Gate) request(ctx context.Context, inv tools.Invocation, c *call, out O
 		Reason:    inv.Reason,
 		Dangerous: len(out.Dangerous) > 0,
 	}
+	// A dangerous answer covers this one call only, and "always" needs
+	// somewhere to save the rule.
+	req.Choices = []Answer{AllowOnce}
 	if !req.Dangerous {
 		req.Rules = out.Suggest
+		req.Choices = append(req.Choices, AllowSession)
+		if g.sh.saveRule != nil && len(out.Suggest) > 0 {
+			req.Choices = append(req.Choices, AllowAlways)
+		}
 	}
+	req.Choices = append(req.Choices, DenyAnswer)
 	if pv, ok := inv.Tool.(tools.Previewer); ok {
 		if prev, err := pv.Preview(ctx, inv.Env, inv.Args); err == nil {
 			req.Preview = prev

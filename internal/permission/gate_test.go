@@ -350,8 +350,8 @@ func TestGateHonoursContext(t *testing.T) {
 }
 
 func TestGateApproverError(t *testing.T) {
-	g := NewGate(GateOptions{Workspace: t.TempDir(), Approver: ApproverFunc(func(context.Context, Request) (Answer, error) {
-		return "", errors.New("terminal closed")
+	g := NewGate(GateOptions{Workspace: t.TempDir(), Approver: ApproverFunc(func(context.Context, Request) (Reply, error) {
+		return Reply{}, errors.New("terminal closed")
 	})})
 	v := g.Authorize(context.Background(), bashInv("npm install"))
 	if v.Allow || !strings.Contains(v.Message, "terminal closed") {
@@ -359,26 +359,140 @@ func TestGateApproverError(t *testing.T) {
 	}
 }
 
-func TestEventApprover(t *testing.T) {
-	var rec events.Recorder
-	ap := EventApprover{Publish: func(e events.Event) {
-		rec.Publish(e)
-		if e.Type == events.ApprovalRequest {
-			e.Approval.Reply <- "allow_session"
+// frontEnd answers approval requests from the event stream the way a
+// front end does: by id, through the broker.
+type frontEnd struct {
+	mu     sync.Mutex
+	events []events.Event
+	answer func(a *events.Approval) (choice, reason string)
+	broker *Broker
+	errs   []error
+}
+
+func (f *frontEnd) Publish(e events.Event) {
+	f.mu.Lock()
+	f.events = append(f.events, e)
+	answer := f.answer
+	f.mu.Unlock()
+	if e.Type == events.ApprovalRequest && answer != nil {
+		choice, reason := answer(e.Approval)
+		// Answer from another goroutine, as a UI or a stdin reader does.
+		go func() {
+			if err := f.broker.Answer(e.Approval.ID, choice, reason); err != nil {
+				f.mu.Lock()
+				f.errs = append(f.errs, err)
+				f.mu.Unlock()
+			}
+		}()
+	}
+}
+
+func (f *frontEnd) set(answer func(a *events.Approval) (choice, reason string)) {
+	f.mu.Lock()
+	f.answer = answer
+	f.mu.Unlock()
+}
+
+func (f *frontEnd) of(typ events.Type) []events.Event {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []events.Event
+	for _, e := range f.events {
+		if e.Type == typ {
+			out = append(out, e)
 		}
-	}}
-	g := NewGate(GateOptions{Approver: ap, Workspace: t.TempDir()})
-	if v := g.Authorize(context.Background(), bashInv("npm install")); !v.Allow {
+	}
+	return out
+}
+
+func TestBrokerCarriesApprovalsOnTheEventStream(t *testing.T) {
+	fe := &frontEnd{}
+	fe.broker = NewBroker(fe.Publish)
+	g := NewGate(GateOptions{Approver: fe.broker, Workspace: t.TempDir(),
+		SaveRule: func(string, string) error { return nil }})
+	ctx := context.Background()
+
+	fe.set(func(*events.Approval) (string, string) { return "allow_session", "" })
+	if v := g.Authorize(ctx, bashInv("npm install")); !v.Allow {
 		t.Fatal(v.Message)
 	}
-	if v := g.Authorize(context.Background(), bashInv("npm install left-pad")); !v.Allow {
+	if v := g.Authorize(ctx, bashInv("npm install left-pad")); !v.Allow {
 		t.Fatal(v.Message)
 	}
-	evs := rec.Events()
-	if len(evs) != 1 || evs[0].Approval.Subject != "npm install" || evs[0].Session != "s1" {
-		t.Fatalf("events %+v", evs)
+	reqs := fe.of(events.ApprovalRequest)
+	if len(reqs) != 1 || reqs[0].Approval.Subject != "npm install" || reqs[0].Session != "s1" || reqs[0].Approval.ID == "" {
+		t.Fatalf("requests %+v", reqs)
+	}
+	if got := strings.Join(reqs[0].Approval.Choices, ","); got != "allow,allow_session,allow_always,deny" {
+		t.Fatalf("choices %s", got)
+	}
+	// Deny with a reason: the model is told why.
+	fe.set(func(*events.Approval) (string, string) { return "deny", "use pnpm" })
+	if v := g.Authorize(ctx, bashInv("yarn add x")); v.Allow || v.Message != "denied by the user: use pnpm" {
+		t.Fatalf("deny: %+v", v)
+	}
+	// A dangerous request offers no standing answer; offering one is refused.
+	fe.set(func(a *events.Approval) (string, string) {
+		if strings.Join(a.Choices, ",") != "allow,deny" {
+			t.Errorf("dangerous choices %v", a.Choices)
+		}
+		if err := fe.broker.Answer(a.ID, "allow_always", ""); err == nil {
+			t.Error("allow_always accepted for a dangerous request")
+		}
+		return "allow", ""
+	})
+	if v := g.Authorize(ctx, bashInv("rm -rf build")); !v.Allow {
+		t.Fatalf("dangerous once: %+v", v)
+	}
+	if res := fe.of(events.ApprovalResolved); len(res) != 3 || res[2].Approval.Choice != "allow" {
+		t.Fatalf("resolved %+v", res)
+	}
+	if err := fe.broker.Answer("ap-99", "allow", ""); err == nil {
+		t.Fatal("unknown id accepted")
 	}
 	if _, err := ParseAnswer("maybe"); err == nil {
 		t.Fatal("ParseAnswer accepted maybe")
+	}
+}
+
+func TestBrokerWithdrawsAndCloses(t *testing.T) {
+	fe := &frontEnd{}
+	fe.broker = NewBroker(fe.Publish)
+	g := NewGate(GateOptions{Approver: fe.broker, Workspace: t.TempDir()})
+
+	// Nobody answers; the call is cancelled: the request is withdrawn.
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan tools.Verdict)
+	go func() { done <- g.Authorize(ctx, bashInv("npm install")) }()
+	waitFor(t, func() bool { return len(fe.broker.Pending()) == 1 })
+	cancel()
+	if v := <-done; v.Allow {
+		t.Fatal("allowed after cancel")
+	}
+	res := fe.of(events.ApprovalResolved)
+	if len(res) != 1 || res[0].Approval.Choice != "" || len(fe.broker.Pending()) != 0 {
+		t.Fatalf("withdrawn: %+v", res)
+	}
+
+	// Close denies what waits and everything after it.
+	go func() { done <- g.Authorize(context.Background(), bashInv("npm install a")) }()
+	waitFor(t, func() bool { return len(fe.broker.Pending()) == 1 })
+	fe.broker.Close("stdin closed")
+	if v := <-done; v.Allow || v.Message != "denied by the user: stdin closed" {
+		t.Fatalf("closed: %+v", v)
+	}
+	if v := g.Authorize(context.Background(), bashInv("npm install b")); v.Allow || !strings.Contains(v.Message, "stdin closed") {
+		t.Fatalf("after close: %+v", v)
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached")
+		}
+		time.Sleep(time.Millisecond)
 	}
 }

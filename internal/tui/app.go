@@ -1,7 +1,8 @@
 // Package tui is Reasonix's interactive front end: a tview application with
 // a streaming transcript, a multi-line composer, a status line and overlays
 // for tool approvals and plans. It only renders the event stream and sends
-// commands to the orchestrator; nothing below cmd imports it.
+// commands through a small [Engine] interface; it never sees the
+// coordinator, and nothing below cmd imports it.
 //
 // Concurrency: tview widgets belong to the UI goroutine. Every other
 // goroutine (sessions publishing events, the gate asking for approval, the
@@ -23,9 +24,8 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
-	"github.com/reasonix/reasonix/orchestrator"
+	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/providers"
-	"github.com/reasonix/reasonix/skills"
 )
 
 // Options configure an App. The zero value draws on the terminal.
@@ -33,10 +33,9 @@ type Options struct {
 	// Screen is where the UI draws; nil opens the terminal. Tests pass a
 	// tcell.SimulationScreen.
 	Screen tcell.Screen
-	// EditPlan edits a plan's JSON for the plan overlay's Edit; nil runs
-	// orchestrator.EditPlan with the user's editor while the UI is
-	// suspended.
-	EditPlan func(ctx context.Context, draft []byte) (orchestrator.Plan, []byte, error)
+	// EditPlan edits a plan's JSON for the plan overlay's Edit, in the
+	// user's editor while the UI is suspended; nil offers no editing.
+	EditPlan func(ctx context.Context, draft []byte) (events.Plan, []byte, error)
 	// Frame is the shortest time between two redraws; 0 means 33ms.
 	Frame time.Duration
 	// MaxLines bounds the transcript kept in memory; 0 means 20000.
@@ -45,20 +44,37 @@ type Options struct {
 	Version string
 }
 
-// Backend is what the TUI drives. Run owns Conversation and closes it.
-type Backend struct {
-	Coordinator *orchestrator.Coordinator
-	// Conversation is the long-lived executor session chat turns and /goal
-	// share, so they share one cache-stable prefix.
-	Conversation *orchestrator.Conversation
-	// Skills is the discovered catalog; nil offers no skill commands.
-	Skills *skills.Catalog
+// Engine is what the TUI drives: the commands a person gives, and a
+// subscription to the event stream it renders (orchestrator.Engine
+// implements it). Every method but Subscribe and Answer may block for the
+// length of a turn; the TUI calls those from a worker goroutine and
+// cancels their context to interrupt.
+type Engine interface {
+	// Subscribe delivers events to s until the returned function is called.
+	Subscribe(s events.Sink) (unsubscribe func())
+	// Send runs one turn: chat text, or "/name args" for a command the
+	// engine lists in Commands.
+	Send(ctx context.Context, text string) error
+	// Plan plans text read-only, asks about the plan, then executes it.
+	Plan(ctx context.Context, text string) error
+	// Goal pursues text over several turns until it is done.
+	Goal(ctx context.Context, text string) error
+	CurrentGoal() (events.GoalState, bool, error)
+	ClearGoal() error
+	// NewConversation starts a fresh conversation (/clear).
+	NewConversation() error
+	// Commands are the slash commands Send understands (skills).
+	Commands() []events.Command
+	// Answer answers the approval request id with one of its choices.
+	Answer(id, choice, reason string) error
+	// Close ends the engine's conversation once no turn is running.
+	Close()
 }
 
-// App is the interactive front end. It is an events.Sink and a
-// permission.Approver; PlanApprover returns its orchestrator.PlanApprover.
-// Publish and Approve may be called from any goroutine, before or during
-// Run.
+// App is the interactive front end. It is an events.Sink (it subscribes
+// itself to its engine in Run) and answers approval requests from the
+// stream through Engine.Answer; PlanApprover returns what asks about
+// plans. Publish may be called from any goroutine, before or during Run.
 type App struct {
 	opts Options
 	app  *tview.Application
@@ -76,7 +92,7 @@ type App struct {
 	busy  atomic.Bool   // a turn is in flight; the pump ticks the status line
 
 	// The fields below belong to the UI goroutine.
-	be        Backend
+	eng       Engine
 	ctx       context.Context
 	cancel    context.CancelFunc // cancels the in-flight work; nil when idle
 	workDone  chan struct{}
@@ -89,8 +105,10 @@ type App struct {
 	rs        renderState
 	usage     providers.Usage
 	model     string
-	goal      *orchestrator.GoalState
+	goal      *events.GoalState
 	goalBusy  bool
+	// approvals close the overlay of each open approval request, by id.
+	approvals map[string]func()
 }
 
 const (
@@ -115,6 +133,8 @@ func New(opts Options) *App {
 		wake: make(chan struct{}, 1),
 		done: make(chan struct{}),
 		rs:   newRenderState(),
+
+		approvals: map[string]func(){},
 	}
 	a.transcript = tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetWordWrap(true).
 		SetScrollable(true).SetMaxLines(opts.MaxLines)
@@ -141,13 +161,15 @@ func New(opts Options) *App {
 // Run shows the UI and returns when the user quits (nil) or ctx ends
 // (ctx.Err()). The terminal is restored on every path out, panics
 // included.
-func (a *App) Run(parent context.Context, be Backend) (err error) {
-	if be.Coordinator == nil || be.Conversation == nil {
-		return errors.New("tui: no coordinator or conversation")
+func (a *App) Run(parent context.Context, eng Engine) (err error) {
+	if eng == nil {
+		return errors.New("tui: no engine")
 	}
 	ctx, stopAll := context.WithCancel(parent)
 	defer stopAll()
-	a.be, a.ctx = be, ctx
+	a.eng, a.ctx = eng, ctx
+	unsubscribe := eng.Subscribe(a)
+	defer unsubscribe()
 	if a.opts.Screen != nil {
 		a.app.SetScreen(a.opts.Screen)
 	}
@@ -172,7 +194,7 @@ func (a *App) Run(parent context.Context, be Backend) (err error) {
 	close(a.done)
 	stopAll()
 	a.finishWork()
-	a.be.Conversation.Close()
+	a.eng.Close()
 	if err != nil {
 		return fmt.Errorf("tui: %w", err)
 	}
@@ -267,9 +289,9 @@ func (a *App) welcome() {
 		v = " " + v
 	}
 	a.line(fmt.Sprintf("[::b]Reasonix%s[::-] [gray]· Enter sends · Ctrl-J or Alt-Enter newline · /help · Ctrl-C cancels · Ctrl-D quits[-]", tview.Escape(v)))
-	if st, ok, err := a.be.Coordinator.CurrentGoal(); err == nil && ok {
+	if st, ok, err := a.eng.CurrentGoal(); err == nil && ok {
 		a.goal = &st
-		if st.Status == orchestrator.GoalActive {
+		if st.Status == events.GoalActive {
 			a.line(fmt.Sprintf("[yellow]a saved goal is active:[-] %s [gray](/goal shows it, /goal clear forgets it)[-]", tview.Escape(oneLine(st.Goal, 100))))
 		}
 	}
@@ -304,7 +326,7 @@ func (a *App) startWork(label string, f func(ctx context.Context) error) {
 			case err == nil:
 			case interrupted:
 				a.line("[gray]interrupted[-]")
-			case errors.Is(err, orchestrator.ErrPlanRejected):
+			case errors.Is(err, events.ErrPlanRejected):
 				a.line("[yellow]plan rejected; nothing was changed[-]")
 			default:
 				a.line("[red]error:[-] " + tview.Escape(err.Error()))
@@ -395,7 +417,7 @@ func (a *App) updateStatus() {
 	parts = append(parts, fmt.Sprintf("tokens %s in (%s cached) %s out", count(u.PromptTokens), count(u.CacheHitTokens), count(u.CompletionTokens)))
 	if g := a.goal; g != nil {
 		s := "goal " + g.Status
-		if g.Status == orchestrator.GoalActive && a.goalBusy && g.MaxTurns > 0 {
+		if g.Status == events.GoalActive && a.goalBusy && g.MaxTurns > 0 {
 			s = fmt.Sprintf("goal turn %d/%d", g.Turns+1, g.MaxTurns)
 		} else if g.Turns > 0 {
 			s += fmt.Sprintf(" (%d turns)", g.Turns)

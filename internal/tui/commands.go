@@ -7,9 +7,8 @@ import (
 
 	"github.com/rivo/tview"
 
-	"github.com/reasonix/reasonix/orchestrator"
+	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/providers"
-	"github.com/reasonix/reasonix/skills"
 )
 
 // helpText lists the commands and keys; skills are appended.
@@ -57,12 +56,17 @@ func (a *App) submit(text string) {
 			return
 		}
 		a.startWork("plan", func(ctx context.Context) error {
-			_, err := a.be.Coordinator.PlanThenExecute(ctx, args)
-			return err
+			return a.eng.Plan(ctx, args)
 		})
 	default:
-		if s, ok := a.skill(name); ok {
-			a.runSkill(s, args)
+		if a.command(name) {
+			text := "/" + name
+			if args != "" {
+				text += " " + args
+			}
+			a.startWork("/"+name, func(ctx context.Context) error {
+				return a.eng.Send(ctx, text)
+			})
 			return
 		}
 		a.note(fmt.Sprintf("unknown command /%s; /help lists the commands", name))
@@ -71,21 +75,16 @@ func (a *App) submit(text string) {
 
 // chat sends one turn to the conversation.
 func (a *App) chat(text string) {
-	conv := a.be.Conversation
 	a.startWork("chat", func(ctx context.Context) error {
-		_, err := conv.Send(ctx, text)
-		return err
+		return a.eng.Send(ctx, text)
 	})
 }
 
 func (a *App) help() {
 	a.line(helpText)
-	if a.be.Skills == nil {
-		return
-	}
 	var names []string
-	for _, s := range a.be.Skills.List() {
-		names = append(names, "/"+s.Name)
+	for _, c := range a.eng.Commands() {
+		names = append(names, "/"+c.Name)
 	}
 	if len(names) > 0 {
 		a.line("[::b]skills[::-]\n  " + tview.Escape(strings.Join(names, " ")))
@@ -99,13 +98,10 @@ func (a *App) clear() {
 		a.note("still working; press Ctrl-C first")
 		return
 	}
-	conv, err := a.be.Coordinator.Converse()
-	if err != nil {
+	if err := a.eng.NewConversation(); err != nil {
 		a.line("[red]error:[-] " + tview.Escape(err.Error()))
 		return
 	}
-	a.be.Conversation.Close()
-	a.be.Conversation = conv
 	a.transcript.Clear()
 	a.rs = newRenderState()
 	a.usage = providers.Usage{}
@@ -116,7 +112,7 @@ func (a *App) clear() {
 func (a *App) goalCommand(args string) {
 	switch args {
 	case "":
-		st, ok, err := a.be.Coordinator.CurrentGoal()
+		st, ok, err := a.eng.CurrentGoal()
 		switch {
 		case err != nil:
 			a.line("[red]error:[-] " + tview.Escape(err.Error()))
@@ -131,36 +127,30 @@ func (a *App) goalCommand(args string) {
 			a.note("a goal is running; press Ctrl-C first")
 			return
 		}
-		if err := a.be.Coordinator.ClearGoal(); err != nil {
+		if err := a.eng.ClearGoal(); err != nil {
 			a.line("[red]error:[-] " + tview.Escape(err.Error()))
 			return
 		}
 		a.goal = nil
 		a.note("goal cleared")
 	default:
-		conv := a.be.Conversation
 		if a.cancel != nil {
 			a.note("still working on " + a.workLabel + "; wait, or press Ctrl-C to cancel it")
 			return
 		}
 		a.goalBusy = true
-		a.goal = &orchestrator.GoalState{Goal: args, Status: orchestrator.GoalActive}
+		a.goal = &events.GoalState{Goal: args, Status: events.GoalActive}
+		// The goal's saved states arrive as GoalUpdate events.
 		a.startWork("goal", func(ctx context.Context) error {
-			res, err := conv.Goal(ctx, args)
-			a.post(func() {
-				a.goalBusy = false
-				st := res.GoalState
-				if st.Goal != "" {
-					a.goal = &st
-				}
-			})
+			err := a.eng.Goal(ctx, args)
+			a.post(func() { a.goalBusy = false })
 			return err
 		})
 	}
 }
 
 // goalSummary describes a saved goal.
-func goalSummary(st orchestrator.GoalState) string {
+func goalSummary(st events.GoalState) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[::b]goal[::-] %s\n  status %s after %d of at most %d turns", tview.Escape(st.Goal), st.Status, st.Turns, st.MaxTurns)
 	if st.Reason != "" {
@@ -172,31 +162,12 @@ func goalSummary(st orchestrator.GoalState) string {
 	return b.String()
 }
 
-// skill looks up a discovered skill by name.
-func (a *App) skill(name string) (skills.Skill, bool) {
-	if a.be.Skills == nil {
-		return skills.Skill{}, false
+// command reports whether the engine runs /name (a skill).
+func (a *App) command(name string) bool {
+	for _, c := range a.eng.Commands() {
+		if c.Name == name {
+			return true
+		}
 	}
-	return a.be.Skills.Get(name)
-}
-
-// runSkill runs a skill: a runAs=subagent skill in its own session, an
-// inline one as a turn of the conversation, so its instructions join the
-// history like any other request.
-func (a *App) runSkill(s skills.Skill, args string) {
-	coord, conv := a.be.Coordinator, a.be.Conversation
-	a.startWork("/"+s.Name, func(ctx context.Context) error {
-		if s.RunAs == skills.RunSubagent {
-			// Its session has no parent, so its answer streams like a
-			// chat answer.
-			_, err := coord.RunSkill(ctx, s.Name, args)
-			return err
-		}
-		prompt, err := coord.SkillPrompt(s.Name, args)
-		if err != nil {
-			return err
-		}
-		_, err = conv.Send(ctx, prompt)
-		return err
-	})
+	return false
 }

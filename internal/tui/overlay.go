@@ -4,15 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"reflect"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
-	"github.com/reasonix/reasonix/internal/permission"
-	"github.com/reasonix/reasonix/orchestrator"
+	"github.com/reasonix/reasonix/events"
 )
 
 // errClosed is returned to a caller waiting on an overlay when the UI
@@ -107,41 +105,43 @@ func ask[T any](ctx context.Context, a *App, show func(reply func(T)) (closeFn f
 	}
 }
 
-// Approve implements permission.Approver: it shows the request in an
-// overlay and blocks the calling goroutine until the person answers or
-// ctx ends.
-func (a *App) Approve(ctx context.Context, req permission.Request) (permission.Answer, error) {
-	return ask(ctx, a, func(reply func(permission.Answer)) func() {
-		return a.showApproval(req, reply)
-	})
+// approvalKeys map keys to the choices of an approval request; a key
+// whose choice the request does not offer does nothing (a dangerous call
+// offers no standing answer).
+var approvalKeys = []struct {
+	runes  string
+	choice string
+	label  string
+}{
+	{"yY1", events.ChoiceAllow, "[::b]y[::-]/1 allow once"},
+	{"sS2", events.ChoiceAllowSession, "[::b]s[::-]/2 this session"},
+	{"aA3", events.ChoiceAllowAlways, "[::b]a[::-]/3 always"},
+	{"nN4", events.ChoiceDeny, "[::b]n[::-]/4/Esc deny"},
 }
 
-// approvalKeys maps keys to answers; always-allow is left out for a
-// dangerous request because its answer only ever covers one call.
-func approvalKey(ev *tcell.EventKey, dangerous bool) (permission.Answer, bool) {
+// approvalChoice is the choice a key gives for req, if any.
+func approvalChoice(ev *tcell.EventKey, req *events.Approval) (string, bool) {
 	if ev.Key() == tcell.KeyEscape {
-		return permission.DenyAnswer, true
+		return events.ChoiceDeny, req.Offers(events.ChoiceDeny)
 	}
 	if ev.Key() != tcell.KeyRune {
 		return "", false
 	}
-	switch ev.Rune() {
-	case 'y', 'Y', '1':
-		return permission.AllowOnce, true
-	case 's', 'S', '2':
-		return permission.AllowSession, true
-	case 'a', 'A', '3':
-		if !dangerous {
-			return permission.AllowAlways, true
+	for _, k := range approvalKeys {
+		if strings.ContainsRune(k.runes, ev.Rune()) && req.Offers(k.choice) {
+			return k.choice, true
 		}
-	case 'n', 'N', '4':
-		return permission.DenyAnswer, true
 	}
 	return "", false
 }
 
-// showApproval renders a permission request. UI goroutine only.
-func (a *App) showApproval(req permission.Request, reply func(permission.Answer)) func() {
+// openApproval shows an approval request from the event stream; a key
+// answers it through the engine. UI goroutine only.
+func (a *App) openApproval(e events.Event) {
+	req := e.Approval
+	if _, open := a.approvals[req.ID]; open {
+		return
+	}
 	var b strings.Builder
 	field := func(k, v string) {
 		if strings.TrimSpace(v) != "" {
@@ -152,8 +152,8 @@ func (a *App) showApproval(req permission.Request, reply func(permission.Answer)
 		b.WriteString("[white:red:b] DANGEROUS [-:-:-] [red]this answer covers this one call only[-]\n")
 	}
 	field("tool", req.Tool)
-	if req.Role != "" && req.Role != "executor" {
-		field("asked by", req.Role+" "+req.Session)
+	if e.Role != "" && e.Role != "executor" {
+		field("asked by", e.Role+" "+e.Session)
 	}
 	if req.Command != "" {
 		field("command", req.Command)
@@ -162,7 +162,7 @@ func (a *App) showApproval(req permission.Request, reply func(permission.Answer)
 	}
 	field("reason", oneLine(req.Reason, 400))
 	field("impact", req.Impact)
-	if !req.Dangerous && len(req.Rules) > 0 {
+	if req.Offers(events.ChoiceAllowAlways) && len(req.Rules) > 0 {
 		field("always", "saves "+strings.Join(req.Rules, ", "))
 	}
 	for _, p := range req.Preview {
@@ -170,20 +170,34 @@ func (a *App) showApproval(req permission.Request, reply func(permission.Answer)
 		b.WriteString(diffMarkup(p.Diff))
 	}
 	text := strings.TrimRight(b.String(), "\n")
-	keys := "[::b]y[::-]/1 allow once  [::b]s[::-]/2 this session  "
-	if !req.Dangerous {
-		keys += "[::b]a[::-]/3 always  "
+	var keys []string
+	for _, k := range approvalKeys {
+		if req.Offers(k.choice) {
+			keys = append(keys, k.label)
+		}
 	}
-	keys += "[::b]n[::-]/4/Esc deny"
 	body := newOverlayText(text)
 	body.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
-		if ans, ok := approvalKey(ev, req.Dangerous); ok {
-			reply(ans)
-			return nil
+		choice, ok := approvalChoice(ev, req)
+		if !ok {
+			return ev // arrows and page keys scroll the preview
 		}
-		return ev // arrows and page keys scroll the preview
+		if err := a.eng.Answer(req.ID, choice, ""); err != nil {
+			a.note("approval: " + err.Error())
+		}
+		a.closeApproval(req.ID)
+		return nil
 	})
-	return a.showOverlay("approve "+req.Tool+"?", body, newOverlayText(keys), strings.Count(text, "\n")+1)
+	a.approvals[req.ID] = a.showOverlay("approve "+req.Tool+"?", body, newOverlayText(strings.Join(keys, "  ")), strings.Count(text, "\n")+1)
+}
+
+// closeApproval removes the overlay of request id, answered here or
+// elsewhere, or withdrawn. UI goroutine only.
+func (a *App) closeApproval(id string) {
+	if closeFn, ok := a.approvals[id]; ok {
+		delete(a.approvals, id)
+		closeFn()
+	}
 }
 
 // diffMarkup colours a unified diff.
@@ -207,31 +221,37 @@ func diffMarkup(diff string) string {
 	return b.String()
 }
 
-// PlanApprover returns the orchestrator.PlanApprover that asks about plans
-// in an overlay.
-func (a *App) PlanApprover() orchestrator.PlanApprover { return planApprover{a} }
+// PlanApprover asks a person about a plan before it runs; it has the
+// method set of events.PlanApprover.
+type PlanApprover interface {
+	Approve(ctx context.Context, p events.Plan) (events.Plan, events.PlanDecision, error)
+}
+
+// PlanApprover returns the PlanApprover that asks about plans in an
+// overlay.
+func (a *App) PlanApprover() PlanApprover { return planApprover{a} }
 
 type planApprover struct{ a *App }
 
 type planAnswer struct {
-	plan orchestrator.Plan
-	d    orchestrator.PlanDecision
+	plan events.Plan
+	d    events.PlanDecision
 }
 
 // Approve shows the plan with Approve / Edit / Reject and blocks until the
 // person decides or ctx ends.
-func (p planApprover) Approve(ctx context.Context, plan orchestrator.Plan) (orchestrator.Plan, orchestrator.PlanDecision, error) {
+func (p planApprover) Approve(ctx context.Context, plan events.Plan) (events.Plan, events.PlanDecision, error) {
 	ans, err := ask(ctx, p.a, func(reply func(planAnswer)) func() {
 		return p.a.showPlan(ctx, plan, reply)
 	})
 	if err != nil {
-		return plan, orchestrator.PlanReject, err
+		return plan, events.PlanReject, err
 	}
 	return ans.plan, ans.d, nil
 }
 
 // showPlan renders a plan for approval. UI goroutine only.
-func (a *App) showPlan(ctx context.Context, plan orchestrator.Plan, reply func(planAnswer)) func() {
+func (a *App) showPlan(ctx context.Context, plan events.Plan, reply func(planAnswer)) func() {
 	text := strings.TrimRight(tview.Escape(plan.Markdown()), "\n")
 	body := newOverlayText(text)
 	const keyText = "[::b]a[::-] approve  [::b]e[::-] edit  [::b]r[::-]/Esc reject"
@@ -239,7 +259,7 @@ func (a *App) showPlan(ctx context.Context, plan orchestrator.Plan, reply func(p
 	var draft []byte // the last edit that did not validate, to fix in the editor
 	body.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
 		if ev.Key() == tcell.KeyEscape {
-			reply(planAnswer{plan, orchestrator.PlanReject})
+			reply(planAnswer{plan, events.PlanReject})
 			return nil
 		}
 		if ev.Key() != tcell.KeyRune {
@@ -247,9 +267,9 @@ func (a *App) showPlan(ctx context.Context, plan orchestrator.Plan, reply func(p
 		}
 		switch ev.Rune() {
 		case 'a', 'A', 'y':
-			reply(planAnswer{plan, orchestrator.PlanApprove})
+			reply(planAnswer{plan, events.PlanApprove})
 		case 'r', 'R', 'n':
-			reply(planAnswer{plan, orchestrator.PlanReject})
+			reply(planAnswer{plan, events.PlanReject})
 		case 'e', 'E':
 			if draft == nil {
 				draft = plan.JSON()
@@ -265,7 +285,7 @@ func (a *App) showPlan(ctx context.Context, plan orchestrator.Plan, reply func(p
 				draft = nil
 				keys.SetText("[yellow]the plan was not changed[-]  " + keyText)
 			default:
-				reply(planAnswer{edited, orchestrator.PlanEdit})
+				reply(planAnswer{edited, events.PlanEdit})
 			}
 		default:
 			return ev
@@ -277,18 +297,13 @@ func (a *App) showPlan(ctx context.Context, plan orchestrator.Plan, reply func(p
 
 // editPlan runs the editor with the UI suspended, so the editor owns the
 // terminal until it exits.
-func (a *App) editPlan(ctx context.Context, draft []byte) (orchestrator.Plan, []byte, error) {
+func (a *App) editPlan(ctx context.Context, draft []byte) (events.Plan, []byte, error) {
 	edit := a.opts.EditPlan
 	if edit == nil {
-		edit = func(ctx context.Context, draft []byte) (orchestrator.Plan, []byte, error) {
-			return orchestrator.EditPlan(ctx, draft, orchestrator.PlanEditor{
-				Command: orchestrator.EditorCommand(os.Getenv),
-				Stdin:   os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-			})
-		}
+		return events.Plan{}, draft, errors.New("no plan editor is configured")
 	}
 	var (
-		p     orchestrator.Plan
+		p     events.Plan
 		saved = draft
 		err   = errors.New("could not hand the terminal to the editor")
 	)

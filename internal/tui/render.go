@@ -8,7 +8,6 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/reasonix/reasonix/events"
-	"github.com/reasonix/reasonix/orchestrator"
 	"github.com/reasonix/reasonix/roles"
 )
 
@@ -93,8 +92,17 @@ func (a *App) render(e events.Event) {
 		}
 		return
 	case events.ApprovalRequest:
-		// This App is the gate's Approver; the event form is for front
-		// ends that answer through the stream.
+		if e.Approval != nil {
+			a.openApproval(e)
+		}
+		return
+	case events.ApprovalResolved:
+		if e.Approval != nil {
+			a.closeApproval(e.Approval.ID)
+		}
+		return
+	case events.GoalUpdate:
+		a.goal = e.Goal
 		return
 	}
 	a.endStream()
@@ -133,9 +141,6 @@ func (a *App) render(e events.Event) {
 		a.planLine(e)
 	case events.Notice:
 		a.line(prefix + "[yellow]note:[-] " + tview.Escape(e.Text))
-		if !worker && strings.HasPrefix(e.Text, "goal ") {
-			a.refreshGoal()
-		}
 	case events.Error:
 		a.line(prefix + "[red]error:[-] " + tview.Escape(e.Error))
 	case events.Done:
@@ -195,9 +200,9 @@ func todoLine(t events.Todo) string {
 // planLine summarises a ready plan in the transcript; the overlay shows it
 // whole.
 func (a *App) planLine(e events.Event) {
-	p, err := orchestrator.ParsePlan(e.Plan)
-	if err != nil {
-		a.line("[yellow]plan ready[-] (unreadable: " + tview.Escape(err.Error()) + ")")
+	p := e.Plan
+	if p == nil {
+		a.line("[yellow]plan ready[-]")
 		return
 	}
 	id := ""
@@ -207,14 +212,6 @@ func (a *App) planLine(e events.Event) {
 	a.line(fmt.Sprintf("[::b]plan:[::-] %s%s", tview.Escape(p.Goal), id))
 	for i, s := range p.Steps {
 		a.line(fmt.Sprintf("  %d. %s", i+1, tview.Escape(s.Title)))
-	}
-}
-
-// refreshGoal reloads the saved goal: the goal loop rewrites it after every
-// turn and announces each turn with a notice.
-func (a *App) refreshGoal() {
-	if st, ok, err := a.be.Coordinator.CurrentGoal(); err == nil && ok {
-		a.goal = &st
 	}
 }
 

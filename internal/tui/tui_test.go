@@ -21,11 +21,12 @@ import (
 // harness runs an App on a simulation screen against a coordinator whose
 // model replays turns.
 type harness struct {
-	t     *testing.T
-	app   *App
-	sim   tcell.SimulationScreen
-	model *scripted.Provider
-	ran   chan error
+	t      *testing.T
+	app    *App
+	broker *permission.Broker
+	sim    tcell.SimulationScreen
+	model  *scripted.Provider
+	ran    chan error
 }
 
 func start(t *testing.T, opts Options, turns ...scripted.Turn) *harness {
@@ -35,20 +36,22 @@ func start(t *testing.T, opts Options, turns ...scripted.Turn) *harness {
 	opts.Screen = h.sim
 	opts.Frame = time.Millisecond
 	h.app = New(opts)
+	hub := &events.Hub{}
+	h.broker = permission.NewBroker(hub.Publish)
 	coord := orchestrator.New(orchestrator.Runtime{
 		Workspace: t.TempDir(),
 		Resolve: func(string) (providers.Provider, string, error) {
 			return h.model, "sim-model", nil
 		},
 		Gate: tools.AllowAll{},
-		Sink: events.Serial(h.app),
+		Sink: events.Serial(hub),
 	})
-	conv, err := coord.Converse()
+	eng, err := orchestrator.NewEngine(coord, hub, h.broker)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() { h.ran <- h.app.Run(ctx, Backend{Coordinator: coord, Conversation: conv}) }()
+	go func() { h.ran <- h.app.Run(ctx, eng) }()
 	t.Cleanup(func() {
 		cancel()
 		select {
@@ -115,9 +118,9 @@ func (h *harness) key(k tcell.Key) { h.sim.InjectKey(k, 0, tcell.ModNone) }
 
 func (h *harness) rune(r rune) { h.sim.InjectKey(tcell.KeyRune, r, tcell.ModNone) }
 
-func tool(id, name string, args any) *events.Tool {
+func tool(id, name, subject string, args any) *events.Tool {
 	b, _ := json.Marshal(args)
-	return &events.Tool{CallID: id, Name: name, Args: b}
+	return &events.Tool{CallID: id, Name: name, Args: b, Subject: subject}
 }
 
 func TestEventsRender(t *testing.T) {
@@ -129,12 +132,12 @@ func TestEventsRender(t *testing.T) {
 	// A tag split across deltas must not style the transcript.
 	p(events.Event{Type: events.TextDelta, Session: "e-1", Text: "Colours like [red"})
 	p(events.Event{Type: events.TextDelta, Session: "e-1", Text: "] stay text.\n"})
-	start := tool("c1", "read_file", map[string]any{"path": "a.txt"})
+	start := tool("c1", "read_file", "a.txt", map[string]any{"path": "a.txt"})
 	p(events.Event{Type: events.ToolStart, Session: "e-1", Tool: start})
 	end := *start
 	end.Summary = "read a.txt (3 lines)"
 	p(events.Event{Type: events.ToolEnd, Session: "e-1", Tool: &end})
-	bad := tool("c2", "bash", map[string]any{"command": "false"})
+	bad := tool("c2", "bash", "false", map[string]any{"command": "false"})
 	bad.IsError, bad.Result = true, "Error: exit status 1\nmore"
 	p(events.Event{Type: events.ToolEnd, Session: "e-1", Tool: bad})
 	w := events.Event{Session: "x-abcdef12", Role: "explore", Parent: "e-1"}
@@ -142,7 +145,7 @@ func TestEventsRender(t *testing.T) {
 	p(w)
 	w.Type, w.Text = events.TextDelta, "worker prose is not the answer"
 	p(w)
-	w.Type, w.Text, w.Tool = events.ToolEnd, "", &events.Tool{CallID: "c3", Name: "grep", Args: json.RawMessage(`{"pattern":"TODO"}`), Summary: "2 matches"}
+	w.Type, w.Text, w.Tool = events.ToolEnd, "", &events.Tool{CallID: "c3", Name: "grep", Args: json.RawMessage(`{"pattern":"TODO"}`), Subject: "TODO", Summary: "2 matches"}
 	p(w)
 	w.Type, w.Tool = events.Done, nil
 	p(w)
@@ -194,7 +197,8 @@ func TestApprovalOverlayAnswers(t *testing.T) {
 	h := start(t, Options{})
 	req := permission.Request{Tool: "edit_file", Subject: "a.go", Reason: "fix the bug", Impact: "changes 1 file(s): +1 -1",
 		Preview: []tools.Preview{{Path: "a.go", Operation: "update", Diff: "--- a/a.go\n+++ b/a.go\n@@ -1 +1 @@\n-old line\n+new line\n", Added: 1, Removed: 1}},
-		Rules:   []string{"Edit(a.go)"}}
+		Rules:   []string{"Edit(a.go)"},
+		Choices: []permission.Answer{permission.AllowOnce, permission.AllowSession, permission.AllowAlways, permission.DenyAnswer}}
 	cases := []struct {
 		key  tcell.Key
 		r    rune
@@ -209,11 +213,11 @@ func TestApprovalOverlayAnswers(t *testing.T) {
 	for _, c := range cases {
 		got := make(chan permission.Answer, 1)
 		go func() {
-			a, err := h.app.Approve(context.Background(), req)
+			r, err := h.broker.Approve(context.Background(), req)
 			if err != nil {
 				t.Errorf("approve: %v", err)
 			}
-			got <- a
+			got <- r.Answer
 		}()
 		s := h.waitFor("approve edit_file?", "-old line", "+new line", "fix the bug", "a/3 always", "saves Edit(a.go)")
 		if strings.Contains(s, "DANGEROUS") {
@@ -232,20 +236,22 @@ func TestApprovalOverlayAnswers(t *testing.T) {
 	}
 
 	// Dangerous: no always-allow, and 'a' answers nothing.
-	danger := permission.Request{Tool: "bash", Command: "rm -rf build", Subject: "rm -rf build", Impact: "runs a shell command", Dangerous: true}
+	danger := permission.Request{Tool: "bash", Command: "rm -rf build", Subject: "rm -rf build", Impact: "runs a shell command", Dangerous: true,
+		Choices: []permission.Answer{permission.AllowOnce, permission.DenyAnswer}}
 	got := make(chan permission.Answer, 1)
 	go func() {
-		a, _ := h.app.Approve(context.Background(), danger)
-		got <- a
+		r, _ := h.broker.Approve(context.Background(), danger)
+		got <- r.Answer
 	}()
 	s := h.waitFor("DANGEROUS", "rm -rf build", "n/4/Esc deny")
-	if strings.Contains(s, "a/3 always") {
-		t.Errorf("always-allow offered for a dangerous request:\n%s", s)
+	if strings.Contains(s, "a/3 always") || strings.Contains(s, "this session") {
+		t.Errorf("a standing answer offered for a dangerous request:\n%s", s)
 	}
 	h.rune('a')
+	h.rune('s')
 	select {
 	case a := <-got:
-		t.Fatalf("'a' answered a dangerous request with %v", a)
+		t.Fatalf("'a' or 's' answered a dangerous request with %v", a)
 	case <-time.After(100 * time.Millisecond):
 	}
 	h.rune('y')
@@ -257,7 +263,7 @@ func TestApprovalOverlayAnswers(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
-		_, err := h.app.Approve(ctx, req)
+		_, err := h.broker.Approve(ctx, req)
 		errc <- err
 	}()
 	h.waitFor("approve edit_file?")

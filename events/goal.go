@@ -1,0 +1,52 @@
+package events
+
+import "time"
+
+// Goal states saved in GoalState.Status.
+const (
+	GoalActive  = "active"
+	GoalStopped = "stopped"
+	// GoalDone and GoalBlocked double as final states.
+)
+
+// Reasons a goal stops, in GoalState.Reason.
+const (
+	ReasonDone      = "done"
+	ReasonBlocked   = "blocked"
+	ReasonMaxTurns  = "max_turns"
+	ReasonCancelled = "cancelled"
+)
+
+// Goal statuses reported through goal_status.
+const (
+	GoalDone     = "done"
+	GoalBlocked  = "blocked"
+	GoalContinue = "continue"
+)
+
+// GoalReport is one goal_status call.
+type GoalReport struct {
+	Status   string `json:"status" jsonschema:"done: the goal is met; blocked: you cannot make progress without help; continue: progress made, more to do"`
+	Summary  string `json:"summary" jsonschema:"What was achieved, or what blocks you"`
+	Evidence string `json:"evidence,omitempty" jsonschema:"How you know: test output, files changed, commands run"`
+}
+
+// GoalState is the saved progress of a goal, rewritten after every turn so
+// a goal survives a restart, and published as GoalUpdate.
+type GoalState struct {
+	Goal     string `json:"goal"`
+	Status   string `json:"status"` // active | done | blocked | stopped
+	Reason   string `json:"reason,omitempty"`
+	Turns    int    `json:"turns"`
+	MaxTurns int    `json:"max_turns"`
+	// Last is the newest goal_status report; nil before the first.
+	Last *GoalReport `json:"last,omitempty"`
+	// BlockedCount counts blocked reports with the same normalised summary
+	// (BlockedKey).
+	BlockedCount int       `json:"blocked_count,omitempty"`
+	BlockedKey   string    `json:"blocked_key,omitempty"`
+	SessionID    string    `json:"session_id,omitempty"`
+	Transcript   string    `json:"transcript,omitempty"`
+	Started      time.Time `json:"started"`
+	Updated      time.Time `json:"updated"`
+}

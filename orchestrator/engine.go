@@ -1,0 +1,206 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/skills"
+)
+
+// Answerer answers approval requests by id: the permission broker.
+type Answerer interface {
+	Answer(id, choice, reason string) error
+}
+
+// Engine is the command side of the event stream: what every interactive
+// front end (the TUI, `run --input-format stream-json`, later editors and
+// the browser) sends back to the core. Front ends subscribe to events and
+// call these methods; none of them touches the coordinator. Turns share
+// one conversation, so they share one cache-stable prefix.
+type Engine struct {
+	c      *Coordinator
+	hub    *events.Hub
+	answer Answerer
+
+	mu      sync.Mutex
+	conv    *Conversation
+	running map[int]context.CancelFunc
+	next    int
+}
+
+// NewEngine opens a conversation on c. hub is the sink c publishes to;
+// answer receives approval answers (nil: every Answer fails, as in a run
+// that asks no one).
+func NewEngine(c *Coordinator, hub *events.Hub, answer Answerer) (*Engine, error) {
+	conv, err := c.Converse()
+	if err != nil {
+		return nil, err
+	}
+	return &Engine{c: c, hub: hub, answer: answer, conv: conv, running: map[int]context.CancelFunc{}}, nil
+}
+
+// Subscribe delivers every later event to s (and, to the first
+// subscriber, those published before it). It returns the unsubscribe
+// function.
+func (e *Engine) Subscribe(s events.Sink) func() {
+	if e.hub == nil {
+		return func() {}
+	}
+	return e.hub.Subscribe(s)
+}
+
+// track runs f under a context Interrupt can cancel.
+func (e *Engine) track(ctx context.Context, f func(context.Context) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	e.mu.Lock()
+	id := e.next
+	e.next++
+	e.running[id] = cancel
+	e.mu.Unlock()
+	defer func() {
+		e.mu.Lock()
+		delete(e.running, id)
+		e.mu.Unlock()
+	}()
+	return f(ctx)
+}
+
+func (e *Engine) conversation() *Conversation {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.conv
+}
+
+// Send runs one user turn: chat text, or "/name args" for a skill (a
+// subagent skill in its own session, an inline one as this turn's
+// instructions).
+func (e *Engine) Send(ctx context.Context, text string) error {
+	return e.track(ctx, func(ctx context.Context) error {
+		conv := e.conversation()
+		if name, args, ok := slashCommand(text); ok {
+			s, found := e.skill(name)
+			if !found {
+				return fmt.Errorf("unknown command /%s", name)
+			}
+			if s.RunAs == skills.RunSubagent {
+				_, err := e.c.RunSkill(ctx, s.Name, args)
+				return err
+			}
+			prompt, err := e.c.SkillPrompt(s.Name, args)
+			if err != nil {
+				return err
+			}
+			_, err = conv.Send(ctx, prompt)
+			return err
+		}
+		_, err := conv.Send(ctx, text)
+		return err
+	})
+}
+
+// slashCommand splits "/name args"; the name ends at white space.
+func slashCommand(text string) (name, args string, ok bool) {
+	t := strings.TrimSpace(text)
+	if !strings.HasPrefix(t, "/") || len(t) < 2 {
+		return "", "", false
+	}
+	name, args, _ = strings.Cut(t[1:], " ")
+	if i := strings.IndexAny(name, "\n\t"); i >= 0 {
+		name, args = name[:i], name[i+1:]+" "+args
+	}
+	return name, strings.TrimSpace(args), true
+}
+
+func (e *Engine) skill(name string) (skills.Skill, bool) {
+	if e.c.rt.Skills == nil {
+		return skills.Skill{}, false
+	}
+	s, ok := e.c.rt.Skills.Get(name)
+	if ok && e.c.rt.SkillAllow != nil && !e.c.rt.SkillAllow(s.Name) {
+		return skills.Skill{}, false
+	}
+	return s, ok
+}
+
+// Plan plans text read-only, asks the plan approver, then executes the
+// plan. A rejection returns events.ErrPlanRejected.
+func (e *Engine) Plan(ctx context.Context, text string) error {
+	if strings.TrimSpace(text) == "" {
+		return errors.New("plan: nothing to plan")
+	}
+	return e.track(ctx, func(ctx context.Context) error {
+		_, err := e.c.PlanThenExecute(ctx, text)
+		return err
+	})
+}
+
+// Goal pursues text inside the conversation until it is done, blocked,
+// out of turns or interrupted; each saved state is a GoalUpdate event.
+func (e *Engine) Goal(ctx context.Context, text string) error {
+	return e.track(ctx, func(ctx context.Context) error {
+		_, err := e.conversation().Goal(ctx, text)
+		return err
+	})
+}
+
+// CurrentGoal returns the saved goal, if any.
+func (e *Engine) CurrentGoal() (events.GoalState, bool, error) { return e.c.CurrentGoal() }
+
+// ClearGoal forgets the saved goal.
+func (e *Engine) ClearGoal() error { return e.c.ClearGoal() }
+
+// NewConversation replaces the conversation with a fresh session (a new
+// prefix and history). Call it between turns.
+func (e *Engine) NewConversation() error {
+	conv, err := e.c.Converse()
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	old := e.conv
+	e.conv = conv
+	e.mu.Unlock()
+	old.Close()
+	return nil
+}
+
+// Commands lists the slash commands the engine runs through Send.
+func (e *Engine) Commands() []events.Command {
+	if e.c.rt.Skills == nil {
+		return nil
+	}
+	var out []events.Command
+	for _, s := range e.c.rt.Skills.List() {
+		if e.c.rt.SkillAllow != nil && !e.c.rt.SkillAllow(s.Name) {
+			continue
+		}
+		out = append(out, events.Command{Name: s.Name, Description: s.Description, Source: "skill"})
+	}
+	return out
+}
+
+// Answer answers the approval request id (see events.Approval.Choices).
+func (e *Engine) Answer(id, choice, reason string) error {
+	if e.answer == nil {
+		return fmt.Errorf("no approval request %q: this run asks no one", id)
+	}
+	return e.answer.Answer(id, choice, reason)
+}
+
+// Interrupt cancels every running turn, plan or goal.
+func (e *Engine) Interrupt() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, cancel := range e.running {
+		cancel()
+	}
+}
+
+// Close closes the conversation; it waits for a running turn to end, so
+// interrupt first.
+func (e *Engine) Close() { e.conversation().Close() }
