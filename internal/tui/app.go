@@ -6,8 +6,8 @@
 //
 // Concurrency: tview widgets belong to the UI goroutine. Every other
 // goroutine (sessions publishing events, the gate asking for approval, the
-// turn runner) hands closures to post; one pump goroutine drains them in
-// batches through Application.QueueUpdateDraw, at most about 30 times a
+// turn runner) hands closures to post; one pump goroutine hands them to
+// the UI goroutine in batches (see handOver), at most about 30 times a
 // second, so a fast stream of deltas costs one redraw per frame rather than
 // one per delta.
 package tui
@@ -85,11 +85,12 @@ type App struct {
 	status     *tview.TextView
 	body       *tview.Flex
 
-	mu    sync.Mutex
-	queue []func()
-	wake  chan struct{}
-	done  chan struct{} // closed when Run returns
-	busy  atomic.Bool   // a turn is in flight; the pump ticks the status line
+	mu      sync.Mutex
+	queue   []func()
+	pending *pumpBatch // handed to the UI goroutine, not yet run
+	wake    chan struct{}
+	done    chan struct{} // closed when Run returns
+	busy    atomic.Bool   // a turn is in flight; the pump ticks the status line
 
 	// The fields below belong to the UI goroutine.
 	eng       Engine
@@ -174,14 +175,16 @@ func (a *App) Run(parent context.Context, eng Engine) (err error) {
 		a.app.SetScreen(a.opts.Screen)
 	}
 	a.post(a.welcome)
-	go a.pump()
-	go func() {
+	// Run owns both goroutines and waits for them once the UI is gone.
+	var bg sync.WaitGroup
+	bg.Go(a.pump)
+	bg.Go(func() {
 		select {
 		case <-ctx.Done():
 			a.app.Stop()
 		case <-a.done:
 		}
-	}()
+	})
 	defer func() {
 		// app.Run restores the terminal before re-panicking from its own
 		// goroutine; this covers a panic anywhere else on the way out.
@@ -192,6 +195,7 @@ func (a *App) Run(parent context.Context, eng Engine) (err error) {
 	}()
 	err = a.app.Run()
 	close(a.done)
+	bg.Wait()
 	stopAll()
 	a.finishWork()
 	a.eng.Close()
@@ -245,19 +249,9 @@ func (a *App) pump() {
 		a.queue = nil
 		a.mu.Unlock()
 		if len(batch) > 0 || a.busy.Load() {
-			// QueueUpdateDraw waits for the UI goroutine; once Run has
-			// returned nothing drains it, so check first.
-			select {
-			case <-a.done:
+			if !a.handOver(batch) {
 				return
-			default:
 			}
-			a.app.QueueUpdateDraw(func() {
-				for _, f := range batch {
-					f()
-				}
-				a.updateStatus()
-			})
 		}
 		t.Reset(tick)
 		select {
@@ -266,6 +260,76 @@ func (a *App) pump() {
 			return
 		}
 	}
+}
+
+// keyPump is the key event that tells the UI goroutine a batch is waiting.
+// No terminal sends it: tcell's keys end far below.
+const keyPump tcell.Key = 0x7ff0
+
+// maxPumpKeys bounds the keys sent for one batch, so that tview's event
+// queue (100 events) can never fill with them after its loop has ended.
+const maxPumpKeys = 5
+
+// pumpBatch is a batch of posted closures on its way to the UI goroutine;
+// ran is closed once they have run.
+type pumpBatch struct {
+	fns []func()
+	ran chan struct{}
+}
+
+// handOver runs batch on the UI goroutine and redraws, and waits until it
+// has; it returns false, with the batch dropped, when Run returns first.
+//
+// tview's QueueUpdateDraw cannot do this: it blocks until the event loop
+// runs the update, so an update queued just as the loop ends blocks its
+// caller forever (QueueUpdate too, and its update channel is not ours to
+// drain). A key event is fire and forget instead: the loop hands it to the
+// input capture, where pumpKey runs the batch, and tview redraws after a
+// key the capture consumed. Once the loop has ended the event is simply
+// never read. tview drops keys during a bracketed paste, so an unanswered
+// key is sent again, a few times at most.
+func (a *App) handOver(batch []func()) bool {
+	b := &pumpBatch{fns: batch, ran: make(chan struct{})}
+	a.mu.Lock()
+	a.pending = b
+	a.mu.Unlock()
+	resend := time.NewTicker(time.Second)
+	defer resend.Stop()
+	for sent := 0; ; {
+		if sent < maxPumpKeys {
+			// Never blocks for long: tview's queue holds 100 events
+			// and its loop drains it while it runs.
+			a.app.QueueEvent(tcell.NewEventKey(keyPump, 0, tcell.ModNone))
+			sent++
+		}
+		select {
+		case <-b.ran:
+			return true
+		case <-a.done:
+			return false
+		case <-resend.C:
+		}
+	}
+}
+
+// pumpKey runs the waiting batch when ev is the pump's key; it reports
+// whether it was. It runs on the UI goroutine, from the input capture.
+func (a *App) pumpKey(ev *tcell.EventKey) bool {
+	if ev.Key() != keyPump {
+		return false
+	}
+	a.mu.Lock()
+	b := a.pending
+	a.pending = nil
+	a.mu.Unlock()
+	if b != nil {
+		for _, f := range b.fns {
+			f()
+		}
+		a.updateStatus()
+		close(b.ran)
+	}
+	return true
 }
 
 // goSafe runs f on its own goroutine; a panic there restores the terminal
@@ -337,6 +401,9 @@ func (a *App) startWork(label string, f func(ctx context.Context) error) {
 
 // globalKey sees every key first.
 func (a *App) globalKey(ev *tcell.EventKey) *tcell.EventKey {
+	if a.pumpKey(ev) {
+		return nil // tview redraws after a key the capture consumed
+	}
 	switch ev.Key() {
 	case tcell.KeyCtrlC:
 		a.interrupt()
