@@ -145,8 +145,36 @@ func newStreamJSON(w io.Writer) *streamJSON {
 }
 
 func (s *streamJSON) Publish(e events.Event) {
+	var v any = e
+	if e.Approval != nil && (e.Type == events.ApprovalRequest || e.Type == events.ApprovalResolved) {
+		// Approval questions are flat objects a client answers by id:
+		// {"type":"approval_request","id":…,"tool":…,"choices":[…]}.
+		v = approvalLine{Type: e.Type, Session: e.Session, Role: e.Role, Parent: e.Parent, Approval: e.Approval}
+	}
+	s.emit(v)
+}
+
+// approvalLine is an approval event as one flat stream-json object.
+type approvalLine struct {
+	Type    events.Type `json:"type"`
+	Session string      `json:"session,omitempty"`
+	Role    string      `json:"role,omitempty"`
+	Parent  string      `json:"parent,omitempty"`
+	*events.Approval
+}
+
+// lineError reports a stdin line that could not be used; the run goes on.
+func (s *streamJSON) lineError(line int, msg string) {
+	s.emit(struct {
+		Type    string `json:"type"`
+		Line    int    `json:"line"`
+		Message string `json:"message"`
+	}{"error", line, msg})
+}
+
+func (s *streamJSON) emit(v any) {
 	s.mu.Lock()
-	_ = s.enc.Encode(e)
+	_ = s.enc.Encode(v)
 	s.w.Flush()
 	s.mu.Unlock()
 }

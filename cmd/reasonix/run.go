@@ -21,6 +21,7 @@ import (
 // runFlags are the flags of `run` and `plan`.
 type runFlags struct {
 	model, config, format, plan, goal string
+	input                             string
 	maxSteps                          int
 	execute, yolo, auto               bool
 }
@@ -56,6 +57,9 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 	fs.StringVar(&f.model, "model", "", "model reference")
 	fs.StringVar(&f.config, "config", "", "config file")
 	fs.StringVar(&f.format, "output-format", "text", "text, json or stream-json")
+	if !planOnly {
+		fs.StringVar(&f.input, "input-format", "text", "text, or stream-json: read turns and approval answers as JSON lines on stdin")
+	}
 	fs.IntVar(&f.maxSteps, "max-steps", 0, "tool-loop step limit")
 	fs.StringVar(&f.plan, "plan", "", "saved plan id or file to execute")
 	fs.StringVar(&f.goal, "goal", "", "goal to pursue until done")
@@ -72,6 +76,22 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 		return usagef("--output-format must be text, json or stream-json, not %q", f.format)
 	}
 	prompt := strings.Join(pos, " ")
+	switch f.input {
+	case "", "text":
+	case "stream-json":
+		if f.format != "stream-json" {
+			return usagef("--input-format stream-json needs --output-format stream-json")
+		}
+		if f.plan != "" || f.goal != "" {
+			return usagef("--input-format stream-json takes turns on stdin; --plan and --goal are not supported with it")
+		}
+		if prompt == "-" {
+			return usagef("--input-format stream-json reads stdin as JSON lines; give the first turn there or as PROMPT")
+		}
+		return runStreamInput(ctx, f, prompt, io)
+	default:
+		return usagef("--input-format must be text or stream-json, not %q", f.input)
+	}
 	if prompt == "-" {
 		b, err := io2all(io.in)
 		if err != nil {

@@ -336,11 +336,12 @@ func (g *Gate) request(ctx context.Context, inv tools.Invocation, c *call, out O
 	}
 	// A dangerous answer covers this one call only, and "always" needs
 	// somewhere to save the rule.
+	// A standing answer needs a rule to stand on.
 	req.Choices = []Answer{AllowOnce}
-	if !req.Dangerous {
+	if !req.Dangerous && len(out.Suggest) > 0 {
 		req.Rules = out.Suggest
 		req.Choices = append(req.Choices, AllowSession)
-		if g.sh.saveRule != nil && len(out.Suggest) > 0 {
+		if g.sh.saveRule != nil {
 			req.Choices = append(req.Choices, AllowAlways)
 		}
 	}

@@ -1,0 +1,272 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/internal/permission"
+	"github.com/reasonix/reasonix/orchestrator"
+)
+
+// `reasonix run --input-format stream-json` reads one JSON object per
+// line on stdin, so another program drives Reasonix as a person would
+// (docs/SPEC.md, "stream-json input"):
+//
+//	{"type":"user","message":{"role":"user","content":"…"}}   a turn
+//	{"type":"approval","id":"ap-1","decision":"allow"}          an answer
+//	{"type":"interrupt"}                                         cancel the running turn
+//
+// Questions go out as approval_request events on stdout; the run waits
+// for the answer line. Turns run in order; the run ends when stdin is
+// closed and the last turn is done.
+
+// inputLine is every shape an input line may take.
+type inputLine struct {
+	Type    string          `json:"type"`
+	Message json.RawMessage `json:"message"`
+	// approval
+	ID       string `json:"id"`
+	Decision string `json:"decision"`
+	Reason   string `json:"reason"`
+}
+
+// userMessage is Claude Code's stream-json user message: content is a
+// string or a list of content blocks, of which text blocks are read.
+type userMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+func (m userMessage) text() (string, error) {
+	var s string
+	if err := json.Unmarshal(m.Content, &s); err == nil {
+		return s, nil
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(m.Content, &blocks); err != nil {
+		return "", errors.New("message.content must be a string or a list of content blocks")
+	}
+	var parts []string
+	for _, b := range blocks {
+		if b.Type == "text" {
+			parts = append(parts, b.Text)
+		}
+	}
+	if len(parts) == 0 {
+		return "", errors.New("message.content has no text block")
+	}
+	return strings.Join(parts, "\n"), nil
+}
+
+// streamSession drives an engine from stdin lines.
+type streamSession struct {
+	eng    *orchestrator.Engine
+	broker *permission.Broker
+	out    *streamJSON
+	turns  turnQueue
+}
+
+// turnQueue holds turns in order without bound, so the reader never
+// blocks on a busy run and can always deliver approval answers.
+type turnQueue struct {
+	mu     sync.Mutex
+	items  []string
+	closed bool
+	wake   chan struct{}
+}
+
+func newTurnQueue() turnQueue { return turnQueue{wake: make(chan struct{}, 1)} }
+
+func (q *turnQueue) push(t string) {
+	q.mu.Lock()
+	q.items = append(q.items, t)
+	q.mu.Unlock()
+	q.signal()
+}
+
+func (q *turnQueue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	q.signal()
+}
+
+func (q *turnQueue) signal() {
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// next returns the oldest turn; ok is false once the queue is closed and
+// empty, or ctx ended.
+func (q *turnQueue) next(ctx context.Context) (string, bool) {
+	for {
+		q.mu.Lock()
+		if len(q.items) > 0 {
+			t := q.items[0]
+			q.items = q.items[1:]
+			q.mu.Unlock()
+			return t, true
+		}
+		closed := q.closed
+		q.mu.Unlock()
+		if closed {
+			return "", false
+		}
+		select {
+		case <-q.wake:
+		case <-ctx.Done():
+			return "", false
+		}
+	}
+}
+
+// maxInputLine bounds one stdin line (a pasted file in a prompt).
+const maxInputLine = 16 << 20
+
+// read parses stdin until it closes, queueing turns in order and
+// answering or interrupting at once. It closes s.turns at the end and
+// tells the broker no one is left to answer.
+func (s *streamSession) read(ctx context.Context, in io.Reader) {
+	defer s.turns.close()
+	defer s.broker.Close("stdin was closed; no one can answer")
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64<<10), maxInputLine)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		if err := s.handle(ctx, line); err != nil {
+			s.out.lineError(n, err.Error())
+		}
+		if ctx.Err() != nil {
+			return
+		}
+	}
+	if err := sc.Err(); err != nil {
+		s.out.lineError(n+1, "read stdin: "+err.Error())
+	}
+}
+
+func (s *streamSession) handle(ctx context.Context, line string) error {
+	var in inputLine
+	dec := json.NewDecoder(strings.NewReader(line))
+	if err := dec.Decode(&in); err != nil {
+		return fmt.Errorf("not a JSON object: %v", err)
+	}
+	switch in.Type {
+	case "user":
+		var m userMessage
+		if len(in.Message) == 0 || json.Unmarshal(in.Message, &m) != nil {
+			return errors.New(`a user line needs "message": {"role":"user","content":"…"}`)
+		}
+		if m.Role != "" && m.Role != "user" {
+			return fmt.Errorf("message.role %q: want user", m.Role)
+		}
+		text, err := m.text()
+		if err != nil {
+			return err
+		}
+		if strings.TrimSpace(text) == "" {
+			return errors.New("message.content is empty")
+		}
+		s.turns.push(text)
+		return nil
+	case "approval":
+		if in.ID == "" || in.Decision == "" {
+			return errors.New(`an approval line needs "id" and "decision" (allow, allow_session, allow_always or deny)`)
+		}
+		return s.eng.Answer(in.ID, in.Decision, in.Reason)
+	case "interrupt":
+		s.eng.Interrupt()
+		return nil
+	case "":
+		return errors.New(`missing "type" (user, approval or interrupt)`)
+	}
+	return fmt.Errorf("unknown type %q (want user, approval or interrupt)", in.Type)
+}
+
+// run takes the turns in order. It returns the last turn's error, unless
+// the turn was interrupted from stdin.
+func (s *streamSession) run(ctx context.Context) error {
+	var last error
+	for {
+		text, ok := s.turns.next(ctx)
+		if !ok {
+			break
+		}
+		err := s.eng.Send(ctx, text)
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case errors.Is(err, context.Canceled):
+			s.out.Publish(events.Event{Type: events.Notice, Text: "turn interrupted"})
+			last = nil
+		case err != nil:
+			s.out.Publish(events.Event{Type: events.Error, Error: err.Error()})
+			last = err
+		default:
+			last = nil
+		}
+	}
+	return last
+}
+
+// runStreamInput is `run --input-format stream-json`: prompt, when not
+// empty, is the first turn.
+func runStreamInput(ctx context.Context, f runFlags, prompt string, io stdio) error {
+	out := newStreamJSON(io.out)
+	hub := &events.Hub{}
+	unsubscribe := hub.Subscribe(out)
+	defer unsubscribe()
+	broker := permission.NewBroker(hub.Publish)
+	defer broker.Close("the run ended")
+	app, err := assemble(assembleOptions{flags: f, sink: hub, stderr: io.err, approver: broker})
+	if err != nil {
+		return err
+	}
+	defer app.Close()
+	eng, err := orchestrator.NewEngine(app.coord, hub, broker)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	s := &streamSession{eng: eng, broker: broker, out: out, turns: newTurnQueue()}
+	if prompt != "" {
+		s.turns.push(prompt)
+	}
+	readCtx, stopReading := context.WithCancel(ctx)
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		s.read(readCtx, io.in)
+	}()
+	err = s.run(ctx)
+	// Stop the reader: an interrupted run leaves it blocked on stdin, so
+	// its read is ended with a deadline where the file allows one (pipes
+	// and terminals do); otherwise the process exit ends it.
+	stopReading()
+	if f, ok := io.in.(*os.File); ok && f.SetReadDeadline(time.Now()) == nil {
+		<-read
+	}
+	if err != nil && ctx.Err() == nil {
+		return fmt.Errorf("run failed: %w", err)
+	}
+	return err
+}

@@ -1,0 +1,216 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reasonix/reasonix/providers/scripted"
+)
+
+// streamClient drives `reasonix run --input-format stream-json` the way an
+// editor or a CI job does: it writes JSON lines to stdin and reads events
+// from stdout as they come.
+type streamClient struct {
+	t     *testing.T
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	lines chan map[string]any
+	seen  []map[string]any
+	exit  chan error
+}
+
+func startStream(t *testing.T, e *e2e, args ...string) *streamClient {
+	t.Helper()
+	cmd := exec.Command(binPath, append([]string{"run", "--input-format", "stream-json", "--output-format", "stream-json"}, args...)...)
+	cmd.Dir, cmd.Env = e.repo, e.env
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c := &streamClient{t: t, cmd: cmd, stdin: stdin, lines: make(chan map[string]any, 256), exit: make(chan error, 1)}
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			var m map[string]any
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+				m = map[string]any{"type": "UNPARSABLE", "raw": sc.Text()}
+			}
+			c.lines <- m
+		}
+		close(c.lines)
+		c.exit <- cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		if t.Failed() {
+			t.Logf("stderr:\n%s", stderr.String())
+		}
+	})
+	return c
+}
+
+func (c *streamClient) send(v any) {
+	c.t.Helper()
+	var line []byte
+	if s, ok := v.(string); ok {
+		line = []byte(s)
+	} else {
+		line, _ = json.Marshal(v)
+	}
+	if _, err := c.stdin.Write(append(line, '\n')); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+func userLine(content any) map[string]any {
+	return map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": content}}
+}
+
+// await reads events until one satisfies match, failing after a timeout.
+func (c *streamClient) await(what string, match func(map[string]any) bool) map[string]any {
+	c.t.Helper()
+	timeout := time.After(20 * time.Second)
+	for {
+		select {
+		case m, ok := <-c.lines:
+			if !ok {
+				c.t.Fatalf("stdout closed before %s; saw %v", what, c.seen)
+			}
+			c.seen = append(c.seen, m)
+			if m["type"] == "UNPARSABLE" {
+				c.t.Fatalf("stdout line is not JSON: %v", m["raw"])
+			}
+			if match(m) {
+				return m
+			}
+		case <-timeout:
+			c.t.Fatalf("timed out waiting for %s; saw %v", what, c.seen)
+		}
+	}
+}
+
+func typed(typ string) func(map[string]any) bool {
+	return func(m map[string]any) bool { return m["type"] == typ }
+}
+
+// turnDone matches the Done event of a top-level session (not a worker).
+func turnDone(m map[string]any) bool { return m["type"] == "done" && m["parent"] == nil }
+
+func TestE2EStreamJSONInputDrivesApprovals(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "touch out1.txt"})}},
+		scripted.Turn{Text: "Skipped it."},
+		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "touch out2.txt"})}},
+		scripted.Turn{Text: "Wrote it."},
+		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "touch out3.txt"})}},
+	)
+	e.write("reasonix.toml", "[permissions]\nask = [\"Bash(touch:*)\"]\n")
+	c := startStream(t, e)
+
+	// Line 1: a turn. Line 2: not JSON: an error naming the line, and the
+	// run goes on.
+	c.send(userLine("write out1"))
+	c.send("this is not json")
+	bad := c.await("the error for line 2", typed("error"))
+	if bad["line"] != float64(2) || !strings.Contains(fmt.Sprint(bad["message"]), "not a JSON object") {
+		t.Errorf("error event %v", bad)
+	}
+	req := c.await("the first approval request", typed("approval_request"))
+	if req["tool"] != "bash" || req["id"] == "" || !strings.Contains(fmt.Sprint(req["command"]), "touch out1.txt") {
+		t.Fatalf("approval request %v", req)
+	}
+	if got := fmt.Sprint(req["choices"]); got != "[allow allow_session allow_always deny]" {
+		t.Errorf("choices %s", got)
+	}
+	// An answer that names no pending request is an error, not a crash.
+	c.send(map[string]any{"type": "approval", "id": "ap-404", "decision": "allow"})
+	if bad := c.await("the error for a wrong id", typed("error")); bad["line"] != float64(3) {
+		t.Errorf("wrong id error %v", bad)
+	}
+	c.send(map[string]any{"type": "approval", "id": req["id"], "decision": "deny", "reason": "not now"})
+	c.await("the first turn's end", turnDone)
+	if _, err := os.Stat(filepath.Join(e.repo, "out1.txt")); err == nil {
+		t.Error("a denied command ran")
+	}
+
+	// A turn given as content blocks; allowed this time.
+	c.send(userLine([]map[string]any{{"type": "text", "text": "write out2"}}))
+	req = c.await("the second approval request", typed("approval_request"))
+	c.send(map[string]any{"type": "approval", "id": req["id"], "decision": "allow"})
+	c.await("the second turn's end", turnDone)
+	if _, err := os.Stat(filepath.Join(e.repo, "out2.txt")); err != nil {
+		t.Errorf("an allowed command did not run: %v", err)
+	}
+
+	// An interrupt while a question is open withdraws it and ends the turn.
+	c.send(userLine("write out3"))
+	req = c.await("the third approval request", typed("approval_request"))
+	c.send(map[string]any{"type": "interrupt"})
+	res := c.await("the withdrawn request", typed("approval_resolved"))
+	if res["id"] != req["id"] || res["choice"] != nil {
+		t.Errorf("withdrawn %v", res)
+	}
+	c.await("the interrupt notice", func(m map[string]any) bool {
+		return m["type"] == "notice" && m["text"] == "turn interrupted"
+	})
+
+	// stdin closed: the run ends, successfully.
+	c.stdin.Close()
+	for range c.lines {
+	}
+	if err := <-c.exit; err != nil {
+		t.Fatalf("exit: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(e.repo, "out3.txt")); err == nil {
+		t.Error("an interrupted command ran")
+	}
+
+	// The model saw the refusal with the person's reason, and turns
+	// extended one conversation byte for byte.
+	reqs := e.srv.Requests()
+	if len(reqs) != 5 {
+		t.Fatalf("requests = %d, want 5", len(reqs))
+	}
+	if !strings.Contains(string(reqs[1]), "denied by the user: not now") {
+		t.Errorf("request 2 lacks the refusal:\n%s", reqs[1])
+	}
+	if !strings.Contains(string(reqs[2]), "write out2") || !strings.Contains(string(reqs[2]), "Skipped it.") {
+		t.Errorf("turn 2 is not in the same conversation:\n%s", reqs[2])
+	}
+	assertPrefixStable(t, reqs)
+}
+
+func TestE2EStreamJSONInputUsage(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, scripted.Turn{Text: "unused"})
+	if r := e.run("", "run", "--input-format", "stream-json", "hi"); r.code != 2 || !strings.Contains(r.stderr, "needs --output-format stream-json") {
+		t.Errorf("text output: exit %d %s", r.code, r.stderr)
+	}
+	if r := e.run("", "run", "--input-format", "xml", "--output-format", "stream-json"); r.code != 2 {
+		t.Errorf("bad format: exit %d %s", r.code, r.stderr)
+	}
+	// A positional prompt is the first turn; closed stdin ends the run.
+	r := e.run("", "run", "--input-format", "stream-json", "--output-format", "stream-json", "hello")
+	if r.code != 0 || !strings.Contains(r.stdout, `"text":"unused"`) {
+		t.Errorf("positional turn: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
