@@ -1,0 +1,14 @@
+package tui
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// TestMain fails the package's tests if any goroutine they started is
+// still running when they end: every goroutine must have an owner that
+// waits for it.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
