@@ -47,7 +47,7 @@ func subagentOverhead(c *Coordinator, n int) (time.Duration, error) {
 	ctx := context.Background()
 	start := time.Now()
 	for i := 0; i < n; i++ {
-		if _, err := c.runChild(ctx, childSpec{role: general, parent: "e-bench", depth: 1, prompt: "bench"}); err != nil {
+		if _, err := c.runChild(ctx, nil, childSpec{role: general, parent: "e-bench", depth: 1, prompt: "bench"}); err != nil {
 			return 0, err
 		}
 	}
@@ -63,7 +63,7 @@ func BenchmarkSubagentOverhead(b *testing.B) {
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := coord.runChild(ctx, childSpec{role: general, parent: "e-bench", depth: 1, prompt: "bench"}); err != nil {
+				if _, err := coord.runChild(ctx, nil, childSpec{role: general, parent: "e-bench", depth: 1, prompt: "bench"}); err != nil {
 					b.Fatal(err)
 				}
 			}

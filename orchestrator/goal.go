@@ -219,8 +219,7 @@ func completeTurns(msgs []providers.Message) []providers.Message {
 
 func (c *Coordinator) goalLoop(ctx context.Context, w *worker, st *GoalState, turn string) (GoalResult, error) {
 	res := GoalResult{}
-	acc := &usageAcc{}
-	gctx := withAcc(ctx, acc)
+	acc := w.fam.beginRun()
 	finish := func(status, reason string, runErr error) (GoalResult, error) {
 		st.Status, st.Reason = status, reason
 		err := c.saveGoal(st)
@@ -242,7 +241,7 @@ func (c *Coordinator) goalLoop(ctx context.Context, w *worker, st *GoalState, tu
 		if err := ctx.Err(); err != nil {
 			return finish(GoalStopped, ReasonCancelled, err)
 		}
-		out, err := w.Send(gctx, turn)
+		out, err := w.Send(ctx, turn)
 		st.Turns++
 		res.Usage.Add(out.Usage)
 		res.Text = out.Text

@@ -52,7 +52,7 @@ func (c *Coordinator) Plan(ctx context.Context, prompt string) (Plan, string, Re
 		maxSteps = roles.DefaultPlannerMaxSteps
 	}
 	reg := c.plannerTools(r)
-	w, err := c.open(sessionSpec{role: roles.Planner, modelRef: modelRef, system: r.System,
+	w, err := c.open(sessionSpec{role: roles.Planner, modelRef: modelRef, system: r.System, perms: r.Permissions,
 		tools: reg, maxSteps: maxSteps, planMode: true})
 	if err != nil {
 		return Plan{}, "", Result{}, fmt.Errorf("start planner: %w", err)

@@ -86,10 +86,11 @@ type Runtime struct {
 	Tools *tools.Registry
 	// Env is the template environment; each session gets a Fork.
 	Env *tools.Env
-	// Gate is the shared permission gate; GateFor, when set, returns the
+	// Gate is the shared permission gate. When it is a [RoleGate], each
+	// session gets the view of its role (plan mode, an agent file's
+	// permission override), sharing its prompts and grants.
 	// view a role uses (plan mode, overrides) sharing its prompt queue.
 	Gate    tools.Authorizer
-	GateFor func(role string, planMode bool) tools.Authorizer
 	Sink    events.Sink
 	// System, when non-empty, replaces the executor role's system prompt.
 	System   string
@@ -199,6 +200,18 @@ type sessionSpec struct {
 	maxSteps int
 	planMode bool
 	env      *tools.Env
+	// fam is what the session's task and skill tools report to; nil
+	// gives the session a fresh one.
+	fam *family
+	// perms is the role's permission override (agent files).
+	perms roles.Permissions
+}
+
+// RoleGate is a gate that gives each role its own view: the permission
+// gate implements it, so one place builds every role's gate.
+type RoleGate interface {
+	tools.Authorizer
+	RoleView(role string, planMode bool, mode string, allow, ask, deny []string) (tools.Authorizer, error)
 }
 
 // worker is an open session with what the coordinator needs around it.
@@ -208,6 +221,7 @@ type worker struct {
 	transcript *store.Transcript
 	path       string
 	close      func()
+	fam        *family
 }
 
 func newSessionID(role string) string {
@@ -231,7 +245,10 @@ func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 	if id == "" {
 		id = newSessionID(spec.role)
 	}
-	w := &worker{modelRef: spec.modelRef, close: func() {}}
+	w := &worker{modelRef: spec.modelRef, close: func() {}, fam: spec.fam}
+	if w.fam == nil {
+		w.fam = &family{}
+	}
 	var rec agents.Recorder
 	if c.rt.StateDir != "" {
 		dir := filepath.Join(c.rt.StateDir, "sessions")
@@ -246,8 +263,14 @@ func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 		w.close = func() { _ = t.Close() }
 	}
 	gate := c.rt.Gate
-	if c.rt.GateFor != nil {
-		gate = c.rt.GateFor(spec.role, spec.planMode)
+	if rg, ok := gate.(RoleGate); ok {
+		p := spec.perms
+		view, err := rg.RoleView(spec.role, spec.planMode, p.Mode, p.Allow, p.Ask, p.Deny)
+		if err != nil {
+			c.rt.Sink.Publish(events.Event{Type: events.Notice, Role: spec.role,
+				Text: fmt.Sprintf("agent %s: permission override ignored, writes refused: %v", spec.role, err)})
+		}
+		gate = view
 	}
 	env := spec.env
 	if env == nil {
@@ -290,8 +313,8 @@ func (c *Coordinator) finish(w *worker, out agents.Outcome, err error) Result {
 // run sends one user turn to w and builds its Result, whose Total adds
 // the usage of every subagent the turn started.
 func (c *Coordinator) run(ctx context.Context, w *worker, text string) (Result, error) {
-	acc := &usageAcc{}
-	out, err := w.Send(withAcc(ctx, acc), text)
+	acc := w.fam.beginRun()
+	out, err := w.Send(ctx, text)
 	res := c.finish(w, out, err)
 	res.Total.Add(acc.get())
 	return res, err
@@ -337,15 +360,15 @@ func (c *Coordinator) toolPool(run subagentRunner) *tools.Registry {
 // pool with the skill and task tools the depth allows, then the role's
 // filter. Filtering happens here, before any request is built, so a
 // session never sees the schema of a tool it may not use.
-func (c *Coordinator) toolsFor(r roles.Role, depth int, id, modelRef string) *tools.Registry {
+func (c *Coordinator) toolsFor(r roles.Role, depth int, id, modelRef string, fam *family) *tools.Registry {
 	var run subagentRunner
 	if depth < MaxDepth {
-		run = c.skillRunner(id, depth, modelRef)
+		run = c.skillRunner(id, depth, modelRef, fam)
 	}
 	pool := c.toolPool(run)
 	if depth < MaxDepth && !r.ReadOnlyOnly {
 		if subs := c.subagents(); len(subs) > 0 {
-			pool.Add(&taskTool{c: c, parent: id, depth: depth, modelRef: modelRef, agents: subs})
+			pool.Add(&taskTool{c: c, parent: id, fam: fam, depth: depth, modelRef: modelRef, agents: subs})
 		}
 	}
 	return r.FilterTools(pool)
@@ -409,12 +432,46 @@ func (c *Coordinator) openExecutor(seed func(id string, env *tools.Env), extra .
 	if seed != nil {
 		seed(id, env)
 	}
-	reg := c.toolsFor(r, 0, id, r.Model)
+	fam := &family{}
+	reg := c.toolsFor(r, 0, id, r.Model, fam)
 	for _, t := range extra {
 		reg.Add(t)
 	}
-	return c.open(sessionSpec{id: id, role: roles.Executor, modelRef: r.Model, system: r.System,
+	return c.open(sessionSpec{id: id, role: roles.Executor, modelRef: r.Model, system: r.System, fam: fam, perms: r.Permissions,
 		tools: reg, maxSteps: r.MaxSteps, planMode: r.PlanMode, env: env})
+}
+
+// family is what a session hands its subagents explicitly (no run state
+// travels in a context): the coordinator slot its own run holds, which a
+// parent lends out while it waits for its children, and the accumulator
+// its children add their usage to during the current run.
+type family struct {
+	// lease is nil for a top-level session, which holds no slot.
+	lease *lease
+	mu    sync.Mutex
+	acc   *usageAcc
+}
+
+// beginRun starts a fresh accumulator for one run of the session.
+func (f *family) beginRun() *usageAcc {
+	a := &usageAcc{}
+	f.mu.Lock()
+	f.acc = a
+	f.mu.Unlock()
+	return a
+}
+
+// addChild adds a finished child's total to the current run.
+func (f *family) addChild(u providers.Usage) {
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	a := f.acc
+	f.mu.Unlock()
+	if a != nil {
+		a.add(u)
+	}
 }
 
 // usageAcc sums the usage of the subagents a session starts.
@@ -433,17 +490,6 @@ func (a *usageAcc) get() providers.Usage {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.u
-}
-
-type accKey struct{}
-
-func withAcc(ctx context.Context, a *usageAcc) context.Context {
-	return context.WithValue(ctx, accKey{}, a)
-}
-
-func accFrom(ctx context.Context) *usageAcc {
-	a, _ := ctx.Value(accKey{}).(*usageAcc)
-	return a
 }
 
 // touchedFiles lists the paths successful calls described as written

@@ -10,9 +10,9 @@ import (
 )
 
 // skillRunner runs runAs=subagent skills loaded by the session id at depth.
-func (c *Coordinator) skillRunner(parent string, depth int, modelRef string) subagentRunner {
+func (c *Coordinator) skillRunner(parent string, depth int, modelRef string, fam *family) subagentRunner {
 	return func(ctx context.Context, s skills.Skill, args string) (string, error) {
-		res, err := c.runSkill(ctx, s, args, parent, depth+1, modelRef)
+		res, err := c.runSkill(ctx, fam, s, args, parent, depth+1, modelRef)
 		if err != nil {
 			return "", err
 		}
@@ -29,7 +29,7 @@ func (c *Coordinator) RunSkill(ctx context.Context, name, args string) (Result, 
 	if err != nil {
 		return Result{}, err
 	}
-	return c.runSkill(ctx, s, args, "", 1, c.executorRole().Model)
+	return c.runSkill(ctx, nil, s, args, "", 1, c.executorRole().Model)
 }
 
 // SkillPrompt returns the user turn that runs an inline skill: its
@@ -58,7 +58,7 @@ func (c *Coordinator) lookupSkill(name string) (skills.Skill, error) {
 	return s, nil
 }
 
-func (c *Coordinator) runSkill(ctx context.Context, s skills.Skill, args, parent string, depth int, parentModel string) (Result, error) {
+func (c *Coordinator) runSkill(ctx context.Context, fam *family, s skills.Skill, args, parent string, depth int, parentModel string) (Result, error) {
 	body, files, err := s.Load()
 	if err != nil {
 		return Result{}, err
@@ -88,7 +88,7 @@ func (c *Coordinator) runSkill(ctx context.Context, s skills.Skill, args, parent
 	if request == "" {
 		request = "Run the skill."
 	}
-	return c.runChild(ctx, childSpec{
+	return c.runChild(ctx, fam, childSpec{
 		role: r, parent: parent, depth: depth, parentModel: parentModel,
 		modelRef: s.Model, system: sys.String(), prompt: request,
 	})

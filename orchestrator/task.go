@@ -41,6 +41,7 @@ type TaskResult struct {
 type taskTool struct {
 	c        *Coordinator
 	parent   string
+	fam      *family
 	depth    int
 	modelRef string
 	agents   []roles.Role
@@ -120,7 +121,7 @@ func (t *taskTool) Execute(ctx context.Context, _ *tools.Env, raw json.RawMessag
 	if strings.TrimSpace(a.Prompt) == "" {
 		return tools.Result{}, errors.New("prompt is empty; give the subagent its complete task")
 	}
-	res, err := t.c.runChild(ctx, childSpec{
+	res, err := t.c.runChild(ctx, t.fam, childSpec{
 		role: r, parent: t.parent, depth: t.depth + 1, parentModel: t.modelRef,
 		modelRef: t.c.subagentModel(r), prompt: a.Prompt,
 	})
@@ -214,16 +215,15 @@ func (l *lease) release() {
 	}
 }
 
-type leaseKey struct{}
-
-// runChild runs one subagent to completion within the parallel bound.
-func (c *Coordinator) runChild(ctx context.Context, spec childSpec) (Result, error) {
+// runChild runs one subagent of parent (nil: started by a person, not a
+// session) to completion within the parallel bound.
+func (c *Coordinator) runChild(ctx context.Context, parent *family, spec childSpec) (Result, error) {
 	if spec.depth > MaxDepth {
 		return Result{}, fmt.Errorf("subagents cannot start subagents deeper than %d levels", MaxDepth)
 	}
-	if parent, ok := ctx.Value(leaseKey{}).(*lease); ok {
-		parent.suspend()
-		defer parent.resume(ctx)
+	if parent != nil && parent.lease != nil {
+		parent.lease.suspend()
+		defer parent.lease.resume(ctx)
 	}
 	if err := c.slots.Acquire(ctx, 1); err != nil {
 		return Result{}, fmt.Errorf("wait for a subagent slot: %w", err)
@@ -244,7 +244,8 @@ func (c *Coordinator) runChild(ctx context.Context, spec childSpec) (Result, err
 		}
 	}
 	id := newSessionID(spec.role.Name)
-	reg := c.toolsFor(spec.role, spec.depth, id, modelRef)
+	fam := &family{lease: l}
+	reg := c.toolsFor(spec.role, spec.depth, id, modelRef, fam)
 	system := spec.system
 	if system == "" {
 		system = spec.role.System
@@ -252,16 +253,14 @@ func (c *Coordinator) runChild(ctx context.Context, spec childSpec) (Result, err
 	w, err := c.open(sessionSpec{
 		id: id, role: spec.role.Name, parent: spec.parent, modelRef: modelRef,
 		system: system, tools: reg,
-		maxSteps: spec.role.MaxSteps, planMode: spec.role.PlanMode,
+		maxSteps: spec.role.MaxSteps, planMode: spec.role.PlanMode, fam: fam, perms: spec.role.Permissions,
 	})
 	if err != nil {
 		return Result{}, fmt.Errorf("start subagent %s: %w", spec.role.Name, err)
 	}
 	defer w.close()
-	res, err := c.run(context.WithValue(ctx, leaseKey{}, l), w, spec.prompt)
-	if parent := accFrom(ctx); parent != nil {
-		parent.add(res.Total)
-	}
+	res, err := c.run(ctx, w, spec.prompt)
+	parent.addChild(res.Total)
 	if err != nil {
 		return res, fmt.Errorf("subagent %s (%s): %w", spec.role.Name, id, err)
 	}

@@ -177,7 +177,7 @@ func TestDepthLimit(t *testing.T) {
 	// max_parallel 1 with a nested child did not deadlock: the middle
 	// child lent its slot to the leaf.
 	h.checkPrefixes()
-	if _, err := h.coord.runChild(context.Background(), childSpec{role: midRoleForTest(t, h), depth: MaxDepth + 1, prompt: "x"}); err == nil {
+	if _, err := h.coord.runChild(context.Background(), nil, childSpec{role: midRoleForTest(t, h), depth: MaxDepth + 1, prompt: "x"}); err == nil {
 		t.Error("runChild accepted a depth past the limit")
 	}
 }
@@ -367,7 +367,7 @@ func TestTaskCancelAndFailure(t *testing.T) {
 		h := newHarness(t, []scripted.Turn{{Match: "ROLEMODEL", Text: "fine"}})
 		r, _ := roles.Builtin(roles.General)
 		r.Model = "bad-sonnet"
-		res, err := h.coord.runChild(context.Background(), childSpec{role: r, parent: "e-x", depth: 1, parentModel: "parent-model", modelRef: r.Model, prompt: "ROLEMODEL"})
+		res, err := h.coord.runChild(context.Background(), nil, childSpec{role: r, parent: "e-x", depth: 1, parentModel: "parent-model", modelRef: r.Model, prompt: "ROLEMODEL"})
 		if err != nil || res.Text != "fine" {
 			t.Fatalf("res %+v err %v", res, err)
 		}

@@ -220,9 +220,6 @@ func assemble(o assembleOptions) (*app, error) {
 		Tools:     reg,
 		Env:       env,
 		Gate:      gate,
-		GateFor: func(role string, planMode bool) tools.Authorizer {
-			return roleGate(gate, roleSet, role, planMode, sink)
-		},
 		Sink:       events.Serial(sink),
 		Roles:      roleSet,
 		Skills:     catalog,
@@ -259,24 +256,4 @@ func workspaceOf(l *config.Loaded, wd string) string {
 	default:
 		return filepath.Join(wd, root)
 	}
-}
-
-// roleGate is the gate view a role's sessions use: plan mode for the
-// planner and plan-mode agents, plus an agent file's permission override.
-// An override that does not parse fails closed (plan mode: no writes) and
-// says why, rather than running the agent with the run's wider policy.
-func roleGate(gate *permission.Gate, set *roles.Set, role string, planMode bool, sink events.Sink) tools.Authorizer {
-	view := gate.ForRole(role, planMode)
-	r, ok := set.Get(role)
-	if !ok || r.Permissions.IsZero() {
-		return view
-	}
-	p := r.Permissions
-	override, err := permission.ParsePolicy(p.Mode, p.Allow, p.Ask, p.Deny, nil)
-	if err != nil {
-		sink.Publish(events.Event{Type: events.Notice, Role: role,
-			Text: fmt.Sprintf("agent %s: permission override ignored, writes refused: %v", role, err)})
-		return gate.ForRole(role, true)
-	}
-	return view.WithOverride(override)
 }

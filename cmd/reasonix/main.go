@@ -38,11 +38,6 @@ type stdio struct {
 }
 
 func main() {
-	// The sandbox trampoline must run before anything else: it confines
-	// this process and execs the real command.
-	if len(os.Args) > 1 && os.Args[1] == sandboxArg {
-		os.Exit(runSandboxTrampoline(os.Args[2:]))
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
 		// The first interrupt cancels in-flight work cleanly; once it has,
@@ -73,6 +68,8 @@ Run flags:
   --config FILE        config file that overrides the project and user files
   --max-steps N        tool-loop step limit
   --output-format F    text (default), json, or stream-json
+  --input-format F     text (default), or stream-json: turns, approval answers and
+                       interrupts as JSON lines on stdin (needs --output-format stream-json)
   --plan ID|FILE       execute a saved plan
   --goal TEXT          keep working until the goal is reported done
                        (--goal resume continues a saved goal, --goal clear forgets it)

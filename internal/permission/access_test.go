@@ -101,3 +101,36 @@ func TestGateAsksAboutAnUndescribedTool(t *testing.T) {
 		t.Fatalf("plan mode: %+v", v)
 	}
 }
+
+func TestRoleViewMergesAnOverrideAndFailsClosed(t *testing.T) {
+	ap := &ScriptedApprover{Answers: []Answer{DenyAnswer}}
+	g := NewGate(GateOptions{Approver: ap, Workspace: t.TempDir(), Policy: mustPolicy(t, "auto", nil, nil, nil)})
+	ctx := context.Background()
+	write := tools.Invocation{Tool: writeTool, Args: pathArgs("a.go")}
+
+	// Rules without a mode keep the run's posture (auto allows the write)
+	// and add their own (the deny).
+	view, err := g.RoleView("reviewer", false, "", nil, nil, []string{"Edit(secret/**)"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := view.Authorize(ctx, write); !v.Allow {
+		t.Fatalf("posture lost: %+v", v)
+	}
+	if v := view.Authorize(ctx, tools.Invocation{Tool: writeTool, Args: pathArgs("secret/k")}); v.Allow {
+		t.Fatal("override deny not applied")
+	}
+	// A mode in the override wins.
+	view, _ = g.RoleView("careful", false, "ask", nil, nil, nil)
+	if v := view.Authorize(ctx, write); v.Allow || len(ap.Requests()) != 1 {
+		t.Fatalf("override mode: %+v", v)
+	}
+	// A broken override: an error, and a view that refuses every writer.
+	view, err = g.RoleView("broken", false, "", []string{"Bash("}, nil, nil)
+	if err == nil {
+		t.Fatal("broken override accepted")
+	}
+	if v := view.Authorize(ctx, write); v.Allow || !strings.Contains(v.Message, "plan mode") {
+		t.Fatalf("broken override: %+v", v)
+	}
+}
