@@ -90,8 +90,8 @@ type Runtime struct {
 	// session gets the view of its role (plan mode, an agent file's
 	// permission override), sharing its prompts and grants.
 	// view a role uses (plan mode, overrides) sharing its prompt queue.
-	Gate    tools.Authorizer
-	Sink    events.Sink
+	Gate tools.Authorizer
+	Sink events.Sink
 	// System, when non-empty, replaces the executor role's system prompt.
 	System   string
 	Settings Settings

@@ -214,12 +214,12 @@ func assemble(o assembleOptions) (*app, error) {
 		maxSteps = o.flags.maxSteps
 	}
 	a.coord = orchestrator.New(orchestrator.Runtime{
-		Workspace: workspace,
-		StateDir:  filepath.Join(workspace, ".reasonix"),
-		Resolve:   ps.resolve,
-		Tools:     reg,
-		Env:       env,
-		Gate:      gate,
+		Workspace:  workspace,
+		StateDir:   filepath.Join(workspace, ".reasonix"),
+		Resolve:    ps.resolve,
+		Tools:      reg,
+		Env:        env,
+		Gate:       gate,
 		Sink:       events.Serial(sink),
 		Roles:      roleSet,
 		Skills:     catalog,

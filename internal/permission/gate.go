@@ -116,6 +116,25 @@ func (g *Gate) ForRole(role string, planMode bool) *Gate {
 	return &v
 }
 
+// RoleView returns the view of g that a role's sessions use: plan mode
+// when planMode, and an agent file's override (its mode, when set, and its
+// rules) on top. An override that does not parse returns a plan-mode view
+// (no writes) with the error, so a broken agent file fails closed.
+func (g *Gate) RoleView(role string, planMode bool, mode string, allow, ask, deny []string) (tools.Authorizer, error) {
+	view := g.ForRole(role, planMode)
+	if mode == "" && len(allow)+len(ask)+len(deny) == 0 {
+		return view, nil
+	}
+	o, err := ParsePolicy(mode, allow, ask, deny, nil)
+	if err != nil {
+		return g.ForRole(role, true), err
+	}
+	if mode == "" {
+		o.Mode = "" // keep the run's posture; only the rules are added
+	}
+	return view.WithOverride(o), nil
+}
+
 // WithOverride returns a view with an agent's permission override merged on
 // top of this view's policy (its mode, if set, wins; its rules are added;
 // plan mode only ever turns on). The view shares prompts, grants and the
