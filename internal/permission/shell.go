@@ -61,6 +61,14 @@ func analyzeShell(line, dir string, exists func(string) bool, extra []Rule, cont
 	a := &shellAnalyzer{res: &shellAnalysis{}, dir: dir, exists: exists, extra: extra, control: control}
 	if err := a.script(line, 0); err != nil {
 		a.res.parseErr = err
+		if !utf8.ValidString(line) {
+			// Bash runs bytes that are not UTF-8 as they are, but the
+			// parser refuses them. With them replaced the line is checked
+			// as usual, so such a byte cannot hide a quoted or escaped
+			// command name from the crude scan below. The line still
+			// counts as unparsed.
+			_ = a.script(strings.ToValidUTF8(line, "\uFFFD"), 0)
+		}
 		a.crudeScan(line)
 	}
 	return a.res
