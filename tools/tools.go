@@ -61,7 +61,8 @@ type Env struct {
 	// BashTimeout is the default and BashMaxTimeout the cap of a bash call.
 	BashTimeout    time.Duration
 	BashMaxTimeout time.Duration
-	// Sandbox, when set, rewrites a shell command so it runs confined.
+	// Sandbox, when set, starts a shell command confined, in place of
+	// cmd.Start.
 	Sandbox func(cmd *exec.Cmd) error
 	// Publish sends events (may be nil).
 	Publish func(events.Event)

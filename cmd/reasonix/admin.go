@@ -14,17 +14,6 @@ import (
 	"github.com/reasonix/reasonix/providers"
 )
 
-// sandboxArg is the hidden subcommand the bash sandbox re-executes.
-const sandboxArg = "__sandbox"
-
-func runSandboxTrampoline(args []string) int {
-	if err := permission.RunSandboxed(args); err != nil {
-		fmt.Fprintf(os.Stderr, "reasonix sandbox: %v\n", err)
-		return 126
-	}
-	return 0
-}
-
 func cmdModels(args []string, io stdio) error {
 	loaded, _, err := configCommand("models", args, io)
 	if err != nil {

@@ -6,14 +6,6 @@
 //
 // # Wiring
 //
-// In main, before anything else:
-//
-//	if len(os.Args) > 1 && os.Args[1] == permission.SandboxArg {
-//		err := permission.RunSandboxed(os.Args[2:]) // returns only on failure
-//		fmt.Fprintln(os.Stderr, "reasonix:", err)
-//		os.Exit(126)
-//	}
-//
 // Once per run, from [permissions] and [sandbox]:
 //
 //	pol, err := permission.ParsePolicy(cfg.Mode, cfg.Allow, cfg.Ask, cfg.Deny, cfg.Dangerous)
@@ -28,10 +20,11 @@
 //		Notify: func(s string) { sink.Publish(events.Event{Type: events.Notice, Text: s}) },
 //	})
 //
-// Per session: env.Guard = guard, env.Sandbox = sandbox, and the session's
-// Authorizer is gate.ForRole(role, isPlanner), plus .WithOverride(policy)
-// for an agent whose file sets its own permissions. `reasonix doctor`
-// prints SandboxStatus(opts).
+// Per session: env.Guard = guard, env.Sandbox = sandbox (it starts bash
+// confined, in place of cmd.Start), and the session's Authorizer is
+// gate.ForRole(role, isPlanner), plus .WithOverride(policy) for an agent
+// whose file sets its own permissions. `reasonix doctor` prints
+// SandboxStatus(opts).
 //
 // # Decisions
 //

@@ -1,8 +1,6 @@
 package permission
 
 import (
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,11 +9,6 @@ import (
 	"strings"
 	"sync"
 )
-
-// SandboxArg is the hidden subcommand that applies the sandbox and then
-// runs the real command: `reasonix __sandbox <policy> -- <path> <args…>`.
-// main must hand os.Args[2:] to RunSandboxed when os.Args[1] is SandboxArg.
-const SandboxArg = "__sandbox"
 
 // Sandbox modes for [sandbox] bash.
 const (
@@ -37,40 +30,9 @@ type SandboxOptions struct {
 	Home string
 	// Network allows TCP bind and connect ([sandbox] network = true).
 	Network bool
-	// Executable is the binary that understands SandboxArg; empty means
-	// os.Executable() (tests use the test binary).
-	Executable string
 	// Notify is called once, the first time a command runs unconfined
 	// because Landlock is missing; may be nil.
 	Notify func(string)
-}
-
-// sandboxSpec travels from the parent to the __sandbox child on its
-// command line, so the child needs no configuration of its own.
-type sandboxSpec struct {
-	Write   []string `json:"w"`
-	Network bool     `json:"n"`
-	Argv0   string   `json:"a"`
-}
-
-func (s sandboxSpec) encode() (string, error) {
-	b, err := json.Marshal(s)
-	if err != nil {
-		return "", fmt.Errorf("encode sandbox policy: %w", err)
-	}
-	return base64.RawURLEncoding.EncodeToString(b), nil
-}
-
-func decodeSpec(s string) (sandboxSpec, error) {
-	var spec sandboxSpec
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return spec, fmt.Errorf("decode sandbox policy: %w", err)
-	}
-	if err := json.Unmarshal(b, &spec); err != nil {
-		return spec, fmt.Errorf("decode sandbox policy: %w", err)
-	}
-	return spec, nil
 }
 
 // WritablePaths lists where a sandboxed command may write: the workspace,
@@ -140,9 +102,6 @@ func SandboxStatus(opts SandboxOptions) (enforced bool, abi int, detail string) 
 	if abi < 1 {
 		return false, 0, "Landlock is not available in this kernel (or is disabled); bash commands run unconfined"
 	}
-	if _, err := sandboxExecutable(opts); err != nil {
-		return false, abi, "bash sandbox unavailable: " + err.Error() + "; commands run unconfined"
-	}
 	net := "network: TCP bind/connect denied ([sandbox] network = false)"
 	switch {
 	case opts.Network:
@@ -165,72 +124,32 @@ func SandboxStatus(opts SandboxOptions) (enforced bool, abi int, detail string) 
 		abi, strings.Join(writable, ", "), net, home)
 }
 
-func sandboxExecutable(opts SandboxOptions) (string, error) {
-	if opts.Executable != "" {
-		return opts.Executable, nil
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return "", fmt.Errorf("locate own executable: %w", err)
-	}
-	return exe, nil
-}
-
-// SandboxCommand returns the function to assign to tools.Env.Sandbox. It
-// rewrites a command to run through `<self> __sandbox`, which confines it
-// with Landlock and then executes it. Where the sandbox is off or missing
-// it leaves commands unchanged (and calls opts.Notify once when missing).
+// SandboxCommand returns the function to assign to tools.Env.Sandbox: it
+// starts a command, in place of cmd.Start, confined by Landlock to writing
+// where WritablePaths allows. Where the sandbox is off or missing it starts
+// commands unconfined (and calls opts.Notify once when missing).
+//
+// Confinement costs no new program: a goroutine locks itself to a fresh
+// OS thread, restricts that thread (Landlock and no_new_privs apply per
+// thread and are inherited by the processes it starts), starts the command
+// from it, and exits without unlocking, so the Go runtime discards the
+// thread instead of reusing it. The rest of the process stays unconfined.
+// Commands with SysProcAttr.Pdeathsig are refused: the thread that starts
+// them is gone a moment later, which would deliver the signal at once.
 func SandboxCommand(opts SandboxOptions) func(*exec.Cmd) error {
 	enforced, _, detail := SandboxStatus(opts)
-	exe, _ := sandboxExecutable(opts)
-	spec := sandboxSpec{Write: WritablePaths(opts), Network: opts.Network}
+	write := WritablePaths(opts)
 	var once sync.Once
 	return func(cmd *exec.Cmd) error {
 		if !enforced {
 			if opts.Mode != SandboxOff && opts.Notify != nil {
 				once.Do(func() { opts.Notify(detail) })
 			}
-			return nil
+			return cmd.Start()
 		}
 		if cmd.Err != nil {
 			return cmd.Err
 		}
-		s := spec
-		s.Argv0 = cmd.Path
-		if len(cmd.Args) > 0 {
-			s.Argv0 = cmd.Args[0]
-		}
-		enc, err := s.encode()
-		if err != nil {
-			return err
-		}
-		var rest []string
-		if len(cmd.Args) > 1 {
-			rest = cmd.Args[1:]
-		}
-		cmd.Args = append([]string{exe, SandboxArg, enc, "--", cmd.Path}, rest...)
-		cmd.Path = exe
-		return nil
+		return startConfined(cmd, write, opts.Network)
 	}
-}
-
-// parseSandboxArgs splits `<policy> -- <path> <args…>` (a leading
-// SandboxArg is tolerated).
-func parseSandboxArgs(args []string) (sandboxSpec, string, []string, error) {
-	if len(args) > 0 && args[0] == SandboxArg {
-		args = args[1:]
-	}
-	if len(args) < 3 || args[1] != "--" {
-		return sandboxSpec{}, "", nil, fmt.Errorf("sandbox: want <policy> -- <path> [args...], got %d arguments", len(args))
-	}
-	spec, err := decodeSpec(args[0])
-	if err != nil {
-		return sandboxSpec{}, "", nil, err
-	}
-	path := args[2]
-	argv0 := spec.Argv0
-	if argv0 == "" {
-		argv0 = path
-	}
-	return spec, path, append([]string{argv0}, args[3:]...), nil
 }

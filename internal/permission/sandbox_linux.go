@@ -3,10 +3,9 @@
 package permission
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
+	"os/exec"
 	"runtime"
 	"syscall"
 	"unsafe"
@@ -68,28 +67,33 @@ func writeRights(abi int) (dir, file uint64) {
 	return dir, file
 }
 
-// RunSandboxed is the body of the hidden __sandbox subcommand; main calls
-// it with os.Args[2:] when os.Args[1] == SandboxArg. It confines this
-// process with Landlock and replaces it with the target command, so it only
-// returns on failure; the caller should print the error and exit non-zero.
-func RunSandboxed(args []string) error {
-	spec, path, argv, err := parseSandboxArgs(args)
-	if err != nil {
-		return err
+// startConfined starts cmd from a throwaway OS thread restricted to
+// writing beneath write (see SandboxCommand).
+func startConfined(cmd *exec.Cmd, write []string, network bool) error {
+	if cmd.SysProcAttr != nil && cmd.SysProcAttr.Pdeathsig != 0 {
+		return errors.New("sandbox: cannot start a command with Pdeathsig confined")
 	}
-	// Landlock and no_new_privs apply to the calling thread; exec keeps
-	// only that thread, so it must be the one that calls execve.
-	runtime.LockOSThread()
-	if err := restrictSelf(spec); err != nil {
-		return err
-	}
-	if err := syscall.Exec(path, argv, os.Environ()); err != nil {
-		return fmt.Errorf("sandbox: exec %s: %w", path, err)
-	}
-	return nil
+	done := make(chan error, 1)
+	go func() {
+		// Never unlocked: when this goroutine returns, the runtime ends the
+		// thread and its restrictions with it. LockOSThread also makes the
+		// runtime start any new thread it needs from a clean template
+		// thread, never by cloning this one.
+		runtime.LockOSThread()
+		if err := restrictThread(write, network); err != nil {
+			done <- err
+			return
+		}
+		done <- cmd.Start()
+	}()
+	return <-done
 }
 
-func restrictSelf(spec sandboxSpec) error {
+// restrictThread applies the ruleset to the calling thread: from then on
+// it, and every process it starts, may write only beneath write (and,
+// unless network, neither bind nor connect TCP where the kernel can say
+// so). Paths that do not exist are skipped.
+func restrictThread(write []string, network bool) error {
 	abi := landlockABI()
 	if abi < 1 {
 		return errors.New("sandbox: Landlock is not available in this kernel")
@@ -97,7 +101,7 @@ func restrictSelf(spec sandboxSpec) error {
 	dirRights, fileRights := writeRights(abi)
 	var attr struct{ fs, net, scoped uint64 }
 	attr.fs = dirRights
-	if abi >= 4 && !spec.Network {
+	if abi >= 4 && !network {
 		attr.net = netBindTCP | netConnectTCP
 	}
 	fd, _, errno := syscall.Syscall(sysLandlockCreateRuleset, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
@@ -105,16 +109,8 @@ func restrictSelf(spec sandboxSpec) error {
 		return fmt.Errorf("sandbox: landlock_create_ruleset: %w", errno)
 	}
 	defer syscall.Close(int(fd))
-	for _, p := range spec.Write {
-		fi, err := os.Stat(p)
-		if err != nil {
-			continue // a cache or temp dir that does not exist here
-		}
-		rights := uint64(dirRights)
-		if !fi.IsDir() {
-			rights = fileRights
-		}
-		if err := addPathRule(int(fd), p, rights); err != nil {
+	for _, p := range write {
+		if err := addPathRule(int(fd), p, dirRights, fileRights); err != nil {
 			return err
 		}
 	}
@@ -127,19 +123,32 @@ func restrictSelf(spec sandboxSpec) error {
 	return nil
 }
 
-func addPathRule(rulesetFD int, path string, rights uint64) error {
+// addPathRule grants write access beneath path: the directory rights for
+// a directory, the file rights for anything else. A path that cannot be
+// opened (a cache or temp dir that does not exist) is skipped.
+func addPathRule(rulesetFD int, path string, dirRights, fileRights uint64) error {
 	fd, err := syscall.Open(path, oPath|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		return fmt.Errorf("sandbox: open %s: %w", path, err)
+		return nil
 	}
 	defer syscall.Close(fd)
-	// struct landlock_path_beneath_attr is packed: u64 allowed_access,
-	// s32 parent_fd.
-	var buf [12]byte
-	binary.NativeEndian.PutUint64(buf[0:8], rights)
-	binary.NativeEndian.PutUint32(buf[8:12], uint32(int32(fd)))
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return nil
+	}
+	rights := dirRights
+	if st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
+		rights = fileRights
+	}
+	// struct landlock_path_beneath_attr is packed: u64 allowed_access then
+	// s32 parent_fd, 12 bytes laid out as this struct's first 12 (the
+	// kernel does not read the padding after them).
+	rule := struct {
+		access uint64
+		fd     int32
+	}{rights, int32(fd)}
 	_, _, errno := syscall.Syscall6(sysLandlockAddRule, uintptr(rulesetFD), landlockRulePathBeneath,
-		uintptr(unsafe.Pointer(&buf[0])), 0, 0, 0)
+		uintptr(unsafe.Pointer(&rule)), 0, 0, 0)
 	if errno != 0 {
 		return fmt.Errorf("sandbox: landlock_add_rule %s: %w", path, errno)
 	}

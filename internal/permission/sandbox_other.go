@@ -2,16 +2,15 @@
 
 package permission
 
-import "fmt"
+import (
+	"errors"
+	"os/exec"
+)
 
 func landlockABI() int { return 0 }
 
-// RunSandboxed is the body of the hidden __sandbox subcommand. Off Linux
-// there is no sandbox and SandboxCommand never rewrites commands, so being
-// called is an error.
-func RunSandboxed(args []string) error {
-	if _, _, _, err := parseSandboxArgs(args); err != nil {
-		return err
-	}
-	return fmt.Errorf("sandbox: Landlock is not supported on this platform")
+// startConfined is never reached here: without Landlock, SandboxStatus
+// reports the sandbox as not enforced and commands start unconfined.
+func startConfined(*exec.Cmd, []string, bool) error {
+	return errors.New("sandbox: Landlock is not supported on this platform")
 }

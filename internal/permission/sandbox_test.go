@@ -13,17 +13,6 @@ import (
 	"time"
 )
 
-// TestMain lets the test binary stand in for reasonix: the sandbox re-execs
-// "<self> __sandbox …", which lands here.
-func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == SandboxArg {
-		err := RunSandboxed(os.Args[2:])
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(126)
-	}
-	os.Exit(m.Run())
-}
-
 // sandboxDirs makes a workspace and an outside directory that are not
 // under a temp dir or cache (which the sandbox leaves writable).
 func sandboxDirs(t *testing.T, opts SandboxOptions) (ws, outside string) {
@@ -63,15 +52,12 @@ func runConfined(t *testing.T, opts SandboxOptions, script string) (string, erro
 	t.Helper()
 	cmd := exec.Command("sh", "-c", script)
 	cmd.Dir = opts.Workspace
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := SandboxCommand(opts)(cmd); err != nil {
 		t.Fatal(err)
 	}
-	if cmd.Args[1] != SandboxArg {
-		t.Fatalf("command not rewritten: %q", cmd.Args)
-	}
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
+	err := cmd.Wait()
 	return out.String(), err
 }
 
@@ -147,9 +133,8 @@ func TestSandboxNetwork(t *testing.T) {
 	run := func(network bool) error {
 		opts := SandboxOptions{Workspace: ws, Network: network}
 		cmd := exec.Command("sh", "-c", script)
-		must(t, SandboxCommand(opts)(cmd))
 		done := make(chan error, 1)
-		must(t, cmd.Start())
+		must(t, SandboxCommand(opts)(cmd))
 		go func() { done <- cmd.Wait() }()
 		select {
 		case err := <-done:
@@ -168,11 +153,15 @@ func TestSandboxNetwork(t *testing.T) {
 }
 
 func TestSandboxOffAndNotice(t *testing.T) {
-	cmd := exec.Command("sh", "-c", "true")
-	orig := append([]string(nil), cmd.Args...)
-	must(t, SandboxCommand(SandboxOptions{Mode: SandboxOff, Workspace: "."})(cmd))
-	if strings.Join(cmd.Args, " ") != strings.Join(orig, " ") {
-		t.Fatalf("off mode rewrote the command: %q", cmd.Args)
+	// Off, the command starts as it is.
+	outside := t.TempDir()
+	cmd := exec.Command("sh", "-c", "echo x > "+filepath.Join(outside, "off.txt"))
+	must(t, SandboxCommand(SandboxOptions{Mode: SandboxOff, Workspace: t.TempDir()})(cmd))
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("off mode: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "off.txt")); err != nil {
+		t.Fatalf("off mode confined the command: %v", err)
 	}
 	enforced, _, detail := SandboxStatus(SandboxOptions{Mode: SandboxOff})
 	if enforced || !strings.Contains(detail, "off") {
@@ -186,7 +175,9 @@ func TestSandboxOffAndNotice(t *testing.T) {
 		n := 0
 		sb := SandboxCommand(SandboxOptions{Notify: func(string) { n++ }})
 		for i := 0; i < 3; i++ {
-			must(t, sb(exec.Command("true")))
+			c := exec.Command("true")
+			must(t, sb(c))
+			must(t, c.Wait())
 		}
 		if n != 1 {
 			t.Fatalf("notice shown %d times, want 1", n)
@@ -194,19 +185,54 @@ func TestSandboxOffAndNotice(t *testing.T) {
 	}
 }
 
-func TestSandboxArgsRoundTrip(t *testing.T) {
-	spec := sandboxSpec{Write: []string{"/a b", "/c"}, Network: true, Argv0: "bash"}
-	enc, err := spec.encode()
-	must(t, err)
-	got, path, argv, err := parseSandboxArgs([]string{SandboxArg, enc, "--", "/bin/bash", "-c", "echo hi"})
-	must(t, err)
-	if path != "/bin/bash" || strings.Join(argv, "|") != "bash|-c|echo hi" || !got.Network || len(got.Write) != 2 {
-		t.Fatalf("round trip: %+v %q %q", got, path, argv)
+// TestSandboxStaysInTheChild checks that confining a command leaves the
+// rest of the process free: many confined starts while other goroutines
+// keep writing outside the workspace, then a write from this goroutine.
+func TestSandboxStaysInTheChild(t *testing.T) {
+	requireLandlock(t)
+	opts := SandboxOptions{}
+	ws, outside := sandboxDirs(t, opts)
+	opts.Workspace = ws
+	sb := SandboxCommand(opts)
+	stop := make(chan struct{})
+	errs := make(chan error, 4)
+	for w := 0; w < 4; w++ {
+		go func(w int) {
+			p := filepath.Join(outside, fmt.Sprintf("writer-%d", w))
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					errs <- nil
+					return
+				default:
+				}
+				if err := os.WriteFile(p, []byte(fmt.Sprint(i)), 0o644); err != nil {
+					errs <- err
+					return
+				}
+				runtime.Gosched()
+			}
+		}(w)
 	}
-	if _, _, _, err := parseSandboxArgs([]string{"garbage"}); err == nil {
-		t.Fatal("bad arguments accepted")
+	for i := 0; i < 40; i++ {
+		cmd := exec.Command("sh", "-c", "echo x > "+filepath.Join(outside, "child.txt")+" 2>/dev/null; echo y > inside.txt")
+		cmd.Dir = ws
+		must(t, sb(cmd))
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("confined command %d: %v", i, err)
+		}
 	}
-	if _, _, _, err := parseSandboxArgs([]string{"!!", "--", "/bin/true"}); err == nil {
-		t.Fatal("bad policy accepted")
+	close(stop)
+	for w := 0; w < 4; w++ {
+		if err := <-errs; err != nil {
+			t.Fatalf("a goroutine of the parent lost write access: %v", err)
+		}
 	}
+	if _, err := os.Stat(filepath.Join(outside, "child.txt")); err == nil {
+		t.Fatal("a confined command wrote outside the workspace")
+	}
+	if _, err := os.Stat(filepath.Join(ws, "inside.txt")); err != nil {
+		t.Fatalf("a confined command could not write inside the workspace: %v", err)
+	}
+	must(t, os.WriteFile(filepath.Join(outside, "parent.txt"), []byte("ok"), 0o644))
 }

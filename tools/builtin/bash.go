@@ -104,12 +104,11 @@ func (bashTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage
 	cmd.Env = append(os.Environ(), bashEnv...)
 	out := newHeadTail(max(4*env.Limit(), 1<<20))
 	cmd.Stdout, cmd.Stderr = out, out
+	start := cmd.Start
 	if env.Sandbox != nil {
-		if err := env.Sandbox(cmd); err != nil {
-			return tools.Result{}, fmt.Errorf("sandbox refused the command: %w", err)
-		}
+		start = func() error { return env.Sandbox(cmd) }
 	}
-	if err := cmd.Start(); err != nil {
+	if err := start(); err != nil {
 		return tools.Result{}, fmt.Errorf("cannot start shell: %w", err)
 	}
 	// Kill the whole group, not just the shell, when time runs out or the

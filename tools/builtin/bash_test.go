@@ -180,9 +180,10 @@ func TestBashSandboxHook(t *testing.T) {
 	called := false
 	env.Sandbox = func(cmd *exec.Cmd) error {
 		called = true
-		// Confinement wrappers rewrite the command line; emulate one.
+		// The hook starts the command itself; emulate a confining one
+		// that changes what runs.
 		cmd.Args = append([]string{cmd.Args[0], "-c", "echo sandboxed"}, cmd.Args[3:]...)
-		return nil
+		return cmd.Start()
 	}
 	res, err := runTool(t, bashTool{}, env, `{"command":"echo plain"}`)
 	if err != nil || !called || !strings.Contains(res.Content, "sandboxed") {
