@@ -1,65 +1,169 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/reasonix/reasonix/internal/llmtest"
+	"github.com/reasonix/reasonix/internal/permission"
 	"github.com/reasonix/reasonix/providers/scripted"
 )
 
-// TestStartupBench prints the process-level figures: `reasonix version`
-// time and memory, process start to first request, a three-request tool
-// loop, and the size of the cache-stable prefix. It runs only under
-// `make bench` (REASONIX_BENCH=1) because timings are not assertions.
+// TestStartupBench prints the process-level figures as ratios to the floor,
+// a minimal tool loop on the standard library alone (testdata/floor), built
+// here with the same flags as reasonix and run against the same scripted
+// server: `version`, process start to the first request, a read + bash +
+// answer loop, and what a bash call costs beyond the command itself. It
+// runs only under `make bench` (REASONIX_BENCH=1) because timings are not
+// assertions.
 func TestStartupBench(t *testing.T) {
 	if os.Getenv("REASONIX_BENCH") == "" {
 		t.Skip("figures only: set REASONIX_BENCH=1 (make bench)")
 	}
-	const runs = 20
-	var wall []time.Duration
+	dir := t.TempDir()
+	rx, floor := filepath.Join(dir, "reasonix"), filepath.Join(dir, "floor")
+	releaseBuild(t, rx, ".")
+	releaseBuild(t, floor, "./testdata/floor")
+
+	// Start-up: `version`, alternating the two binaries so drift in the
+	// machine's load hits both alike.
+	const runs = 30
+	var rxVer, flVer []time.Duration
 	var rss int64
 	for i := 0; i < runs; i++ {
-		cmd := exec.Command(binPath, "version")
-		start := time.Now()
-		if err := cmd.Run(); err != nil {
-			t.Fatal(err)
-		}
-		wall = append(wall, time.Since(start))
+		d, cmd := timeRun(t, exec.Command(rx, "version"))
+		rxVer = append(rxVer, d)
 		rss = max(rss, maxRSS(cmd))
+		d, _ = timeRun(t, exec.Command(floor, "version"))
+		flVer = append(flVer, d)
 	}
-	fmt.Printf("version: %v median, %.1f MB peak RSS (targets 10ms, 16MB)\n", median(wall), float64(rss)/1024)
+	ratioLine("startup: version", rxVer, flVer, "(target <= 1.3)")
+	fmt.Printf("startup: version peak RSS %.1f MB (target 16 MB)\n", float64(rss)/1024)
 
-	var first, loop, gap []time.Duration
+	// A read + bash + answer loop; its first request is the start-up figure
+	// of a real run.
+	loopScript := func() []scripted.Turn {
+		return []scripted.Turn{
+			{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "a.txt"})}},
+			{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "true"})}},
+			{Text: "done"},
+		}
+	}
+	var rxFirst, flFirst, rxLoop, flLoop []time.Duration
 	var loopRSS int64
 	var prefix, ntools int
-	for i := 0; i < 10; i++ {
-		e := newE2E(t,
-			scripted.Turn{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "a.txt"})}},
-			scripted.Turn{ToolCalls: []scripted.Call{call("grep", map[string]any{"pattern": "alpha"})}},
-			scripted.Turn{Text: "done"},
-		)
-		e.write("a.txt", "alpha\n")
-		cmd := exec.Command(binPath, "run", "go")
-		cmd.Dir, cmd.Env = e.repo, e.env
+	for i := 0; i < runs; i++ {
+		for _, bin := range []string{rx, floor} {
+			e := newE2E(t, loopScript()...)
+			e.write("a.txt", "alpha\n")
+			cmd := exec.Command(bin, "run", "go")
+			cmd.Dir, cmd.Env = e.repo, e.env
+			start := time.Now()
+			out, err := cmd.CombinedOutput()
+			wall := time.Since(start)
+			if err != nil {
+				t.Fatalf("%s run: %v\n%s", filepath.Base(bin), err, out)
+			}
+			rec := e.srv.Received()
+			if len(rec) != 3 {
+				t.Fatalf("%s made %d requests, want 3\n%s", filepath.Base(bin), len(rec), out)
+			}
+			if bin == rx {
+				rxLoop, rxFirst = append(rxLoop, wall), append(rxFirst, rec[0].At.Sub(start))
+				loopRSS = max(loopRSS, maxRSS(cmd))
+				prefix, ntools = prefixSize(t, rec[0].Body)
+			} else {
+				flLoop, flFirst = append(flLoop, wall), append(flFirst, rec[0].At.Sub(start))
+			}
+		}
+	}
+	ratioLine("first request:", rxFirst, flFirst, "(target <= 1.3)")
+	ratioLine("loop: read+bash+answer", rxLoop, flLoop, "")
+	fmt.Printf("loop: peak RSS %.1f MB (target 25 MB)\n", float64(loopRSS)/1024)
+
+	benchBashStep(t, rx)
+	benchReadStep(t, rx)
+	fmt.Printf("prefix: %.1f KB system prompt + %d tool schemas (target < 16KB)\n", float64(prefix)/1024, ntools)
+}
+
+// benchBashStep measures what a bash call costs beyond the command itself.
+// A run makes six `bash -c true` calls in a row; the bench stamps the
+// tool_start event as it arrives on reasonix's stdout (stream-json, flushed
+// per event) and the server stamps the next request. Their difference,
+// minus the median time of `bash -c true` started unconfined by os/exec
+// here, is the overhead: the permission gate, the Landlock trampoline,
+// starting and reaping the process, the result, and encoding and sending
+// the next request. The command's own time confined by the sandbox is
+// printed beside it.
+func benchBashStep(t *testing.T, rx string) {
+	var own, confined []time.Duration
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	// The same command started confined, as reasonix starts it.
+	sandbox := permission.SandboxCommand(permission.SandboxOptions{Workspace: t.TempDir()})
+	for i := 0; i < 30; i++ {
+		d, _ := timeRun(t, exec.Command(bash, "-c", "true"))
+		own = append(own, d)
+		cmd := exec.Command(bash, "-c", "true")
 		start := time.Now()
-		if err := cmd.Run(); err != nil {
+		if err := sandbox(cmd); err != nil {
 			t.Fatal(err)
 		}
-		loop = append(loop, time.Since(start))
-		loopRSS = max(loopRSS, maxRSS(cmd))
-		rec := e.srv.Received()
-		first = append(first, rec[0].At.Sub(start))
-		prefix, ntools = prefixSize(t, rec[0].Body)
+		if err := cmd.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		confined = append(confined, time.Since(start))
 	}
-	// Tool step: six read_file calls in a row; the gap between requests
-	// is stream + parse + gate + tool + append + next request.
+	var gap, inTool, after []time.Duration
+	for i := 0; i < 5; i++ {
+		var turns []scripted.Turn
+		for k := 0; k < 6; k++ {
+			turns = append(turns, scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "true"})}})
+		}
+		e := newE2E(t, append(turns, scripted.Turn{Text: "done"})...)
+		cmd := exec.Command(rx, "run", "--output-format", "stream-json", "go")
+		cmd.Dir, cmd.Env = e.repo, e.env
+		ev := &eventClock{}
+		cmd.Stdout = ev
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("run: %v\n%s", err, stderr.String())
+		}
+		rec := e.srv.Received()
+		starts, ends := ev.times("tool_start"), ev.times("tool_end")
+		if len(starts) != 6 || len(ends) != 6 || len(rec) != 7 {
+			t.Fatalf("%d tool starts, %d ends, %d requests; want 6, 6, 7\n%s", len(starts), len(ends), len(rec), stderr.String())
+		}
+		for k := 1; k < 6; k++ { // the first call pays one-time warm-up
+			gap = append(gap, rec[k+1].At.Sub(starts[k]))
+			inTool = append(inTool, ends[k].Sub(starts[k]))
+			after = append(after, rec[k+1].At.Sub(ends[k]))
+		}
+	}
+	ownM := median(own)
+	fmt.Printf("tool: bash result to next request %s ms beyond the command's own time (target <= 3 ms): "+
+		"tool_start to next request %s ms, `bash -c true` alone %s ms\n", ms(median(gap)-ownM), ms(median(gap)), ms(ownM))
+	fmt.Printf("tool: bash call %s ms from tool_start to tool_end, %s ms from tool_end to the next request; "+
+		"`bash -c true` alone started confined %s ms (+%s ms)\n",
+		ms(median(inTool)), ms(median(after)), ms(median(confined)), ms(median(confined)-ownM))
+}
+
+// benchReadStep: six read_file calls in a row; the gap between requests
+// is stream + parse + gate + tool + append + next request.
+func benchReadStep(t *testing.T, rx string) {
+	var gap []time.Duration
 	for i := 0; i < 5; i++ {
 		var turns []scripted.Turn
 		for k := 0; k < 6; k++ {
@@ -67,20 +171,88 @@ func TestStartupBench(t *testing.T) {
 		}
 		e := newE2E(t, append(turns, scripted.Turn{Text: "done"})...)
 		e.write("a.txt", "alpha\n")
-		cmd := exec.Command(binPath, "run", "go")
+		cmd := exec.Command(rx, "run", "go")
 		cmd.Dir, cmd.Env = e.repo, e.env
-		if err := cmd.Run(); err != nil {
-			t.Fatal(err)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("run: %v\n%s", err, out)
 		}
 		rec := e.srv.Received()
 		for k := 2; k < len(rec); k++ { // skip the first step's one-time warm-up
 			gap = append(gap, rec[k].At.Sub(rec[k-1].At))
 		}
 	}
-	fmt.Printf("first request: %v median after process start (target 20ms)\n", median(first))
-	fmt.Printf("tool loop: %v median for three requests; %.1f MB peak RSS (target 25MB)\n", median(loop), float64(loopRSS)/1024)
-	fmt.Printf("tool step: %v median from one request to the next around a read_file call, stream included (target 2ms + stream)\n", median(gap))
-	fmt.Printf("prefix: %.1f KB system prompt + %d tool schemas (target < 16KB)\n", float64(prefix)/1024, ntools)
+	fmt.Printf("tool step: %s ms median from one request to the next around a read_file call, stream included (target 2ms + stream)\n", ms(median(gap)))
+}
+
+// releaseBuild builds pkg as `make build` does.
+func releaseBuild(t *testing.T, out, pkg string) {
+	t.Helper()
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", out, pkg)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build %s: %v\n%s", pkg, err, b)
+	}
+}
+
+func timeRun(t *testing.T, cmd *exec.Cmd) (time.Duration, *exec.Cmd) {
+	t.Helper()
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v: %v", cmd.Args, err)
+	}
+	return time.Since(start), cmd
+}
+
+func ratioLine(what string, rx, floor []time.Duration, target string) {
+	r, f := median(rx), median(floor)
+	fmt.Printf("%s reasonix %s ms floor %s ms ratio %.2f %s\n", what, ms(r), ms(f), float64(r)/float64(f), target)
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f", float64(d)/float64(time.Millisecond)) }
+
+// eventClock stamps each stream-json event line with the time it arrived.
+type eventClock struct {
+	mu      sync.Mutex
+	partial []byte
+	events  []stampedEvent
+}
+
+type stampedEvent struct {
+	typ string
+	at  time.Time
+}
+
+func (c *eventClock) Write(p []byte) (int, error) {
+	now := time.Now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.partial = append(c.partial, p...)
+	for {
+		i := bytes.IndexByte(c.partial, '\n')
+		if i < 0 {
+			break
+		}
+		var e struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(c.partial[:i], &e) == nil {
+			c.events = append(c.events, stampedEvent{e.Type, now})
+		}
+		c.partial = c.partial[i+1:]
+	}
+	return len(p), nil
+}
+
+func (c *eventClock) times(typ string) []time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []time.Time
+	for _, e := range c.events {
+		if e.typ == typ {
+			out = append(out, e.at)
+		}
+	}
+	return out
 }
 
 func prefixSize(t *testing.T, body []byte) (int, int) {
