@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/internal/text"
 	"github.com/reasonix/reasonix/providers"
 	"github.com/reasonix/reasonix/tools"
 )
@@ -402,7 +403,7 @@ func (s *Session) runOne(ctx context.Context, c providers.ToolCall, reason strin
 	}
 	if !json.Valid(args) {
 		r.res = tools.Result{IsError: true, Content: fmt.Sprintf("Error: the arguments of %s are not valid JSON (%q); resend the call with a JSON object matching its schema",
-			c.Function.Name, clip(string(args), 200))}
+			c.Function.Name, text.Clip(string(args), 200))}
 		return finish()
 	}
 	if accErr != nil {
@@ -433,11 +434,4 @@ func (s *Session) runOne(ctx context.Context, c providers.ToolCall, reason strin
 		r.writes = acc.Writes
 	}
 	return finish()
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/reasonix/reasonix/internal/text"
 )
 
 // PlanDecision is a person's answer to a proposed plan.
@@ -125,9 +127,9 @@ func (p Plan) JSON() []byte {
 // Markdown renders the plan for people.
 func (p Plan) Markdown() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Plan: %s\n\n## Steps\n\n", OneLine(p.Goal))
+	fmt.Fprintf(&b, "# Plan: %s\n\n## Steps\n\n", text.OneLine(p.Goal))
 	for i, s := range p.Steps {
-		fmt.Fprintf(&b, "%d. **%s** `%s`\n", i+1, OneLine(s.Title), s.ID)
+		fmt.Fprintf(&b, "%d. **%s** `%s`\n", i+1, text.OneLine(s.Title), s.ID)
 		if d := strings.TrimSpace(s.Detail); d != "" {
 			for _, line := range strings.Split(d, "\n") {
 				fmt.Fprintf(&b, "   %s\n", strings.TrimRight(line, " \t"))
@@ -140,13 +142,13 @@ func (p Plan) Markdown() string {
 			fmt.Fprintf(&b, "   - Depends on: %s\n", codeList(s.DependsOn))
 		}
 		if a := strings.TrimSpace(s.Acceptance); a != "" {
-			fmt.Fprintf(&b, "   - Acceptance: %s\n", OneLine(a))
+			fmt.Fprintf(&b, "   - Acceptance: %s\n", text.OneLine(a))
 		}
 	}
 	if len(p.Risks) > 0 {
 		b.WriteString("\n## Risks\n\n")
 		for _, r := range p.Risks {
-			fmt.Fprintf(&b, "- %s\n", OneLine(r))
+			fmt.Fprintf(&b, "- %s\n", text.OneLine(r))
 		}
 	}
 	if v := strings.TrimSpace(p.Validation); v != "" {
@@ -159,14 +161,11 @@ func (p Plan) Markdown() string {
 func (p Plan) Todos() []Todo {
 	out := make([]Todo, 0, len(p.Steps))
 	for _, s := range p.Steps {
-		title := OneLine(s.Title)
+		title := text.OneLine(s.Title)
 		out = append(out, Todo{Content: s.ID + ": " + title, Status: "pending"})
 	}
 	return out
 }
-
-// OneLine collapses every run of white space in s to one space.
-func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func codeList(xs []string) string {
 	q := make([]string, len(xs))

@@ -14,6 +14,7 @@ import (
 
 	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/internal/store"
+	"github.com/reasonix/reasonix/internal/text"
 	"github.com/reasonix/reasonix/providers"
 	"github.com/reasonix/reasonix/roles"
 )
@@ -153,7 +154,7 @@ func (c *Coordinator) ResumeGoal(ctx context.Context) (GoalResult, error) {
 		return GoalResult{}, errors.New("no saved goal to resume")
 	}
 	if st.Status == GoalDone {
-		return GoalResult{GoalState: st}, fmt.Errorf("goal %q is already done; /goal clear forgets it", clip(st.Goal, 60))
+		return GoalResult{GoalState: st}, fmt.Errorf("goal %q is already done; /goal clear forgets it", text.Clip(st.Goal, 60))
 	}
 	var history []providers.Message
 	if st.Transcript != "" {
@@ -252,7 +253,7 @@ func (c *Coordinator) goalLoop(ctx context.Context, w *worker, st *GoalState, tu
 			// A provider failure leaves the goal active, to resume later.
 			return finish(GoalActive, "", err)
 		}
-		rep := GoalReport{Status: GoalContinue, Summary: clip(oneLine(out.Text), 500)}
+		rep := GoalReport{Status: GoalContinue, Summary: text.Clip(text.OneLine(out.Text), 500)}
 		if out.HaltTool == GoalStatusTool {
 			if json.Unmarshal([]byte(out.HaltResult), &rep) != nil {
 				rep = GoalReport{Status: GoalContinue}
@@ -260,7 +261,7 @@ func (c *Coordinator) goalLoop(ctx context.Context, w *worker, st *GoalState, tu
 		}
 		st.Last = &rep
 		c.rt.Sink.Publish(events.Event{Type: events.Notice, Session: w.ID(), Role: roles.Executor,
-			Text: fmt.Sprintf("goal turn %d/%d: %s: %s", st.Turns, st.MaxTurns, rep.Status, clip(oneLine(rep.Summary), 200))})
+			Text: fmt.Sprintf("goal turn %d/%d: %s: %s", st.Turns, st.MaxTurns, rep.Status, text.Clip(text.OneLine(rep.Summary), 200))})
 		switch rep.Status {
 		case GoalDone:
 			return finish(GoalDone, ReasonDone, nil)
@@ -300,9 +301,9 @@ func goalContinueTurn(st *GoalState) string {
 		b.WriteString("No status has been reported yet.\n\n")
 	case st.Last.Status == GoalBlocked:
 		fmt.Fprintf(&b, "Last status: blocked (%d time(s) in a row): %s\nIf you really cannot go on, report blocked again; otherwise find another way forward.\n\n",
-			st.BlockedCount, oneLine(st.Last.Summary))
+			st.BlockedCount, text.OneLine(st.Last.Summary))
 	default:
-		fmt.Fprintf(&b, "Last status: %s: %s\n\n", st.Last.Status, oneLine(st.Last.Summary))
+		fmt.Fprintf(&b, "Last status: %s: %s\n\n", st.Last.Status, text.OneLine(st.Last.Summary))
 	}
 	b.WriteString(goalInstructions)
 	return b.String()
@@ -323,16 +324,3 @@ func normalizeBlocked(s string) string {
 	}
 	return strings.Join(strings.Fields(b.String()), " ")
 }
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && cut < len(s) && !isRuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

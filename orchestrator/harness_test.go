@@ -14,6 +14,7 @@ import (
 
 	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/internal/store"
+	"github.com/reasonix/reasonix/internal/text"
 	"github.com/reasonix/reasonix/providers"
 	"github.com/reasonix/reasonix/providers/scripted"
 	"github.com/reasonix/reasonix/tools"
@@ -192,10 +193,10 @@ func (h *harness) checkPrefixes() {
 		for i := 1; i < len(rs); i++ {
 			prev, cur := joinEncoded(rs[i-1]), joinEncoded(rs[i])
 			if !bytes.HasPrefix(cur, prev) {
-				h.t.Errorf("session %q: request %d does not extend request %d\nprev: %s\ncur:  %s", clip(p.firstUser(), 40), i, i-1, clip(string(prev), 400), clip(string(cur), 400))
+				h.t.Errorf("session %q: request %d does not extend request %d\nprev: %s\ncur:  %s", text.Clip(p.firstUser(), 40), i, i-1, text.Clip(string(prev), 400), text.Clip(string(cur), 400))
 			}
 			if !bytes.Equal(rs[i].EncodedTools, rs[i-1].EncodedTools) || rs[i].Model != rs[i-1].Model {
-				h.t.Errorf("session %q: request %d changed tools or model", clip(p.firstUser(), 40), i)
+				h.t.Errorf("session %q: request %d changed tools or model", text.Clip(p.firstUser(), 40), i)
 			}
 			checked++
 		}

@@ -43,8 +43,6 @@ func executorBrief(p Plan) string {
 	return b.String()
 }
 
-func oneLine(s string) string { return events.OneLine(s) }
-
 // PlansDir is where saved plans of a state directory live.
 func PlansDir(stateDir string) string { return filepath.Join(stateDir, "plans") }
 

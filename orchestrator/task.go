@@ -12,6 +12,7 @@ import (
 
 	"github.com/reasonix/reasonix/agents"
 	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/internal/text"
 	"github.com/reasonix/reasonix/providers"
 	"github.com/reasonix/reasonix/roles"
 	"github.com/reasonix/reasonix/tools"
@@ -60,7 +61,7 @@ func (t *taskTool) Description() string {
 	b.WriteString("The subagent sees only the prompt you give it, so include every detail it needs and say what to report. ")
 	b.WriteString("It returns status, summary (its final answer), files_touched and usage.\nAgents:\n")
 	for _, r := range t.agents {
-		fmt.Fprintf(&b, "- %s: %s\n", r.Name, oneLine(r.Description))
+		fmt.Fprintf(&b, "- %s: %s\n", r.Name, text.OneLine(r.Description))
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -128,7 +129,7 @@ func (t *taskTool) Execute(ctx context.Context, _ *tools.Env, raw json.RawMessag
 	tr := taskResult(r.Name, res, err)
 	b, _ := json.MarshalIndent(tr, "", "  ")
 	return tools.Result{Content: string(b), IsError: tr.Status == TaskError,
-		Summary: fmt.Sprintf("%s: %s (%s)", r.Name, oneLine(a.Description), tr.Status)}, nil
+		Summary: fmt.Sprintf("%s: %s (%s)", r.Name, text.OneLine(a.Description), tr.Status)}, nil
 }
 
 func taskResult(agent string, res Result, err error) TaskResult {

@@ -8,10 +8,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/yuin/goldmark"
-	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/text"
 	"gopkg.in/yaml.v2"
+
+	"github.com/reasonix/reasonix/internal/text"
 )
 
 // Frontmatter is the parsed metadata block of a Markdown file. Scalars are
@@ -202,7 +201,7 @@ func parseLenient(block []byte, trackTags bool) (Frontmatter, error) {
 			if t == "" || strings.HasPrefix(t, "#") {
 				continue
 			}
-			return nil, fmt.Errorf("line %d: expected \"key: value\", got %q", n+1, clip(t, 40))
+			return nil, fmt.Errorf("line %d: expected \"key: value\", got %q", n+1, text.Clip(t, 40))
 		}
 		cur.rest = append(cur.rest, line)
 		if trackTags {
@@ -335,14 +334,6 @@ func unquote(s string) string {
 	return s
 }
 
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
-}
-
 // Lookup returns the value of the first of keys that is present, so callers
 // can accept spelling variants (max_steps, maxSteps, max-steps).
 func (f Frontmatter) Lookup(keys ...string) (any, bool) {
@@ -465,29 +456,4 @@ func SplitList(s string) []string {
 	}
 	emit()
 	return out
-}
-
-// FirstParagraph returns the text of the first Markdown paragraph of body,
-// on one line, skipping headings, code blocks and other leading blocks. It
-// is the fallback description of files without frontmatter.
-func FirstParagraph(body []byte) string {
-	doc := goldmark.DefaultParser().Parse(text.NewReader(body))
-	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
-		p, ok := n.(*ast.Paragraph)
-		if !ok {
-			continue
-		}
-		var parts []string
-		lines := p.Lines()
-		for i := 0; i < lines.Len(); i++ {
-			seg := lines.At(i)
-			if t := strings.TrimSpace(string(seg.Value(body))); t != "" {
-				parts = append(parts, t)
-			}
-		}
-		if len(parts) > 0 {
-			return strings.Join(parts, " ")
-		}
-	}
-	return ""
 }

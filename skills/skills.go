@@ -19,6 +19,8 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/reasonix/reasonix/internal/text"
 )
 
 // FileName is the file that makes a folder a skill.
@@ -416,7 +418,7 @@ func (c *Catalog) Index(maxBytes int, allow func(name string) bool) string {
 		if allow != nil && !allow(s.Name) {
 			continue
 		}
-		lines = append(lines, "- "+s.Name+": "+oneLine(s.Description)+"\n")
+		lines = append(lines, "- "+s.Name+": "+text.OneLine(s.Description)+"\n")
 	}
 	total := 0
 	for _, l := range lines {
@@ -447,8 +449,6 @@ func moreNote(n int) string {
 	}
 	return fmt.Sprintf("(%d more %s; call skill with action list)\n", n, word)
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // Load reads the skill's instructions (SKILL.md without its frontmatter)
 // and lists the other files in its folder as slash-separated relative

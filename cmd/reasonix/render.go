@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/internal/text"
 	"github.com/reasonix/reasonix/providers"
 )
 
@@ -61,9 +62,9 @@ func (r *textRenderer) Publish(e events.Event) {
 			if i := strings.IndexByte(first, '\n'); i >= 0 {
 				first = first[:i]
 			}
-			fmt.Fprintf(r.errOut, "%s   ✗ %s\n", r.prefix(e), clip(first, 160))
+			fmt.Fprintf(r.errOut, "%s   ✗ %s\n", r.prefix(e), text.Clip(first, 160))
 		} else if e.Tool.Summary != "" {
-			fmt.Fprintf(r.errOut, "%s   ✓ %s\n", r.prefix(e), clip(e.Tool.Summary, 160))
+			fmt.Fprintf(r.errOut, "%s   ✓ %s\n", r.prefix(e), text.Clip(e.Tool.Summary, 160))
 		}
 	case events.Notice:
 		r.endLine()
@@ -122,13 +123,6 @@ func shortID(id string) string {
 
 // toolLine renders a call as one readable line (events.Tool.Brief).
 func toolLine(t *events.Tool) string { return t.Brief() }
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
 
 // streamJSON prints one event per line.
 type streamJSON struct {

@@ -25,6 +25,7 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/internal/text"
 	"github.com/reasonix/reasonix/providers"
 )
 
@@ -525,10 +526,5 @@ func count(n int) string {
 	return fmt.Sprint(n)
 }
 
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len([]rune(s)) <= n {
-		return s
-	}
-	return string([]rune(s)[:n]) + "…"
-}
+// oneLine is s on one line, clipped to n bytes.
+func oneLine(s string, n int) string { return text.Clip(text.OneLine(s), n) }

@@ -1,0 +1,53 @@
+package text
+
+import (
+	"testing"
+	"unicode/utf8"
+)
+
+func TestClip(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly", 7, "exactly"},
+		{"abcdef", 3, "abc…"},
+		{"héllo", 2, "h…"}, // é is two bytes: not cut in half
+		{"中文字符", 4, "中…"},
+		{"x", 0, "x"[:0] + "…"},
+		{"abc", -1, "…"},
+	} {
+		got := Clip(c.in, c.n)
+		if got != c.want {
+			t.Errorf("Clip(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+		if !utf8.ValidString(got) {
+			t.Errorf("Clip(%q, %d) is not valid UTF-8", c.in, c.n)
+		}
+	}
+}
+
+func FuzzClip(f *testing.F) {
+	f.Add("中文字符 and more", 5)
+	f.Add("plain", 2)
+	f.Fuzz(func(t *testing.T, s string, n int) {
+		if n > 1<<20 || n < -1<<20 {
+			return
+		}
+		got := Clip(s, n)
+		if utf8.ValidString(s) && !utf8.ValidString(got) {
+			t.Fatalf("Clip(%q, %d) = %q is not valid UTF-8", s, n, got)
+		}
+		if len(s) > n && len(got) > max(n, 0)+len("…") {
+			t.Fatalf("Clip(%q, %d) = %q is too long", s, n, got)
+		}
+	})
+}
+
+func TestOneLine(t *testing.T) {
+	if got := OneLine("  a\n\tb  c \r\n"); got != "a b c" {
+		t.Errorf("OneLine = %q", got)
+	}
+}
