@@ -10,7 +10,6 @@ require (
 	github.com/gdamore/tcell/v2 v2.13.10
 	github.com/google/jsonschema-go v0.4.3
 	github.com/rivo/tview v0.42.0
-	github.com/yuin/goldmark v1.8.7
 	go.uber.org/goleak v1.3.0
 	golang.org/x/sync v0.24.0
 	gopkg.in/yaml.v2 v2.3.0
