@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -113,7 +112,24 @@ func agentFiles(dir string) ([]string, error) {
 	return out, nil
 }
 
-var validAgentName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+// validAgentName reports a name of 1 to 64 letters, digits, '_', '.' and
+// '-' that starts with a letter or digit. (A regexp with a bounded repeat
+// compiles to a large program, which every start of the binary paid for.)
+func validAgentName(s string) bool {
+	if len(s) == 0 || len(s) > 64 || !isAlnum(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; !isAlnum(c) && c != '_' && c != '.' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
 
 // claudeModels are Claude Code model aliases; they name no Reasonix model,
 // so an agent asking for one inherits the caller's model instead of failing.
@@ -151,7 +167,7 @@ func loadAgent(file string) (Role, []string, error) {
 	if r.Name == "" {
 		r.Name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 	}
-	if !validAgentName.MatchString(r.Name) {
+	if !validAgentName(r.Name) {
 		return Role{}, nil, fmt.Errorf("agent name %q must be letters, digits, '-', '_' or '.', at most 64 characters", r.Name)
 	}
 	if r.System == "" {
@@ -203,7 +219,19 @@ var claudeTools = map[string]string{
 	"BashOutput": "", "KillShell": "", "KillBash": "", "ExitPlanMode": "", "SlashCommand": "",
 }
 
-var ownToolName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+// ownToolName reports a name shaped like a Reasonix tool's: a lowercase
+// letter, then lowercase letters, digits and '_'.
+func ownToolName(s string) bool {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
 
 // ToolNames maps a tool list written for Claude Code or Reasonix (an agent
 // file's tools, a skill's allowed-tools) to Reasonix tool names, as an
@@ -239,7 +267,7 @@ func mapTools(list []string) (out, dropped, narrowed []string) {
 			dropped = append(dropped, t)
 			continue
 		case known:
-		case strings.HasPrefix(base, "mcp__") || ownToolName.MatchString(base):
+		case strings.HasPrefix(base, "mcp__") || ownToolName(base):
 			name = base
 		default:
 			dropped = append(dropped, t)

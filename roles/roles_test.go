@@ -300,3 +300,23 @@ func TestNilSetIsBuiltins(t *testing.T) {
 		t.Error("nil set has no planner")
 	}
 }
+
+func TestNameChecks(t *testing.T) {
+	for name, want := range map[string]bool{
+		"a": true, "Code-Reviewer_2.0": true, "9lives": true, strings.Repeat("x", 64): true,
+		"": false, "-lead": false, ".hidden": false, "_x": false, "has space": false, "é": false,
+		strings.Repeat("x", 65): false, "a/b": false,
+	} {
+		if got := validAgentName(name); got != want {
+			t.Errorf("validAgentName(%q) = %v, want %v", name, got, want)
+		}
+	}
+	for name, want := range map[string]bool{
+		"read_file": true, "mcp2": true, "x": true,
+		"": false, "Read": false, "2x": false, "_x": false, "a-b": false, "aB": false,
+	} {
+		if got := ownToolName(name); got != want {
+			t.Errorf("ownToolName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

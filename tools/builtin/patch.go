@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
 
@@ -356,10 +357,13 @@ func (p *patcher) hunkError(ctx context.Context, show string, n int, header stri
 }
 
 // hunkHeader matches a hunk header whose counts may be wrong or missing.
-var hunkHeader = regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$`)
+// It is compiled on first use, not by every start of the program.
+var hunkHeader = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$`)
+})
 
 // bareHunkHeader matches a hunk header without line numbers.
-var bareHunkHeader = regexp.MustCompile(`^@@(?:\s*@@)?(\s.*)?$`)
+var bareHunkHeader = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^@@(?:\s*@@)?(\s.*)?$`) })
 
 // normalizePatch undoes common damage in model-written patches: Markdown
 // code fences around the diff, a missing final newline, and hunk headers
@@ -396,10 +400,10 @@ func normalizePatch(s string) string {
 // header whose stated counts do not fit the body that follows.
 func recountHeader(lines []string, i int) string {
 	l := lines[i]
-	m := hunkHeader.FindStringSubmatch(strings.TrimRight(l, "\r\n"))
+	m := hunkHeader().FindStringSubmatch(strings.TrimRight(l, "\r\n"))
 	if m == nil {
 		// "@@ @@" or "@@" without line numbers: search from the top.
-		if bare := bareHunkHeader.FindStringSubmatch(strings.TrimRight(l, "\r\n")); bare != nil {
+		if bare := bareHunkHeader().FindStringSubmatch(strings.TrimRight(l, "\r\n")); bare != nil {
 			m = []string{l, "1", "", "1", "", bare[1]}
 		} else {
 			return l
