@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v2"
 
@@ -150,7 +151,7 @@ func normalizeYAML(v any) any {
 // keyLine matches a top-level "key:" line. Keys start with a lowercase
 // letter so prose such as "Examples:" or "Context:" stays in the value it
 // belongs to.
-var keyLine = regexp.MustCompile(`^([a-z][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]+(.*)|[ \t]*)$`)
+var keyLine = lazyRegexp(`^([a-z][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]+(.*)|[ \t]*)$`)
 
 // conversational words appear at the start of lines inside agent
 // descriptions ("user: ...", "assistant: ...") and are never real keys.
@@ -161,7 +162,7 @@ var conversational = map[string]bool{
 
 // blockTag finds the tags that wrap multi-line examples; while one is open
 // every line belongs to the current value.
-var blockTag = regexp.MustCompile(`<(/?)(example|examples|commentary)\b[^>]*>`)
+var blockTag = lazyRegexp(`<(/?)(example|examples|commentary)\b[^>]*>`)
 
 type pendingValue struct {
 	key   string
@@ -185,7 +186,7 @@ func parseLenient(block []byte, trackTags bool) (Frontmatter, error) {
 	for n, raw := range strings.Split(string(block), "\n") {
 		line := strings.TrimRight(raw, "\r")
 		if depth == 0 {
-			if m := keyLine.FindStringSubmatch(line); m != nil && !conversational[m[1]] {
+			if m := keyLine().FindStringSubmatch(line); m != nil && !conversational[m[1]] {
 				if _, seen := fm[m[1]]; !seen && (cur == nil || cur.key != m[1]) {
 					flush()
 					cur = &pendingValue{key: m[1], first: strings.TrimSpace(m[2])}
@@ -216,7 +217,7 @@ func parseLenient(block []byte, trackTags bool) (Frontmatter, error) {
 }
 
 func tagDepth(depth int, line string) int {
-	for _, m := range blockTag.FindAllStringSubmatch(line, -1) {
+	for _, m := range blockTag().FindAllStringSubmatch(line, -1) {
 		if m[1] == "/" {
 			depth--
 		} else {
@@ -226,7 +227,14 @@ func tagDepth(depth int, line string) int {
 	return max(depth, 0)
 }
 
-var blockIndicator = regexp.MustCompile(`^[|>][-+0-9]*$`)
+var blockIndicator = lazyRegexp(`^[|>][-+0-9]*$`)
+
+// lazyRegexp compiles expr on first use: the lenient parser runs only for
+// frontmatter that is not YAML, and nothing should cost every start of the
+// program.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // finishValue turns the raw lines collected for one key into a value: a
 // list for "- item" lines or "[a, b]", a block scalar for | and >, and
@@ -253,7 +261,7 @@ func finishValue(first string, rest []string) any {
 		}
 		return out
 	}
-	if blockIndicator.MatchString(first) {
+	if blockIndicator().MatchString(first) {
 		lines := dedent(rest)
 		if first[0] == '>' {
 			return foldLines(lines)

@@ -14,7 +14,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -256,7 +255,23 @@ func isExcluded(dir string, excluded []string) bool {
 	return false
 }
 
-var validName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+// validName reports lowercase letters and digits in words joined by single
+// hyphens (^[a-z0-9]+(-[a-z0-9]+)*$).
+func validName(s string) bool {
+	if s == "" || s[0] == '-' || s[len(s)-1] == '-' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+		case c == '-' && s[i-1] != '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // readSkill reads the frontmatter of dir/SKILL.md and builds the Skill.
 // warns are format violations worth telling the user about.
@@ -317,7 +332,7 @@ func readSkill(dir, source string) (Skill, []string, error) {
 	if s.Description == "" {
 		warn("no description; the model cannot tell when to use it")
 	}
-	if len(s.Name) > MaxNameLen || !validName.MatchString(s.Name) {
+	if len(s.Name) > MaxNameLen || !validName(s.Name) {
 		warn("skill name %q should be lowercase letters, digits and single hyphens, at most %d characters", s.Name, MaxNameLen)
 	}
 	if s.Name != folder {
