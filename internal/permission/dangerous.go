@@ -50,16 +50,12 @@ func dangerousCommand(base string, words []string) string {
 	case "make", "gmake":
 		// Recipes are shell code: a makefile from stdin or --eval smuggles
 		// any command past an allow rule for make.
-		for i, w := range words[1:] {
-			if w == "--eval" || w == "-E" || strings.HasPrefix(w, "--eval=") {
-				return "make --eval runs recipes written on the command line"
-			}
-			if (w == "-f" || w == "--file" || w == "--makefile") && i+2 < len(words) {
-				if f := words[i+2]; f == "-" || stdinFile[f] {
-					return "make -f - runs a makefile read from standard input"
-				}
-			}
-			if v, ok := strings.CutPrefix(w, "-f"); ok && (v == "-" || stdinFile[v]) {
+		files, eval := makeOptions(words[1:])
+		if eval {
+			return "make --eval runs recipes written on the command line"
+		}
+		for _, f := range files {
+			if f == "-" || f == dynWord || isStdinFile(f) {
 				return "make -f - runs a makefile read from standard input"
 			}
 		}
@@ -271,4 +267,63 @@ func shortFlagLast(w string, c byte) bool {
 // (-f, -fd, -xdf).
 func shortFlag(w string, c byte) bool {
 	return len(w) > 1 && w[0] == '-' && w[1] != '-' && strings.IndexByte(w[1:], c) >= 0
+}
+
+// makeOptions reads GNU make's options as make does: short ones may be
+// clustered (-sf -, -sE code), long ones abbreviated (--fi=-, --ev=code).
+// It returns the makefiles named with -f, --file or --makefile (dynWord
+// for a computed one) and whether --eval or -E is given.
+func makeOptions(args []string) (files []string, eval bool) {
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		next := func() string {
+			if i+1 < len(args) {
+				i++
+				return args[i]
+			}
+			return ""
+		}
+		switch {
+		case w == "--":
+			return files, eval
+		case strings.HasPrefix(w, "--"):
+			name, val, hasVal := strings.Cut(w, "=")
+			switch {
+			case longOpt(name, "--eval", "--ev"):
+				eval = true
+			case longOpt(name, "--file", "--f"), longOpt(name, "--makefile", "--m"):
+				if !hasVal {
+					val = next()
+				}
+				files = append(files, val)
+			}
+		case len(w) > 1 && w[0] == '-':
+			// Options that take a value end the cluster; the rest of the
+			// word, or the next word, is the value.
+			for j := 1; j < len(w); j++ {
+				c := w[j]
+				if strings.IndexByte("CIoWfE", c) < 0 {
+					continue
+				}
+				v := w[j+1:]
+				if v == "" {
+					v = next()
+				}
+				switch c {
+				case 'f':
+					files = append(files, v)
+				case 'E':
+					eval = true
+				}
+				break
+			}
+		}
+	}
+	return files, eval
+}
+
+// longOpt reports whether name is the long option full, abbreviated to no
+// less than min as getopt_long accepts.
+func longOpt(name, full, min string) bool {
+	return len(name) >= len(min) && strings.HasPrefix(full, name)
 }

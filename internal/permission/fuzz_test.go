@@ -162,7 +162,9 @@ func FuzzShellAnalysis(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
-		if len(line) > 4096 {
+		// A NUL cannot reach bash (exec refuses it in an argument) and the
+		// parser drops it, so such lines say nothing.
+		if len(line) > 4096 || strings.IndexByte(line, 0) >= 0 {
 			return
 		}
 		an := w.analyze(line)
@@ -185,7 +187,8 @@ func FuzzShellAnalysis(f *testing.F) {
 			if an.parseErr == nil {
 				reason = dangerousCommand(base, c.words)
 			}
-			if reason != "" && !slices.Contains(an.dangers, reason) {
+			// A name that may be a pattern is reported as computed instead.
+			if reason != "" && (len(an.dangers) == 0 || !slices.Contains(an.dangers, reason) && !looksLikePattern(c.words[0])) {
 				t.Errorf("command %q is dangerous (%s) but the dangers are %q", c.words, reason, an.dangers)
 			}
 		}
@@ -200,6 +203,9 @@ func FuzzShellAnalysis(f *testing.F) {
 		}
 
 		for _, wrap := range []string{"bash -c %s", "eval %s", "sudo sh -c %s", "env X=1 bash -c %s"} {
+			if strings.HasPrefix(line, "-") || strings.HasPrefix(line, "+") {
+				break // bash -c '-x…' reads the line as options, as the analyser does
+			}
 			wrapped := fmt.Sprintf(wrap, fzShellQuote(line))
 			wa := w.analyze(wrapped)
 			if slices.Contains(wa.dangers, fzDeepNesting) {
@@ -257,7 +263,7 @@ func FuzzShellOracle(f *testing.F) {
 	parser := syntax.NewParser(syntax.Variant(syntax.LangBash))
 	heap := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	f.Fuzz(func(t *testing.T, line string) {
-		if len(line) > 1024 || fzBomb.MatchString(line) {
+		if len(line) > 1024 || fzBomb.MatchString(line) || strings.IndexByte(line, 0) >= 0 {
 			return
 		}
 		an := w.analyze(line)
@@ -535,4 +541,51 @@ func TestInvalidUTF8CannotHideCommands(t *testing.T) {
 			t.Errorf("%q: %v, dangers %q (%s)", line, out.Decision, out.Dangerous, out.Reason)
 		}
 	}
+}
+
+// TestStdinSpellings is the first FuzzShellOracle find: a shell or make
+// reading its script from a here-string through /dev/stdin spelled as a
+// pattern, a relative path or with doubled slashes was not looked into,
+// and make's clustered and abbreviated options hid -f - and --eval.
+func TestStdinSpellings(t *testing.T) {
+	p := Policy{Mode: ModeAuto, Workspace: t.TempDir(), Allow: []Rule{mustRule(t, "Bash(make:*)")}}
+	for _, line := range []string{
+		"bash /d?v/stdin <<< 'rm -rf src'",
+		"bash ../../../../dev/stdin <<< 'rm -rf src'",
+		"bash /dev//stdin <<< 'rm -rf src'",
+		"sh /proc/self/fd/00 <<< 'rm -rf src'",
+		"bash /dev/{stdin,null} <<< 'rm -rf src'",
+		"source /dev/std*n <<< 'rm -rf src'",
+		". ./../../../dev/./stdin <<< 'rm -rf src'",
+		"make -f /*/**din <<< 'all:; rm -rf src'",
+		"mAke -f /*$1/**din",
+		"make -f /dev//stdin <<< 'all:; rm -rf src'",
+		"make -sf - <<< 'all:; rm -rf src'",
+		"make -sf/dev/stdin <<< 'all:; rm -rf src'",
+		"make --file=- <<< 'all:; rm -rf src'",
+		"make --fi /dev/stdin <<< 'all:; rm -rf src'",
+		"make --makef=/proc/self/fd/0 <<< 'all:; rm -rf src'",
+		"make --ev='x:; rm -rf src' x",
+		"make -sE 'x:; rm -rf src' x",
+		`make -f "$MF" <<< 'all:; rm -rf src'`,
+	} {
+		out := p.Explain("bash", false, tools.Access{Kind: tools.KindExecute, Command: line})
+		if out.Decision == Allow || len(out.Dangerous) == 0 {
+			t.Errorf("%q: %v, dangers %q", line, out.Decision, out.Dangerous)
+		}
+	}
+	for _, line := range []string{"make -f build.mk all", "make -j4 -C sub", "make -sj 4", "bash ./run.sh", "make --file=x.mk"} {
+		if out := p.Explain("bash", false, tools.Access{Kind: tools.KindExecute, Command: line}); len(out.Dangerous) > 0 {
+			t.Errorf("%q: dangers %q", line, out.Dangerous)
+		}
+	}
+}
+
+func mustRule(t *testing.T, s string) Rule {
+	t.Helper()
+	r, err := ParseRule(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

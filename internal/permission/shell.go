@@ -2,7 +2,9 @@ package permission
 
 import (
 	"os"
+	"path"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -326,15 +328,37 @@ func parseShellArgs(words []string) shellInvocation {
 		}
 		return inv
 	}
-	if i < len(words) && !stdinFile[words[i]] {
+	if i < len(words) && !isStdinFile(words[i]) {
 		inv.file = true
 	}
 	return inv
 }
 
-// stdinFile are script paths that name standard input, so `bash /dev/stdin`
-// reads its script from a pipe or here-document like a bare `bash`.
-var stdinFile = map[string]bool{"/dev/stdin": true, "/dev/fd/0": true, "/proc/self/fd/0": true}
+// isStdinFile reports whether a script or makefile path may name standard
+// input, so `bash /dev/stdin` reads its script from a pipe or here-document
+// like a bare `bash`. Every spelling counts: /dev/stdin, /dev/fd/0 or
+// /proc/<pid>/fd/0, relative (../../dev/stdin), with extra slashes or dots,
+// or a pattern the shell may expand to one of them (/d?v/stdin).
+func isStdinFile(p string) bool {
+	if p == dynWord || p == "" {
+		return false
+	}
+	if looksLikePattern(p) {
+		if strings.IndexByte(p, '{') >= 0 {
+			return true // brace expansion: too many spellings to check
+		}
+		base := p[strings.LastIndexByte(p, '/')+1:]
+		for _, name := range []string{"stdin", "0"} {
+			if ok, err := path.Match(base, name); ok || err != nil {
+				return true
+			}
+		}
+		return false
+	}
+	return stdinPath.MatchString(path.Clean("/" + p))
+}
+
+var stdinPath = regexp.MustCompile(`/dev/stdin$|/fd/0+$`)
 
 // readsScriptFromStdin reports whether call is a shell that takes its
 // script from standard input (no -c, no file, no < file redirection).
@@ -391,7 +415,7 @@ func (a *shellAnalyzer) redirect(r *syntax.Redirect, depth int) {
 	}
 	overwrite := false
 	switch r.Op {
-	case syntax.RdrOut, syntax.ClbOut, syntax.RdrAll, syntax.RdrAllClob:
+	case syntax.RdrOut, syntax.RdrClob, syntax.RdrAll, syntax.RdrAllClob:
 		overwrite = true
 	case syntax.DplOut:
 		// >&file (not >&2 or >&-) writes to a file in bash.
@@ -475,9 +499,7 @@ func (a *shellAnalyzer) overwrites(base string, words []string) {
 				appendOnly = true
 			}
 		}
-		for _, w := range skipOpts(args, nil) {
-			targets = append(targets, w)
-		}
+		targets = append(targets, skipOpts(args, nil)...)
 		fileOnly = false
 	case "cp", "install", "ln":
 		force := base != "ln"
@@ -848,7 +870,7 @@ func (a *shellAnalyzer) unwrap(base string, words []string, redirs []*syntax.Red
 		case len(args) == 0:
 		case args[0] == dynWord:
 			a.res.danger("sources a script computed when the line runs")
-		case stdinFile[args[0]]:
+		case isStdinFile(args[0]):
 			if fromPipe {
 				a.res.danger("output piped into a shell, which runs whatever it receives")
 			}
