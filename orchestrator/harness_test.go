@@ -328,7 +328,7 @@ func (todoReadTool) Description() string     { return "read the todo list" }
 func (todoReadTool) Schema() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
 func (todoReadTool) ReadOnly() bool          { return true }
 func (todoReadTool) Execute(_ context.Context, env *tools.Env, _ json.RawMessage) (tools.Result, error) {
-	todos, _ := env.State.Get(todoStateKey).([]events.Todo)
+	todos := env.Todos()
 	b, _ := json.Marshal(todos)
 	return tools.Result{Content: string(b)}, nil
 }

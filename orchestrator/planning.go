@@ -107,17 +107,12 @@ func (c *Coordinator) Execute(ctx context.Context, plan Plan) (Result, error) {
 	}
 	todos := plan.Todos()
 	res, err := c.runExecutor(ctx, executorBrief(plan), func(id string, env *tools.Env) {
-		env.State.Set(todoStateKey, todos)
+		env.SetTodos(todos)
 		c.rt.Sink.Publish(events.Event{Type: events.TodoUpdate, Session: id, Role: roles.Executor, Todos: todos})
 	})
 	res.Plan = &plan
 	return res, err
 }
-
-// todoStateKey is where the todo tools keep a session's list in Env.State
-// (the key builtin.SeedTodos writes; set directly so the coordinator does
-// not depend on the built-in tool package).
-const todoStateKey = "todos"
 
 // PlanThenExecute plans prompt, asks the PlanApprover (if any), then
 // executes the approved plan. The Result is the executor's, with Total

@@ -91,7 +91,8 @@ type strictArgs struct {
 	Flag    Bool   `json:"-i"`
 	Skipped string `json:"-"`
 	Plain   string
-	hidden  string //nolint:unused // unexported fields are not arguments
+	//lint:ignore U1000 present to show that unexported fields are not arguments
+	hidden string // unexported fields are not arguments
 }
 
 func TestDecodeStrict(t *testing.T) {

@@ -28,7 +28,8 @@ type schemaArgs struct {
 	Tags    []string     `json:"tags,omitempty"`
 	Mode    string       `json:"mode,omitempty"`
 	Skipped string       `json:"-"`
-	hidden  string       //nolint:unused // unexported fields are not arguments
+	//lint:ignore U1000 present to show that unexported fields are not arguments
+	hidden string // unexported fields are not arguments
 }
 
 const schemaArgsWant = `{"type":"object","properties":{` +

@@ -732,7 +732,7 @@ timeout = "10m"
 
 func TestDefaultFile(t *testing.T) {
 	f := newFixture(t)
-	f.write(f.userFile, DefaultFile())
+	f.write(f.userFile, defaultFile)
 	l := f.load()
 	if !reflect.DeepEqual(l.Config, Default()) {
 		t.Errorf("the default file sets values: %+v", l.Config)
@@ -741,7 +741,7 @@ func TestDefaultFile(t *testing.T) {
 	// Enabling every commented setting must give a valid configuration
 	// with all the example providers.
 	var lines []string
-	for _, line := range strings.Split(DefaultFile(), "\n") {
+	for _, line := range strings.Split(defaultFile, "\n") {
 		if strings.HasPrefix(line, "## ") {
 			continue
 		}
@@ -770,7 +770,7 @@ func TestWriteDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(path)
-	if err != nil || string(data) != DefaultFile() {
+	if err != nil || string(data) != defaultFile {
 		t.Fatalf("written file differs (err %v)", err)
 	}
 	if err := os.WriteFile(path, []byte("# mine\n"), 0o600); err != nil {
@@ -785,7 +785,7 @@ func TestWriteDefault(t *testing.T) {
 	if err := WriteDefault(path, true); err != nil {
 		t.Fatal(err)
 	}
-	if data, _ := os.ReadFile(path); string(data) != DefaultFile() {
+	if data, _ := os.ReadFile(path); string(data) != defaultFile {
 		t.Error("overwrite did not replace the file")
 	}
 	entries, _ := os.ReadDir(filepath.Dir(path))

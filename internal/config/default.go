@@ -82,11 +82,7 @@ const defaultFile = `## Reasonix user configuration.
 # timeout = "10m"
 `
 
-// DefaultFile returns the commented configuration `reasonix setup` writes.
-// As written it sets nothing, so it parses to the defaults.
-func DefaultFile() string { return defaultFile }
-
-// WriteDefault writes DefaultFile to path, creating its directory. It
+// WriteDefault writes the commented default configuration to path, creating its directory. It
 // refuses to replace an existing file unless overwrite is set, so running
 // setup twice never loses the user's edits.
 func WriteDefault(path string, overwrite bool) error {

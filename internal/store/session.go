@@ -38,11 +38,6 @@ type Transcript struct {
 	path string
 }
 
-// SessionsDir is where transcripts of a workspace live.
-func SessionsDir(workspace string) string {
-	return filepath.Join(workspace, ".reasonix", "sessions")
-}
-
 // Create opens a new transcript file <dir>/<id>.jsonl and writes its header.
 func Create(dir string, h Header) (*Transcript, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {

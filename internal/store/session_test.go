@@ -359,9 +359,3 @@ func TestNewIDConcurrent(t *testing.T) {
 		t.Fatalf("%d unique ids, want %d", len(seen), workers*per)
 	}
 }
-
-func TestSessionsDir(t *testing.T) {
-	if got, want := SessionsDir("/w"), filepath.Join("/w", ".reasonix", "sessions"); got != want {
-		t.Fatalf("got %s want %s", got, want)
-	}
-}

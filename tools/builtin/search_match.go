@@ -271,27 +271,27 @@ func (m *matcher) nextLine(buf []byte, pos int) (ls, le int, ok bool) {
 
 // nextSpan returns the next multiline match starting at or after pos.
 func (m *matcher) nextSpan(buf []byte, pos int) (s, e int, ok bool) {
-	for pos <= len(buf) {
-		if m.whole && !m.fold {
-			i := m.index(buf, pos)
-			if i < 0 {
-				return 0, 0, false
-			}
-			return i, i + len(m.lit), true
-		}
-		if m.lit != nil && m.index(buf, pos) < 0 {
-			return 0, 0, false
-		}
-		loc := m.re.FindIndex(buf[pos:])
-		if loc == nil {
-			return 0, 0, false
-		}
-		s, e = pos+loc[0], pos+loc[1]
-		// An empty match after the final newline is not on any line.
-		if s == len(buf) && (s == 0 || buf[s-1] == '\n') {
-			return 0, 0, false
-		}
-		return s, e, true
+	if pos > len(buf) {
+		return 0, 0, false
 	}
-	return 0, 0, false
+	if m.whole && !m.fold {
+		i := m.index(buf, pos)
+		if i < 0 {
+			return 0, 0, false
+		}
+		return i, i + len(m.lit), true
+	}
+	if m.lit != nil && m.index(buf, pos) < 0 {
+		return 0, 0, false
+	}
+	loc := m.re.FindIndex(buf[pos:])
+	if loc == nil {
+		return 0, 0, false
+	}
+	s, e = pos+loc[0], pos+loc[1]
+	// An empty match after the final newline is not on any line.
+	if s == len(buf) && (s == 0 || buf[s-1] == '\n') {
+		return 0, 0, false
+	}
+	return s, e, true
 }

@@ -15,9 +15,6 @@ func init() {
 	tools.Register(todoReadTool{})
 }
 
-// todoStateKey is where the session's todo list lives in tools.Env.State.
-const todoStateKey = "todos"
-
 // Todo statuses.
 const (
 	TodoPending    = "pending"
@@ -47,26 +44,6 @@ func RenderTodos(items []events.Todo) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
-}
-
-// SeedTodos replaces the session's todo list, as the orchestrator does when
-// it hands a plan's steps to the executor. Items without a status become
-// pending.
-func SeedTodos(env *tools.Env, items []events.Todo) {
-	list := make([]events.Todo, len(items))
-	for i, it := range items {
-		if it.Status == "" {
-			it.Status = TodoPending
-		}
-		list[i] = it
-	}
-	env.State.Set(todoStateKey, list)
-}
-
-// Todos returns a copy of the session's todo list.
-func Todos(env *tools.Env) []events.Todo {
-	list, _ := env.State.Get(todoStateKey).([]events.Todo)
-	return append([]events.Todo(nil), list...)
 }
 
 // validateTodos checks a whole replacement list.
@@ -133,7 +110,7 @@ func (todoWriteTool) Execute(_ context.Context, env *tools.Env, raw json.RawMess
 	if err := validateTodos(items); err != nil {
 		return tools.Result{}, err
 	}
-	env.State.Set(todoStateKey, append([]events.Todo(nil), items...))
+	env.SetTodos(items)
 	done := 0
 	for _, it := range items {
 		if it.Status == TodoCompleted {
@@ -163,6 +140,6 @@ func (todoReadTool) Execute(_ context.Context, env *tools.Env, raw json.RawMessa
 	if err := tools.DecodeStrict(raw, &a); err != nil {
 		return tools.Result{}, err
 	}
-	items := Todos(env)
+	items := env.Todos()
 	return tools.Result{Content: RenderTodos(items), Summary: fmt.Sprintf("%d todos", len(items)), Todos: items}, nil
 }

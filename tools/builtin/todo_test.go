@@ -22,7 +22,7 @@ func TestTodoWriteValidates(t *testing.T) {
 			t.Errorf("%s: want an error", args)
 		}
 	}
-	if got := Todos(env); len(got) != 0 {
+	if got := env.Todos(); len(got) != 0 {
 		t.Fatalf("invalid writes must not change state, got %v", got)
 	}
 }
@@ -56,12 +56,12 @@ func TestTodoWriteAndRead(t *testing.T) {
 	}
 }
 
-func TestSeedTodos(t *testing.T) {
+func TestSetTodos(t *testing.T) {
 	env := tools.NewEnv(t.TempDir())
 	items := []events.Todo{{Content: "Plan step one"}, {Content: "Step two", Status: TodoInProgress}}
-	SeedTodos(env, items)
+	env.SetTodos(items)
 	items[0].Content = "mutated"
-	got := Todos(env)
+	got := env.Todos()
 	if len(got) != 2 || got[0].Status != TodoPending || got[0].Content != "Plan step one" {
 		t.Fatalf("seeded %+v", got)
 	}
@@ -69,7 +69,7 @@ func TestSeedTodos(t *testing.T) {
 		t.Fatalf("render %q", out)
 	}
 	// A child session starts with its own empty list.
-	if len(Todos(env.Fork())) != 0 {
+	if len(env.Fork().Todos()) != 0 {
 		t.Fatal("fork shares todos")
 	}
 }
