@@ -1,6 +1,9 @@
 package permission
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // dangerousNames are commands that destroy or move data, or stop the
 // machine. They always need a fresh human confirmation; configuration can
@@ -51,6 +54,10 @@ func dangerousCommand(base string, words []string) string {
 		// Recipes are shell code: a makefile from stdin or --eval smuggles
 		// any command past an allow rule for make.
 		files, eval := makeOptions(words[1:])
+		if slices.Contains(words[1:], dynWord) {
+			// $(echo -f-) or $OPTS may become either.
+			return "make with arguments computed when the line runs, which may name a makefile or recipes"
+		}
 		if eval {
 			return "make --eval runs recipes written on the command line"
 		}

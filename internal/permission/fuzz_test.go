@@ -568,6 +568,8 @@ func TestStdinSpellings(t *testing.T) {
 		"make --ev='x:; rm -rf src' x",
 		"make -sE 'x:; rm -rf src' x",
 		`make -f "$MF" <<< 'all:; rm -rf src'`,
+		"make $(echo -f-) <<< 'all:; rm -rf src'",
+		"make $OPTS x",
 	} {
 		out := p.Explain("bash", false, tools.Access{Kind: tools.KindExecute, Command: line})
 		if out.Decision == Allow || len(out.Dangerous) == 0 {
