@@ -38,6 +38,12 @@ type stdio struct {
 }
 
 func main() {
+	io := stdio{os.Stdin, os.Stdout, os.Stderr}
+	if len(os.Args) > 1 && instant(os.Args[1]) {
+		// Nothing to interrupt: skip catching signals, which starts a
+		// goroutine locked to a thread of its own.
+		os.Exit(dispatch(context.Background(), os.Args[1:], io))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
 		// The first interrupt cancels in-flight work cleanly; once it has,
@@ -46,9 +52,18 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
-	code := dispatch(ctx, os.Args[1:], stdio{os.Stdin, os.Stdout, os.Stderr})
+	code := dispatch(ctx, os.Args[1:], io)
 	stop()
 	os.Exit(code)
+}
+
+// instant reports the commands that print and exit (version, help).
+func instant(cmd string) bool {
+	switch cmd {
+	case "version", "--version", "-v", "help", "--help", "-h":
+		return true
+	}
+	return false
 }
 
 const helpText = `reasonix — a terminal coding agent
