@@ -493,12 +493,8 @@ func FuzzSuggestRoundTrip(f *testing.F) {
 		p := w.pol
 		check := func(tool string, acc tools.Access) {
 			out := p.Explain(tool, false, acc)
-			if out.Decision != Ask || len(out.Dangerous) > 0 || out.List != "" {
-				return
-			}
-			if acc.Kind == tools.KindExecute && w.analyze(acc.Command).parseErr != nil {
-				return // a line that does not parse is always asked about
-			}
+			// The gate saves suggestions to the project config as they
+			// are: one that does not parse would break the next start.
 			var rules []Rule
 			for _, s := range out.Suggest {
 				r, err := ParseRule(s)
@@ -508,8 +504,19 @@ func FuzzSuggestRoundTrip(f *testing.F) {
 				}
 				rules = append(rules, r)
 			}
-			if len(rules) == 0 {
+			if out.Decision != Ask || len(out.Dangerous) > 0 || out.List != "" || len(rules) == 0 {
 				return
+			}
+			if acc.Kind == tools.KindExecute {
+				an := w.analyze(acc.Command)
+				if an.parseErr != nil {
+					return // a line that does not parse is always asked about
+				}
+				for _, c := range an.cmds {
+					if c.needsAllow && !fzSpellable(c.words[0]) {
+						return // no rule can name that command
+					}
+				}
 			}
 			q := p
 			q.Allow = rules
@@ -522,6 +529,13 @@ func FuzzSuggestRoundTrip(f *testing.F) {
 			check("write_file", tools.Access{Kind: tools.KindWrite, Writes: []string{path}})
 		}
 	})
+}
+
+// fzSpellable reports whether a Bash rule can name a command word: one
+// word, with no space or * in it.
+func fzSpellable(w string) bool {
+	f := strings.Fields(w)
+	return w != dynWord && !strings.Contains(w, "*") && len(f) == 1 && f[0] == w
 }
 
 // TestInvalidUTF8CannotHideCommands: bash runs a line holding bytes that
@@ -590,4 +604,26 @@ func mustRule(t *testing.T, s string) Rule {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// TestSuggestionsParse is the first FuzzSuggestRoundTrip find: "always
+// allow" suggested rules that do not parse (the gate saves them to the
+// project config, so the next start fails) for a path or command word no
+// rule can spell. Such calls now get no suggestion.
+func TestSuggestionsParse(t *testing.T) {
+	p := Policy{Workspace: t.TempDir()}
+	for _, acc := range []tools.Access{
+		{Kind: tools.KindWrite, Writes: []string{" "}},
+		{Kind: tools.KindWrite, Writes: []string{"~x"}},
+		{Kind: tools.KindWrite, Writes: []string{" a.md"}},
+		{Kind: tools.KindExecute, Command: `"a b" x`},
+		{Kind: tools.KindExecute, Command: `"" x`},
+		{Kind: tools.KindExecute, Command: "0&\f"},
+	} {
+		for _, s := range p.Explain("tool", false, acc).Suggest {
+			if _, err := ParseRule(s); err != nil {
+				t.Errorf("%+v: suggestion %q: %v", acc, s, err)
+			}
+		}
+	}
 }

@@ -428,19 +428,31 @@ func (c *call) subjects() []string {
 }
 
 // suggest returns the rules "always allow" would save for a non-bash call.
+// A subject no rule can spell (a path with surrounding spaces, or one that
+// starts with ~) gets no rule rather than one that does not parse.
 func (c *call) suggest() []string {
 	switch c.family {
 	case FamilyEdit, FamilyRead:
 		var out []string
 		for _, p := range c.paths {
-			out = append(out, c.family+"("+escapeGlob(p)+")")
+			s := c.family + "(" + escapeGlob(p) + ")"
+			if r, err := ParseRule(s); err == nil && r.matchPath(p) {
+				out = append(out, s)
+			}
 		}
 		return out
 	case FamilySkill, FamilyTask:
 		if c.name == "" {
 			return nil
 		}
-		return []string{c.family + "(" + escapeGlob(c.name) + ")"}
+		s := c.family + "(" + escapeGlob(c.name) + ")"
+		if r, err := ParseRule(s); err != nil || !r.matchName(c.name) {
+			return nil
+		}
+		return []string{s}
+	}
+	if _, err := ParseRule(c.tool); err != nil {
+		return nil
 	}
 	return []string{c.tool}
 }
@@ -558,6 +570,11 @@ func suggestBash(an *shellAnalysis) []string {
 			words = cmd.words[:2]
 		}
 		r := "Bash(" + strings.Join(words, " ") + ":*)"
+		// A word with spaces, a * or nothing in it cannot be spelled in a
+		// rule: suggest none rather than one that fails to parse or match.
+		if rule, err := ParseRule(r); err != nil || !rule.matchWords(cmd.words, false) {
+			continue
+		}
 		if !seen[r] {
 			seen[r] = true
 			out = append(out, r)
