@@ -37,16 +37,19 @@ func TestStartupBench(t *testing.T) {
 	// Start-up: `version`, alternating the two binaries so drift in the
 	// machine's load hits both alike.
 	const runs = 30
-	var rxVer, flVer []time.Duration
+	var rxVer, flVer, rxCPU, flCPU []time.Duration
 	var rss int64
 	for i := 0; i < runs; i++ {
 		d, cmd := timeRun(t, exec.Command(rx, "version"))
-		rxVer = append(rxVer, d)
+		rxVer, rxCPU = append(rxVer, d), append(rxCPU, cpuTime(cmd))
 		rss = max(rss, maxRSS(cmd))
-		d, _ = timeRun(t, exec.Command(floor, "version"))
-		flVer = append(flVer, d)
+		d, cmd = timeRun(t, exec.Command(floor, "version"))
+		flVer, flCPU = append(flVer, d), append(flCPU, cpuTime(cmd))
 	}
 	ratioLine("startup: version", rxVer, flVer, "(target <= 1.3)")
+	// CPU time (user + system) moves less than wall time when other work
+	// shares the machine.
+	ratioLine("startup: version CPU time", rxCPU, flCPU, "")
 	fmt.Printf("startup: version peak RSS %.1f MB (target 16 MB)\n", float64(rss)/1024)
 
 	// A read + bash + answer loop; its first request is the start-up figure
@@ -100,33 +103,39 @@ func TestStartupBench(t *testing.T) {
 // tool_start event as it arrives on reasonix's stdout (stream-json, flushed
 // per event) and the server stamps the next request. Their difference,
 // minus the median time of `bash -c true` started unconfined by os/exec
-// here, is the overhead: the permission gate, the Landlock trampoline,
-// starting and reaping the process, the result, and encoding and sending
-// the next request. The command's own time confined by the sandbox is
-// printed beside it.
+// here (same directory and environment, output to a pipe as the bash tool
+// collects it), is the overhead:
+// the permission gate, the Landlock confinement, starting and reaping the
+// process, the result, and encoding and sending the next request. The
+// command's own time started confined by the sandbox, as reasonix starts
+// it, is printed beside it. Runs alternate with the command alone so both
+// see the same load on the machine.
 func benchBashStep(t *testing.T, rx string) {
-	var own, confined []time.Duration
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("no bash")
 	}
-	// The same command started confined, as reasonix starts it.
 	sandbox := permission.SandboxCommand(permission.SandboxOptions{Workspace: t.TempDir()})
-	for i := 0; i < 30; i++ {
-		d, _ := timeRun(t, exec.Command(bash, "-c", "true"))
-		own = append(own, d)
+	alone := func(e *e2e, confine bool) time.Duration {
 		cmd := exec.Command(bash, "-c", "true")
-		start := time.Now()
-		if err := sandbox(cmd); err != nil {
+		cmd.Dir, cmd.Env = e.repo, e.env
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		begin := time.Now()
+		start := cmd.Start
+		if confine {
+			start = func() error { return sandbox(cmd) }
+		}
+		if err := start(); err != nil {
 			t.Fatal(err)
 		}
 		if err := cmd.Wait(); err != nil {
 			t.Fatal(err)
 		}
-		confined = append(confined, time.Since(start))
+		return time.Since(begin)
 	}
-	var gap, inTool, after []time.Duration
-	for i := 0; i < 5; i++ {
+	var own, confined, gap, inTool, after []time.Duration
+	for i := 0; i < 8; i++ {
 		var turns []scripted.Turn
 		for k := 0; k < 6; k++ {
 			turns = append(turns, scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "true"})}})
@@ -150,6 +159,8 @@ func benchBashStep(t *testing.T, rx string) {
 			gap = append(gap, rec[k+1].At.Sub(starts[k]))
 			inTool = append(inTool, ends[k].Sub(starts[k]))
 			after = append(after, rec[k+1].At.Sub(ends[k]))
+			own = append(own, alone(e, false))
+			confined = append(confined, alone(e, true))
 		}
 	}
 	ownM := median(own)
@@ -205,7 +216,11 @@ func timeRun(t *testing.T, cmd *exec.Cmd) (time.Duration, *exec.Cmd) {
 
 func ratioLine(what string, rx, floor []time.Duration, target string) {
 	r, f := median(rx), median(floor)
-	fmt.Printf("%s reasonix %s ms floor %s ms ratio %.2f %s\n", what, ms(r), ms(f), float64(r)/float64(f), target)
+	line := fmt.Sprintf("%s reasonix %s ms floor %s ms ratio %.2f", what, ms(r), ms(f), float64(r)/float64(f))
+	if target != "" {
+		line += " " + target
+	}
+	fmt.Println(line)
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f", float64(d)/float64(time.Millisecond)) }
@@ -268,6 +283,10 @@ func prefixSize(t *testing.T, body []byte) (int, int) {
 		n += len(tl)
 	}
 	return n, len(req.Tools)
+}
+
+func cpuTime(cmd *exec.Cmd) time.Duration {
+	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 }
 
 func maxRSS(cmd *exec.Cmd) int64 {
