@@ -5,14 +5,11 @@
 package store
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -23,12 +20,19 @@ import (
 
 // Header is the first line of a session file.
 type Header struct {
+	// Type is "session"; files written before it existed have none.
+	Type    string    `json:"type,omitempty"`
 	ID      string    `json:"id"`
 	Role    string    `json:"role"`
 	Parent  string    `json:"parent,omitempty"`
 	Model   string    `json:"model,omitempty"`
+	Cwd     string    `json:"cwd,omitempty"`
 	Created time.Time `json:"created"`
-	Title   string    `json:"title,omitempty"`
+	// Title is set from the first prompt (see Meta) when a session starts
+	// without one.
+	Title string `json:"title,omitempty"`
+	// ForkOf names the session and turn a fork was taken from.
+	ForkOf string `json:"fork_of,omitempty"`
 }
 
 // Transcript appends messages of one session to its JSONL file.
@@ -49,6 +53,12 @@ func Create(dir string, h Header) (*Transcript, error) {
 		return nil, fmt.Errorf("create session file: %w", err)
 	}
 	t := &Transcript{f: f, path: path}
+	if h.Type == "" {
+		h.Type = "session"
+	}
+	if h.Created.IsZero() {
+		h.Created = time.Now().UTC()
+	}
 	if err := t.writeLine(h); err != nil {
 		f.Close()
 		return nil, err
@@ -79,6 +89,33 @@ func (t *Transcript) writeLine(v any) error {
 	return nil
 }
 
+// Open opens an existing transcript to append to it (a resumed session
+// keeps its id and file). The file must start with a session header.
+func Open(path string) (*Transcript, error) {
+	if _, err := readHeader(path); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open session: %w", err)
+	}
+	return &Transcript{f: f, path: path}, nil
+}
+
+// Record appends a typed record (Meta, Mark) as one line.
+func (t *Transcript) Record(v any) error { return t.writeLine(v) }
+
+// Sync flushes the file to disk; sessions call it at the end of each
+// step, so a crash loses at most the step in flight.
+func (t *Transcript) Sync() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err := t.f.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", t.path, err)
+	}
+	return nil
+}
+
 // Close closes the file.
 func (t *Transcript) Close() error {
 	t.mu.Lock()
@@ -86,45 +123,15 @@ func (t *Transcript) Close() error {
 	return t.f.Close()
 }
 
-// Read loads a transcript. A torn last line (a crash mid-append) is
-// dropped; a damaged line in the middle is an error naming the line.
+// Read loads a transcript's header and its messages as they stand (see
+// Load); a torn last line is dropped, a damaged line in the middle is an
+// error naming the line.
 func Read(path string) (Header, []providers.Message, error) {
-	var h Header
-	f, err := os.Open(path)
+	l, err := Load(path)
 	if err != nil {
-		return h, nil, fmt.Errorf("open session: %w", err)
+		return Header{}, nil, err
 	}
-	defer f.Close()
-	r := bufio.NewReader(f)
-	var msgs []providers.Message
-	for n := 1; ; n++ {
-		line, err := r.ReadBytes('\n')
-		if len(line) > 0 {
-			complete := line[len(line)-1] == '\n'
-			var perr error
-			if n == 1 {
-				perr = json.Unmarshal(line, &h)
-			} else {
-				var m providers.Message
-				if perr = json.Unmarshal(line, &m); perr == nil {
-					msgs = append(msgs, m)
-				}
-			}
-			if perr != nil {
-				if !complete {
-					break // torn tail
-				}
-				return h, msgs, fmt.Errorf("%s:%d: %w", path, n, perr)
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return h, msgs, fmt.Errorf("read session: %w", err)
-		}
-	}
-	return h, msgs, nil
+	return l.Header, l.Messages, nil
 }
 
 // WriteFileAtomic writes data to path through a temp file and rename.

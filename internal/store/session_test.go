@@ -63,6 +63,7 @@ func TestTranscriptRoundTrip(t *testing.T) {
 		t.Fatalf("created %v want %v", gotH.Created, h.Created)
 	}
 	gotH.Created = h.Created
+	h.Type = "session"
 	if gotH != h {
 		t.Fatalf("header %+v want %+v", gotH, h)
 	}
@@ -167,10 +168,10 @@ func TestReadDamage(t *testing.T) {
 		{name: "torn tail one byte", content: hdr + m1 + m2 + "{", wantMsgs: []string{"one", "two"}, wantID: "s1"},
 		{name: "whole line without newline counts", content: hdr + m1 + strings.TrimSuffix(m2, "\n"), wantMsgs: []string{"one", "two"}, wantID: "s1"},
 		{name: "header only", content: hdr, wantID: "s1"},
-		{name: "torn header", content: hdr[:10], wantID: ""},
-		{name: "empty file", content: "", wantID: ""},
-		{name: "damaged middle line", content: hdr + m1 + `{"role":"user","con` + "\n" + m3, wantMsgs: []string{"one"}, wantErrAt: ":3:"},
-		{name: "blank middle line", content: hdr + m1 + "\n" + m2, wantMsgs: []string{"one"}, wantErrAt: ":3:"},
+		{name: "torn header", content: hdr[:10], wantErrAt: ":1:"},
+		{name: "empty file", content: "", wantErrAt: ":1:"},
+		{name: "damaged middle line", content: hdr + m1 + `{"role":"user","con` + "\n" + m3, wantErrAt: ":3:"},
+		{name: "blank middle line", content: hdr + m1 + "\n" + m2, wantErrAt: ":3:"},
 		{name: "damaged header", content: "not json\n" + m1, wantErrAt: ":1:"},
 		{name: "wrong type in message", content: hdr + `{"role":7}` + "\n" + m1, wantErrAt: ":2:"},
 	}

@@ -1,0 +1,444 @@
+package store
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/internal/text"
+	"github.com/reasonix/reasonix/providers"
+)
+
+// A session file is a header line, then one line per message
+// (providers.Message, as sent to the model), with typed records between
+// them: Meta at the end of each step (the newest wins) and Marks for
+// checkpoints and rewinds. Nothing is ever rewritten: a rewind is a record
+// that later readers apply.
+
+// Record types.
+const (
+	TypeMeta       = "meta"
+	TypeCheckpoint = "checkpoint"
+	TypeRewind     = "rewind"
+	TypeUnrewind   = "unrewind"
+)
+
+// Meta is the state of a session at the end of a step.
+type Meta struct {
+	Type    string    `json:"type"` // "meta"
+	Updated time.Time `json:"updated"`
+	Title   string    `json:"title,omitempty"`
+	Model   string    `json:"model,omitempty"`
+	// Turns counts the user turns of the session.
+	Turns int             `json:"turns"`
+	Usage providers.Usage `json:"usage"`
+	Todos []events.Todo   `json:"todos,omitempty"`
+	// Goal is the session's goal, when it has one.
+	Goal *events.GoalState `json:"goal,omitempty"`
+}
+
+// Mark is a checkpoint or rewind record.
+type Mark struct {
+	Type string    `json:"type"`
+	Time time.Time `json:"time"`
+	// Turn is the user turn a checkpoint was taken before (1-based).
+	Turn int `json:"turn,omitempty"`
+	// Checkpoint is the workspace checkpoint id.
+	Checkpoint string `json:"checkpoint,omitempty"`
+	// Keep is how many messages a rewind keeps.
+	Keep int `json:"keep,omitempty"`
+	// Undo is the checkpoint taken just before a rewind restored files,
+	// which `rewind --undo` restores.
+	Undo string `json:"undo,omitempty"`
+}
+
+// Loaded is a session file read back.
+type Loaded struct {
+	Path   string
+	Header Header
+	// Messages are the conversation as it stands: rewinds applied, tool
+	// calls left without results (a crash between them) closed with a
+	// synthetic "interrupted" result, results without a call dropped.
+	Messages []providers.Message
+	// Meta is the newest state record (zero when none was written).
+	Meta Meta
+	// Checkpoints are the checkpoint marks of the turns still in the
+	// conversation, oldest first.
+	Checkpoints []Mark
+	// Rewinds are the rewinds still in effect, newest last.
+	Rewinds []Mark
+	// Notices say what was repaired (a torn last line, closed calls).
+	Notices []string
+
+	lastRecord *Mark // a rewind or unrewind just read, for Load to apply
+}
+
+// Interrupted is the synthetic result of a tool call that never got one.
+const Interrupted = "Error: interrupted: the session stopped before this call finished; its effect is unknown"
+
+// Turns counts the user turns in msgs.
+func Turns(msgs []providers.Message) int {
+	n := 0
+	for _, m := range msgs {
+		if m.Role == providers.RoleUser {
+			n++
+		}
+	}
+	return n
+}
+
+// TurnStart returns the index of user turn n (1-based) in msgs, or -1.
+func TurnStart(msgs []providers.Message, n int) int {
+	k := 0
+	for i, m := range msgs {
+		if m.Role == providers.RoleUser {
+			k++
+			if k == n {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// lineKind peeks at a line's discriminating fields.
+type lineKind struct {
+	Type string `json:"type"`
+	Role string `json:"role"`
+}
+
+// Load reads a session file. A torn last line (a crash mid-append) is
+// skipped with a notice; a damaged line anywhere else is an error naming
+// the file and line, because guessing would lose or invent history.
+func Load(path string) (*Loaded, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open session: %w", err)
+	}
+	defer f.Close()
+	l := &Loaded{Path: path}
+	r := bufio.NewReaderSize(f, 64<<10)
+	// stack holds the message lists a rewind replaced, for unrewind.
+	type saved struct {
+		msgs  []providers.Message
+		marks []Mark
+	}
+	var stack []saved
+	var marks []Mark
+	for n := 1; ; n++ {
+		line, rerr := r.ReadBytes('\n')
+		if len(line) > 0 {
+			complete := line[len(line)-1] == '\n'
+			perr := l.apply(n, line, &marks)
+			if perr == nil {
+				if k := l.lastRecord; k != nil {
+					switch k.Type {
+					case TypeRewind:
+						stack = append(stack, saved{l.Messages, marks})
+						keep := min(max(k.Keep, 0), len(l.Messages))
+						l.Messages = append([]providers.Message(nil), l.Messages[:keep]...)
+						marks = marksBefore(marks, Turns(l.Messages)+1)
+						l.Rewinds = append(l.Rewinds, *k)
+					case TypeUnrewind:
+						if len(stack) > 0 {
+							top := stack[len(stack)-1]
+							stack = stack[:len(stack)-1]
+							l.Messages, marks = top.msgs, top.marks
+							l.Rewinds = l.Rewinds[:len(l.Rewinds)-1]
+						}
+					}
+					l.lastRecord = nil
+				}
+			}
+			if perr != nil {
+				if !complete {
+					l.Notices = append(l.Notices, fmt.Sprintf("%s:%d: skipped a torn last line (the session stopped mid-write)", path, n))
+					break
+				}
+				return nil, fmt.Errorf("%s:%d: %w", path, n, perr)
+			}
+		}
+		if errors.Is(rerr, io.EOF) {
+			break
+		}
+		if rerr != nil {
+			return nil, fmt.Errorf("read session %s: %w", path, rerr)
+		}
+	}
+	if l.Header.ID == "" {
+		return nil, fmt.Errorf("%s:1: not a Reasonix session (no header with an id)", path)
+	}
+	l.Checkpoints = marks
+	l.Messages, l.Notices = closeToolCalls(l.Messages, l.Notices)
+	return l, nil
+}
+
+// marksBefore keeps the checkpoint marks of turns before turn n.
+func marksBefore(marks []Mark, n int) []Mark {
+	var out []Mark
+	for _, m := range marks {
+		if m.Turn < n {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// apply adds one line to l.
+func (l *Loaded) apply(n int, line []byte, marks *[]Mark) error {
+	if n == 1 {
+		if err := json.Unmarshal(line, &l.Header); err != nil {
+			return fmt.Errorf("session header: %w", err)
+		}
+		if l.Header.ID == "" {
+			return errors.New("session header has no id")
+		}
+		return nil
+	}
+	var k lineKind
+	if err := json.Unmarshal(line, &k); err != nil {
+		return err
+	}
+	switch k.Type {
+	case "":
+		if k.Role == "" {
+			return errors.New("line is neither a message nor a record")
+		}
+		var m providers.Message
+		if err := json.Unmarshal(line, &m); err != nil {
+			return err
+		}
+		l.Messages = append(l.Messages, m)
+	case TypeMeta:
+		var m Meta
+		if err := json.Unmarshal(line, &m); err != nil {
+			return err
+		}
+		l.Meta = m
+	case TypeCheckpoint, TypeRewind, TypeUnrewind:
+		var m Mark
+		if err := json.Unmarshal(line, &m); err != nil {
+			return err
+		}
+		if k.Type == TypeCheckpoint {
+			*marks = append(*marks, m)
+		} else {
+			l.lastRecord = &m
+		}
+	default:
+		// A record from a newer Reasonix: keep reading.
+	}
+	return nil
+}
+
+// closeToolCalls gives every tool call a result, in call order right
+// after its assistant message, and drops results whose call is gone, so
+// the provider accepts the history.
+func closeToolCalls(msgs []providers.Message, notices []string) ([]providers.Message, []string) {
+	out := make([]providers.Message, 0, len(msgs))
+	closed := 0
+	for i := 0; i < len(msgs); i++ {
+		m := msgs[i]
+		if m.Role == providers.RoleTool {
+			notices = append(notices, fmt.Sprintf("dropped a tool result (%s) whose call is not in the history", m.ToolCallID))
+			continue
+		}
+		out = append(out, m)
+		if m.Role != providers.RoleAssistant || len(m.ToolCalls) == 0 {
+			continue
+		}
+		results := map[string]providers.Message{}
+		j := i + 1
+		for ; j < len(msgs) && msgs[j].Role == providers.RoleTool; j++ {
+			results[msgs[j].ToolCallID] = msgs[j]
+		}
+		for _, c := range m.ToolCalls {
+			r, ok := results[c.ID]
+			if !ok {
+				r = providers.Message{Role: providers.RoleTool, ToolCallID: c.ID, Content: Interrupted}
+				closed++
+			}
+			out = append(out, r)
+		}
+		i = j - 1
+	}
+	if closed > 0 {
+		notices = append(notices, fmt.Sprintf("closed %d tool call(s) that had no result as interrupted", closed))
+	}
+	return out, notices
+}
+
+// readHeader reads only the first line.
+func readHeader(path string) (Header, error) {
+	var h Header
+	f, err := os.Open(path)
+	if err != nil {
+		return h, fmt.Errorf("open session: %w", err)
+	}
+	defer f.Close()
+	line, err := bufio.NewReader(f).ReadBytes('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return h, fmt.Errorf("read session %s: %w", path, err)
+	}
+	if err := json.Unmarshal(line, &h); err != nil || h.ID == "" {
+		return h, fmt.Errorf("%s:1: not a Reasonix session (no header with an id)", path)
+	}
+	return h, nil
+}
+
+// Summary is one session in a listing.
+type Summary struct {
+	ID      string          `json:"id"`
+	Title   string          `json:"title"`
+	Model   string          `json:"model"`
+	Role    string          `json:"role"`
+	Parent  string          `json:"parent,omitempty"`
+	Created time.Time       `json:"created"`
+	Updated time.Time       `json:"updated"`
+	Turns   int             `json:"turns"`
+	Usage   providers.Usage `json:"usage"`
+	Goal    string          `json:"goal,omitempty"`
+	Path    string          `json:"path"`
+}
+
+// tailBytes is how much of a file's end List reads for its newest Meta.
+const tailBytes = 64 << 10
+
+// List summarises the sessions in dir, newest first. It reads each file's
+// header and the newest Meta in its last 64 KB, never whole files.
+// Subagent sessions (with a parent) are listed only when all is set.
+// Unreadable files are skipped and named in the returned notices.
+func List(dir string, all bool) ([]Summary, []string, error) {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("list sessions: %w", err)
+	}
+	var out []Summary
+	var notices []string
+	for _, e := range ents {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".jsonl") {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		s, err := summarize(path)
+		if err != nil {
+			notices = append(notices, err.Error())
+			continue
+		}
+		if s.Parent != "" && !all {
+			continue
+		}
+		out = append(out, s)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if !out[i].Updated.Equal(out[j].Updated) {
+			return out[i].Updated.After(out[j].Updated)
+		}
+		return out[i].ID > out[j].ID
+	})
+	return out, notices, nil
+}
+
+func summarize(path string) (Summary, error) {
+	h, err := readHeader(path)
+	if err != nil {
+		return Summary{}, err
+	}
+	s := Summary{ID: h.ID, Title: h.Title, Model: h.Model, Role: h.Role, Parent: h.Parent,
+		Created: h.Created, Updated: h.Created, Path: path}
+	f, err := os.Open(path)
+	if err != nil {
+		return s, fmt.Errorf("open session: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return s, fmt.Errorf("stat session: %w", err)
+	}
+	off := max(st.Size()-tailBytes, 0)
+	buf := make([]byte, st.Size()-off)
+	if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
+		return s, fmt.Errorf("read session %s: %w", path, err)
+	}
+	lines := bytes.Split(buf, []byte("\n"))
+	for i := len(lines) - 1; i >= 0; i-- {
+		if !bytes.Contains(lines[i], []byte(`"type":"meta"`)) {
+			continue
+		}
+		var m Meta
+		if json.Unmarshal(lines[i], &m) != nil || m.Type != TypeMeta {
+			continue
+		}
+		if m.Title != "" {
+			s.Title = m.Title
+		}
+		if m.Model != "" {
+			s.Model = m.Model
+		}
+		s.Turns, s.Usage = m.Turns, m.Usage
+		if !m.Updated.IsZero() {
+			s.Updated = m.Updated
+		}
+		if m.Goal != nil {
+			s.Goal = m.Goal.Goal
+		}
+		break
+	}
+	if s.Updated.Equal(s.Created) {
+		// No state record yet: the file's own time is the best guess.
+		s.Updated = st.ModTime().UTC()
+	}
+	return s, nil
+}
+
+// Find resolves an id, or a prefix of exactly one id, in dir.
+func Find(dir, idOrPrefix string) (string, error) {
+	idOrPrefix = strings.TrimSuffix(strings.TrimSpace(idOrPrefix), ".jsonl")
+	if idOrPrefix == "" {
+		return "", errors.New("no session id given")
+	}
+	exact := filepath.Join(dir, idOrPrefix+".jsonl")
+	if _, err := os.Stat(exact); err == nil {
+		return exact, nil
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("find session: %w", err)
+	}
+	var hits []string
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".jsonl") && strings.HasPrefix(e.Name(), idOrPrefix) {
+			hits = append(hits, strings.TrimSuffix(e.Name(), ".jsonl"))
+		}
+	}
+	switch len(hits) {
+	case 0:
+		return "", fmt.Errorf("no session %q in %s (reasonix sessions lists them)", idOrPrefix, dir)
+	case 1:
+		return filepath.Join(dir, hits[0]+".jsonl"), nil
+	}
+	sort.Strings(hits)
+	if len(hits) > 5 {
+		hits = append(hits[:5], "…")
+	}
+	return "", fmt.Errorf("session %q is ambiguous: %s", idOrPrefix, strings.Join(hits, ", "))
+}
+
+// TitleFrom makes a session title from its first prompt: one line, at
+// most 80 bytes, cut at a rune boundary.
+func TitleFrom(prompt string) string {
+	return text.Clip(text.OneLine(prompt), 80)
+}
