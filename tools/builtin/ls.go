@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/reasonix/reasonix/internal/gitignore"
 	"github.com/reasonix/reasonix/tools"
 )
 
@@ -84,7 +85,7 @@ func (lsTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) 
 	} else {
 		l.b.WriteString(rel + "/\n")
 	}
-	if err := l.list(dir, rel, ancestorsIgnore(root, dir), 1, depth); err != nil {
+	if err := l.list(dir, rel, gitignore.Ancestors(root, dir), 1, depth); err != nil {
 		return tools.Result{}, err
 	}
 	if l.omitted > 0 {
@@ -98,7 +99,7 @@ func (lsTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) 
 
 // list writes the entries of dir at indentation level, expanding
 // subdirectories while level < depth.
-func (l *lister) list(dir, rel string, ign *ignoreFile, level, depth int) error {
+func (l *lister) list(dir, rel string, ign *gitignore.Matcher, level, depth int) error {
 	if err := l.ctx.Err(); err != nil {
 		return err
 	}
@@ -109,7 +110,7 @@ func (l *lister) list(dir, rel string, ign *ignoreFile, level, depth int) error 
 		}
 		return nil
 	}
-	ign = loadIgnore(ign, dir, rel)
+	ign = ign.LoadDir(dir, rel)
 	ents = visibleEntries(ents, rel, ign)
 	// Directories first, then files, each alphabetically: the shape of a
 	// project is in its directories.
@@ -136,7 +137,7 @@ func (l *lister) list(dir, rel string, ign *ignoreFile, level, depth int) error 
 			}
 			// Say how much is hidden below the depth limit.
 			if sub, err := os.ReadDir(abs); err == nil {
-				if k := len(visibleEntries(sub, childRel, loadIgnore(ign, abs, childRel))); k > 0 {
+				if k := len(visibleEntries(sub, childRel, ign.LoadDir(abs, childRel))); k > 0 {
 					fmt.Fprintf(&l.b, " (%d entries)", k)
 				}
 			}
@@ -151,10 +152,10 @@ func (l *lister) list(dir, rel string, ign *ignoreFile, level, depth int) error 
 	return nil
 }
 
-func visibleEntries(ents []fs.DirEntry, rel string, ign *ignoreFile) []fs.DirEntry {
+func visibleEntries(ents []fs.DirEntry, rel string, ign *gitignore.Matcher) []fs.DirEntry {
 	out := ents[:0]
 	for _, e := range ents {
-		if alwaysSkipped(e.Name()) || (ign != nil && ign.ignored(joinRel(rel, e.Name()), e.IsDir())) {
+		if alwaysSkipped(e.Name()) || ign.Ignored(joinRel(rel, e.Name()), e.IsDir()) {
 			continue
 		}
 		out = append(out, e)

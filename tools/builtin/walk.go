@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/reasonix/reasonix/internal/gitignore"
 )
 
 // walkEntry is one file or directory found by a walk.
@@ -39,28 +41,9 @@ func relTo(root, p string) string {
 	return filepath.ToSlash(r)
 }
 
-// ancestorsIgnore loads the .gitignore files of Root and every directory
-// between Root and Start, so searching a subdirectory honours the same rules
-// as searching the whole tree. Start's own file is left out: the walk and ls
-// load it when they read Start, and loading it here too would chain it twice
-// and double the rules every entry is checked against.
-func ancestorsIgnore(root, start string) *ignoreFile {
-	rel := relTo(root, start)
-	if rel == "" {
-		return nil
-	}
-	f := loadIgnore(nil, root, "")
-	parts := strings.Split(rel, "/")
-	for i := 0; i < len(parts)-1; i++ {
-		base := strings.Join(parts[:i+1], "/")
-		f = loadIgnore(f, filepath.Join(root, filepath.FromSlash(base)), base)
-	}
-	return f
-}
-
 type dirJob struct {
 	abs, rel string
-	ign      *ignoreFile
+	ign      *gitignore.Matcher
 }
 
 // walk visits every non-ignored entry below opts.Start (not Start itself)
@@ -77,9 +60,9 @@ func walk(ctx context.Context, opts walkOptions, visit func(e walkEntry) error) 
 		// ignore files are theirs alone.
 		opts.Root = opts.Start
 	}
-	var ign *ignoreFile
+	var ign *gitignore.Matcher
 	if !opts.NoIgnore {
-		ign = ancestorsIgnore(opts.Root, opts.Start)
+		ign = gitignore.Ancestors(opts.Root, opts.Start)
 	}
 	w := &walker{ctx: ctx, opts: opts, visit: visit}
 	w.cond = sync.NewCond(&w.mu)
@@ -162,7 +145,7 @@ func (w *walker) readDir(job dirJob) ([]dirJob, error) {
 	if !w.opts.NoIgnore {
 		for _, e := range ents {
 			if e.Name() == ".gitignore" {
-				ign = loadIgnore(ign, job.abs, job.rel)
+				ign = ign.LoadDir(job.abs, job.rel)
 				break
 			}
 		}
@@ -181,7 +164,7 @@ func (w *walker) readDir(job dirJob) ([]dirJob, error) {
 			rel = job.rel + "/" + name
 		}
 		isDir := e.IsDir()
-		if ign != nil && ign.ignored(rel, isDir) {
+		if ign.Ignored(rel, isDir) {
 			continue
 		}
 		abs := job.abs + string(os.PathSeparator) + name

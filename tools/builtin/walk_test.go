@@ -14,60 +14,6 @@ import (
 	"github.com/reasonix/reasonix/tools"
 )
 
-func TestIgnoreRuleMatching(t *testing.T) {
-	cases := []struct {
-		pattern string
-		path    string
-		isDir   bool
-		want    bool
-	}{
-		{"*.log", "a.log", false, true},
-		{"*.log", "deep/dir/a.log", false, true},
-		{"*.log", "a.logx", false, false},
-		{"build/", "build", true, true},
-		{"build/", "build", false, false}, // dir-only pattern skips a file
-		{"build/", "src/build", true, true},
-		{"/build", "build", true, true},
-		{"/build", "src/build", true, false}, // anchored to the file's directory
-		{"doc/frotz", "doc/frotz", false, true},
-		{"doc/frotz", "a/doc/frotz", false, false}, // a middle slash anchors too
-		{"doc/frotz", "doc", true, false},
-		{"doc/frotz", "doc/frotz/x", false, false},
-		{"/bin/*.exe", "bin/a.exe", false, true},
-		{"/bin/*.exe", "bin/sub/a.exe", false, false},
-		{"**/foo", "foo", false, true},
-		{"**/foo", "a/b/foo", false, true},
-		{"a/**/b", "a/b", false, true},
-		{"a/**/b", "a/x/y/b", false, true},
-		{"a/**/b", "a/x/y/c", false, false},
-		{"abc/**", "abc/x", false, true},
-		{"abc/**", "abc", true, false}, // trailing /** is what is inside, not the dir
-		{"foo?", "foo1", false, true},
-		{"foo[0-9]", "foo5", false, true},
-		{"foo[!0-9]", "foo5", false, false},
-		{"foo[!0-9]", "fooa", false, true},
-		{`\#hash`, "#hash", false, true},
-		{"trailing   ", "trailing", false, true},
-		{"pre*", "prefix.txt", false, true},
-		{"a**b", "axxb", false, true}, // ** inside a segment is a plain star
-	}
-	for _, c := range cases {
-		r, ok := parseIgnoreLine(c.pattern)
-		if !ok {
-			t.Errorf("%q did not parse", c.pattern)
-			continue
-		}
-		if got := r.match(c.path, c.isDir); got != c.want {
-			t.Errorf("%q vs %q (dir=%v) = %v, want %v", c.pattern, c.path, c.isDir, got, c.want)
-		}
-	}
-	for _, skip := range []string{"", "# comment", "   ", "/", "!"} {
-		if _, ok := parseIgnoreLine(skip); ok {
-			t.Errorf("%q should be ignored as a rule", skip)
-		}
-	}
-}
-
 func walkAll(t *testing.T, root, start string) []string {
 	t.Helper()
 	var mu sync.Mutex
@@ -120,22 +66,6 @@ func TestWalkIgnoreSemantics(t *testing.T) {
 	// Starting below the root still applies the root's and parents' rules.
 	if got := walkAll(t, root, filepath.Join(root, "nested", "deeper")); strings.Join(got, " ") != "nested/deeper/local.txt" {
 		t.Errorf("walk from nested/deeper: got %v", got)
-	}
-}
-
-// TestAncestorsIgnoreExcludesStart guards against loading the start
-// directory's .gitignore twice (once here, once when the walk reads it).
-func TestAncestorsIgnoreExcludesStart(t *testing.T) {
-	root := writeTree(t, map[string]string{".gitignore": "*.tmp\n", "a/.gitignore": "*.log\n", "a/b/.gitignore": "*.o\n"})
-	if f := ancestorsIgnore(root, root); f != nil {
-		t.Fatalf("root's own file loaded as an ancestor: %+v", f)
-	}
-	var bases []string
-	for f := ancestorsIgnore(root, filepath.Join(root, "a", "b")); f != nil; f = f.parent {
-		bases = append(bases, f.base)
-	}
-	if strings.Join(bases, ",") != "a," {
-		t.Fatalf("ancestor chain bases = %q, want [a, root]", bases)
 	}
 }
 
