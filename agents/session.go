@@ -24,6 +24,14 @@ type Recorder interface {
 	Append(m providers.Message) error
 }
 
+// StepRecorder is a Recorder told when each step ends, the moments the
+// history is whole (every call has its result): it writes the session's
+// state and syncs there, so a crash loses at most the step in flight.
+type StepRecorder interface {
+	Recorder
+	EndStep() error
+}
+
 // Config assembles a session.
 type Config struct {
 	ID     string
@@ -41,6 +49,10 @@ type Config struct {
 	Temperature *float64
 	Sink        events.Sink // nil discards
 	Transcript  Recorder    // nil keeps history in memory only
+	// BeforeChange, when set, runs before each call of a tool that is not
+	// read-only, once it is allowed (the coordinator checkpoints the
+	// workspace there, once per turn). An error refuses the call.
+	BeforeChange func(ctx context.Context) error
 }
 
 // Stop reasons reported in Outcome.Stop.
@@ -164,6 +176,16 @@ func (s *Session) appendMem(m providers.Message) error {
 	return nil
 }
 
+// endStep tells a StepRecorder that the history is whole.
+func (s *Session) endStep() error {
+	if r, ok := s.cfg.Transcript.(StepRecorder); ok {
+		if err := r.EndStep(); err != nil {
+			return fmt.Errorf("session %s: %w", s.cfg.ID, err)
+		}
+	}
+	return nil
+}
+
 func (s *Session) append(m providers.Message) error {
 	if err := s.appendMem(m); err != nil {
 		return err
@@ -194,7 +216,12 @@ func (s *Session) Continue(ctx context.Context) (Outcome, error) {
 	return s.loop(ctx, &out)
 }
 
-func (s *Session) loop(ctx context.Context, out *Outcome) (Outcome, error) {
+func (s *Session) loop(ctx context.Context, out *Outcome) (res Outcome, err error) {
+	defer func() {
+		if serr := s.endStep(); serr != nil {
+			res, err = *out, errors.Join(err, serr)
+		}
+	}()
 	for out.Steps < s.cfg.MaxSteps {
 		if err := ctx.Err(); err != nil {
 			return *out, err
@@ -226,6 +253,9 @@ func (s *Session) loop(ctx context.Context, out *Outcome) (Outcome, error) {
 		}
 		halted, err := s.runCalls(ctx, msg, out)
 		if err != nil {
+			return *out, err
+		}
+		if err := s.endStep(); err != nil {
 			return *out, err
 		}
 		if halted {
@@ -423,6 +453,12 @@ func (s *Session) runOne(ctx context.Context, c providers.ToolCall, reason strin
 	if err := ctx.Err(); err != nil {
 		r.res = tools.Result{IsError: true, Content: "Error: cancelled"}
 		return finish()
+	}
+	if s.cfg.BeforeChange != nil && !t.ReadOnly() && !acc.SessionOnly {
+		if err := s.cfg.BeforeChange(ctx); err != nil {
+			r.res = tools.Result{IsError: true, Content: "Error: " + err.Error(), Summary: "refused"}
+			return finish()
+		}
 	}
 	res, err := t.Execute(ctx, s.cfg.Env, args)
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/reasonix/reasonix/events"
 )
 
 // Conversation is one executor session kept open across user turns, for
@@ -48,10 +50,38 @@ func (cv *Conversation) Goal(ctx context.Context, text string) (GoalResult, erro
 	defer cv.mu.Unlock()
 	st := &GoalState{Goal: text, Status: GoalActive, MaxTurns: cv.c.goalMaxTurns(), SessionID: cv.w.ID(),
 		Transcript: cv.w.path, Started: time.Now().UTC()}
-	if err := cv.c.saveGoal(st); err != nil {
+	if err := cv.c.saveGoal(cv.w, st); err != nil {
 		return GoalResult{GoalState: *st}, fmt.Errorf("start goal: %w", err)
 	}
 	return cv.c.goalLoop(ctx, cv.w, st, goalFirstTurn(text))
+}
+
+// ResumeGoal continues this conversation's goal (/goal resume).
+func (cv *Conversation) ResumeGoal(ctx context.Context) (GoalResult, error) {
+	cv.mu.Lock()
+	defer cv.mu.Unlock()
+	return cv.c.resumeGoal(ctx, cv.w)
+}
+
+// CurrentGoal returns this conversation's goal, if it has one.
+func (cv *Conversation) CurrentGoal() (GoalState, bool) {
+	g := cv.w.goalState()
+	if g == nil {
+		return GoalState{}, false
+	}
+	return *g, true
+}
+
+// ClearGoal forgets this conversation's goal. It waits for a running turn.
+func (cv *Conversation) ClearGoal() error {
+	cv.mu.Lock()
+	defer cv.mu.Unlock()
+	cv.w.setGoal(nil)
+	cv.c.rt.Sink.Publish(events.Event{Type: events.GoalUpdate, Session: cv.w.ID()})
+	if cv.w.log == nil {
+		return nil
+	}
+	return cv.w.log.EndStep()
 }
 
 // Close closes the session's transcript. It waits for a running turn to

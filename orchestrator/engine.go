@@ -141,18 +141,27 @@ func (e *Engine) Plan(ctx context.Context, text string) error {
 
 // Goal pursues text inside the conversation until it is done, blocked,
 // out of turns or interrupted; each saved state is a GoalUpdate event.
+// "resume" continues the conversation's goal.
 func (e *Engine) Goal(ctx context.Context, text string) error {
 	return e.track(ctx, func(ctx context.Context) error {
-		_, err := e.conversation().Goal(ctx, text)
+		var err error
+		if strings.TrimSpace(text) == "resume" {
+			_, err = e.conversation().ResumeGoal(ctx)
+		} else {
+			_, err = e.conversation().Goal(ctx, text)
+		}
 		return err
 	})
 }
 
-// CurrentGoal returns the saved goal, if any.
-func (e *Engine) CurrentGoal() (events.GoalState, bool, error) { return e.c.CurrentGoal() }
+// CurrentGoal returns the conversation's goal, if it has one.
+func (e *Engine) CurrentGoal() (events.GoalState, bool, error) {
+	g, ok := e.conversation().CurrentGoal()
+	return g, ok, nil
+}
 
-// ClearGoal forgets the saved goal.
-func (e *Engine) ClearGoal() error { return e.c.ClearGoal() }
+// ClearGoal forgets the conversation's goal.
+func (e *Engine) ClearGoal() error { return e.conversation().ClearGoal() }
 
 // NewConversation replaces the conversation with a fresh session (a new
 // prefix and history). Call it between turns.

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -47,60 +45,97 @@ type GoalResult struct {
 	Total providers.Usage
 }
 
-// GoalPath is where the current goal of a state directory is saved.
-func GoalPath(stateDir string) string { return filepath.Join(stateDir, "goals", "current.json") }
-
-// LoadGoal reads the saved goal; ok is false when there is none.
-func LoadGoal(stateDir string) (st GoalState, ok bool, err error) {
-	if stateDir == "" {
-		return st, false, nil
-	}
-	data, err := os.ReadFile(GoalPath(stateDir))
-	if errors.Is(err, fs.ErrNotExist) {
-		return st, false, nil
-	}
-	if err != nil {
-		return st, false, fmt.Errorf("load goal: %w", err)
-	}
-	if err := json.Unmarshal(data, &st); err != nil {
-		return st, false, fmt.Errorf("load goal %s: %w", GoalPath(stateDir), err)
-	}
-	return st, true, nil
-}
-
-func (c *Coordinator) saveGoal(st *GoalState) error {
+// saveGoal makes st the goal of w's session: it is published as
+// GoalUpdate and written to the session file at once (a goal survives a
+// crash between turns).
+func (c *Coordinator) saveGoal(w *worker, st *GoalState) error {
 	st.Updated = time.Now().UTC()
+	w.setGoal(st)
 	snap := *st
-	c.rt.Sink.Publish(events.Event{Type: events.GoalUpdate, Session: st.SessionID, Goal: &snap})
-	if c.rt.StateDir == "" {
+	c.rt.Sink.Publish(events.Event{Type: events.GoalUpdate, Session: w.ID(), Goal: &snap})
+	if w.log == nil {
 		return nil
 	}
-	data, err := json.MarshalIndent(st, "", "  ")
-	if err != nil {
-		return fmt.Errorf("save goal: %w", err)
-	}
-	if err := store.EnsureIgnored(filepath.Dir(GoalPath(c.rt.StateDir))); err != nil {
-		return fmt.Errorf("save goal: %w", err)
-	}
-	if err := store.WriteFileAtomic(GoalPath(c.rt.StateDir), append(data, '\n'), 0o644); err != nil {
+	if err := w.log.EndStep(); err != nil {
 		return fmt.Errorf("save goal: %w", err)
 	}
 	return nil
 }
 
-// CurrentGoal returns the saved goal, if any.
-func (c *Coordinator) CurrentGoal() (GoalState, bool, error) { return LoadGoal(c.rt.StateDir) }
+// newestGoal finds the newest top-level session whose goal is not done
+// (any goal when unfinished is false).
+func newestGoal(dir string, unfinished bool) (store.Summary, bool, error) {
+	if dir == "" {
+		return store.Summary{}, false, nil
+	}
+	list, _, err := store.List(dir, false)
+	if err != nil {
+		return store.Summary{}, false, err
+	}
+	for _, s := range list {
+		if s.Goal == "" || (unfinished && s.GoalStatus == GoalDone) {
+			continue
+		}
+		return s, true, nil
+	}
+	return store.Summary{}, false, nil
+}
 
-// ClearGoal forgets the saved goal (/goal clear). No goal is not an error.
+// CurrentGoal returns the goal of the newest session that has one.
+func (c *Coordinator) CurrentGoal() (GoalState, bool, error) {
+	s, ok, err := newestGoal(c.SessionsDir(), false)
+	if err != nil || !ok {
+		return GoalState{}, false, err
+	}
+	l, err := store.Load(s.Path)
+	if err != nil {
+		return GoalState{}, false, err
+	}
+	if l.Meta.Goal == nil {
+		return GoalState{}, false, nil
+	}
+	return *l.Meta.Goal, true, nil
+}
+
+// ClearGoal forgets the goal of the newest session that has one (--goal
+// clear); no goal is not an error.
 func (c *Coordinator) ClearGoal() error {
-	if c.rt.StateDir == "" {
-		return nil
+	_, err := ClearSavedGoal(c.rt.StateDir)
+	if err == nil {
+		c.rt.Sink.Publish(events.Event{Type: events.GoalUpdate})
 	}
-	if err := os.Remove(GoalPath(c.rt.StateDir)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("clear goal: %w", err)
+	return err
+}
+
+// ClearSavedGoal forgets the goal of the newest session under stateDir
+// that has one, by appending its state without the goal; it needs no
+// model. It reports whether there was a goal.
+func ClearSavedGoal(stateDir string) (bool, error) {
+	if stateDir == "" {
+		return false, nil
 	}
-	c.rt.Sink.Publish(events.Event{Type: events.GoalUpdate})
-	return nil
+	s, ok, err := newestGoal(filepath.Join(stateDir, "sessions"), false)
+	if err != nil || !ok {
+		return false, err
+	}
+	l, err := store.Load(s.Path)
+	if err != nil {
+		return false, err
+	}
+	t, err := store.Open(s.Path)
+	if err != nil {
+		return false, err
+	}
+	m := l.Meta
+	m.Type, m.Updated, m.Goal = store.TypeMeta, time.Now().UTC(), nil
+	err = t.Record(m)
+	if cerr := t.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return false, fmt.Errorf("clear goal: %w", err)
+	}
+	return true, nil
 }
 
 func (c *Coordinator) goalMaxTurns() int {
@@ -114,7 +149,13 @@ func (c *Coordinator) goalMaxTurns() int {
 // executor's tools plus goal_status, with the executor's unchanged system
 // prompt, because the goal rides in user turns, never in the prefix.
 func (c *Coordinator) openGoalSession() (*worker, error) {
-	w, err := c.openExecutor(nil, goalStatusTool{})
+	return c.openGoalSessionWith(nil, "")
+}
+
+// openGoalSessionWith is openGoalSession resuming a saved session (when
+// r is set) on modelRef ("" is the executor's model).
+func (c *Coordinator) openGoalSessionWith(r *resumeState, modelRef string) (*worker, error) {
+	w, err := c.openExecutorWith(nil, r, modelRef, goalStatusTool{})
 	if err != nil {
 		return nil, fmt.Errorf("start goal session: %w", err)
 	}
@@ -136,53 +177,40 @@ func (c *Coordinator) Goal(ctx context.Context, text string) (GoalResult, error)
 	defer w.close()
 	now := time.Now().UTC()
 	st := &GoalState{Goal: text, Status: GoalActive, MaxTurns: c.goalMaxTurns(), SessionID: w.ID(), Transcript: w.path, Started: now}
-	if err := c.saveGoal(st); err != nil {
+	if err := c.saveGoal(w, st); err != nil {
 		return GoalResult{GoalState: *st}, err
 	}
 	return c.goalLoop(ctx, w, st, goalFirstTurn(text))
 }
 
-// ResumeGoal continues the saved goal in a new executor session that
-// carries the old session's history, so the model picks up where it left
-// off. A goal stopped at the turn cap gets a fresh allowance of turns.
+// ResumeGoal continues the newest unfinished goal in its own session (the
+// same id and file, with its history), so the model picks up where it
+// left off. A goal stopped at the turn cap gets a fresh allowance.
 func (c *Coordinator) ResumeGoal(ctx context.Context) (GoalResult, error) {
-	st, ok, err := LoadGoal(c.rt.StateDir)
+	s, ok, err := newestGoal(c.SessionsDir(), true)
 	if err != nil {
 		return GoalResult{}, err
 	}
 	if !ok {
-		return GoalResult{}, errors.New("no saved goal to resume")
+		return GoalResult{}, errors.New("no unfinished goal to resume")
 	}
+	cv, err := c.Resume(s.Path, "")
+	if err != nil {
+		return GoalResult{}, fmt.Errorf("resume goal: %w", err)
+	}
+	defer cv.Close()
+	return cv.ResumeGoal(ctx)
+}
+
+// resumeGoal continues w's goal.
+func (c *Coordinator) resumeGoal(ctx context.Context, w *worker) (GoalResult, error) {
+	cur := w.goalState()
+	if cur == nil {
+		return GoalResult{}, errors.New("this session has no goal to resume; /goal TEXT sets one")
+	}
+	st := *cur
 	if st.Status == GoalDone {
 		return GoalResult{GoalState: st}, fmt.Errorf("goal %q is already done; /goal clear forgets it", text.Clip(st.Goal, 60))
-	}
-	var history []providers.Message
-	if st.Transcript != "" {
-		_, msgs, err := store.Read(st.Transcript)
-		if err != nil {
-			return GoalResult{GoalState: st}, fmt.Errorf("resume goal: %w", err)
-		}
-		history = completeTurns(msgs)
-	}
-	w, err := c.openGoalSession()
-	if err != nil {
-		return GoalResult{GoalState: st}, err
-	}
-	defer w.close()
-	if err := w.Restore(history); err != nil {
-		return GoalResult{GoalState: st}, fmt.Errorf("resume goal: %w", err)
-	}
-	// Restore keeps history in memory only; copy it into the new
-	// transcript so a later resume finds it there.
-	if w.transcript != nil {
-		for _, m := range history {
-			if m.Role == providers.RoleSystem {
-				continue
-			}
-			if err := w.transcript.Append(m); err != nil {
-				return GoalResult{GoalState: st}, fmt.Errorf("resume goal: %w", err)
-			}
-		}
 	}
 	if st.Reason == ReasonMaxTurns || st.MaxTurns <= st.Turns {
 		st.MaxTurns = st.Turns + c.goalMaxTurns()
@@ -192,30 +220,14 @@ func (c *Coordinator) ResumeGoal(ctx context.Context) (GoalResult, error) {
 	}
 	st.Status, st.Reason = GoalActive, ""
 	st.SessionID, st.Transcript = w.ID(), w.path
-	if err := c.saveGoal(&st); err != nil {
+	if err := c.saveGoal(w, &st); err != nil {
 		return GoalResult{GoalState: st}, err
 	}
 	first := goalFirstTurn(st.Goal)
-	if len(history) > 0 {
+	if len(w.Messages()) > 1 {
 		first = goalContinueTurn(&st)
 	}
 	return c.goalLoop(ctx, w, &st, first)
-}
-
-// completeTurns drops a trailing assistant message whose tool calls have
-// no results (a crash mid-step), since providers reject such a history.
-func completeTurns(msgs []providers.Message) []providers.Message {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		m := msgs[i]
-		if m.Role != providers.RoleAssistant || len(m.ToolCalls) == 0 {
-			continue
-		}
-		if len(msgs)-1-i < len(m.ToolCalls) {
-			return msgs[:i]
-		}
-		break
-	}
-	return msgs
 }
 
 func (c *Coordinator) goalLoop(ctx context.Context, w *worker, st *GoalState, turn string) (GoalResult, error) {
@@ -223,7 +235,7 @@ func (c *Coordinator) goalLoop(ctx context.Context, w *worker, st *GoalState, tu
 	acc := w.fam.beginRun()
 	finish := func(status, reason string, runErr error) (GoalResult, error) {
 		st.Status, st.Reason = status, reason
-		err := c.saveGoal(st)
+		err := c.saveGoal(w, st)
 		res.GoalState = *st
 		res.Total = res.Usage
 		res.Total.Add(acc.get())
@@ -275,7 +287,7 @@ func (c *Coordinator) goalLoop(ctx context.Context, w *worker, st *GoalState, tu
 				return finish(GoalBlocked, ReasonBlocked, nil)
 			}
 		}
-		if err := c.saveGoal(st); err != nil {
+		if err := c.saveGoal(w, st); err != nil {
 			res.GoalState = *st
 			return res, err
 		}

@@ -205,6 +205,9 @@ type sessionSpec struct {
 	fam *family
 	// perms is the role's permission override (agent files).
 	perms roles.Permissions
+	// resume, when set, reopens a saved session (same id and file) with
+	// its history instead of creating one.
+	resume *resumeState
 }
 
 // RoleGate is a gate that gives each role its own view: the permission
@@ -222,6 +225,15 @@ type worker struct {
 	path       string
 	close      func()
 	fam        *family
+	// modelKey is the resolved "provider/model", saved so a resumed
+	// session keeps its model.
+	modelKey string
+
+	// log writes the session file; nil without a state directory.
+	log *sessionLog
+
+	mu   sync.Mutex
+	goal *events.GoalState
 }
 
 func newSessionID(role string) string {
@@ -242,24 +254,43 @@ func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 		return nil, fmt.Errorf("resolve model %q for %s: %w", spec.modelRef, spec.role, err)
 	}
 	id := spec.id
+	if spec.resume != nil {
+		id = spec.resume.loaded.Header.ID
+	}
 	if id == "" {
 		id = newSessionID(spec.role)
 	}
-	w := &worker{modelRef: spec.modelRef, close: func() {}, fam: spec.fam}
+	w := &worker{modelRef: spec.modelRef, close: func() {}, fam: spec.fam, modelKey: prov.Name() + "/" + model}
 	if w.fam == nil {
 		w.fam = &family{}
 	}
 	var rec agents.Recorder
-	if c.rt.StateDir != "" {
+	var log *sessionLog
+	switch {
+	case spec.resume != nil:
+		// The same file goes on; its history is restored below.
+		t, err := store.Open(spec.resume.loaded.Path)
+		if err != nil {
+			return nil, err
+		}
+		l := spec.resume.loaded
+		log = &sessionLog{t: t, w: w, title: l.Meta.Title, turns: store.Turns(l.Messages)}
+		if log.title == "" {
+			log.title = l.Header.Title
+		}
+		rec, w.transcript, w.path, w.log = log, t, t.Path(), log
+		w.close = func() { _ = t.Close() }
+	case c.rt.StateDir != "":
 		dir := filepath.Join(c.rt.StateDir, "sessions")
 		if err := store.EnsureIgnored(dir); err != nil {
 			return nil, err
 		}
-		t, err := store.Create(dir, store.Header{ID: id, Role: spec.role, Parent: spec.parent, Model: model})
+		t, err := store.Create(dir, store.Header{ID: id, Role: spec.role, Parent: spec.parent, Model: model, Cwd: c.rt.Workspace})
 		if err != nil {
 			return nil, err
 		}
-		rec, w.transcript, w.path = t, t, t.Path()
+		log = &sessionLog{t: t, w: w}
+		rec, w.transcript, w.path, w.log = log, t, t.Path(), log
 		w.close = func() { _ = t.Close() }
 	}
 	gate := c.rt.Gate
@@ -291,6 +322,14 @@ func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 		return nil, fmt.Errorf("open %s session: %w", spec.role, err)
 	}
 	w.Session = s
+	if r := spec.resume; r != nil {
+		if err := s.Restore(r.loaded.Messages); err != nil {
+			w.close()
+			return nil, fmt.Errorf("resume %s: %w", id, err)
+		}
+		env.SetTodos(r.loaded.Meta.Todos)
+		w.setGoal(r.loaded.Meta.Goal)
+	}
 	c.rt.Sink.Publish(events.Event{Type: events.SessionStart, Session: id, Role: spec.role, Parent: spec.parent, Text: model})
 	return w, nil
 }
@@ -426,19 +465,31 @@ func (c *Coordinator) runExecutor(ctx context.Context, first string, seed func(i
 // plus extra (which bypass the role's filter); seed, when set, prepares
 // the session's environment before the session exists.
 func (c *Coordinator) openExecutor(seed func(id string, env *tools.Env), extra ...tools.Tool) (*worker, error) {
+	return c.openExecutorWith(seed, nil, "", extra...)
+}
+
+// openExecutorWith is openExecutor resuming a saved session when res is
+// set, on modelRef when it is not empty.
+func (c *Coordinator) openExecutorWith(seed func(id string, env *tools.Env), res *resumeState, modelRef string, extra ...tools.Tool) (*worker, error) {
 	r := c.executorRole()
+	if modelRef == "" {
+		modelRef = r.Model
+	}
 	id := newSessionID(roles.Executor)
+	if res != nil {
+		id = res.loaded.Header.ID
+	}
 	env := c.rt.Env.Fork()
 	if seed != nil {
 		seed(id, env)
 	}
 	fam := &family{}
-	reg := c.toolsFor(r, 0, id, r.Model, fam)
+	reg := c.toolsFor(r, 0, id, modelRef, fam)
 	for _, t := range extra {
 		reg.Add(t)
 	}
-	return c.open(sessionSpec{id: id, role: roles.Executor, modelRef: r.Model, system: r.System, fam: fam, perms: r.Permissions,
-		tools: reg, maxSteps: r.MaxSteps, planMode: r.PlanMode, env: env})
+	return c.open(sessionSpec{id: id, role: roles.Executor, modelRef: modelRef, system: r.System, fam: fam, perms: r.Permissions,
+		tools: reg, maxSteps: r.MaxSteps, planMode: r.PlanMode, env: env, resume: res})
 }
 
 // family is what a session hands its subagents explicitly (no run state

@@ -1,12 +1,13 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/internal/llmtest"
+	"github.com/reasonix/reasonix/internal/store"
 	"github.com/reasonix/reasonix/providers/scripted"
 )
 
@@ -22,10 +23,9 @@ func TestE2EGoalResumeAndClear(t *testing.T) {
 	if r.code != 1 {
 		t.Fatalf("first run: exit %d, want 1 (stream cut); %s", r.code, r.stderr)
 	}
-	state := filepath.Join(e.repo, ".reasonix", "goals", "current.json")
-	b, err := os.ReadFile(state)
-	if err != nil || !strings.Contains(string(b), `"active"`) {
-		t.Fatalf("goal not saved as active: %v %s", err, b)
+	first := savedGoal(t, e)
+	if first == nil || first.Status != "active" {
+		t.Fatalf("goal not saved as active in its session: %+v", first)
 	}
 
 	e.srv = llmtest.Start(t, &scripted.Script{Turns: []scripted.Turn{goalStatus("done", "shipped")}})
@@ -40,14 +40,33 @@ func TestE2EGoalResumeAndClear(t *testing.T) {
 		t.Errorf("resumed session lacks the earlier history: %s", msgs)
 	}
 
+	// The goal went on in its own session, not a new one.
+	if g := savedGoal(t, e); g == nil || g.Status != "done" || g.SessionID != first.SessionID {
+		t.Errorf("resumed goal %+v, want done in session %s", g, first.SessionID)
+	}
+
 	r = e.run("", "run", "--goal", "clear")
-	if r.code != 0 {
+	if r.code != 0 || !strings.Contains(r.stderr, "goal cleared") {
 		t.Fatalf("clear: exit %d %s", r.code, r.stderr)
 	}
-	if _, err := os.Stat(state); !os.IsNotExist(err) {
-		t.Errorf("goal state still on disk after clear: %v", err)
+	if g := savedGoal(t, e); g != nil {
+		t.Errorf("goal still saved after clear: %+v", g)
 	}
 	if n := len(e.srv.Requests()); n != 1 {
 		t.Errorf("clear talked to the model: %d requests", n)
 	}
+}
+
+// savedGoal is the goal of the newest session of e's repository, or nil.
+func savedGoal(t *testing.T, e *e2e) *events.GoalState {
+	t.Helper()
+	list, _, err := store.List(filepath.Join(e.repo, ".reasonix", "sessions"), false)
+	if err != nil || len(list) == 0 {
+		t.Fatalf("no sessions: %v", err)
+	}
+	l, err := store.Load(list[0].Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l.Meta.Goal
 }

@@ -301,9 +301,8 @@ func TestE2EGoalStops(t *testing.T) {
 		t.Errorf("goal leaked into the system prompt")
 	}
 	assertPrefixStable(t, reqs)
-	st, err := os.ReadFile(filepath.Join(e.repo, ".reasonix", "goals", "current.json"))
-	if err != nil || !strings.Contains(string(st), `"status": "done"`) && !strings.Contains(string(st), `"status":"done"`) {
-		t.Errorf("goal state not saved: %v %s", err, st)
+	if g := savedGoal(t, e); g == nil || g.Status != "done" || g.Turns != 2 {
+		t.Errorf("goal state not saved in its session: %+v", g)
 	}
 
 	// Three identical blocked reports (after normalising) stop it.

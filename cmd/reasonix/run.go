@@ -262,17 +262,22 @@ func io2all(r io.Reader) ([]byte, error) {
 	return io.ReadAll(r)
 }
 
-// clearGoal forgets the saved goal (`--goal clear`, the CLI's /goal clear).
-// It needs no model, so it runs before providers are assembled.
+// clearGoal forgets the saved goal (`--goal clear`, the CLI's /goal
+// clear): the goal of the newest session that has one. It needs no model,
+// so it runs before providers are assembled.
 func clearGoal(configFile string, io stdio) error {
 	loaded, wd, err := loadConfig(configFile)
 	if err != nil {
 		return err
 	}
-	path := orchestrator.GoalPath(filepath.Join(workspaceOf(loaded, wd), ".reasonix"))
-	if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
-		return fmt.Errorf("clear goal: %w", err)
+	had, err := orchestrator.ClearSavedGoal(filepath.Join(workspaceOf(loaded, wd), ".reasonix"))
+	if err != nil {
+		return err
 	}
-	fmt.Fprintln(io.err, "goal cleared")
+	if had {
+		fmt.Fprintln(io.err, "goal cleared")
+	} else {
+		fmt.Fprintln(io.err, "no goal to clear")
+	}
 	return nil
 }

@@ -202,16 +202,15 @@ func TestTUIGoal(t *testing.T) {
 	if strings.Contains(body.Messages[0].Content, "ship it") {
 		t.Errorf("the goal leaked into the system prompt")
 	}
-	state := filepath.Join(e.repo, ".reasonix", "goals", "current.json")
-	if _, err := os.Stat(state); err != nil {
-		t.Fatalf("goal state not saved: %v", err)
+	if g := savedGoal(t, e); g == nil || g.Status != "done" {
+		t.Fatalf("goal state not saved in the session: %+v", g)
 	}
 	tt.typeLine("/goal")
 	tt.waitFor("status done after 2 of at most")
 	tt.typeLine("/goal clear")
 	tt.waitFor("goal cleared")
-	if _, err := os.Stat(state); !os.IsNotExist(err) {
-		t.Errorf("goal state still on disk after /goal clear: %v", err)
+	if g := savedGoal(t, e); g != nil {
+		t.Errorf("goal still saved after /goal clear: %+v", g)
 	}
 	tt.quit()
 }
@@ -268,7 +267,10 @@ func TestTUICtrlCCancelsTheTurn(t *testing.T) {
 		t.Errorf("the turn was not cut short:\n%s", s)
 	}
 	tt.typeLine("try again")
-	tt.waitFor("Second answer arrived.")
+	// Wait for the turn to end (the status says ready), not just for its
+	// text: a Ctrl-C while the session is still writing its state would
+	// cancel that, not arm the quit.
+	tt.waitFor("Second answer arrived.", "│ ready")
 	reqs := e.srv.Requests()
 	if len(reqs) != 2 || !bytes.Contains(reqs[1], []byte("try again")) || !bytes.Contains(reqs[1], []byte("take your time")) {
 		t.Errorf("the second turn did not continue the conversation: %d requests", len(reqs))

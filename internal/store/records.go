@@ -308,7 +308,9 @@ type Summary struct {
 	Turns   int             `json:"turns"`
 	Usage   providers.Usage `json:"usage"`
 	Goal    string          `json:"goal,omitempty"`
-	Path    string          `json:"path"`
+	// GoalStatus is the goal's status (active, done, blocked, stopped).
+	GoalStatus string `json:"goal_status,omitempty"`
+	Path       string `json:"path"`
 }
 
 // tailBytes is how much of a file's end List reads for its newest Meta.
@@ -392,8 +394,9 @@ func summarize(path string) (Summary, error) {
 		if !m.Updated.IsZero() {
 			s.Updated = m.Updated
 		}
+		s.Goal, s.GoalStatus = "", ""
 		if m.Goal != nil {
-			s.Goal = m.Goal.Goal
+			s.Goal, s.GoalStatus = m.Goal.Goal, m.Goal.Status
 		}
 		break
 	}

@@ -1,0 +1,151 @@
+package orchestrator
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/internal/store"
+	"github.com/reasonix/reasonix/providers"
+)
+
+// sessionLog is a worker's transcript: each message as it is appended,
+// and at the end of each step the session's state (store.Meta: title,
+// model, turns, usage, todos, goal), synced to disk.
+type sessionLog struct {
+	t *store.Transcript
+	w *worker
+
+	mu    sync.Mutex
+	title string
+	turns int
+}
+
+func (l *sessionLog) Append(m providers.Message) error {
+	if m.Role == providers.RoleUser {
+		l.mu.Lock()
+		l.turns++
+		if l.title == "" {
+			l.title = store.TitleFrom(m.Content)
+		}
+		l.mu.Unlock()
+	}
+	return l.t.Append(m)
+}
+
+// EndStep writes the session's state and syncs the file.
+func (l *sessionLog) EndStep() error {
+	if err := l.writeMeta(); err != nil {
+		return err
+	}
+	return l.t.Sync()
+}
+
+func (l *sessionLog) writeMeta() error {
+	l.mu.Lock()
+	m := store.Meta{Type: store.TypeMeta, Updated: time.Now().UTC(), Title: l.title, Model: l.w.modelKey, Turns: l.turns}
+	l.mu.Unlock()
+	if l.w.Session != nil {
+		m.Usage = l.w.Usage()
+		m.Todos = l.w.Env().Todos()
+	}
+	m.Goal = l.w.goalState()
+	return l.t.Record(m)
+}
+
+// goalState returns a copy of the worker's goal, or nil.
+func (w *worker) goalState() *events.GoalState {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.goal == nil {
+		return nil
+	}
+	g := *w.goal
+	return &g
+}
+
+func (w *worker) setGoal(st *events.GoalState) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if st == nil {
+		w.goal = nil
+		return
+	}
+	g := *st
+	w.goal = &g
+}
+
+// SessionsDir is where this run's session files live ("" without a state
+// directory).
+func (c *Coordinator) SessionsDir() string {
+	if c.rt.StateDir == "" {
+		return ""
+	}
+	return filepath.Join(c.rt.StateDir, "sessions")
+}
+
+// FindSession resolves a session id or unique prefix to its file; an
+// empty id is the newest top-level session (--continue).
+func (c *Coordinator) FindSession(id string) (string, error) {
+	dir := c.SessionsDir()
+	if dir == "" {
+		return "", errors.New("sessions are not saved in this run (no state directory)")
+	}
+	return FindSession(dir, id)
+}
+
+// FindSession resolves id (or a unique prefix) in dir; an empty id is the
+// newest top-level session.
+func FindSession(dir, id string) (string, error) {
+	if id != "" {
+		return store.Find(dir, id)
+	}
+	list, _, err := store.List(dir, false)
+	if err != nil {
+		return "", err
+	}
+	if len(list) == 0 {
+		return "", fmt.Errorf("no session to continue in %s", dir)
+	}
+	return list[0].Path, nil
+}
+
+// resumeState is what a resumed worker starts from.
+type resumeState struct {
+	loaded *store.Loaded
+}
+
+// Resume reopens the session saved at path as the conversation: the same
+// id and file, its history (repaired: see store.Load), todos, goal and
+// model (modelRef, when not empty, overrides the saved model). Notices
+// about repairs are published.
+func (c *Coordinator) Resume(path, modelRef string) (*Conversation, error) {
+	l, err := store.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	if l.Header.Parent != "" {
+		return nil, fmt.Errorf("session %s is a subagent of %s; resume that one", l.Header.ID, l.Header.Parent)
+	}
+	for _, n := range l.Notices {
+		c.rt.Sink.Publish(events.Event{Type: events.Notice, Session: l.Header.ID, Text: "resume: " + n})
+	}
+	if modelRef == "" {
+		modelRef = l.Meta.Model
+		if modelRef != "" {
+			if _, _, err := c.rt.Resolve(modelRef); err != nil {
+				c.rt.Sink.Publish(events.Event{Type: events.Notice, Session: l.Header.ID,
+					Text: fmt.Sprintf("resume: the session's model %q is not configured any more (%v); using the default", modelRef, err)})
+				modelRef = ""
+			}
+		}
+	}
+	w, err := c.openGoalSessionWith(&resumeState{loaded: l}, modelRef)
+	if err != nil {
+		return nil, err
+	}
+	return &Conversation{c: c, w: w}, nil
+}
