@@ -10,6 +10,7 @@ import (
 	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/internal/store"
 	"github.com/reasonix/reasonix/providers"
+	"github.com/reasonix/reasonix/roles"
 )
 
 // sessionLog is a worker's transcript: each message as it is appended,
@@ -98,7 +99,7 @@ func (c *Coordinator) FindSession(id string) (string, error) {
 }
 
 // FindSession resolves id (or a unique prefix) in dir; an empty id is the
-// newest top-level session.
+// newest conversation (a top-level executor session).
 func FindSession(dir, id string) (string, error) {
 	if id != "" {
 		return store.Find(dir, id)
@@ -107,10 +108,12 @@ func FindSession(dir, id string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if len(list) == 0 {
-		return "", fmt.Errorf("no session to continue in %s", dir)
+	for _, s := range list {
+		if s.Role == roles.Executor {
+			return s.Path, nil
+		}
 	}
-	return list[0].Path, nil
+	return "", fmt.Errorf("no session to continue in %s", dir)
 }
 
 // resumeState is what a resumed worker starts from.
@@ -129,6 +132,9 @@ func (c *Coordinator) Resume(path, modelRef string) (*Conversation, error) {
 	}
 	if l.Header.Parent != "" {
 		return nil, fmt.Errorf("session %s is a subagent of %s; resume that one", l.Header.ID, l.Header.Parent)
+	}
+	if l.Header.Role != "" && l.Header.Role != roles.Executor {
+		return nil, fmt.Errorf("session %s is a %s session, not a conversation; resume the executor session it worked for", l.Header.ID, l.Header.Role)
 	}
 	for _, n := range l.Notices {
 		c.rt.Sink.Publish(events.Event{Type: events.Notice, Session: l.Header.ID, Text: "resume: " + n})

@@ -21,7 +21,8 @@ import (
 // runFlags are the flags of `run` and `plan`.
 type runFlags struct {
 	model, config, format, plan, goal string
-	input                             string
+	input, resume                     string
+	cont                              bool
 	maxSteps                          int
 	execute, yolo, auto               bool
 }
@@ -59,6 +60,8 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 	fs.StringVar(&f.format, "output-format", "text", "text, json or stream-json")
 	if !planOnly {
 		fs.StringVar(&f.input, "input-format", "text", "text, or stream-json: read turns and approval answers as JSON lines on stdin")
+		fs.BoolVar(&f.cont, "continue", false, "add this turn to the newest session of this project")
+		fs.StringVar(&f.resume, "resume", "", "add this turn to the session with this id (or a unique prefix)")
 	}
 	fs.IntVar(&f.maxSteps, "max-steps", 0, "tool-loop step limit")
 	fs.StringVar(&f.plan, "plan", "", "saved plan id or file to execute")
@@ -101,6 +104,10 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 	}
 	if prompt == "" && f.plan == "" && f.goal == "" {
 		return usagef("%s needs a PROMPT (or - to read it from stdin)", name)
+	}
+	resuming := f.cont || f.resume != ""
+	if resuming && (f.plan != "" || (f.goal != "" && f.goal != "resume")) {
+		return usagef("--continue and --resume add a turn to a session; they do not combine with --plan or a new --goal")
 	}
 
 	var sink events.Sink
@@ -151,6 +158,15 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 	case f.plan != "":
 		res, runErr = app.coord.ExecuteSaved(ctx, f.plan)
 		plan = res.Plan
+	case f.goal == "resume" && resuming:
+		var cv *orchestrator.Conversation
+		if cv, runErr = openResumed(app, f); runErr == nil {
+			var g orchestrator.GoalResult
+			g, runErr = cv.ResumeGoal(ctx)
+			cv.Close()
+			goal = &g
+			res = orchestrator.Result{SessionID: g.SessionID, Text: g.Text, Stop: g.Status, Steps: g.Turns, Usage: g.Usage, Total: g.Total}
+		}
 	case f.goal == "resume":
 		var g orchestrator.GoalResult
 		g, runErr = app.coord.ResumeGoal(ctx)
@@ -177,6 +193,12 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 			if text, runErr = app.coord.SkillPrompt(sk.Name, strings.TrimSpace(args)); runErr == nil {
 				res, runErr = app.coord.Run(ctx, text)
 			}
+		}
+	case resuming:
+		var cv *orchestrator.Conversation
+		if cv, runErr = openResumed(app, f); runErr == nil {
+			res, runErr = cv.Send(ctx, prompt)
+			cv.Close()
 		}
 	default:
 		res, runErr = app.coord.Run(ctx, prompt)
@@ -280,4 +302,13 @@ func clearGoal(configFile string, io stdio) error {
 		fmt.Fprintln(io.err, "no goal to clear")
 	}
 	return nil
+}
+
+// openResumed reopens the session --continue or --resume names.
+func openResumed(a *app, f runFlags) (*orchestrator.Conversation, error) {
+	path, err := resumePath(a, f.cont, f.resume)
+	if err != nil {
+		return nil, err
+	}
+	return resumeConversation(a, path, f.model)
 }

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/reasonix/reasonix/internal/store"
+	"github.com/reasonix/reasonix/orchestrator"
+	"github.com/reasonix/reasonix/providers"
+)
+
+// sessionsDir is this project's session folder; reading it needs no model.
+func sessionsDir(configFile string) (string, error) {
+	loaded, wd, err := loadConfig(configFile)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(workspaceOf(loaded, wd), ".reasonix", "sessions"), nil
+}
+
+// cmdSessions is `reasonix sessions [--json] [--all]`.
+func cmdSessions(args []string, io stdio) error {
+	fs := flag.NewFlagSet("sessions", flag.ContinueOnError)
+	fs.SetOutput(io.err)
+	asJSON := fs.Bool("json", false, "print a JSON array")
+	all := fs.Bool("all", false, "include subagent sessions")
+	config := fs.String("config", "", "config file")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usagef("sessions takes no arguments")
+	}
+	dir, err := sessionsDir(*config)
+	if err != nil {
+		return err
+	}
+	list, notices, err := store.List(dir, *all)
+	if err != nil {
+		return err
+	}
+	for _, n := range notices {
+		fmt.Fprintln(io.err, "reasonix: skipped "+n)
+	}
+	if *asJSON {
+		if list == nil {
+			list = []store.Summary{}
+		}
+		enc := json.NewEncoder(io.out)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		return enc.Encode(list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(io.err, "no sessions in this project yet")
+		return nil
+	}
+	tw := tabwriter.NewWriter(io.out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tAGE\tTURNS\tTOKENS\tMODEL\tTITLE")
+	now := time.Now()
+	for _, s := range list {
+		title := s.Title
+		if s.Goal != "" {
+			title = fmt.Sprintf("[goal %s] %s", s.GoalStatus, title)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", s.ID, age(now.Sub(s.Updated)), s.Turns, tokens(s.Usage), s.Model, title)
+	}
+	return tw.Flush()
+}
+
+func age(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return "now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+func tokens(u providers.Usage) string {
+	n := u.PromptTokens + u.CompletionTokens
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 1_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
+}
+
+// cmdFork is `reasonix fork ID [--at TURN]`: a new session holding the
+// conversation as it stood before turn TURN (all of it without --at). The
+// original is untouched.
+func cmdFork(args []string, io stdio) error {
+	fs := flag.NewFlagSet("fork", flag.ContinueOnError)
+	fs.SetOutput(io.err)
+	at := fs.Int("at", 0, "fork before this user turn (1 is the first)")
+	config := fs.String("config", "", "config file")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return usageError{err}
+	}
+	if len(pos) != 1 {
+		return usagef("fork needs one session id (reasonix sessions lists them)")
+	}
+	dir, err := sessionsDir(*config)
+	if err != nil {
+		return err
+	}
+	path, err := store.Find(dir, pos[0])
+	if err != nil {
+		return usageError{err}
+	}
+	l, err := store.Load(path)
+	if err != nil {
+		return usageError{err}
+	}
+	msgs := l.Messages
+	if *at != 0 {
+		turns := store.Turns(msgs)
+		if *at < 1 || *at > turns {
+			return usagef("session %s has %d turn(s); --at must be between 1 and %d", l.Header.ID, turns, turns)
+		}
+		msgs = msgs[:store.TurnStart(msgs, *at)]
+	}
+	id := store.NewID("e-")
+	title := l.Meta.Title
+	if title == "" {
+		title = l.Header.Title
+	}
+	from := l.Header.ID
+	if *at != 0 {
+		from = fmt.Sprintf("%s@%d", l.Header.ID, *at)
+	}
+	t, err := store.Create(dir, store.Header{ID: id, Role: l.Header.Role, Model: l.Header.Model, Cwd: l.Header.Cwd,
+		Title: "fork of " + title, ForkOf: from})
+	if err != nil {
+		return err
+	}
+	for _, m := range msgs {
+		if m.Role == providers.RoleSystem {
+			continue // the resumed session writes its own system prompt
+		}
+		if err := t.Append(m); err != nil {
+			t.Close()
+			return err
+		}
+	}
+	meta := store.Meta{Type: store.TypeMeta, Updated: time.Now().UTC(), Title: "fork of " + title, Model: l.Meta.Model, Turns: store.Turns(msgs)}
+	if err := t.Record(meta); err != nil {
+		t.Close()
+		return err
+	}
+	if err := t.Sync(); err != nil {
+		t.Close()
+		return err
+	}
+	if err := t.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintln(io.out, id)
+	fmt.Fprintf(io.err, "forked %s into %s (%d turn(s)); continue it with: reasonix run --resume %s PROMPT\n", from, id, store.Turns(msgs), shortPrefix(id))
+	return nil
+}
+
+// shortPrefix is an id prefix that is usually unique: the part before its
+// random suffix plus a few characters of it.
+func shortPrefix(id string) string {
+	if i := strings.LastIndexByte(id, '-'); i >= 0 && len(id) > i+7 {
+		return id[:i+7]
+	}
+	return id
+}
+
+// resumePath resolves --continue / --resume for a command, or "".
+func resumePath(a *app, cont bool, resume string) (string, error) {
+	if !cont && resume == "" {
+		return "", nil
+	}
+	if cont && resume != "" {
+		return "", usagef("--continue and --resume are alternatives; give one")
+	}
+	path, err := a.coord.FindSession(resume)
+	if err != nil {
+		return "", usageError{err}
+	}
+	return path, nil
+}
+
+// resumeConversation reopens the session at path, mapping a damaged file
+// to a usage error (exit 2): the file is left as it is.
+func resumeConversation(a *app, path, model string) (*orchestrator.Conversation, error) {
+	cv, err := a.coord.Resume(path, model)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("resume: %w", err)}
+	}
+	return cv, nil
+}

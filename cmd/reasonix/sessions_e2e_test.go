@@ -1,0 +1,195 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/reasonix/reasonix/internal/llmtest"
+	"github.com/reasonix/reasonix/internal/store"
+	"github.com/reasonix/reasonix/providers/scripted"
+)
+
+type wireMsg struct {
+	Role       string `json:"role"`
+	Content    string `json:"content"`
+	ToolCallID string `json:"tool_call_id"`
+	ToolCalls  []struct {
+		ID string `json:"id"`
+	} `json:"tool_calls"`
+}
+
+func wireMessages(t *testing.T, body []byte) []wireMsg {
+	t.Helper()
+	var req struct{ Messages []wireMsg }
+	if err := json.Unmarshal(body, &req); err != nil {
+		t.Fatal(err)
+	}
+	return req.Messages
+}
+
+// TestE2EContinueAfterSIGKILL: a session killed mid-turn (in the middle of
+// a bash call) is continued by a new process; its first request holds
+// every complete earlier message, the first prompt included, and no tool
+// call without a result.
+func TestE2EContinueAfterSIGKILL(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "echo step-one"})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "sleep 30"})}},
+		scripted.Turn{Text: "never reached"},
+	)
+	cmd := exec.Command(binPath, "run", "--yolo", "FIRST-PROMPT do two things")
+	cmd.Dir, cmd.Env = e.repo, e.env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until the second call is in the file (the bash sleep runs).
+	dir := filepath.Join(e.repo, ".reasonix", "sessions")
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+		if len(files) == 1 {
+			if b, _ := os.ReadFile(files[0]); bytes.Contains(b, []byte("sleep 30")) {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the second call never reached the session file; stderr:\n%s", stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+
+	e.srv = llmtest.Start(t, &scripted.Script{Turns: []scripted.Turn{{Text: "Continued."}}})
+	e.env = append(e.env, "REASONIX_BASE_URL="+e.srv.URL())
+	r := e.run("", "run", "--continue", "go on")
+	if r.code != 0 || !strings.Contains(r.stdout, "Continued.") {
+		t.Fatalf("continue: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("requests = %d", len(reqs))
+	}
+	msgs := wireMessages(t, reqs[0])
+	var roles []string
+	pending := map[string]bool{}
+	for _, m := range msgs {
+		roles = append(roles, m.Role)
+		for _, c := range m.ToolCalls {
+			pending[c.ID] = true
+		}
+		if m.Role == "tool" {
+			if !pending[m.ToolCallID] {
+				t.Errorf("a tool result without its call: %s", m.ToolCallID)
+			}
+			delete(pending, m.ToolCallID)
+		}
+	}
+	if len(pending) != 0 {
+		t.Errorf("tool calls without results: %v", pending)
+	}
+	want := "system user assistant tool assistant tool user"
+	if got := strings.Join(roles, " "); got != want {
+		t.Fatalf("messages %s, want %s", got, want)
+	}
+	if !strings.Contains(msgs[1].Content, "FIRST-PROMPT") || !strings.Contains(msgs[3].Content, "step-one") ||
+		!strings.Contains(msgs[5].Content, "interrupted") || msgs[6].Content != "go on" {
+		t.Errorf("history %+v", msgs)
+	}
+	// The same session went on: one file, one id.
+	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("session files %v, want the one continued", files)
+	}
+	l, err := store.Load(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Meta.Turns != 2 || !strings.HasPrefix(l.Meta.Title, "FIRST-PROMPT") || store.Turns(l.Messages) != 2 {
+		t.Errorf("meta %+v", l.Meta)
+	}
+
+	// sessions lists it, as text and as JSON.
+	r = e.run("", "sessions", "--json")
+	var list []map[string]any
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &list) != nil || len(list) != 1 {
+		t.Fatalf("sessions --json: exit %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	for _, k := range []string{"id", "title", "model", "created", "updated", "turns"} {
+		if _, ok := list[0][k]; !ok {
+			t.Errorf("sessions --json lacks %q: %v", k, list[0])
+		}
+	}
+	if r = e.run("", "sessions"); r.code != 0 || !strings.Contains(r.stdout, "FIRST-PROMPT") {
+		t.Errorf("sessions: exit %d %s", r.code, r.stdout)
+	}
+}
+
+// TestE2EResumeForkAndBadInput: --resume by prefix, fork at a turn, and
+// damaged or unknown sessions: exit 2 with a clear message, nothing
+// rewritten.
+func TestE2EResumeForkAndBadInput(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, scripted.Turn{Text: "one"}, scripted.Turn{Text: "two"})
+	if r := e.run("", "run", "first question"); r.code != 0 {
+		t.Fatalf("first: %d %s", r.code, r.stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(e.repo, ".reasonix", "sessions", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("files %v", files)
+	}
+	id := strings.TrimSuffix(filepath.Base(files[0]), ".jsonl")
+	if r := e.run("", "run", "--resume", id[:len(id)-10], "second question"); r.code != 0 || !strings.Contains(r.stdout, "two") {
+		t.Fatalf("resume by prefix: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	msgs := wireMessages(t, e.srv.Requests()[1])
+	if len(msgs) != 4 || msgs[1].Content != "first question" || msgs[2].Content != "one" {
+		t.Errorf("resumed request %+v", msgs)
+	}
+
+	// Fork before turn 2: the new session holds turn 1 only.
+	r := e.run("", "fork", id, "--at", "2")
+	forked := strings.TrimSpace(r.stdout)
+	if r.code != 0 || forked == "" || forked == id {
+		t.Fatalf("fork: %d %q %s", r.code, r.stdout, r.stderr)
+	}
+	fl, err := store.Load(filepath.Join(e.repo, ".reasonix", "sessions", forked+".jsonl"))
+	if err != nil || store.Turns(fl.Messages) != 1 || fl.Header.ForkOf != id+"@2" {
+		t.Fatalf("fork: %v %+v", err, fl)
+	}
+	if r := e.run("", "fork", id, "--at", "9"); r.code != 2 || !strings.Contains(r.stderr, "has 2 turn(s)") {
+		t.Errorf("fork past the end: %d %s", r.code, r.stderr)
+	}
+
+	// Unknown id and damaged file.
+	if r := e.run("", "run", "--resume", "nope", "x"); r.code != 2 || !strings.Contains(r.stderr, `no session "nope"`) {
+		t.Errorf("unknown id: %d %s", r.code, r.stderr)
+	}
+	before, _ := os.ReadFile(files[0])
+	damaged := append(append([]byte(nil), before[:len(before)/2]...), []byte("\nGARBAGE LINE\n")...)
+	damaged = append(damaged, before[len(before)/2:]...)
+	if err := os.WriteFile(files[0], damaged, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = e.run("", "run", "--resume", id, "x")
+	if r.code != 2 || !strings.Contains(r.stderr, filepath.Base(files[0])+":") {
+		t.Errorf("damaged: %d %s", r.code, r.stderr)
+	}
+	if after, _ := os.ReadFile(files[0]); !bytes.Equal(after, damaged) {
+		t.Error("a damaged session file was rewritten")
+	}
+}
