@@ -33,6 +33,9 @@ const (
 	Error        Type = "error"
 	Done         Type = "done"
 	SessionStart Type = "session_start"
+	// History carries the conversation of a resumed session (Messages),
+	// so a front end can show what came before.
+	History Type = "history"
 )
 
 // Event is one thing that happened in a session, tagged with the session's
@@ -51,7 +54,9 @@ type Event struct {
 	Plan     *Plan            `json:"plan,omitempty"`
 	Goal     *GoalState       `json:"goal,omitempty"`
 	Approval *Approval        `json:"approval,omitempty"`
-	Error    string           `json:"error,omitempty"`
+	// Messages is the conversation of a resumed session (History).
+	Messages []providers.Message `json:"messages,omitempty"`
+	Error    string              `json:"error,omitempty"`
 }
 
 // Tool describes a tool call for ToolStart and ToolEnd.

@@ -8,6 +8,9 @@ import (
 	"sync"
 
 	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/internal/store"
+	"github.com/reasonix/reasonix/providers"
+	"github.com/reasonix/reasonix/roles"
 	"github.com/reasonix/reasonix/skills"
 )
 
@@ -177,6 +180,51 @@ func (e *Engine) NewConversation() error {
 	old.Close()
 	return nil
 }
+
+// Resume replaces the conversation with the saved session at path (the
+// same id and file; see Coordinator.Resume) and publishes its history as
+// a History event. Call it between turns.
+func (e *Engine) Resume(path, modelRef string) error {
+	conv, err := e.c.Resume(path, modelRef)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	old := e.conv
+	e.conv = conv
+	e.mu.Unlock()
+	old.Close()
+	msgs := conv.w.Messages()
+	e.c.rt.Sink.Publish(events.Event{Type: events.History, Session: conv.ID(), Role: conv.w.Role(),
+		Messages: append([]providers.Message(nil), msgs...)})
+	return nil
+}
+
+// Sessions lists this project's other conversations that have at least
+// one turn, newest first.
+func (e *Engine) Sessions() ([]store.Summary, error) {
+	dir := e.c.SessionsDir()
+	if dir == "" {
+		return nil, nil
+	}
+	list, _, err := store.List(dir, false)
+	if err != nil {
+		return nil, err
+	}
+	cur := e.SessionID()
+	out := list[:0]
+	for _, s := range list {
+		// The conversation in use and conversations never started are not
+		// worth resuming.
+		if s.Role == roles.Executor && s.ID != cur && s.Turns > 0 {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// SessionID is the current conversation's id.
+func (e *Engine) SessionID() string { return e.conversation().ID() }
 
 // Commands lists the slash commands the engine runs through Send.
 func (e *Engine) Commands() []events.Command {

@@ -221,7 +221,6 @@ type RoleGate interface {
 type worker struct {
 	*agents.Session
 	modelRef   string
-	transcript *store.Transcript
 	path       string
 	close      func()
 	fam        *family
@@ -278,20 +277,17 @@ func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 		if log.title == "" {
 			log.title = l.Header.Title
 		}
-		rec, w.transcript, w.path, w.log = log, t, t.Path(), log
-		w.close = func() { _ = t.Close() }
+		rec, w.path, w.log = log, t.Path(), log
+		w.close = log.close
 	case c.rt.StateDir != "":
 		dir := filepath.Join(c.rt.StateDir, "sessions")
 		if err := store.EnsureIgnored(dir); err != nil {
 			return nil, err
 		}
-		t, err := store.Create(dir, store.Header{ID: id, Role: spec.role, Parent: spec.parent, Model: model, Cwd: c.rt.Workspace})
-		if err != nil {
-			return nil, err
-		}
-		log = &sessionLog{t: t, w: w}
-		rec, w.transcript, w.path, w.log = log, t, t.Path(), log
-		w.close = func() { _ = t.Close() }
+		log = &sessionLog{w: w, dir: dir,
+			hdr: store.Header{ID: id, Role: spec.role, Parent: spec.parent, Model: model, Cwd: c.rt.Workspace}}
+		rec, w.path, w.log = log, store.PathFor(dir, id), log
+		w.close = log.close
 	}
 	gate := c.rt.Gate
 	if rg, ok := gate.(RoleGate); ok {

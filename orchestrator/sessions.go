@@ -17,44 +17,92 @@ import (
 // and at the end of each step the session's state (store.Meta: title,
 // model, turns, usage, todos, goal), synced to disk.
 type sessionLog struct {
-	t *store.Transcript
 	w *worker
 
-	mu    sync.Mutex
-	title string
-	turns int
+	mu sync.Mutex
+	// t is the open file; a new session creates it (from dir and hdr) on
+	// its first write, so a conversation opened and never used leaves no
+	// file behind.
+	t       *store.Transcript
+	dir     string
+	hdr     store.Header
+	pending []providers.Message // the system prompt, written with the first turn
+	title   string
+	turns   int
+}
+
+// file returns the open transcript, creating it on first use. Call with
+// l.mu held.
+func (l *sessionLog) file() (*store.Transcript, error) {
+	if l.t != nil {
+		return l.t, nil
+	}
+	t, err := store.Create(l.dir, l.hdr)
+	if err != nil {
+		return nil, err
+	}
+	l.t = t
+	for _, m := range l.pending {
+		if err := t.Append(m); err != nil {
+			return nil, err
+		}
+	}
+	l.pending = nil
+	return t, nil
 }
 
 func (l *sessionLog) Append(m providers.Message) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.t == nil && m.Role == providers.RoleSystem {
+		l.pending = append(l.pending, m)
+		return nil
+	}
 	if m.Role == providers.RoleUser {
-		l.mu.Lock()
 		l.turns++
 		if l.title == "" {
 			l.title = store.TitleFrom(m.Content)
 		}
-		l.mu.Unlock()
 	}
-	return l.t.Append(m)
+	t, err := l.file()
+	if err != nil {
+		return err
+	}
+	return t.Append(m)
 }
 
 // EndStep writes the session's state and syncs the file.
 func (l *sessionLog) EndStep() error {
-	if err := l.writeMeta(); err != nil {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t, err := l.file()
+	if err != nil {
 		return err
 	}
-	return l.t.Sync()
+	if err := t.Record(l.meta()); err != nil {
+		return err
+	}
+	return t.Sync()
 }
 
-func (l *sessionLog) writeMeta() error {
+// close closes the file if it was ever created.
+func (l *sessionLog) close() {
 	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.t != nil {
+		_ = l.t.Close()
+	}
+}
+
+// meta is the session's state now. Call with l.mu held.
+func (l *sessionLog) meta() store.Meta {
 	m := store.Meta{Type: store.TypeMeta, Updated: time.Now().UTC(), Title: l.title, Model: l.w.modelKey, Turns: l.turns}
-	l.mu.Unlock()
 	if l.w.Session != nil {
 		m.Usage = l.w.Usage()
 		m.Todos = l.w.Env().Todos()
 	}
 	m.Goal = l.w.goalState()
-	return l.t.Record(m)
+	return m
 }
 
 // goalState returns a copy of the worker's goal, or nil.
@@ -109,7 +157,7 @@ func FindSession(dir, id string) (string, error) {
 		return "", err
 	}
 	for _, s := range list {
-		if s.Role == roles.Executor {
+		if s.Role == roles.Executor && s.Turns > 0 {
 			return s.Path, nil
 		}
 	}

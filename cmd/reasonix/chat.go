@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 
 	"github.com/reasonix/reasonix/events"
@@ -22,6 +23,8 @@ func cmdChat(ctx context.Context, args []string, io stdio) error {
 	fs.IntVar(&f.maxSteps, "max-steps", 0, "tool-loop step limit")
 	fs.BoolVar(&f.yolo, "yolo", false, "allow every non-dangerous action without asking")
 	fs.BoolVar(&f.auto, "auto", false, "allow writes without asking; explicit ask rules still apply")
+	fs.BoolVar(&f.cont, "continue", false, "go on with the newest conversation of this project")
+	fs.StringVar(&f.resume, "resume", "", "go on with the conversation with this id (or a unique prefix)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return usageError{err}
@@ -52,6 +55,10 @@ func cmdChat(ctx context.Context, args []string, io stdio) error {
 	if err != nil {
 		return err
 	}
+	if err := resumeEngine(app, eng, f); err != nil {
+		eng.Close()
+		return err
+	}
 	return ui.Run(ctx, eng)
 }
 
@@ -62,4 +69,17 @@ func editPlanInTerminal(ctx context.Context, draft []byte) (orchestrator.Plan, [
 		Command: orchestrator.EditorCommand(os.Getenv),
 		Stdin:   os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 	})
+}
+
+// resumeEngine makes the session --continue or --resume names the
+// engine's conversation; without either it does nothing.
+func resumeEngine(a *app, eng *orchestrator.Engine, f runFlags) error {
+	path, err := resumePath(a, f.cont, f.resume)
+	if err != nil || path == "" {
+		return err
+	}
+	if err := eng.Resume(path, f.model); err != nil {
+		return usageError{fmt.Errorf("resume: %w", err)}
+	}
+	return nil
 }

@@ -88,6 +88,9 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 		if f.plan != "" || f.goal != "" {
 			return usagef("--input-format stream-json takes turns on stdin; --plan and --goal are not supported with it")
 		}
+		if f.cont && f.resume != "" {
+			return usagef("--continue and --resume are alternatives; give one")
+		}
 		if prompt == "-" {
 			return usagef("--input-format stream-json reads stdin as JSON lines; give the first turn there or as PROMPT")
 		}

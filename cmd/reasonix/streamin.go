@@ -247,6 +247,9 @@ func runStreamInput(ctx context.Context, f runFlags, prompt string, io stdio) er
 		return err
 	}
 	defer eng.Close()
+	if err := resumeEngine(app, eng, f); err != nil {
+		return err
+	}
 	s := &streamSession{eng: eng, broker: broker, out: out, turns: newTurnQueue()}
 	if prompt != "" {
 		s.turns.push(prompt)

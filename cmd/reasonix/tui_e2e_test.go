@@ -366,3 +366,45 @@ func TestTUIDangerousApproval(t *testing.T) {
 	}
 	tt.quit()
 }
+
+// TestTUIResumeAndContinue: /resume picks an earlier conversation, shows
+// its transcript and the next turn goes on in it; `chat --continue` opens
+// on the newest one.
+func TestTUIResumeAndContinue(t *testing.T) {
+	e := newE2E(t,
+		scripted.Turn{Text: "EARLIER ANSWER"},
+		scripted.Turn{Text: "LATER ANSWER"},
+		scripted.Turn{Text: "THIRD ANSWER"},
+	)
+	if r := e.run("", "run", "EARLIER PROMPT about parsing"); r.code != 0 {
+		t.Fatalf("first run: %d %s", r.code, r.stderr)
+	}
+	tt := startTUI(t, e, "chat")
+	tt.typeLine("/resume")
+	tt.waitFor("resume a conversation", "EARLIER PROMPT about parsing", "1 turn(s)")
+	tt.keys("Enter")
+	tt.waitFor("› EARLIER PROMPT about parsing", "EARLIER ANSWER", "resumed session")
+	tt.typeLine("and now the rest")
+	tt.waitFor("LATER ANSWER")
+	reqs := e.srv.Requests()
+	msgs := wireMessages(t, reqs[len(reqs)-1])
+	if len(msgs) != 4 || msgs[1].Content != "EARLIER PROMPT about parsing" || msgs[2].Content != "EARLIER ANSWER" {
+		t.Errorf("the resumed turn did not carry the earlier conversation: %+v", msgs)
+	}
+	tt.quit()
+
+	// The conversation went on in the same file; chat --continue opens it.
+	files, _ := filepath.Glob(filepath.Join(e.repo, ".reasonix", "sessions", "*.jsonl"))
+	if len(files) != 2 { // the resumed one and the fresh one /resume replaced
+		t.Logf("session files: %v", files)
+	}
+	tt = startTUI(t, e, "chat", "--continue")
+	tt.waitFor("› and now the rest", "LATER ANSWER")
+	tt.typeLine("third")
+	tt.waitFor("THIRD ANSWER")
+	msgs = wireMessages(t, e.srv.Requests()[2])
+	if len(msgs) != 6 || msgs[3].Content != "and now the rest" {
+		t.Errorf("chat --continue did not go on with the conversation: %+v", msgs)
+	}
+	tt.quit()
+}

@@ -42,6 +42,9 @@ type Transcript struct {
 	path string
 }
 
+// PathFor is the file of session id in dir.
+func PathFor(dir, id string) string { return filepath.Join(dir, id+".jsonl") }
+
 // Create opens a new transcript file <dir>/<id>.jsonl and writes its header.
 func Create(dir string, h Header) (*Transcript, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {

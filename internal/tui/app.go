@@ -25,6 +25,7 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/internal/store"
 	"github.com/reasonix/reasonix/internal/text"
 	"github.com/reasonix/reasonix/providers"
 )
@@ -68,6 +69,11 @@ type Engine interface {
 	Commands() []events.Command
 	// Answer answers the approval request id with one of its choices.
 	Answer(id, choice, reason string) error
+	// Sessions lists this project's conversations, newest first, and
+	// Resume makes the one saved at path the conversation (its history
+	// arrives as a History event).
+	Sessions() ([]store.Summary, error)
+	Resume(path, modelRef string) error
 	// Close ends the engine's conversation once no turn is running.
 	Close()
 }
@@ -170,12 +176,14 @@ func (a *App) Run(parent context.Context, eng Engine) (err error) {
 	ctx, stopAll := context.WithCancel(parent)
 	defer stopAll()
 	a.eng, a.ctx = eng, ctx
-	unsubscribe := eng.Subscribe(a)
-	defer unsubscribe()
 	if a.opts.Screen != nil {
 		a.app.SetScreen(a.opts.Screen)
 	}
 	a.post(a.welcome)
+	// After the welcome, so start-up events (a resumed conversation's
+	// history, notices) come below it.
+	unsubscribe := eng.Subscribe(a)
+	defer unsubscribe()
 	// Run owns both goroutines and waits for them once the UI is gone.
 	var bg sync.WaitGroup
 	bg.Go(a.pump)

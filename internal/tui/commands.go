@@ -17,7 +17,9 @@ const helpText = `[::b]commands[::-]
   /goal         show the saved goal
   /goal clear   forget the saved goal
   /plan TEXT    plan read-only first, then run the plan once you approve it
-  /clear        start a new conversation
+  /new          start a new conversation (the current one stays saved)
+  /clear        the same, after asking
+  /resume       pick an earlier conversation of this project and go on with it
   /help         this list
   /quit         leave (also Ctrl-D, or Ctrl-C twice)
   /NAME ARGS    run a skill
@@ -46,8 +48,12 @@ func (a *App) submit(text string) {
 		a.quit()
 	case "help":
 		a.help()
+	case "new":
+		a.newConversation()
 	case "clear":
-		a.clear()
+		a.confirm("Start a new conversation? The current one stays saved; /resume brings it back.", a.newConversation)
+	case "resume":
+		a.resumePicker()
 	case "goal":
 		a.goalCommand(args)
 	case "plan":
@@ -93,7 +99,7 @@ func (a *App) help() {
 
 // clear starts a new conversation: a fresh executor session, so a fresh
 // prefix and history.
-func (a *App) clear() {
+func (a *App) newConversation() {
 	if a.cancel != nil {
 		a.note("still working; press Ctrl-C first")
 		return
@@ -102,10 +108,54 @@ func (a *App) clear() {
 		a.line("[red]error:[-] " + tview.Escape(err.Error()))
 		return
 	}
+	a.resetTranscript()
+	a.note("new conversation")
+}
+
+// resetTranscript empties the transcript and what it remembers.
+func (a *App) resetTranscript() {
 	a.transcript.Clear()
 	a.rs = newRenderState()
 	a.usage = providers.Usage{}
-	a.note("new conversation")
+	a.goal = nil
+}
+
+// resumePicker lists the project's conversations; Enter resumes one.
+func (a *App) resumePicker() {
+	if a.cancel != nil {
+		a.note("still working; press Ctrl-C first")
+		return
+	}
+	list, err := a.eng.Sessions()
+	if err != nil {
+		a.line("[red]error:[-] " + tview.Escape(err.Error()))
+		return
+	}
+	var items []pickItem
+	for _, s := range list {
+		title := s.Title
+		if title == "" {
+			title = "(no prompt yet)"
+		}
+		items = append(items, pickItem{
+			label: fmt.Sprintf("%s  %s  %d turn(s)  %s", ago(s.Updated), oneLine(title, 60), s.Turns, shortID(s.ID)),
+			value: s.Path,
+		})
+	}
+	if len(items) == 0 {
+		a.note("no saved conversations in this project")
+		return
+	}
+	a.pick("resume a conversation", items, func(path string) {
+		if err := a.eng.Resume(path, ""); err != nil {
+			a.line("[red]error:[-] " + tview.Escape(err.Error()))
+			return
+		}
+		a.resetTranscript()
+		if st, ok, err := a.eng.CurrentGoal(); err == nil && ok {
+			a.goal = &st
+		}
+	})
 }
 
 // goalCommand is /goal, /goal clear and /goal TEXT.

@@ -21,11 +21,17 @@ var errClosed = errors.New("tui: closed before the question was answered")
 // focused on body. The returned function removes it; calling it again does
 // nothing. UI goroutine only.
 func (a *App) showOverlay(title string, body *tview.TextView, keys *tview.TextView, lines int) (closeFn func()) {
-	a.overlayN++
-	name := fmt.Sprintf("overlay-%d", a.overlayN)
 	frame := tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(body, 0, 1, true).
 		AddItem(keys, 1, 0, false)
+	return a.showFrame(title, frame, body, lines)
+}
+
+// showFrame shows frame centred above the UI with focus on focus; lines
+// is the height its content wants. UI goroutine only.
+func (a *App) showFrame(title string, frame *tview.Flex, focus tview.Primitive, lines int) (closeFn func()) {
+	a.overlayN++
+	name := fmt.Sprintf("overlay-%d", a.overlayN)
 	frame.SetBorder(true).SetTitle(" "+title+" ").SetBorderPadding(0, 0, 1, 1)
 	h := a.screenH
 	if h <= 0 {
@@ -41,7 +47,7 @@ func (a *App) showOverlay(title string, body *tview.TextView, keys *tview.TextVi
 		AddItem(nil, 0, 1, false)
 	a.pages.AddPage(name, centred, true, true)
 	a.overlays = append(a.overlays, name)
-	a.app.SetFocus(body)
+	a.app.SetFocus(focus)
 	closed := false
 	return func() {
 		if closed {
@@ -309,4 +315,46 @@ func (a *App) editPlan(ctx context.Context, draft []byte) (events.Plan, []byte, 
 	)
 	a.app.Suspend(func() { p, saved, err = edit(ctx, draft) })
 	return p, saved, err
+}
+
+// pickItem is one line of a picker and the value it stands for.
+type pickItem struct {
+	label string
+	value string
+}
+
+// pick shows items in a list overlay: arrows move, Enter chooses, Esc
+// closes. UI goroutine only.
+func (a *App) pick(title string, items []pickItem, chosen func(value string)) {
+	list := tview.NewList().ShowSecondaryText(false).SetHighlightFullLine(true)
+	var closeFn func()
+	for _, it := range items {
+		v := it.value
+		list.AddItem(tview.Escape(it.label), "", 0, func() {
+			closeFn()
+			chosen(v)
+		})
+	}
+	list.SetDoneFunc(func() { closeFn() })
+	frame := tview.NewFlex().SetDirection(tview.FlexRow).
+		AddItem(list, 0, 1, true).
+		AddItem(newOverlayText("[::b]↑/↓[::-] move  [::b]Enter[::-] choose  [::b]Esc[::-] close"), 1, 0, false)
+	closeFn = a.showFrame(title, frame, list, min(len(items), 15)+1)
+}
+
+// confirm asks a yes/no question in an overlay and runs yes on y.
+func (a *App) confirm(question string, yes func()) {
+	body := newOverlayText(tview.Escape(question))
+	var closeFn func()
+	body.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
+		switch {
+		case ev.Key() == tcell.KeyRune && (ev.Rune() == 'y' || ev.Rune() == 'Y'):
+			closeFn()
+			yes()
+		case ev.Key() == tcell.KeyEscape, ev.Key() == tcell.KeyRune && (ev.Rune() == 'n' || ev.Rune() == 'N'):
+			closeFn()
+		}
+		return nil
+	})
+	closeFn = a.showOverlay("confirm", body, newOverlayText("[::b]y[::-] yes  [::b]n[::-]/Esc no"), 2)
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
@@ -50,10 +51,12 @@ func TestPumpDoesNotOutliveRun(t *testing.T) {
 	}
 }
 
-// TestQuitWhilePumping quits, by a key and by the context, while sessions
-// publish as fast as they can and the status line ticks, many times over:
-// each time Run must return, which it does only after the pump has exited
-// (goleak in TestMain checks nothing else is left behind).
+// TestQuitWhilePumping quits, by a key and by stopping tview, while a
+// session streams deltas and the status line ticks, many times over: each
+// time Run must return, which it does only after the pump has exited
+// (goleak in TestMain checks nothing else is left behind). The stream is
+// paced like a fast model: a flood would only measure how long the UI
+// goroutine takes to render an unbounded backlog.
 func TestQuitWhilePumping(t *testing.T) {
 	for i := range 20 {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
@@ -70,6 +73,9 @@ func TestQuitWhilePumping(t *testing.T) {
 					default:
 					}
 					h.app.Publish(events.Event{Type: events.TextDelta, Session: "e-1", Text: fmt.Sprintf("delta %d ", n)})
+					if n%20 == 19 {
+						time.Sleep(time.Millisecond)
+					}
 				}
 			}()
 			time.Sleep(time.Duration(i%5) * time.Millisecond)
@@ -82,7 +88,8 @@ func TestQuitWhilePumping(t *testing.T) {
 			case err := <-h.ran:
 				h.ran <- err // for the harness's cleanup
 			case <-time.After(5 * time.Second):
-				t.Fatal("Run did not return after a quit while the pump was busy")
+				buf := make([]byte, 1<<20)
+				t.Fatalf("Run did not return after a quit while the pump was busy:\n%s", buf[:runtime.Stack(buf, true)])
 			}
 			close(stop)
 			<-published

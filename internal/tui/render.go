@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/rivo/tview"
 
 	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/internal/store"
+	"github.com/reasonix/reasonix/providers"
 	"github.com/reasonix/reasonix/roles"
 )
 
@@ -104,6 +107,11 @@ func (a *App) render(e events.Event) {
 	case events.GoalUpdate:
 		a.goal = e.Goal
 		return
+	case events.History:
+		a.endStream()
+		a.flushThought()
+		a.history(e)
+		return
 	}
 	a.endStream()
 	a.flushThought()
@@ -158,12 +166,50 @@ func (a *App) render(e events.Event) {
 }
 
 // workerTag is the "[role id]" label of a worker session.
-func workerTag(e events.Event) string {
-	id := e.Session
+func workerTag(e events.Event) string { return "[" + e.Role + " " + shortID(e.Session) + "]" }
+
+// shortID is the random tail of a session id.
+func shortID(id string) string {
 	if i := strings.LastIndexByte(id, '-'); i >= 0 && len(id)-i > 4 {
-		id = id[i+1:]
+		return id[i+1:]
 	}
-	return "[" + e.Role + " " + id + "]"
+	return id
+}
+
+// ago says how long ago t was, compactly.
+func ago(t time.Time) string {
+	d := time.Since(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+}
+
+// history shows a resumed conversation: prompts, answers and the calls
+// made, as the transcript showed them when they happened (in brief).
+func (a *App) history(e events.Event) {
+	for _, m := range e.Messages {
+		switch m.Role {
+		case providers.RoleUser:
+			if a.transcript.GetOriginalLineCount() > 1 {
+				a.write("\n")
+			}
+			a.line("[::b]›[::-] " + strings.ReplaceAll(tview.Escape(strings.TrimSpace(m.Content)), "\n", "\n  "))
+		case providers.RoleAssistant:
+			if t := strings.TrimSpace(m.Content); t != "" {
+				a.line(tview.Escape(t))
+			}
+			for _, c := range m.ToolCalls {
+				a.line("[gray]→ " + tview.Escape(c.Function.Name) + "[-]")
+			}
+		}
+	}
+	a.note(fmt.Sprintf("resumed session %s (%d turn(s))", shortID(e.Session), store.Turns(e.Messages)))
 }
 
 // toolLine is one finished call: outcome mark, the call, and its summary
