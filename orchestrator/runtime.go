@@ -220,10 +220,10 @@ type RoleGate interface {
 // worker is an open session with what the coordinator needs around it.
 type worker struct {
 	*agents.Session
-	modelRef   string
-	path       string
-	close      func()
-	fam        *family
+	modelRef string
+	path     string
+	close    func()
+	fam      *family
 	// modelKey is the resolved "provider/model", saved so a resumed
 	// session keeps its model.
 	modelKey string
