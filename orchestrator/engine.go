@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/internal/store"
+	"github.com/reasonix/reasonix/internal/text"
 	"github.com/reasonix/reasonix/providers"
 	"github.com/reasonix/reasonix/roles"
 	"github.com/reasonix/reasonix/skills"
@@ -33,6 +35,56 @@ type Engine struct {
 	conv    *Conversation
 	running map[int]context.CancelFunc
 	next    int
+	// records are what ran outside the conversation (an executed plan, a
+	// skill run as a subagent) since its last turn; the next turn carries
+	// them, so "fix what the review found" works and the cached prefix is
+	// untouched.
+	records []string
+}
+
+// maxRecord bounds one record's report in the next turn.
+const maxRecord = 4 << 10
+
+// record remembers what ran outside the conversation for its next turn.
+func (e *Engine) record(what string, res Result, err error) {
+	var b strings.Builder
+	b.WriteString(what)
+	switch {
+	case errors.Is(err, ErrPlanRejected):
+		b.WriteString(": rejected; nothing was changed.")
+	case err != nil:
+		fmt.Fprintf(&b, ": failed: %s.", text.Clip(err.Error(), 500))
+	default:
+		b.WriteString(": done.")
+	}
+	if r := strings.TrimSpace(res.Text); r != "" {
+		b.WriteString("\nReport:\n" + text.Clip(r, maxRecord))
+	}
+	if len(res.Files) > 0 {
+		b.WriteString("\nFiles changed: " + strings.Join(res.Files, ", "))
+	}
+	e.mu.Lock()
+	e.records = append(e.records, b.String())
+	e.mu.Unlock()
+}
+
+// withRecords puts the pending records in front of a turn's text.
+func (e *Engine) withRecords(turn string) string {
+	e.mu.Lock()
+	recs := e.records
+	e.records = nil
+	e.mu.Unlock()
+	if len(recs) == 0 {
+		return turn
+	}
+	var b strings.Builder
+	b.WriteString("<earlier-work>\nWhile you were not in the loop, this ran in separate sessions:\n")
+	for _, r := range recs {
+		b.WriteString("\n- " + strings.ReplaceAll(r, "\n", "\n  ") + "\n")
+	}
+	b.WriteString("</earlier-work>\n\n")
+	b.WriteString(turn)
+	return b.String()
 }
 
 // NewEngine opens a conversation on c. hub is the sink c publishes to;
@@ -91,17 +143,18 @@ func (e *Engine) Send(ctx context.Context, text string) error {
 				return fmt.Errorf("unknown command /%s", name)
 			}
 			if s.RunAs == skills.RunSubagent {
-				_, err := e.c.RunSkill(ctx, s.Name, args)
+				res, err := e.c.RunSkill(ctx, s.Name, args)
+				e.record(fmt.Sprintf("The skill /%s ran as a subagent (%s)", s.Name, quoted(args)), res, err)
 				return err
 			}
 			prompt, err := e.c.SkillPrompt(s.Name, args)
 			if err != nil {
 				return err
 			}
-			_, err = conv.Send(ctx, prompt)
+			_, err = conv.Send(ctx, e.withRecords(prompt))
 			return err
 		}
-		_, err := conv.Send(ctx, text)
+		_, err := conv.Send(ctx, e.withRecords(text))
 		return err
 	})
 }
@@ -137,7 +190,12 @@ func (e *Engine) Plan(ctx context.Context, text string) error {
 		return errors.New("plan: nothing to plan")
 	}
 	return e.track(ctx, func(ctx context.Context) error {
-		_, err := e.c.PlanThenExecute(ctx, text)
+		res, err := e.c.PlanThenExecute(ctx, text)
+		what := fmt.Sprintf("/plan %s", quoted(text))
+		if res.Plan != nil {
+			what += fmt.Sprintf(": the plan %q (%d steps) was approved and executed", res.Plan.Goal, len(res.Plan.Steps))
+		}
+		e.record(what, res, err)
 		return err
 	})
 }
@@ -261,3 +319,8 @@ func (e *Engine) Interrupt() {
 // Close closes the conversation; it waits for a running turn to end, so
 // interrupt first.
 func (e *Engine) Close() { e.conversation().Close() }
+
+// quoted is s in quotes, shortened to one line.
+func quoted(s string) string {
+	return strconv.Quote(text.Clip(text.OneLine(s), 200))
+}
