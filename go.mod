@@ -12,6 +12,7 @@ require (
 	github.com/rivo/tview v0.42.0
 	go.uber.org/goleak v1.3.0
 	golang.org/x/sync v0.24.0
+	golang.org/x/sys v0.47.0
 	gopkg.in/yaml.v2 v2.3.0
 	mvdan.cc/sh/v3 v3.14.1
 )
@@ -20,7 +21,6 @@ require (
 	github.com/gdamore/encoding v1.0.1 // indirect
 	github.com/lucasb-eyer/go-colorful v1.3.0 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
-	golang.org/x/sys v0.47.0 // indirect
 	golang.org/x/term v0.45.0 // indirect
 	golang.org/x/text v0.31.0 // indirect
 )

@@ -1,0 +1,100 @@
+package checkpoint
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// statKey is what the stat cache compares to decide a file is unchanged.
+type statKey struct {
+	size  int64
+	mtime int64 // UnixNano
+	ctime int64 // UnixNano, 0 where unavailable
+	ino   uint64
+}
+
+// statEntry is one cached file: its stat and the hash of its content. The
+// blob of every hash in the cache is in the store: entries are written
+// after their blobs, and Prune drops the entries of the blobs it removes.
+type statEntry struct {
+	key  statKey
+	hash string
+}
+
+const statHeader = "reasonix statcache 1"
+
+// loadStatCache reads the stat cache. A missing or damaged cache is an
+// empty one: it only saves work.
+func (s *Store) loadStatCache() map[string]statEntry {
+	data, err := os.ReadFile(filepath.Join(s.dir, statFile))
+	if err != nil {
+		return map[string]statEntry{}
+	}
+	first, rest, _ := bytes.Cut(data, []byte("\n"))
+	if string(first) != statHeader {
+		return map[string]statEntry{}
+	}
+	m := make(map[string]statEntry, bytes.Count(rest, []byte("\n")))
+	for len(rest) > 0 {
+		var line []byte
+		line, rest, _ = bytes.Cut(rest, []byte("\n"))
+		// hash size mtime ctime ino "path"
+		f := strings.SplitN(string(line), " ", 6)
+		if len(f) != 6 || !validHash(f[0]) {
+			return map[string]statEntry{}
+		}
+		var e statEntry
+		var err1, err2, err3, err4, err5 error
+		e.hash = f[0]
+		e.key.size, err1 = strconv.ParseInt(f[1], 10, 64)
+		e.key.mtime, err2 = strconv.ParseInt(f[2], 10, 64)
+		e.key.ctime, err3 = strconv.ParseInt(f[3], 10, 64)
+		e.key.ino, err4 = strconv.ParseUint(f[4], 10, 64)
+		p, err5 := strconv.Unquote(f[5])
+		if err1 != nil || err2 != nil || err3 != nil || err4 != nil || err5 != nil {
+			return map[string]statEntry{}
+		}
+		m[p] = e
+	}
+	return m
+}
+
+// saveStatCache replaces the stat cache. Concurrent writers each write a
+// complete, valid cache; the last rename wins.
+func (s *Store) saveStatCache(m map[string]statEntry) error {
+	var b bytes.Buffer
+	b.Grow(len(m) * 120)
+	b.WriteString(statHeader + "\n")
+	for p, e := range m {
+		b.WriteString(e.hash)
+		b.WriteByte(' ')
+		b.WriteString(strconv.FormatInt(e.key.size, 10))
+		b.WriteByte(' ')
+		b.WriteString(strconv.FormatInt(e.key.mtime, 10))
+		b.WriteByte(' ')
+		b.WriteString(strconv.FormatInt(e.key.ctime, 10))
+		b.WriteByte(' ')
+		b.WriteString(strconv.FormatUint(e.key.ino, 10))
+		b.WriteByte(' ')
+		b.WriteString(strconv.Quote(p))
+		b.WriteByte('\n')
+	}
+	return writeAtomic(filepath.Join(s.dir, statFile), b.Bytes(), true)
+}
+
+// validHash reports whether h is a lowercase hex SHA-256.
+func validHash(h string) bool {
+	if len(h) != 64 {
+		return false
+	}
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
