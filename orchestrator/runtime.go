@@ -17,6 +17,7 @@ import (
 
 	"github.com/reasonix/reasonix/agents"
 	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/internal/checkpoint"
 	"github.com/reasonix/reasonix/internal/store"
 	"github.com/reasonix/reasonix/providers"
 	"github.com/reasonix/reasonix/roles"
@@ -105,6 +106,9 @@ type Runtime struct {
 	// PlanApprover is asked before a fresh plan runs; nil approves
 	// automatically (headless runs).
 	PlanApprover PlanApprover
+	// Checkpoints opens the workspace's checkpoint store on first use;
+	// nil takes no checkpoints (and rewind then restores no files).
+	Checkpoints func() (*checkpoint.Store, error)
 	// OnPlanApproved is called when a person approves (or edits) a plan,
 	// just before the executor starts; the gate opens its write window
 	// there. It is not called for automatic approval.
@@ -230,6 +234,8 @@ type worker struct {
 
 	// log writes the session file; nil without a state directory.
 	log *sessionLog
+	// c is the coordinator that opened the worker.
+	c *Coordinator
 
 	mu   sync.Mutex
 	goal *events.GoalState
@@ -259,7 +265,7 @@ func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 	if id == "" {
 		id = newSessionID(spec.role)
 	}
-	w := &worker{modelRef: spec.modelRef, close: func() {}, fam: spec.fam, modelKey: prov.Name() + "/" + model}
+	w := &worker{modelRef: spec.modelRef, close: func() {}, fam: spec.fam, modelKey: prov.Name() + "/" + model, c: c}
 	if w.fam == nil {
 		w.fam = &family{}
 	}
@@ -307,11 +313,16 @@ func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 	if maxSteps <= 0 {
 		maxSteps = c.rt.Settings.MaxSteps
 	}
+	var beforeChange func(context.Context) error
+	if w.fam.turn != nil {
+		beforeChange = w.fam.turn.before
+	}
 	s, err := agents.New(agents.Config{
 		ID: id, Role: spec.role, Parent: spec.parent,
 		Provider: prov, Model: model, System: c.withSkillIndex(spec.system, spec.tools),
 		Tools: spec.tools, Env: env, Gate: gate, MaxSteps: maxSteps,
 		Temperature: c.rt.Settings.Temperature, Sink: c.rt.Sink, Transcript: rec,
+		BeforeChange: beforeChange,
 	})
 	if err != nil {
 		w.close()
@@ -480,6 +491,9 @@ func (c *Coordinator) openExecutorWith(seed func(id string, env *tools.Env), res
 		seed(id, env)
 	}
 	fam := &family{}
+	if c.rt.Checkpoints != nil {
+		fam.turn = &turnCheckpoint{}
+	}
 	reg := c.toolsFor(r, 0, id, modelRef, fam)
 	for _, t := range extra {
 		reg.Add(t)
@@ -495,8 +509,11 @@ func (c *Coordinator) openExecutorWith(seed func(id string, env *tools.Env), res
 type family struct {
 	// lease is nil for a top-level session, which holds no slot.
 	lease *lease
-	mu    sync.Mutex
-	acc   *usageAcc
+	// turn checkpoints the workspace before the first change of the
+	// conversation's current turn; children share their parent's.
+	turn *turnCheckpoint
+	mu   sync.Mutex
+	acc  *usageAcc
 }
 
 // beginRun starts a fresh accumulator for one run of the session.

@@ -1,14 +1,18 @@
 package orchestrator
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/internal/checkpoint"
 	"github.com/reasonix/reasonix/internal/store"
+	"github.com/reasonix/reasonix/internal/text"
 	"github.com/reasonix/reasonix/providers"
 	"github.com/reasonix/reasonix/roles"
 )
@@ -63,6 +67,9 @@ func (l *sessionLog) Append(m providers.Message) error {
 		if l.title == "" {
 			l.title = store.TitleFrom(m.Content)
 		}
+		if l.w.fam != nil && l.w.fam.turn != nil {
+			l.w.fam.turn.arm(l.w.checkpointer(l.turns))
+		}
 	}
 	t, err := l.file()
 	if err != nil {
@@ -80,6 +87,20 @@ func (l *sessionLog) EndStep() error {
 		return err
 	}
 	if err := t.Record(l.meta()); err != nil {
+		return err
+	}
+	return t.Sync()
+}
+
+// mark appends a checkpoint or rewind record.
+func (l *sessionLog) mark(m store.Mark) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t, err := l.file()
+	if err != nil {
+		return err
+	}
+	if err := t.Record(m); err != nil {
 		return err
 	}
 	return t.Sync()
@@ -202,4 +223,66 @@ func (c *Coordinator) Resume(path, modelRef string) (*Conversation, error) {
 		return nil, err
 	}
 	return &Conversation{c: c, w: w}, nil
+}
+
+// turnCheckpoint takes one workspace checkpoint per user turn of a
+// conversation, before the turn's first change, whoever makes it (the
+// conversation or one of its subagents: they share it). Writers that
+// arrive while it is being taken wait for it.
+type turnCheckpoint struct {
+	mu   sync.Mutex
+	take func(ctx context.Context) // nil once taken, until the next turn
+}
+
+// arm makes the next change of the turn take a checkpoint first.
+func (t *turnCheckpoint) arm(take func(ctx context.Context)) {
+	t.mu.Lock()
+	t.take = take
+	t.mu.Unlock()
+}
+
+// before runs before a change: the first one of the turn checkpoints.
+func (t *turnCheckpoint) before(ctx context.Context) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.take != nil {
+		take := t.take
+		t.take = nil
+		take(ctx)
+	}
+	return nil
+}
+
+// checkpointer returns what checkpoints the workspace before w's turn:
+// the checkpoint, then a mark in the session file naming it. A failure is
+// a notice, not a refused call: the change goes ahead, and rewind says it
+// cannot restore the files of that turn.
+func (w *worker) checkpointer(turn int) func(ctx context.Context) {
+	return func(ctx context.Context) {
+		notice := func(text string) {
+			w.c.rt.Sink.Publish(events.Event{Type: events.Notice, Session: w.ID(), Role: w.Role(), Text: text})
+		}
+		st, err := w.c.rt.Checkpoints()
+		if err != nil {
+			notice("checkpoint: " + err.Error() + "; rewind cannot restore this turn's files")
+			return
+		}
+		rep, err := st.Checkpoint(ctx, checkpoint.Labels{Session: w.ID(), Turn: turn})
+		if err != nil {
+			notice("checkpoint: " + err.Error() + "; rewind cannot restore this turn's files")
+			return
+		}
+		if len(rep.Skipped) > 0 {
+			var names []string
+			for _, s := range rep.Skipped {
+				names = append(names, s.Path)
+			}
+			notice(fmt.Sprintf("checkpoint left out %d path(s) rewind will not restore: %s", len(names), text.Clip(strings.Join(names, ", "), 300)))
+		}
+		if w.log != nil {
+			if err := w.log.mark(store.Mark{Type: store.TypeCheckpoint, Time: time.Now().UTC(), Turn: turn, Checkpoint: rep.ID}); err != nil {
+				notice("checkpoint: " + err.Error())
+			}
+		}
+	}
 }

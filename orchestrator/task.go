@@ -246,6 +246,9 @@ func (c *Coordinator) runChild(ctx context.Context, parent *family, spec childSp
 	}
 	id := newSessionID(spec.role.Name)
 	fam := &family{lease: l}
+	if parent != nil {
+		fam.turn = parent.turn
+	}
 	reg := c.toolsFor(spec.role, spec.depth, id, modelRef, fam)
 	system := spec.system
 	if system == "" {

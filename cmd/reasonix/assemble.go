@@ -214,16 +214,17 @@ func assemble(o assembleOptions) (*app, error) {
 		maxSteps = o.flags.maxSteps
 	}
 	a.coord = orchestrator.New(orchestrator.Runtime{
-		Workspace:  workspace,
-		StateDir:   filepath.Join(workspace, ".reasonix"),
-		Resolve:    ps.resolve,
-		Tools:      reg,
-		Env:        env,
-		Gate:       gate,
-		Sink:       events.Serial(sink),
-		Roles:      roleSet,
-		Skills:     catalog,
-		SkillAllow: skillAllow,
+		Workspace:   workspace,
+		StateDir:    filepath.Join(workspace, ".reasonix"),
+		Resolve:     ps.resolve,
+		Tools:       reg,
+		Env:         env,
+		Gate:        gate,
+		Sink:        events.Serial(sink),
+		Roles:       roleSet,
+		Skills:      catalog,
+		SkillAllow:  skillAllow,
+		Checkpoints: checkpointOpener(workspace, loaded.Home),
 		// A person who approved a plan is not asked again about each of
 		// its edits for a while; automatic approval opens no window.
 		PlanApprover: o.planApprover,

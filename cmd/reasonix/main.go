@@ -150,6 +150,8 @@ func dispatch(ctx context.Context, args []string, io stdio) int {
 		err = cmdSessions(args[1:], io)
 	case "fork":
 		err = cmdFork(args[1:], io)
+	case "rewind":
+		err = cmdRewind(ctx, args[1:], io)
 	default:
 		fmt.Fprintf(io.err, "reasonix: unknown command %q\n\n%s", args[0], helpText)
 		return exitUsage

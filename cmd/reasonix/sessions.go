@@ -1,14 +1,17 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
+	"github.com/reasonix/reasonix/internal/checkpoint"
 	"github.com/reasonix/reasonix/internal/store"
 	"github.com/reasonix/reasonix/orchestrator"
 	"github.com/reasonix/reasonix/providers"
@@ -203,4 +206,87 @@ func resumeConversation(a *app, path, model string) (*orchestrator.Conversation,
 		return nil, usageError{fmt.Errorf("resume: %w", err)}
 	}
 	return cv, nil
+}
+
+// checkpointOpener opens the workspace's checkpoint store on first use,
+// so runs that change nothing never touch it.
+func checkpointOpener(workspace, home string) func() (*checkpoint.Store, error) {
+	return sync.OnceValues(func() (*checkpoint.Store, error) {
+		return checkpoint.Open(workspace, checkpoint.Options{Home: home})
+	})
+}
+
+// cmdRewind is `reasonix rewind [ID] [--to TURN] [--files-only|
+// --conversation-only] [--undo]`.
+func cmdRewind(ctx context.Context, args []string, io stdio) error {
+	fs := flag.NewFlagSet("rewind", flag.ContinueOnError)
+	fs.SetOutput(io.err)
+	to := fs.Int("to", 0, "go back to just before this user turn (default: the last turn)")
+	filesOnly := fs.Bool("files-only", false, "restore the files only")
+	convOnly := fs.Bool("conversation-only", false, "cut the conversation back only")
+	undo := fs.Bool("undo", false, "undo the newest rewind")
+	config := fs.String("config", "", "config file")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return usageError{err}
+	}
+	if len(pos) > 1 {
+		return usagef("rewind takes at most one session id")
+	}
+	if *filesOnly && *convOnly {
+		return usagef("--files-only and --conversation-only are alternatives")
+	}
+	if *undo && (*to != 0 || *filesOnly || *convOnly) {
+		return usagef("--undo takes no other flag")
+	}
+	loaded, wd, err := loadConfig(*config)
+	if err != nil {
+		return err
+	}
+	ws := workspaceOf(loaded, wd)
+	id := ""
+	if len(pos) == 1 {
+		id = pos[0]
+	}
+	path, err := orchestrator.FindSession(filepath.Join(ws, ".reasonix", "sessions"), id)
+	if err != nil {
+		return usageError{err}
+	}
+	rep, err := orchestrator.Rewind(ctx, orchestrator.RewindOptions{Path: path, To: *to, Undo: *undo,
+		Files: *filesOnly, Conversation: *convOnly, Checkpoints: checkpointOpener(ws, loaded.Home)})
+	if rep == nil && err != nil {
+		return usageError{err}
+	}
+	printRewind(io, rep)
+	if err != nil {
+		return fmt.Errorf("rewind: %w", err)
+	}
+	return nil
+}
+
+func printRewind(io stdio, rep *orchestrator.RewindReport) {
+	switch {
+	case rep.Undone:
+		fmt.Fprintf(io.err, "undid the rewind of %s to turn %d\n", rep.Session, rep.To)
+	case rep.Conversation:
+		fmt.Fprintf(io.err, "rewound %s to just before turn %d of %d\n", rep.Session, rep.To, rep.Turns)
+	default:
+		fmt.Fprintf(io.err, "restored the files of %s to just before turn %d of %d\n", rep.Session, rep.To, rep.Turns)
+	}
+	if rep.NoChanges {
+		fmt.Fprintln(io.err, "no file changed since then; nothing to restore")
+	}
+	if f := rep.Files; f != nil {
+		for _, l := range []struct {
+			what  string
+			paths []string
+		}{{"restored", f.Restored}, {"created", f.Created}, {"removed", f.Removed}, {"kept (ignored or too large)", f.Kept}} {
+			for _, p := range l.paths {
+				fmt.Fprintf(io.out, "%s %s\n", l.what, p)
+			}
+		}
+		if f.Undo != "" && !rep.Undone {
+			fmt.Fprintln(io.err, "undo it with: reasonix rewind --undo")
+		}
+	}
 }

@@ -193,3 +193,90 @@ func TestE2EResumeForkAndBadInput(t *testing.T) {
 		t.Error("a damaged session file was rewritten")
 	}
 }
+
+// TestE2ERewindUndoesEditsAndBash: an edit_file edit and files created by
+// bash in two turns are undone by `rewind --to 1`, which also cuts the
+// conversation back; `rewind --undo` brings both back.
+func TestE2ERewindUndoesEditsAndBash(t *testing.T) {
+	t.Parallel()
+	const orig = "package a\n\nconst X = 1\n"
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{
+			call("edit_file", map[string]any{"path": "a.go", "old_string": "X = 1", "new_string": "X = 2"}),
+			call("bash", map[string]any{"command": "echo made > made.txt"}),
+		}},
+		scripted.Turn{Text: "Turn one done."},
+		scripted.Turn{ToolCalls: []scripted.Call{
+			call("bash", map[string]any{"command": "echo two > two.txt"}),
+			call("move_file", map[string]any{"source": "keep.txt", "destination": "moved.txt"}),
+		}},
+		scripted.Turn{Text: "Turn two done."},
+	)
+	e.write("a.go", orig)
+	e.write("keep.txt", "kept\n")
+	e.write(".gitignore", "build/\n")
+	e.write("build/out.bin", "ignored output\n")
+	if r := e.run("", "run", "--yolo", "change X and make a file"); r.code != 0 {
+		t.Fatalf("turn 1: %d %s", r.code, r.stderr)
+	}
+	if r := e.run("", "run", "--yolo", "--continue", "more"); r.code != 0 {
+		t.Fatalf("turn 2: %d %s", r.code, r.stderr)
+	}
+	if e.read("a.go") == orig || e.read("made.txt") != "made\n" || e.read("two.txt") != "two\n" {
+		t.Fatal("the turns did not change the workspace")
+	}
+	e.write("build/out.bin", "rebuilt\n") // ignored: a rewind leaves it alone
+
+	r := e.run("", "rewind", "--to", "1")
+	if r.code != 0 {
+		t.Fatalf("rewind: %d %s", r.code, r.stderr)
+	}
+	for _, want := range []string{"restored a.go", "removed made.txt", "removed two.txt", "removed moved.txt", "created keep.txt"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("rewind output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if got := e.read("a.go"); got != orig {
+		t.Errorf("a.go after rewind: %q", got)
+	}
+	for _, f := range []string{"made.txt", "two.txt"} {
+		if _, err := os.Stat(filepath.Join(e.repo, f)); err == nil {
+			t.Errorf("%s survived the rewind", f)
+		}
+	}
+	if e.read("keep.txt") != "kept\n" || e.read("build/out.bin") != "rebuilt\n" {
+		t.Error("rewind did not restore a removed file or touched an ignored one")
+	}
+	files, _ := filepath.Glob(filepath.Join(e.repo, ".reasonix", "sessions", "*.jsonl"))
+	l, err := store.Load(files[0])
+	if err != nil || store.Turns(l.Messages) != 0 {
+		t.Fatalf("conversation after rewind: %v, %d turns", err, store.Turns(l.Messages))
+	}
+
+	// Past the first turn, or to a turn that does not exist: exit 2,
+	// nothing changed.
+	if r := e.run("", "rewind", "--to", "3"); r.code != 2 || !strings.Contains(r.stderr, "no turns to rewind") {
+		t.Errorf("rewind of an emptied session: %d %s", r.code, r.stderr)
+	}
+
+	r = e.run("", "rewind", "--undo")
+	if r.code != 0 {
+		t.Fatalf("undo: %d %s", r.code, r.stderr)
+	}
+	if e.read("a.go") == orig || e.read("made.txt") != "made\n" || e.read("two.txt") != "two\n" {
+		t.Error("undo did not bring the changes back")
+	}
+	if _, err := os.Stat(filepath.Join(e.repo, "keep.txt")); err == nil || e.read("moved.txt") != "kept\n" {
+		t.Error("undo did not redo the move")
+	}
+	l, _ = store.Load(files[0])
+	if store.Turns(l.Messages) != 2 {
+		t.Errorf("conversation after undo: %d turns", store.Turns(l.Messages))
+	}
+	if r := e.run("", "rewind", "--to", "7"); r.code != 2 || !strings.Contains(r.stderr, "has 2 turn(s)") {
+		t.Errorf("rewind past the end: %d %s", r.code, r.stderr)
+	}
+	if r := e.run("", "rewind", "--undo"); r.code != 2 || !strings.Contains(r.stderr, "no rewind to undo") {
+		t.Errorf("second undo: %d %s", r.code, r.stderr)
+	}
+}

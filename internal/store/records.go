@@ -55,8 +55,11 @@ type Mark struct {
 	Turn int `json:"turn,omitempty"`
 	// Checkpoint is the workspace checkpoint id.
 	Checkpoint string `json:"checkpoint,omitempty"`
-	// Keep is how many messages a rewind keeps.
+	// Keep is how many user turns a rewind keeps: the conversation goes
+	// back to just before turn Keep+1.
 	Keep int `json:"keep,omitempty"`
+	// Files says a rewind restored the workspace too.
+	Files bool `json:"files,omitempty"`
 	// Undo is the checkpoint taken just before a rewind restored files,
 	// which `rewind --undo` restores.
 	Undo string `json:"undo,omitempty"`
@@ -145,9 +148,12 @@ func Load(path string) (*Loaded, error) {
 					switch k.Type {
 					case TypeRewind:
 						stack = append(stack, saved{l.Messages, marks})
-						keep := min(max(k.Keep, 0), len(l.Messages))
+						keep := TurnStart(l.Messages, max(k.Keep, 0)+1)
+						if keep < 0 {
+							keep = len(l.Messages)
+						}
 						l.Messages = append([]providers.Message(nil), l.Messages[:keep]...)
-						marks = marksBefore(marks, Turns(l.Messages)+1)
+						marks = marksBefore(marks, k.Keep+1)
 						l.Rewinds = append(l.Rewinds, *k)
 					case TypeUnrewind:
 						if len(stack) > 0 {

@@ -43,7 +43,7 @@ func TestLoadAppliesMetaCheckpointsAndRewinds(t *testing.T) {
 	step(2, "q2", "a2")
 	step(3, "q3", "a3")
 	// Rewind to before turn 2: keep q1 a1.
-	must(t, tr.Record(Mark{Type: TypeRewind, Keep: 2, Undo: "cp-undo"}))
+	must(t, tr.Record(Mark{Type: TypeRewind, Keep: 1, Undo: "cp-undo"}))
 	must(t, tr.Close())
 
 	l, err := Load(filepath.Join(dir, "e-1.jsonl"))
