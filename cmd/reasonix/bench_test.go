@@ -61,7 +61,7 @@ func TestStartupBench(t *testing.T) {
 			{Text: "done"},
 		}
 	}
-	var rxFirst, flFirst, rxLoop, flLoop []time.Duration
+	var rxFirst, flFirst, rxLoop, flLoop, rxLoopCPU, flLoopCPU []time.Duration
 	var loopRSS int64
 	var prefix, ntools int
 	for i := 0; i < runs; i++ {
@@ -82,15 +82,18 @@ func TestStartupBench(t *testing.T) {
 			}
 			if bin == rx {
 				rxLoop, rxFirst = append(rxLoop, wall), append(rxFirst, rec[0].At.Sub(start))
+				rxLoopCPU = append(rxLoopCPU, cpuTime(cmd))
 				loopRSS = max(loopRSS, maxRSS(cmd))
 				prefix, ntools = prefixSize(t, rec[0].Body)
 			} else {
 				flLoop, flFirst = append(flLoop, wall), append(flFirst, rec[0].At.Sub(start))
+				flLoopCPU = append(flLoopCPU, cpuTime(cmd))
 			}
 		}
 	}
 	ratioLine("first request:", rxFirst, flFirst, "(target <= 1.3)")
 	ratioLine("loop: read+bash+answer", rxLoop, flLoop, "")
+	ratioLine("loop: read+bash+answer CPU time", rxLoopCPU, flLoopCPU, "")
 	fmt.Printf("loop: peak RSS %.1f MB (target 25 MB)\n", float64(loopRSS)/1024)
 
 	benchBashStep(t, rx)
