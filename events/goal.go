@@ -50,3 +50,19 @@ type GoalState struct {
 	Started      time.Time `json:"started"`
 	Updated      time.Time `json:"updated"`
 }
+
+// RewindResult says what a rewind did: the turn gone back to, whether the
+// conversation was cut back, and the files restored, re-created, removed
+// and left alone (ignored or too large).
+type RewindResult struct {
+	Session      string   `json:"session"`
+	To           int      `json:"to"`
+	Turns        int      `json:"turns"`
+	Conversation bool     `json:"conversation,omitempty"`
+	Undone       bool     `json:"undone,omitempty"`
+	NoChanges    bool     `json:"no_changes,omitempty"`
+	Restored     []string `json:"restored,omitempty"`
+	Created      []string `json:"created,omitempty"`
+	Removed      []string `json:"removed,omitempty"`
+	Kept         []string `json:"kept,omitempty"`
+}

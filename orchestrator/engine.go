@@ -258,6 +258,38 @@ func (e *Engine) Resume(path, modelRef string) error {
 	return nil
 }
 
+// Turns lists the user turns of the conversation, oldest first (for a
+// rewind picker).
+func (e *Engine) Turns() []string {
+	var out []string
+	for _, m := range e.conversation().w.Messages() {
+		if m.Role == providers.RoleUser {
+			out = append(out, m.Content)
+		}
+	}
+	return out
+}
+
+// Rewind takes the conversation and/or the workspace back to just before
+// user turn to, or undoes the newest rewind (see [Rewind]), then reloads
+// the conversation from its file. Call it between turns.
+func (e *Engine) Rewind(ctx context.Context, to int, undo bool) (events.RewindResult, error) {
+	conv := e.conversation()
+	path := conv.w.path
+	if path == "" || store.Turns(conv.w.Messages()) == 0 && !undo {
+		return events.RewindResult{}, errors.New("this conversation has no turns to rewind")
+	}
+	rep, err := Rewind(ctx, RewindOptions{Path: path, To: to, Undo: undo, Checkpoints: e.c.rt.Checkpoints})
+	if rep == nil {
+		return events.RewindResult{}, err
+	}
+	res := rep.Result()
+	if rerr := e.Resume(path, ""); rerr != nil {
+		return res, errors.Join(err, rerr)
+	}
+	return res, err
+}
+
 // Sessions lists this project's other conversations that have at least
 // one turn, newest first.
 func (e *Engine) Sessions() ([]store.Summary, error) {

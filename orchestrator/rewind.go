@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/internal/checkpoint"
 	"github.com/reasonix/reasonix/internal/store"
 )
@@ -39,6 +40,16 @@ type RewindReport struct {
 	Files     *checkpoint.RestoreReport
 	NoChanges bool
 	Undone    bool
+}
+
+// Result is r as the event payload front ends show.
+func (r *RewindReport) Result() events.RewindResult {
+	out := events.RewindResult{Session: r.Session, To: r.To, Turns: r.Turns, Conversation: r.Conversation,
+		Undone: r.Undone, NoChanges: r.NoChanges}
+	if f := r.Files; f != nil {
+		out.Restored, out.Created, out.Removed, out.Kept = f.Restored, f.Created, f.Removed, f.Kept
+	}
+	return out
 }
 
 // Rewind restores a session's conversation and/or the workspace to the

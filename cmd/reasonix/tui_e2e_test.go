@@ -408,3 +408,36 @@ func TestTUIResumeAndContinue(t *testing.T) {
 	}
 	tt.quit()
 }
+
+// TestTUIRewind: /rewind picks a turn; the file the turn wrote is gone,
+// the conversation is back before it, and /rewind undo restores both.
+func TestTUIRewind(t *testing.T) {
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("write_file", map[string]any{"path": "notes.md", "content": "written by turn one\n"})}},
+		scripted.Turn{Text: "Wrote the notes."},
+	)
+	tt := startTUI(t, e, "chat", "--yolo")
+	tt.typeLine("WRITE THE NOTES please")
+	tt.waitFor("Wrote the notes.", "│ ready")
+	if e.read("notes.md") != "written by turn one\n" {
+		t.Fatal("the turn did not write the file")
+	}
+	tt.typeLine("/rewind")
+	tt.waitFor("rewind to just before", "WRITE THE NOTES please")
+	tt.keys("Enter")
+	tt.waitFor("rewound to just before turn 1 of 1", "removed notes.md")
+	if _, err := os.Stat(filepath.Join(e.repo, "notes.md")); err == nil {
+		t.Error("notes.md survived /rewind")
+	}
+	s := tt.screen()
+	if strings.Contains(s, "Wrote the notes.") {
+		t.Errorf("the rewound turn is still in the transcript:\n%s", s)
+	}
+	tt.keys("C-u") // the rewound prompt came back to the composer; clear it
+	tt.typeLine("/rewind undo")
+	tt.waitFor("undid the rewind to turn 1", "Wrote the notes.")
+	if e.read("notes.md") != "written by turn one\n" {
+		t.Error("/rewind undo did not bring the file back")
+	}
+	tt.quit()
+}

@@ -44,6 +44,10 @@ type Options struct {
 	MaxLines int
 	// Version is shown in the welcome line.
 	Version string
+	// History keeps the prompts sent from the composer between runs: Up
+	// and Down recall them, Ctrl-R searches them. nil keeps them for this
+	// run only.
+	History History
 }
 
 // Engine is what the TUI drives: the commands a person gives, and a
@@ -74,6 +78,10 @@ type Engine interface {
 	// arrives as a History event).
 	Sessions() ([]store.Summary, error)
 	Resume(path, modelRef string) error
+	// Turns lists the conversation's user turns; Rewind takes it (and
+	// the files) back to just before turn to, or undoes the last rewind.
+	Turns() []string
+	Rewind(ctx context.Context, to int, undo bool) (events.RewindResult, error)
 	// Close ends the engine's conversation once no turn is running.
 	Close()
 }
@@ -117,6 +125,7 @@ type App struct {
 	goalBusy  bool
 	// approvals close the overlay of each open approval request, by id.
 	approvals map[string]func()
+	recall    recall
 }
 
 const (
@@ -180,6 +189,7 @@ func (a *App) Run(parent context.Context, eng Engine) (err error) {
 		a.app.SetScreen(a.opts.Screen)
 	}
 	a.post(a.welcome)
+	a.loadHistory()
 	// After the welcome, so start-up events (a resumed conversation's
 	// history, notices) come below it.
 	unsubscribe := eng.Subscribe(a)
@@ -444,6 +454,7 @@ func (a *App) interrupt() {
 		a.quit()
 	case a.composer.GetText() != "":
 		a.composer.SetText("", false)
+		a.recall.reset()
 		a.armed = true
 	default:
 		a.note("press Ctrl-C again (or Ctrl-D) to quit")
@@ -460,7 +471,8 @@ func (a *App) quit() {
 }
 
 // composerKey: Enter sends; Alt-Enter and Ctrl-J insert a newline (Ctrl-J
-// reaches the program unchanged through tmux and every terminal).
+// reaches the program unchanged through tmux and every terminal); Up and
+// Down recall earlier prompts, Ctrl-R searches them (history.go).
 func (a *App) composerKey(ev *tcell.EventKey) *tcell.EventKey {
 	switch {
 	case ev.Key() == tcell.KeyEnter && ev.Modifiers()&tcell.ModAlt != 0,
@@ -471,7 +483,13 @@ func (a *App) composerKey(ev *tcell.EventKey) *tcell.EventKey {
 		if text != "" {
 			a.composer.SetText("", false)
 			a.submit(text)
+			a.remember(text)
 		}
+		return nil
+	case ev.Key() == tcell.KeyCtrlR:
+		a.searchHistory()
+		return nil
+	case a.recallKey(ev):
 		return nil
 	}
 	return ev

@@ -20,11 +20,14 @@ const helpText = `[::b]commands[::-]
   /new          start a new conversation (the current one stays saved)
   /clear        the same, after asking
   /resume       pick an earlier conversation of this project and go on with it
+  /rewind       pick a turn: the conversation and the files go back to just before it
+  /rewind undo  undo the last rewind
   /help         this list
   /quit         leave (also Ctrl-D, or Ctrl-C twice)
   /NAME ARGS    run a skill
 [::b]keys[::-]
-  Enter sends · Ctrl-J or Alt-Enter newline · PgUp/PgDn scroll · Ctrl-C cancels the running turn`
+  Enter sends · Ctrl-J or Alt-Enter newline · PgUp/PgDn scroll · Ctrl-C cancels the running turn
+  ↑/↓ recall earlier prompts (on the first/last line) · Ctrl-R searches them`
 
 // submit handles one composer entry: a slash command or a chat turn.
 // UI goroutine only.
@@ -54,6 +57,8 @@ func (a *App) submit(text string) {
 		a.confirm("Start a new conversation? The current one stays saved; /resume brings it back.", a.newConversation)
 	case "resume":
 		a.resumePicker()
+	case "rewind":
+		a.rewindCommand(args)
 	case "goal":
 		a.goalCommand(args)
 	case "plan":
@@ -220,4 +225,69 @@ func (a *App) command(name string) bool {
 		}
 	}
 	return false
+}
+
+// rewindCommand is /rewind (a turn picker) and /rewind undo.
+func (a *App) rewindCommand(args string) {
+	if a.cancel != nil {
+		a.note("still working; press Ctrl-C first")
+		return
+	}
+	if args == "undo" {
+		a.rewind(0, true)
+		return
+	}
+	turns := a.eng.Turns()
+	if len(turns) == 0 {
+		a.note("nothing to rewind: this conversation has no turns yet")
+		return
+	}
+	var items []pickItem
+	for i := len(turns) - 1; i >= 0; i-- {
+		items = append(items, pickItem{label: fmt.Sprintf("%2d  %s", i+1, oneLine(turns[i], 90)), value: fmt.Sprint(i + 1)})
+	}
+	a.pick("rewind to just before", items, func(v string) {
+		var to int
+		fmt.Sscan(v, &to)
+		a.rewind(to, false)
+		if to >= 1 && to <= len(turns) && a.composer.GetText() == "" {
+			// The rewound prompt comes back to the composer, to edit and resend.
+			a.composer.SetText(turns[to-1], true)
+		}
+	})
+}
+
+// rewind runs a rewind and shows what it did in the reloaded transcript.
+func (a *App) rewind(to int, undo bool) {
+	res, err := a.eng.Rewind(a.ctx, to, undo)
+	if res.Session != "" {
+		a.resetTranscript() // the reloaded history arrives next
+		if st, ok, gerr := a.eng.CurrentGoal(); gerr == nil && ok {
+			a.goal = &st
+		}
+		a.post(func() { a.rewindReport(res) })
+	}
+	if err != nil {
+		a.post(func() { a.line("[red]error:[-] " + tview.Escape(err.Error())) })
+	}
+}
+
+func (a *App) rewindReport(res events.RewindResult) {
+	switch {
+	case res.Undone:
+		a.note(fmt.Sprintf("undid the rewind to turn %d", res.To))
+	default:
+		a.note(fmt.Sprintf("rewound to just before turn %d of %d (/rewind undo reverts it)", res.To, res.Turns))
+	}
+	if res.NoChanges {
+		a.note("no file changed since then")
+	}
+	for _, l := range []struct {
+		what  string
+		paths []string
+	}{{"restored", res.Restored}, {"created", res.Created}, {"removed", res.Removed}, {"kept (ignored or too large)", res.Kept}} {
+		for _, p := range l.paths {
+			a.line("  [gray]" + l.what + "[-] " + tview.Escape(p))
+		}
+	}
 }
