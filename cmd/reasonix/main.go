@@ -93,6 +93,10 @@ Usage:
   reasonix [chat] [flags]          interactive mode (in a terminal; /help inside)
   reasonix run [flags] PROMPT      run a task headless (PROMPT "-" reads stdin)
   reasonix plan [flags] PROMPT     research and print a plan (--execute to run it)
+  reasonix sessions [--json]       list this project's sessions, newest first
+  reasonix fork ID [--at TURN]     start a new session from a session (before turn TURN)
+  reasonix rewind [ID] [--to TURN] [--files-only|--conversation-only] [--undo]
+                                   take the conversation and the files back to before a turn
   reasonix models                  list the configured models
   reasonix config                  print the merged config and where each value came from
   reasonix setup [--force]         write a commented default config to the Reasonix home
@@ -110,6 +114,8 @@ Run flags:
   --goal TEXT          keep working until the goal is reported done
                        (--goal resume continues a saved goal, --goal clear forgets it)
   --yolo / --auto      permission posture for this run
+  --continue           add the turn to the newest session of this project (also chat)
+  --resume ID          add the turn to that session; a unique prefix will do (also chat)
 
 Exit codes: 0 done, 1 model or provider failure, 2 usage or config error, 130 interrupted.
 `
