@@ -441,3 +441,26 @@ func TestTUIRewind(t *testing.T) {
 	}
 	tt.quit()
 }
+
+// TestTUISkillReportReachesTheNextTurn: a skill run as a subagent works
+// in its own session; its report is in the request of the conversation's
+// next turn.
+func TestTUISkillReportReachesTheNextTurn(t *testing.T) {
+	e := newE2E(t,
+		scripted.Turn{Match: "REVIEW-TARGET", Text: "REVIEW FOUND: parse() misses a nil check"},
+		scripted.Turn{Match: "fix what the review found", Text: "Fixed it."},
+	)
+	e.write(".reasonix/skills/review/SKILL.md", "---\nname: review\ndescription: Review code.\nrunAs: subagent\n---\nReview the code named in the request.\n")
+	tt := startTUI(t, e, "chat")
+	tt.typeLine("/review REVIEW-TARGET")
+	tt.waitFor("REVIEW FOUND: parse() misses a nil check", "│ ready")
+	tt.typeLine("fix what the review found")
+	tt.waitFor("Fixed it.")
+	reqs := e.srv.Requests()
+	msgs := wireMessages(t, reqs[len(reqs)-1])
+	last := msgs[len(msgs)-1].Content
+	if !strings.Contains(last, "REVIEW FOUND: parse() misses a nil check") || !strings.HasSuffix(last, "fix what the review found") {
+		t.Errorf("the next turn lacks the skill's report:\n%s", last)
+	}
+	tt.quit()
+}
