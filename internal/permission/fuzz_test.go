@@ -86,6 +86,7 @@ var fzShellSeeds = []string{
 	"for i in 1 2 3; do echo $i; done > out.txt", "x=rm; $x src", "coproc rm src", "time (rm src)",
 	"select x in a b; do rm $x; done", "echo hi >> ~/.bashrc", "echo hi > ~/x", "cd /tmp && echo x > main.go",
 	"echo \x8f; $'\\x72m' -rf src", "cat \xff.txt", "x=\xfe; bash -c 'r''m -rf src'",
+	"\"r\"m -rf src\n(((", "ls\n$'\\x72m' -rf src\nif then",
 }
 
 // fzWorkspace is a workspace with files to overwrite, a .git directory and
@@ -232,6 +233,12 @@ func FuzzShellAnalysis(f *testing.F) {
 		if !slices.ContainsFunc(aa.cmds, func(c shellCmd) bool { return deny.matchWords(c.words, true) }) {
 			t.Errorf("a command after %q is not found: %+v", line, aa.cmds)
 		}
+		// Bash runs the complete lines before a syntax error: a line that
+		// breaks later keeps the dangers of what comes before the break.
+		broken := line + "\n((("
+		if ba := w.analyze(broken); len(an.dangers) > 0 && len(ba.dangers) == 0 {
+			t.Errorf("%q is dangerous (%q) but %q is not", line, an.dangers, broken)
+		}
 	})
 }
 
@@ -245,6 +252,7 @@ var fzOracleSeeds = []string{
 	"f() { ls; }; f", "echo $(ls) >> main.go", "if [ -f main.go ]; then cat main.go; fi", "cd sub && ls > out",
 	"x=main.go; echo hi >> $x", "eval 'ls -l'", "printf '%s\\n' a b | sort", "while false; do :; done",
 	"case $X in a) ls;; *) pwd;; esac", "exec 3>&1", "read -r x; echo $x", "echo > /dev/null",
+	"[ -v '' ]", // panics in the interpreter (skipped)
 }
 
 // FuzzShellOracle runs every line the analyser calls harmless in mvdan's
@@ -345,7 +353,15 @@ func FuzzShellOracle(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.Run(ctx, prog)
+		if interpPanic := func() (p any) {
+			defer func() { p = recover() }()
+			r.Run(ctx, prog)
+			return nil
+		}(); interpPanic != nil {
+			// The interpreter's own bug (mvdan/sh panics on [ -v '' ]),
+			// not the analyser's: nothing to compare against.
+			t.Skipf("the interpreter panicked on %q: %v", line, interpPanic)
+		}
 		cancel()
 		mu.Lock()
 		defer mu.Unlock()
@@ -625,5 +641,28 @@ func TestSuggestionsParse(t *testing.T) {
 				t.Errorf("%+v: suggestion %q: %v", acc, s, err)
 			}
 		}
+	}
+}
+
+// TestSyntaxErrorCannotHideCommands: bash runs the complete lines before a
+// syntax error, so a broken last line must not let yolo mode allow an
+// obfuscated rm on the lines before it (FuzzShellAnalysis checks this for
+// any dangerous line followed by a broken one).
+func TestSyntaxErrorCannotHideCommands(t *testing.T) {
+	p := Policy{Mode: ModeYolo, Workspace: t.TempDir()}
+	for _, line := range []string{
+		"\"r\"m -rf src\n(((",
+		"ls\n$'\\x72m' -rf src\nif then",
+		"for f in a; do\n  r\\m -rf src\ndone\necho 'unterminated",
+		"bash -c 'ls\n\"r\"m -rf src\n((('",
+	} {
+		out := p.Explain("bash", false, tools.Access{Kind: tools.KindExecute, Command: line})
+		if out.Decision == Allow || len(out.Dangerous) == 0 {
+			t.Errorf("%q: %v, dangers %q (%s)", line, out.Decision, out.Dangerous, out.Reason)
+		}
+	}
+	// A line broken on its first line still runs nothing and is judged as before.
+	if out := p.Explain("bash", false, tools.Access{Kind: tools.KindExecute, Command: "go test ((("}); out.Decision != Allow {
+		t.Errorf("go test (((: %v (%s)", out.Decision, out.Reason)
 	}
 }

@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"errors"
 	"os"
 	"path"
 	"path/filepath"
@@ -63,17 +64,43 @@ func analyzeShell(line, dir string, exists func(string) bool, extra []Rule, cont
 	a := &shellAnalyzer{res: &shellAnalysis{}, dir: dir, exists: exists, extra: extra, control: control}
 	if err := a.script(line, 0); err != nil {
 		a.res.parseErr = err
-		if !utf8.ValidString(line) {
-			// Bash runs bytes that are not UTF-8 as they are, but the
-			// parser refuses them. With them replaced the line is checked
-			// as usual, so such a byte cannot hide a quoted or escaped
-			// command name from the crude scan below. The line still
-			// counts as unparsed.
-			_ = a.script(strings.ToValidUTF8(line, "\uFFFD"), 0)
-		}
+		a.runsBeforeError(line, 0)
 		a.crudeScan(line)
 	}
 	return a.res
+}
+
+// runsBeforeError checks, in a line that does not parse, what bash runs
+// anyway, so a syntax error cannot hide a quoted or escaped command name
+// from the crude scan. Bash takes bytes that are not UTF-8 as they are,
+// though the parser refuses them: they are replaced first. And bash reads
+// and runs one complete command at a time, so the lines before the one
+// with the error run before it is found: the longest run of whole lines
+// that parses is checked as usual. The line still counts as unparsed.
+func (a *shellAnalyzer) runsBeforeError(line string, depth int) {
+	src := strings.ToValidUTF8(line, "\uFFFD")
+	for tries := 0; tries < 16; tries++ {
+		err := a.script(src, depth)
+		var perr syntax.ParseError
+		if err == nil || !errors.As(err, &perr) {
+			return
+		}
+		// Keep the lines before the one the error points at (the
+		// opening of an unfinished construct, or the bad token).
+		end, n := 0, uint(1)
+		for n < perr.Pos.Line() {
+			i := strings.IndexByte(src[end:], '\n')
+			if i < 0 {
+				break
+			}
+			end += i + 1
+			n++
+		}
+		if end == 0 || end >= len(src) {
+			return
+		}
+		src = src[:end-1]
+	}
 }
 
 // parsers reuses bash parsers across calls: Decide runs on every tool call
@@ -1031,6 +1058,7 @@ func (a *shellAnalyzer) shellStdin(redirs []*syntax.Redirect, fromPipe bool, dep
 func (a *shellAnalyzer) nested(src string, depth int) {
 	if err := a.script(src, depth+1); err != nil {
 		a.res.danger("a shell runs code that could not be parsed")
+		a.runsBeforeError(src, depth+1)
 		a.crudeScan(src)
 	}
 }
