@@ -495,10 +495,13 @@ func (a *App) composerKey(ev *tcell.EventKey) *tcell.EventKey {
 	return ev
 }
 
-// resizeComposer grows the composer with its text, up to 8 lines.
+// maxComposerLines is the most lines the composer grows to.
+const maxComposerLines = 8
+
+// resizeComposer grows the composer with its text, up to maxComposerLines.
 func (a *App) resizeComposer() {
 	n := strings.Count(a.composer.GetText(), "\n") + 1
-	a.body.ResizeItem(a.composer, min(n, 8)+2, 0)
+	a.body.ResizeItem(a.composer, min(n, maxComposerLines)+2, 0)
 }
 
 // updateStatus redraws the status line from the UI state.
