@@ -50,9 +50,15 @@ func TestParallelTasks(t *testing.T) {
 	if res.Text != "all jobs done" {
 		t.Fatalf("text %q", res.Text)
 	}
-	// Serial would take n×delay; one wave takes delay.
-	if elapsed >= time.Duration(delay*3/2)*time.Millisecond {
-		t.Errorf("%d tasks took %v; they did not run concurrently (one call: %dms)", n, elapsed, delay)
+	// Concurrency is judged by overlapping requests, not by the clock: a
+	// loaded machine (CI, the race detector) slows one wave down, but
+	// serial tasks would never have two requests in flight. The elapsed
+	// time is a sanity bound well below serial (n×delay).
+	if peak := h.peak.Load(); peak < n/2 {
+		t.Errorf("at most %d requests were in flight; %d tasks did not run concurrently", peak, n)
+	}
+	if elapsed >= time.Duration(delay*n*2/3)*time.Millisecond {
+		t.Errorf("%d tasks took %v; serial would take %dms", n, elapsed, delay*n)
 	}
 	exec := h.session("FANOUT")
 	results := exec.lastToolResults()
