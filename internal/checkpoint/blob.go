@@ -69,6 +69,9 @@ func (s *Store) storeFile(abs string, size int64) (h string, n int64, added bool
 	defer os.Remove(tmp.Name()) // a no-op after the rename
 	hw := sha256.New()
 	n, err = io.Copy(io.MultiWriter(tmp, hw), r)
+	if err == nil && syncEachBlob {
+		err = tmp.Sync()
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
@@ -102,6 +105,9 @@ func (s *Store) putBlob(h string, write func(io.Writer) error) error {
 		return err
 	}
 	err = write(f)
+	if err == nil && syncEachBlob {
+		err = f.Sync()
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -116,10 +122,19 @@ func (s *Store) putBlob(h string, write func(io.Writer) error) error {
 
 // shard makes sure the directory of hash h's blob exists.
 func (s *Store) shard(h string) error {
+	s.shardMu.Lock()
+	defer s.shardMu.Unlock()
+	if s.shards[h[:2]] {
+		return nil
+	}
 	err := os.Mkdir(filepath.Join(s.dir, blobsDir, h[:2]), 0o700)
 	if err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}
+	if s.shards == nil {
+		s.shards = map[string]bool{}
+	}
+	s.shards[h[:2]] = true
 	return nil
 }
 

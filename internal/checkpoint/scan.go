@@ -44,7 +44,9 @@ func (s *Store) scan(ctx context.Context) (*Manifest, scanStats, error) {
 	var hashed, newBlobs atomic.Int64
 	var newBytes atomic.Int64
 	var idx atomic.Int64
-	workers := min(runtime.GOMAXPROCS(0), max(1, len(w.files)))
+	// Hashing is CPU work, storing is file-system work that blocks in
+	// system calls: more workers than CPUs keep both busy.
+	workers := min(max(8, 2*runtime.GOMAXPROCS(0)), max(1, len(w.files)))
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
@@ -132,8 +134,15 @@ func (s *Store) scan(ctx context.Context) (*Manifest, scanStats, error) {
 		m.NumFiles++
 		m.Bytes += f.Size
 	}
-	if err := s.saveStatCache(next); err != nil {
-		return nil, st, fmt.Errorf("checkpoint: save stat cache: %w", err)
+	if newBlobs.Load() > 0 {
+		if err := syncStore(s.dir); err != nil {
+			return nil, st, fmt.Errorf("checkpoint: sync store: %w", err)
+		}
+	}
+	if !sameCache(cache, next) {
+		if err := s.saveStatCache(next); err != nil {
+			return nil, st, fmt.Errorf("checkpoint: save stat cache: %w", err)
+		}
 	}
 	st.hashed, st.newBlobs, st.newBytes = int(hashed.Load()), int(newBlobs.Load()), newBytes.Load()
 	return m, st, nil

@@ -66,7 +66,11 @@ func (s *Store) loadStatCache() map[string]statEntry {
 // complete, valid cache; the last rename wins.
 func (s *Store) saveStatCache(m map[string]statEntry) error {
 	var b bytes.Buffer
-	b.Grow(len(m) * 120)
+	n := len(statHeader) + 1
+	for p := range m {
+		n += 64 + 4*21 + len(p) + 8
+	}
+	b.Grow(n)
 	b.WriteString(statHeader + "\n")
 	for p, e := range m {
 		b.WriteString(e.hash)
@@ -93,6 +97,19 @@ func validHash(h string) bool {
 	for i := 0; i < len(h); i++ {
 		c := h[i]
 		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// sameCache reports whether two stat caches hold the same entries.
+func sameCache(a, b map[string]statEntry) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for p, e := range a {
+		if f, ok := b[p]; !ok || f != e {
 			return false
 		}
 	}
