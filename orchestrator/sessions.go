@@ -67,6 +67,11 @@ func (l *sessionLog) Append(m providers.Message) error {
 		if l.title == "" {
 			l.title = store.TitleFrom(m.Content)
 		}
+		if l.t == nil && l.hdr.Title == "" {
+			// The file is created now, with the first prompt: the header
+			// carries the title from the start.
+			l.hdr.Title = l.title
+		}
 		if l.w.fam != nil && l.w.fam.turn != nil {
 			l.w.fam.turn.arm(l.w.checkpointer(l.turns))
 		}

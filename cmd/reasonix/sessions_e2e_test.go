@@ -122,6 +122,9 @@ func TestE2EContinueAfterSIGKILL(t *testing.T) {
 	if l.Meta.Turns != 2 || !strings.HasPrefix(l.Meta.Title, "FIRST-PROMPT") || store.Turns(l.Messages) != 2 {
 		t.Errorf("meta %+v", l.Meta)
 	}
+	if h := l.Header; !strings.HasPrefix(h.Title, "FIRST-PROMPT") || h.Cwd != e.repo || h.Model != "test-model" || h.Role != "executor" || h.Created.IsZero() {
+		t.Errorf("header %+v", h)
+	}
 
 	// sessions lists it, as text and as JSON.
 	r = e.run("", "sessions", "--json")
