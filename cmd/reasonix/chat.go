@@ -41,7 +41,8 @@ func cmdChat(ctx context.Context, args []string, io stdio) error {
 	hub := &events.Hub{}
 	broker := permission.NewBroker(hub.Publish)
 	defer broker.Close("the interface was closed")
-	ui := tui.New(tui.Options{Version: version, EditPlan: editPlanInTerminal})
+	hist := &lateHistory{}
+	ui := tui.New(tui.Options{Version: version, EditPlan: editPlanInTerminal, History: hist})
 	var plans orchestrator.PlanApprover = ui.PlanApprover()
 	if os.Getenv(planApprovalEnv) == "auto" {
 		plans = nil
@@ -51,6 +52,7 @@ func cmdChat(ctx context.Context, args []string, io stdio) error {
 		return err
 	}
 	defer app.Close()
+	hist.set(app.history())
 	eng, err := orchestrator.NewEngine(app.coord, hub, broker)
 	if err != nil {
 		return err

@@ -142,6 +142,9 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 		return err
 	}
 	defer app.Close()
+	if h := historyText(f, prompt, planOnly); h != "" {
+		rememberPrompt(app.history(), h, sink.Publish)
+	}
 
 	var res orchestrator.Result
 	var runErr error
@@ -278,6 +281,25 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 		return fmt.Errorf("goal not reached: %s", goal.Status)
 	}
 	return nil
+}
+
+// historyText is the prompt history's entry for a run: the prompt, or
+// what the TUI's composer would take for the same work ("/plan PROMPT",
+// "/goal TEXT"), so Up in the TUI can run it again; "" for none.
+func historyText(f runFlags, prompt string, planOnly bool) string {
+	switch {
+	case f.plan != "", f.goal == "resume":
+		return ""
+	case f.goal != "":
+		text := "/goal " + f.goal
+		if prompt != "" {
+			text += "\n\n" + prompt
+		}
+		return text
+	case planOnly && prompt != "":
+		return "/plan " + prompt
+	}
+	return prompt
 }
 
 func io2all(r io.Reader) ([]byte, error) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/internal/permission"
+	"github.com/reasonix/reasonix/internal/store"
 	"github.com/reasonix/reasonix/orchestrator"
 )
 
@@ -76,6 +77,14 @@ type streamSession struct {
 	broker *permission.Broker
 	out    *streamJSON
 	turns  turnQueue
+	// history keeps the user turns as the prompt history; nil keeps none.
+	history *store.History
+}
+
+// push queues a user turn and saves it to the prompt history.
+func (s *streamSession) push(text string) {
+	s.turns.push(text)
+	rememberPrompt(s.history, text, s.out.Publish)
 }
 
 // turnQueue holds turns in order without bound, so the reader never
@@ -186,7 +195,7 @@ func (s *streamSession) handle(ctx context.Context, line string) error {
 		if strings.TrimSpace(text) == "" {
 			return errors.New("message.content is empty")
 		}
-		s.turns.push(text)
+		s.push(text)
 		return nil
 	case "approval":
 		if in.ID == "" || in.Decision == "" {
@@ -250,9 +259,9 @@ func runStreamInput(ctx context.Context, f runFlags, prompt string, io stdio) er
 	if err := resumeEngine(app, eng, f); err != nil {
 		return err
 	}
-	s := &streamSession{eng: eng, broker: broker, out: out, turns: newTurnQueue()}
+	s := &streamSession{eng: eng, broker: broker, out: out, turns: newTurnQueue(), history: app.history()}
 	if prompt != "" {
-		s.turns.push(prompt)
+		s.push(prompt)
 	}
 	readCtx, stopReading := context.WithCancel(ctx)
 	read := make(chan struct{})
