@@ -28,7 +28,7 @@
 //
 //	<home>/checkpoints/<key>/             key: first 16 hex digits of SHA-256(absolute workspace path)
 //	  store.json                          marks the directory as a store; names its workspace
-//	  lock                                flock'd: shared by writers, exclusive for Prune
+//	  lock                                flock (LockFileEx on Windows): shared by checkpoints, exclusive for Restore and Prune
 //	  blobs/<h[:2]>/<h>                   file contents, named by their SHA-256 h, deduplicated
 //	  manifests/<id>.jsonl                one per checkpoint: a header line, then one line per entry
 //	  statcache                           path → size, mtime, ctime, inode, hash
@@ -47,9 +47,11 @@
 // again. Entries for files modified within two seconds of a scan are not
 // trusted ("racily clean", as git calls them) and are hashed next time.
 //
-// Several processes may use one store at once: checkpoints and restores
-// hold the lock shared (their writes are renames of complete files, and
-// blob names are their content), Prune holds it exclusively.
+// Several processes may use one store at once. Checkpoints (and Preview)
+// hold the store's lock shared: their writes are renames of complete files,
+// and a blob's name is its content. Restore holds it exclusively, so no
+// checkpoint sees a half-restored workspace, and so does Prune, so no
+// content goes while a checkpoint may still name it.
 package checkpoint
 
 import (

@@ -66,7 +66,9 @@ type action struct {
 }
 
 func (s *Store) restore(ctx context.Context, id string, l *Labels) (*RestoreReport, error) {
-	unlock, err := s.lock(false)
+	// A restore excludes other writers: no checkpoint of a half-restored
+	// workspace, and no two restores interleaved.
+	unlock, err := s.lock(l != nil)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -236,10 +237,12 @@ func TestConcurrentProcesses(t *testing.T) {
 					_, err = s.Prune(3)
 				case p == 1 && i == 3:
 					_, err = s.Preview(ctx, first.ID)
+				case p == 2 && i == 1:
+					_, err = s.Restore(ctx, first.ID, Labels{})
 				default:
 					_, err = s.Checkpoint(ctx, Labels{Session: fmt.Sprint(p), Turn: i})
 				}
-				if err != nil {
+				if err != nil && !errors.Is(err, ErrNotFound) { // first may be pruned already
 					errs <- err
 				}
 			}
@@ -328,5 +331,71 @@ func TestEnclosingRepository(t *testing.T) {
 	}
 	if strings.Join(paths, ",") != "a.c,sub/vendored.go" {
 		t.Errorf("files: %q", paths)
+	}
+}
+
+// TestMultiProcess runs checkpoints and prunes in separate processes (this
+// test binary, re-run as a helper) against one store.
+func TestMultiProcess(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	files := map[string]string{}
+	for i := range 30 {
+		files[fmt.Sprintf("f%d.txt", i)] = fmt.Sprint(i)
+	}
+	ws, st := newStore(t, files)
+	home := filepath.Dir(filepath.Dir(st.Dir()))
+	var cmds []*exec.Cmd
+	for p := range 3 {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "CHECKPOINT_HELPER="+ws+"\n"+home+"\n"+fmt.Sprint(p))
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		must(t, cmd.Start())
+		cmds = append(cmds, cmd)
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Logf("helper %d:\n%s", p, out.String())
+			}
+		})
+	}
+	for _, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("helper: %v", err)
+		}
+	}
+	list, err := st.List("")
+	must(t, err)
+	if len(list) < 3 {
+		t.Fatalf("%d checkpoints left", len(list))
+	}
+	for _, info := range list {
+		m, err := st.Get(info.ID)
+		must(t, err)
+		for _, f := range m.Files {
+			if !st.hasBlob(f.Hash) {
+				t.Fatalf("%s: %s references missing content", info.ID, f.Path)
+			}
+		}
+	}
+}
+
+func TestHelperProcess(t *testing.T) {
+	env := os.Getenv("CHECKPOINT_HELPER")
+	if env == "" {
+		t.Skip("helper for TestMultiProcess")
+	}
+	parts := strings.Split(env, "\n")
+	st, err := Open(parts[0], Options{Home: parts[1]})
+	must(t, err)
+	for i := range 6 {
+		if parts[2] == "0" && i == 3 {
+			_, err = st.Prune(3)
+		} else {
+			_, err = st.Checkpoint(ctx, Labels{Session: parts[2], Turn: i})
+		}
+		must(t, err)
 	}
 }
