@@ -233,11 +233,11 @@ func (h *harness) events(typ events.Type) []events.Event {
 
 func (h *harness) transcript(id string) store.Header {
 	h.t.Helper()
-	hd, _, err := store.Read(filepath.Join(h.state, "sessions", id+".jsonl"))
+	l, err := store.Load(filepath.Join(h.state, "sessions", id+".jsonl"))
 	if err != nil {
 		h.t.Fatalf("read transcript %s: %v", id, err)
 	}
-	return hd
+	return l.Header
 }
 
 // lastToolResults returns the tool messages of the session's last request.

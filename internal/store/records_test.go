@@ -184,3 +184,12 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// Read is Load reduced to header and messages, as the older tests use it.
+func Read(path string) (Header, []providers.Message, error) {
+	l, err := Load(path)
+	if err != nil {
+		return Header{}, nil, err
+	}
+	return l.Header, l.Messages, nil
+}

@@ -126,17 +126,6 @@ func (t *Transcript) Close() error {
 	return t.f.Close()
 }
 
-// Read loads a transcript's header and its messages as they stand (see
-// Load); a torn last line is dropped, a damaged line in the middle is an
-// error naming the line.
-func Read(path string) (Header, []providers.Message, error) {
-	l, err := Load(path)
-	if err != nil {
-		return Header{}, nil, err
-	}
-	return l.Header, l.Messages, nil
-}
-
 // WriteFileAtomic writes data to path through a temp file and rename.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	dir := filepath.Dir(path)
