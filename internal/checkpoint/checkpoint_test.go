@@ -626,3 +626,58 @@ func TestListGetLabels(t *testing.T) {
 		t.Fatalf("Get: %+v", m)
 	}
 }
+
+// TestOddNames: names JSON and the stat cache must carry byte for byte.
+func TestOddNames(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS == "windows" {
+		t.Skip(`names with '"', '\' and newlines`)
+	}
+	files := map[string]string{
+		"with space.txt":      "1",
+		`quote".txt`:          "2",
+		`"lead.txt`:           "3",
+		`back\slash.txt`:      "4",
+		"new\nline.txt":       "5",
+		"tab\there.txt":       "6",
+		"ünïcødé/文件.txt":      "7",
+		"link-odd":            "->new\nline.txt",
+		"dir with space/x.go": "8",
+	}
+	if runtime.GOOS == "linux" { // other file systems insist on UTF-8 names
+		files["bad\xff\xfe.txt"] = "9"
+		files["link-bad"] = "->bad\xff\xfe.txt"
+	}
+	ws, st := newStore(t, files)
+	before := tree(t, ws)
+	cp := checkpoint(t, st, Labels{})
+	if cp.NumFiles != len(files) {
+		t.Fatalf("%d files, want %d", cp.NumFiles, len(files))
+	}
+	if again := checkpoint(t, st, Labels{}); again.Hashed != 0 {
+		t.Errorf("stat cache lost odd names: %d hashed", again.Hashed)
+	}
+	for p := range files {
+		if !strings.HasPrefix(files[p], "->") {
+			write(t, ws, p, "changed")
+		}
+	}
+	rep := restore(t, st, cp.ID)
+	if d := diffTrees(before, tree(t, ws)); d != "" || len(rep.Created)+len(rep.Removed) != 0 {
+		t.Fatalf("odd names did not round-trip (report %+v):\n%s", rep, d)
+	}
+}
+
+func TestStatCacheRoundTrip(t *testing.T) {
+	t.Parallel()
+	_, st := newStore(t, nil)
+	h := strings.Repeat("ab", 32)
+	want := map[string]statEntry{}
+	for i, p := range []string{"a", "a b", `"q`, `x"y`, "n\nl", "c\rr", "\xff", "ü/ß", ` lead`} {
+		want[p] = statEntry{key: statKey{size: int64(i), mtime: -int64(i) * 1e9, ctime: 7, ino: 1<<63 + uint64(i)}, hash: h}
+	}
+	must(t, st.saveStatCache(want))
+	if got := st.loadStatCache(); !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v\nwant %v", got, want)
+	}
+}

@@ -15,8 +15,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Checkpoint snapshots the workspace and records it under labels. The
@@ -81,22 +83,55 @@ type header struct {
 }
 
 // record is one line after the header: a file, a symlink, an empty
-// directory or a skipped entry.
+// directory or a skipped entry. Paths and link targets that are not UTF-8
+// (JSON strings cannot hold them) go in RawPath and RawLink instead.
 type record struct {
-	Path     string      `json:"path"`
+	Path     string      `json:"path,omitempty"`
+	RawPath  []byte      `json:"raw_path,omitempty"`
 	Hash     string      `json:"hash,omitempty"`
 	Mode     fs.FileMode `json:"mode,omitempty"`
 	Size     int64       `json:"size,omitempty"`
 	Link     string      `json:"link,omitempty"`
+	RawLink  []byte      `json:"raw_link,omitempty"`
 	EmptyDir bool        `json:"empty_dir,omitempty"`
 	Skipped  string      `json:"skipped,omitempty"` // the reason
 	Dir      bool        `json:"dir,omitempty"`     // a skipped directory
+}
+
+func newRecord(path, link string) record {
+	var r record
+	if utf8.ValidString(path) {
+		r.Path = path
+	} else {
+		r.RawPath = []byte(path)
+	}
+	if utf8.ValidString(link) {
+		r.Link = link
+	} else {
+		r.RawLink = []byte(link)
+	}
+	return r
+}
+
+func (r *record) path() string {
+	if r.RawPath != nil {
+		return string(r.RawPath)
+	}
+	return r.Path
+}
+
+func (r *record) link() string {
+	if r.RawLink != nil {
+		return string(r.RawLink)
+	}
+	return r.Link
 }
 
 const manifestFormat = "reasonix checkpoint"
 
 func encodeManifest(m *Manifest, ws string) ([]byte, error) {
 	var b bytes.Buffer
+	b.Grow(len(m.Files) * 140)
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	h := header{Format: manifestFormat, Version: storeVersion, Workspace: ws, Info: m.Info,
@@ -104,22 +139,68 @@ func encodeManifest(m *Manifest, ws string) ([]byte, error) {
 	if err := enc.Encode(h); err != nil {
 		return nil, err
 	}
+	var line []byte
 	for _, f := range m.Files {
-		if err := enc.Encode(record{Path: f.Path, Hash: f.Hash, Mode: f.Mode, Size: f.Size, Link: f.Link}); err != nil {
+		// The common case by hand: encoding/json costs more than the rest
+		// of a checkpoint of an unchanged workspace.
+		if line = appendFileRecord(line[:0], &f); line != nil {
+			b.Write(line)
+			continue
+		}
+		r := newRecord(f.Path, f.Link)
+		r.Hash, r.Mode, r.Size = f.Hash, f.Mode, f.Size
+		if err := enc.Encode(r); err != nil {
 			return nil, err
 		}
 	}
 	for _, d := range m.Dirs {
-		if err := enc.Encode(record{Path: d, EmptyDir: true}); err != nil {
+		r := newRecord(d, "")
+		r.EmptyDir = true
+		if err := enc.Encode(r); err != nil {
 			return nil, err
 		}
 	}
 	for _, sk := range m.Skipped {
-		if err := enc.Encode(record{Path: sk.Path, Size: sk.Size, Skipped: sk.Reason, Dir: sk.Dir}); err != nil {
+		r := newRecord(sk.Path, "")
+		r.Size, r.Skipped, r.Dir = sk.Size, sk.Reason, sk.Dir
+		if err := enc.Encode(r); err != nil {
 			return nil, err
 		}
 	}
 	return b.Bytes(), nil
+}
+
+// appendFileRecord appends f's record line, as encoding/json would write
+// it, when its strings need no escaping; otherwise it returns nil.
+func appendFileRecord(b []byte, f *File) []byte {
+	if !plainJSON(f.Path) || !plainJSON(f.Link) {
+		return nil
+	}
+	b = append(b, `{"path":"`...)
+	b = append(b, f.Path...)
+	if f.IsLink() {
+		b = append(b, `","link":"`...)
+		b = append(b, f.Link...)
+		return append(b, "\"}\n"...)
+	}
+	b = append(b, `","hash":"`...)
+	b = append(b, f.Hash...)
+	b = append(b, `","mode":`...)
+	b = strconv.AppendUint(b, uint64(f.Mode), 10)
+	b = append(b, `,"size":`...)
+	b = strconv.AppendInt(b, f.Size, 10)
+	return append(b, "}\n"...)
+}
+
+// plainJSON reports whether s is printable ASCII without '"' or '\\',
+// which a JSON string holds as it is.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // readHeader reads a manifest's first line.
@@ -170,20 +251,21 @@ func (s *Store) loadManifest(id string) (*Manifest, error) {
 			return nil, fmt.Errorf("checkpoint %s: damaged manifest: %w", id, err)
 		}
 		n++
-		if !validRel(rec.Path) {
-			return nil, fmt.Errorf("checkpoint %s: damaged manifest: bad path %q", id, rec.Path)
+		p, link := rec.path(), rec.link()
+		if !validRel(p) {
+			return nil, fmt.Errorf("checkpoint %s: damaged manifest: bad path %q", id, p)
 		}
 		switch {
 		case rec.Skipped != "":
-			m.Skipped = append(m.Skipped, Skip{Path: rec.Path, Dir: rec.Dir, Size: rec.Size, Reason: rec.Skipped})
+			m.Skipped = append(m.Skipped, Skip{Path: p, Dir: rec.Dir, Size: rec.Size, Reason: rec.Skipped})
 		case rec.EmptyDir:
-			m.Dirs = append(m.Dirs, rec.Path)
-		case rec.Link != "":
-			m.Files = append(m.Files, File{Path: rec.Path, Link: rec.Link})
+			m.Dirs = append(m.Dirs, p)
+		case link != "":
+			m.Files = append(m.Files, File{Path: p, Link: link})
 		case validHash(rec.Hash):
-			m.Files = append(m.Files, File{Path: rec.Path, Hash: rec.Hash, Mode: rec.Mode.Perm(), Size: rec.Size})
+			m.Files = append(m.Files, File{Path: p, Hash: rec.Hash, Mode: rec.Mode.Perm(), Size: rec.Size})
 		default:
-			return nil, fmt.Errorf("checkpoint %s: damaged manifest: bad entry for %q", id, rec.Path)
+			return nil, fmt.Errorf("checkpoint %s: damaged manifest: bad entry for %q", id, p)
 		}
 	}
 	if n != h.Records {

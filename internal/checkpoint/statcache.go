@@ -33,19 +33,24 @@ func (s *Store) loadStatCache() map[string]statEntry {
 	if err != nil {
 		return map[string]statEntry{}
 	}
-	first, rest, _ := bytes.Cut(data, []byte("\n"))
-	if string(first) != statHeader {
+	text := string(data) // one copy; the fields below are slices of it
+	first, rest, _ := strings.Cut(text, "\n")
+	if first != statHeader {
 		return map[string]statEntry{}
 	}
-	m := make(map[string]statEntry, bytes.Count(rest, []byte("\n")))
+	m := make(map[string]statEntry, strings.Count(rest, "\n"))
 	for len(rest) > 0 {
-		var line []byte
-		line, rest, _ = bytes.Cut(rest, []byte("\n"))
-		// hash size mtime ctime ino "path"
-		f := strings.SplitN(string(line), " ", 6)
-		if len(f) != 6 || !validHash(f[0]) {
-			return map[string]statEntry{}
+		var line string
+		line, rest, _ = strings.Cut(rest, "\n")
+		// hash size mtime ctime ino path (quoted when it must be)
+		var f [6]string
+		for i := range 5 {
+			var ok bool
+			if f[i], line, ok = strings.Cut(line, " "); !ok {
+				return map[string]statEntry{}
+			}
 		}
+		f[5] = line
 		var e statEntry
 		var err1, err2, err3, err4, err5 error
 		e.hash = f[0]
@@ -53,8 +58,11 @@ func (s *Store) loadStatCache() map[string]statEntry {
 		e.key.mtime, err2 = strconv.ParseInt(f[2], 10, 64)
 		e.key.ctime, err3 = strconv.ParseInt(f[3], 10, 64)
 		e.key.ino, err4 = strconv.ParseUint(f[4], 10, 64)
-		p, err5 := strconv.Unquote(f[5])
-		if err1 != nil || err2 != nil || err3 != nil || err4 != nil || err5 != nil {
+		p := f[5]
+		if strings.HasPrefix(p, `"`) {
+			p, err5 = strconv.Unquote(p)
+		}
+		if err1 != nil || err2 != nil || err3 != nil || err4 != nil || err5 != nil || p == "" || !validHash(e.hash) {
 			return map[string]statEntry{}
 		}
 		m[p] = e
@@ -83,7 +91,10 @@ func (s *Store) saveStatCache(m map[string]statEntry) error {
 		b.WriteByte(' ')
 		b.WriteString(strconv.FormatUint(e.key.ino, 10))
 		b.WriteByte(' ')
-		b.WriteString(strconv.Quote(p))
+		if strings.ContainsAny(p, "\n\r") || strings.HasPrefix(p, `"`) {
+			p = strconv.Quote(p)
+		}
+		b.WriteString(p)
 		b.WriteByte('\n')
 	}
 	return writeAtomic(filepath.Join(s.dir, statFile), b.Bytes(), true)
