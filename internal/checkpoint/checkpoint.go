@@ -257,6 +257,14 @@ func key(ws string) string {
 	return hex.EncodeToString(sum[:])[:16]
 }
 
+// sameWorkspace compares workspace paths as the platform does.
+func sameWorkspace(a, b string) bool {
+	if runtime.GOOS == "windows" {
+		return strings.EqualFold(a, b)
+	}
+	return a == b
+}
+
 // init checks or creates the store directory. The marker is written before
 // anything else, so another process never sees our files without it.
 func (s *Store) init() error {
@@ -274,7 +282,7 @@ func (s *Store) init() error {
 		if m.Version > storeVersion {
 			return fmt.Errorf("checkpoint: %s was written by a newer Reasonix (format %d, this one reads %d)", s.dir, m.Version, storeVersion)
 		}
-		if m.Workspace != s.workspace {
+		if !sameWorkspace(m.Workspace, s.workspace) {
 			return fmt.Errorf("checkpoint: %s: %w: it belongs to workspace %s, not %s", s.dir, ErrNotStore, m.Workspace, s.workspace)
 		}
 	case errors.Is(err, fs.ErrNotExist):

@@ -219,7 +219,7 @@ func readHeader(r *bufio.Reader, ws string) (header, error) {
 	if h.Version > storeVersion {
 		return h, fmt.Errorf("written by a newer Reasonix (format %d)", h.Version)
 	}
-	if h.Workspace != ws {
+	if !sameWorkspace(h.Workspace, ws) {
 		return h, fmt.Errorf("belongs to workspace %s", h.Workspace)
 	}
 	return h, nil

@@ -95,6 +95,17 @@ func (s *Store) restore(ctx context.Context, id string, l *Labels) (*RestoreRepo
 	if err != nil {
 		return nil, err
 	}
+	// Refuse before touching anything when content is missing.
+	var missing []string
+	for _, a := range writes {
+		if !a.chmodOnly && !a.f.IsLink() && !s.hasBlob(a.f.Hash) {
+			missing = append(missing, a.f.Path)
+		}
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		return nil, fmt.Errorf("checkpoint %s cannot be restored: the store lacks the content of %d files (%s)", target.ID, len(missing), strings.Join(missing[:min(len(missing), 5)], ", "))
+	}
 	if l == nil {
 		for _, a := range writes {
 			if a.created {

@@ -399,3 +399,22 @@ func TestHelperProcess(t *testing.T) {
 		must(t, err)
 	}
 }
+
+func TestMissingBlobRefusesUpfront(t *testing.T) {
+	t.Parallel()
+	ws, st := newStore(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	cp := checkpoint(t, st, Labels{})
+	m, _ := st.Get(cp.ID)
+	must(t, os.Remove(st.blobPath(m.Files[1].Hash)))
+	write(t, ws, "a.txt", "A\n")
+	write(t, ws, "b.txt", "B\n")
+	write(t, ws, "c.txt", "C\n")
+	before := tree(t, ws)
+	_, err := st.Restore(ctx, cp.ID, Labels{})
+	if err == nil || !strings.Contains(err.Error(), "b.txt") || !strings.Contains(err.Error(), "lacks") {
+		t.Fatalf("want a refusal naming b.txt, got %v", err)
+	}
+	if d := diffTrees(before, tree(t, ws)); d != "" {
+		t.Errorf("a refused restore changed the workspace:\n%s", d)
+	}
+}
