@@ -112,6 +112,9 @@ func Rewind(ctx context.Context, o RewindOptions) (*RewindReport, error) {
 			}
 			r, err := st.Restore(ctx, cp.Checkpoint, checkpoint.Labels{Session: l.Header.ID, Turn: to,
 				Note: fmt.Sprintf("before rewinding %s to turn %d", l.Header.ID, to)})
+			if errors.Is(err, checkpoint.ErrNotFound) {
+				return nil, fmt.Errorf("the checkpoint taken in turn %d is gone (pruned: a workspace keeps its newest %d); rewind the conversation only with --conversation-only", cp.Turn, keepCheckpoints)
+			}
 			rep.Files = r
 			if r != nil {
 				mark.Undo = r.Undo

@@ -230,6 +230,9 @@ func (c *Coordinator) Resume(path, modelRef string) (*Conversation, error) {
 	return &Conversation{c: c, w: w}, nil
 }
 
+// keepCheckpoints is how many checkpoints of a workspace are kept.
+const keepCheckpoints = 100
+
 // turnCheckpoint takes one workspace checkpoint per user turn of a
 // conversation, before the turn's first change, whoever makes it (the
 // conversation or one of its subagents: they share it). Writers that
@@ -287,6 +290,13 @@ func (w *worker) checkpointer(turn int) func(ctx context.Context) {
 		if w.log != nil {
 			if err := w.log.mark(store.Mark{Type: store.TypeCheckpoint, Time: time.Now().UTC(), Turn: turn, Checkpoint: rep.ID}); err != nil {
 				notice("checkpoint: " + err.Error())
+			}
+		}
+		// The store is bounded: past twice the limit, the oldest go (a
+		// rewind that far back then restores the conversation only).
+		if n, err := st.Count(); err == nil && n > 2*keepCheckpoints {
+			if _, err := st.Prune(keepCheckpoints); err != nil {
+				notice("checkpoint: prune: " + err.Error())
 			}
 		}
 	}

@@ -308,6 +308,13 @@ func (s *Store) ids() ([]string, error) {
 	return ids, nil
 }
 
+// Count returns how many checkpoints the store holds, from a directory
+// listing alone (cheap enough to decide when to Prune).
+func (s *Store) Count() (int, error) {
+	ids, err := s.ids()
+	return len(ids), err
+}
+
 // List returns the checkpoints of session, newest first; an empty session
 // lists every checkpoint of the workspace. Manifests that cannot be read
 // are left out (Prune removes them).
