@@ -416,7 +416,10 @@ func (s *Session) runOne(ctx context.Context, c providers.ToolCall, reason strin
 	s.publish(events.Event{Type: events.ToolStart, Tool: info})
 	var r callResult
 	finish := func() callResult {
-		r.res.Content = tools.Truncate(r.res.Content, s.cfg.Env.Limit())
+		// Every result passes here: known secrets never reach the
+		// history, the transcript, the provider or the front ends.
+		r.res.Content = tools.Truncate(s.cfg.Env.Redact(r.res.Content), s.cfg.Env.Limit())
+		r.res.Summary = s.cfg.Env.Redact(r.res.Summary)
 		end := *info
 		end.Result, end.IsError, end.Denied, end.Summary = r.res.Content, r.res.IsError, r.denied, r.res.Summary
 		end.Millis = time.Since(start).Milliseconds()

@@ -269,3 +269,66 @@ func TestBrokenStreamReportsTranscriptFailure(t *testing.T) {
 		t.Fatalf("transcript failure dropped: %v", err)
 	}
 }
+
+// echoTool returns its arguments as its result, summary or error.
+type echoTool struct{}
+
+func (echoTool) Name() string            { return "echo" }
+func (echoTool) Description() string     { return "echo" }
+func (echoTool) Schema() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
+func (echoTool) ReadOnly() bool          { return true }
+func (echoTool) Execute(_ context.Context, _ *tools.Env, args json.RawMessage) (tools.Result, error) {
+	if strings.Contains(string(args), "fail") {
+		return tools.Result{}, errors.New("bad " + string(args))
+	}
+	return tools.Result{Content: "got " + string(args), Summary: "saw " + string(args)}, nil
+}
+
+func TestToolResultsAreRedacted(t *testing.T) {
+	const key = "sk-session-secret-42"
+	env := tools.NewEnv(t.TempDir())
+	env.Secrets = tools.NewSecrets(nil, []string{key})
+	fp := &fakeProvider{turns: []providers.Chunk{{ToolCalls: []providers.ToolCall{
+		call("a", "echo", `{"k":"`+key+`"}`),
+		call("b", "echo", `{"k":"`+key+`","fail":1}`),
+	}}}}
+	var mu sync.Mutex
+	var ends []string
+	sink := events.SinkFunc(func(e events.Event) {
+		if e.Type == events.ToolEnd {
+			mu.Lock()
+			ends = append(ends, e.Tool.Result+" | "+e.Tool.Summary)
+			mu.Unlock()
+		}
+	})
+	s, err := New(Config{Provider: fp, Tools: tools.NewRegistry(echoTool{}), Env: env, Sink: sink})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Send(context.Background(), "q"); err != nil {
+		t.Fatal(err)
+	}
+	var results []string
+	for _, m := range s.Messages() {
+		if m.Role == providers.RoleTool {
+			results = append(results, m.Content)
+		}
+	}
+	if len(results) != 2 || len(ends) != 2 {
+		t.Fatalf("results %q, ends %q", results, ends)
+	}
+	for _, r := range append(results, ends...) {
+		if strings.Contains(r, key) || !strings.Contains(r, "[REDACTED]") {
+			t.Errorf("result not redacted: %q", r)
+		}
+	}
+	if !strings.Contains(ends[0], "saw {\"k\":\"[REDACTED]\"}") {
+		t.Errorf("summary not redacted: %q", ends[0])
+	}
+	// The request after the calls carries no key in any tool result; the
+	// model's own arguments are sent back as it wrote them.
+	last := string(fp.reqs[1])
+	if strings.Count(last, key) != 2 {
+		t.Errorf("key outside the echoed arguments in the next request: %s", last)
+	}
+}

@@ -64,6 +64,9 @@ type Env struct {
 	// Sandbox, when set, starts a shell command confined, in place of
 	// cmd.Start.
 	Sandbox func(cmd *exec.Cmd) error
+	// Secrets are withheld from shell commands' environment and redacted
+	// from every tool result; nil still withholds DefaultSecretEnv.
+	Secrets *Secrets
 	// Publish sends events (may be nil).
 	Publish func(events.Event)
 	// Reads remembers which files this session has read, so write_file

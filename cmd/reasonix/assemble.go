@@ -147,6 +147,7 @@ func assemble(o assembleOptions) (*app, error) {
 	env.OutputLimit = cfg.Tools.OutputLimit
 	env.BashTimeout = cfg.Tools.BashTimeout
 	env.BashMaxTimeout = cfg.Tools.BashMaxTimeout
+	env.Secrets = runSecrets(cfg, pcfgs, os.Getenv)
 	guard, err := permission.NewConfiner(workspace, cfg.Sandbox.AllowRead, cfg.Sandbox.AllowWrite, loaded.Home)
 	if err != nil {
 		return nil, usageError{err}

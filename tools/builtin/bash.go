@@ -101,7 +101,9 @@ func (bashTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage
 	defer cancel()
 	cmd := shellCommand(a.Command)
 	cmd.Dir = env.Root
-	cmd.Env = append(os.Environ(), bashEnv...)
+	// Always an explicit environment, never the inherited one: provider
+	// keys and anything holding a secret value are withheld.
+	cmd.Env = append(env.Secrets.Environ(os.Environ()), bashEnv...)
 	out := newHeadTail(max(4*env.Limit(), 1<<20))
 	cmd.Stdout, cmd.Stderr = out, out
 	start := cmd.Start
@@ -118,7 +120,8 @@ func (bashTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage
 	waitErr := waitWithDelay(cmd)
 	stop()
 
-	body := out.String()
+	// Redact before truncating, so a cut cannot leave half a key behind.
+	body := env.Redact(out.String())
 	if body == "" {
 		body = "(no output)\n"
 	} else if !strings.HasSuffix(body, "\n") {

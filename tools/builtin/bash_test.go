@@ -194,3 +194,42 @@ func TestBashSandboxHook(t *testing.T) {
 		t.Fatalf("want the sandbox error, got %v", err)
 	}
 }
+
+func TestBashWithholdsSecretsFromTheEnvironment(t *testing.T) {
+	skipOnWindows(t)
+	const key = "sk-bash-test-0123456789"
+	t.Setenv("RX_TEST_PROVIDER_KEY", key)
+	t.Setenv("REASONIX_API_KEY", "sk-reasonix-test-key")
+	t.Setenv("RX_TEST_ALIAS", "x"+key)
+	t.Setenv("RX_TEST_KEEP", "kept")
+	dir := t.TempDir()
+	env := tools.NewEnv(dir)
+	env.Secrets = tools.NewSecrets([]string{"RX_TEST_PROVIDER_KEY"}, []string{key})
+	res, err := runTool(t, bashTool{}, env, `{"command":"env; printenv; cat /proc/self/environ 2>/dev/null | tr '\\0' '\\n'; echo \"[$RX_TEST_PROVIDER_KEY]\"; echo $HOME $PATH"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, leak := range []string{"RX_TEST_PROVIDER_KEY=", "REASONIX_API_KEY", "RX_TEST_ALIAS", key, "sk-reasonix-test-key"} {
+		if strings.Contains(res.Content, leak) {
+			t.Errorf("%q reached the shell:\n%s", leak, res.Content)
+		}
+	}
+	for _, want := range []string{"RX_TEST_KEEP=kept", "[]", os.Getenv("HOME") + " " + os.Getenv("PATH")} {
+		if !strings.Contains(res.Content, want) {
+			t.Errorf("missing %q:\n%s", want, res.Content)
+		}
+	}
+	// A key the shell finds elsewhere (a file) is redacted from the output.
+	if err := os.WriteFile(dir+"/leak.txt", []byte("token="+key+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res, _ = runTool(t, bashTool{}, env, `{"command":"cat leak.txt"}`)
+	if strings.Contains(res.Content, key) || !strings.Contains(res.Content, "token=[REDACTED]") {
+		t.Errorf("file content not redacted: %q", res.Content)
+	}
+	// Without configured secrets the shell still never sees REASONIX_API_KEY.
+	res, _ = runTool(t, bashTool{}, tools.NewEnv(dir), `{"command":"env"}`)
+	if strings.Contains(res.Content, "REASONIX_API_KEY") || !strings.Contains(res.Content, "RX_TEST_KEEP=kept") {
+		t.Errorf("default environment: %s", res.Content)
+	}
+}
