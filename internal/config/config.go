@@ -35,7 +35,11 @@ const (
 type Config struct {
 	// DefaultModel is a provider name, a model name or "provider/model";
 	// empty means the first configured provider.
-	DefaultModel string      `toml:"default_model"`
+	DefaultModel string `toml:"default_model"`
+	// Instructions are extra rules files added to every session's system
+	// prompt after AGENTS.md and friends; relative paths resolve against
+	// the workspace, "~/" against the user's home, and globs expand.
+	Instructions []string    `toml:"instructions" merge:"concat"`
 	Agent        Agent       `toml:"agent"`
 	Providers    []Provider  `toml:"providers"`
 	Tools        Tools       `toml:"tools"`

@@ -609,6 +609,7 @@ func TestEveryKeyDecodes(t *testing.T) {
 	f := newFixture(t)
 	f.write(f.wsFile, `
 default_model = "p"
+instructions = ["docs/rules.md"]
 [agent]
 max_steps = 7
 planner_model = "p/plan"
@@ -661,6 +662,7 @@ disabled_skills = ["z"]
 	temp := 0.5
 	want := &Config{
 		DefaultModel: "p",
+		Instructions: []string{"docs/rules.md"},
 		Agent: Agent{MaxSteps: 7, PlannerModel: "p/plan", PlannerMaxSteps: 3, SubagentModel: "p/sub",
 			SubagentModels: map[string]string{"explore": "p/x"}, MaxParallel: 10, GoalMaxTurns: 2, Temperature: &temp,
 			PlanWriteWindow: 90 * time.Second},
@@ -850,5 +852,25 @@ func TestPlanWriteWindow(t *testing.T) {
 	f.write(f.wsFile, "[agent]\nplan_write_window = 600\n")
 	if msg := f.loadErr(); !strings.Contains(msg, "reasonix.toml:2") || !strings.Contains(msg, "duration") {
 		t.Errorf("integer window: %q", msg)
+	}
+}
+
+func TestInstructionsConcatAndEmptyEntryLocated(t *testing.T) {
+	f := newFixture(t)
+	f.write(f.userFile, "instructions = [\"~/rules.md\"]\n")
+	f.write(f.wsFile, "instructions = [\"docs/a.md\"]\n")
+	l := f.load()
+	if want := []string{"~/rules.md", "docs/a.md"}; !slices.Equal(l.Config.Instructions, want) {
+		t.Errorf("instructions = %q, want %q", l.Config.Instructions, want)
+	}
+	f.write(f.wsFile, "default_model = \"\"\ninstructions = [\"a.md\", \"\"]\n")
+	_, err := Load(f.opts())
+	if err == nil || !strings.Contains(err.Error(), f.wsFile+`:2: key "instructions[1]": empty path`) {
+		t.Errorf("err = %v", err)
+	}
+	f.write(f.wsFile, "instructions = \"a.md\"\n")
+	_, err = Load(f.opts())
+	if err == nil || !strings.Contains(err.Error(), `key "instructions": expected array of strings, got string`) {
+		t.Errorf("err = %v", err)
 	}
 }

@@ -115,7 +115,21 @@ func (m *merger) mergeFile(path string, data []byte) []error {
 	m.indexes[path] = ix
 	d := &fileDecoder{m: m, file: path, ix: ix}
 	errs := d.decodeStruct(raw, reflect.ValueOf(m.cfg).Elem(), "", "")
-	return append(errs, d.checkRules(raw)...)
+	errs = append(errs, d.checkRules(raw)...)
+	return append(errs, d.checkInstructions(raw)...)
+}
+
+// checkInstructions refuses empty entries of the instructions list, which
+// would otherwise name the workspace directory itself.
+func (d *fileDecoder) checkInstructions(raw map[string]any) []error {
+	items, _ := raw["instructions"].([]any)
+	var errs []error
+	for i, it := range items {
+		if s, ok := it.(string); ok && strings.TrimSpace(s) == "" {
+			errs = append(errs, d.errorf(fmt.Sprintf("instructions[%d]", i), "empty path: name a rules file, relative to the workspace"))
+		}
+	}
+	return errs
 }
 
 // checkRules parses this file's permission rules now, so a bad rule is

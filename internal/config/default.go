@@ -20,6 +20,9 @@ const defaultFile = `## Reasonix user configuration.
 ## Which model runs by default: a provider name, a model name, or provider/model.
 # default_model = "deepseek"
 
+## Extra rules files for every session, after AGENTS.md / CLAUDE.md (relative to the project).
+# instructions = ["docs/CONVENTIONS.md"]
+
 # [agent]
 # max_steps = 50
 ## A planner model different from the executor makes runs plan-then-execute.
