@@ -287,9 +287,6 @@ func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 		w.close = log.close
 	case c.rt.StateDir != "":
 		dir := filepath.Join(c.rt.StateDir, "sessions")
-		if err := store.EnsureIgnored(dir); err != nil {
-			return nil, err
-		}
 		log = &sessionLog{w: w, dir: dir,
 			hdr: store.Header{ID: id, Role: spec.role, Parent: spec.parent, Model: model, Cwd: c.rt.Workspace}}
 		rec, w.path, w.log = log, store.PathFor(dir, id), log

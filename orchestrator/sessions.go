@@ -24,13 +24,14 @@ type sessionLog struct {
 	w *worker
 
 	mu sync.Mutex
-	// t is the open file; a new session creates it (from dir and hdr) on
-	// its first write, so a conversation opened and never used leaves no
-	// file behind.
+	// t is the open file. A new session creates it (from dir and hdr) at
+	// the end of its first step, holding the messages until then: a
+	// conversation opened and never used leaves no file behind, and no
+	// disk work stands between a run's start and its first request.
 	t       *store.Transcript
 	dir     string
 	hdr     store.Header
-	pending []providers.Message // the system prompt, written with the first turn
+	pending []providers.Message
 	title   string
 	turns   int
 }
@@ -40,6 +41,9 @@ type sessionLog struct {
 func (l *sessionLog) file() (*store.Transcript, error) {
 	if l.t != nil {
 		return l.t, nil
+	}
+	if err := store.EnsureIgnored(l.dir); err != nil {
+		return nil, err
 	}
 	t, err := store.Create(l.dir, l.hdr)
 	if err != nil {
@@ -58,29 +62,24 @@ func (l *sessionLog) file() (*store.Transcript, error) {
 func (l *sessionLog) Append(m providers.Message) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.t == nil && m.Role == providers.RoleSystem {
-		l.pending = append(l.pending, m)
-		return nil
-	}
 	if m.Role == providers.RoleUser {
 		l.turns++
 		if l.title == "" {
 			l.title = store.TitleFrom(m.Content)
 		}
 		if l.t == nil && l.hdr.Title == "" {
-			// The file is created now, with the first prompt: the header
-			// carries the title from the start.
+			// The header carries the title from the start.
 			l.hdr.Title = l.title
 		}
 		if l.w.fam != nil && l.w.fam.turn != nil {
 			l.w.fam.turn.arm(l.w.checkpointer(l.turns))
 		}
 	}
-	t, err := l.file()
-	if err != nil {
-		return err
+	if l.t == nil {
+		l.pending = append(l.pending, m)
+		return nil
 	}
-	return t.Append(m)
+	return l.t.Append(m)
 }
 
 // EndStep writes the session's state and syncs the file.

@@ -142,8 +142,11 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 		return err
 	}
 	defer app.Close()
+	// The prompt joins the history once the run is over (it ran, failed or
+	// was interrupted), so its disk work is not on the way to the first
+	// request.
 	if h := historyText(f, prompt, planOnly); h != "" {
-		rememberPrompt(app.history(), h, sink.Publish)
+		defer rememberPrompt(app.history(), h, sink.Publish)
 	}
 
 	var res orchestrator.Result
