@@ -193,6 +193,7 @@ func assemble(o assembleOptions) (*app, error) {
 		},
 	})
 	a.gate = gate
+	a.closers = append(a.closers, func() { _ = gate.Close() })
 
 	// Roles and skills: a few directory reads, no file bodies.
 	userHome, _ := os.UserHomeDir()

@@ -16,8 +16,9 @@ import (
 type GateOptions struct {
 	// Policy is the merged configuration (global, then project).
 	Policy Policy
-	// Approver asks a person; nil means a headless run: ordinary asks are
-	// allowed and dangerous commands are blocked.
+	// Approver asks a person; nil means a headless run: calls only the
+	// posture asks about are allowed, while calls an explicit ask rule
+	// matched and dangerous commands are blocked.
 	Approver Approver
 	// Workspace is the workspace root; path rules are relative to it.
 	Workspace string
@@ -150,6 +151,14 @@ func (g *Gate) WithOverride(extra Policy) *Gate {
 	return &v
 }
 
+// Close closes the decision log; the gate must not be used afterwards.
+func (g *Gate) Close() error {
+	if g.sh.log == nil {
+		return nil
+	}
+	return g.sh.log.close()
+}
+
 // Policy returns the policy this view applies.
 func (g *Gate) Policy() Policy { return g.policy }
 
@@ -250,6 +259,12 @@ func (g *Gate) Authorize(ctx context.Context, inv tools.Invocation) tools.Verdic
 		if dangerous {
 			return g.finish(entry, false, byHeadless, out.Rule, blockedMessage(&c, out))
 		}
+		// An explicit ask rule is a promise that a person says yes; with
+		// no person it is refused. A call only the posture asks about
+		// (no rule) keeps running headless.
+		if out.List == "Ask" {
+			return g.finish(entry, false, byHeadless, out.Rule, askBlockedMessage(&c, out))
+		}
 		return g.finish(entry, true, byHeadless, out.Rule, "")
 	}
 
@@ -343,6 +358,15 @@ func blockedMessage(c *call, out Outcome) string {
 	}
 	return fmt.Sprintf("blocked: %q is a dangerous command (%s) and needs human approval; no one is available to approve in this run. Do not retry it; tell the user what you wanted to run and why.",
 		subject, strings.Join(out.Dangerous, "; "))
+}
+
+func askBlockedMessage(c *call, out Outcome) string {
+	subject := c.command
+	if subject == "" {
+		subject = strings.Join(out.Subjects, ", ")
+	}
+	return fmt.Sprintf("blocked: rule Ask: %s needs a person and no one can answer in this run, so %q did not run. Do not retry it; tell the user what you wanted to run and why.",
+		out.Rule, subject)
 }
 
 func (g *Gate) request(ctx context.Context, inv tools.Invocation, c *call, out Outcome) Request {

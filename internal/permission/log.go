@@ -24,10 +24,24 @@ type logEntry struct {
 
 // decisionLog appends JSONL entries. Each entry is one write on a file
 // opened with O_APPEND, under a mutex, so lines from concurrent sessions
-// never interleave.
+// and processes never interleave. The file is opened on the first entry
+// and kept open: a decision costs one write, not an open and a close.
 type decisionLog struct {
 	path string
 	mu   sync.Mutex
+	f    *os.File
+}
+
+// close closes the file if it was opened.
+func (l *decisionLog) close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return nil
+	}
+	err := l.f.Close()
+	l.f = nil
+	return err
 }
 
 func (l *decisionLog) append(e logEntry) error {
@@ -39,19 +53,18 @@ func (l *decisionLog) append(e logEntry) error {
 	line = append(line, '\n')
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if err := os.MkdirAll(filepath.Dir(l.path), 0o700); err != nil {
-		return fmt.Errorf("create log directory: %w", err)
+	if l.f == nil {
+		if err := os.MkdirAll(filepath.Dir(l.path), 0o700); err != nil {
+			return fmt.Errorf("create log directory: %w", err)
+		}
+		f, err := os.OpenFile(l.path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+		if err != nil {
+			return fmt.Errorf("open decision log: %w", err)
+		}
+		l.f = f
 	}
-	f, err := os.OpenFile(l.path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
-	if err != nil {
-		return fmt.Errorf("open decision log: %w", err)
-	}
-	if _, err := f.Write(line); err != nil {
-		f.Close()
+	if _, err := l.f.Write(line); err != nil {
 		return fmt.Errorf("write decision log: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("close decision log: %w", err)
 	}
 	return nil
 }
