@@ -16,6 +16,7 @@ const helpText = `[::b]commands[::-]
   /goal TEXT    keep working on TEXT over several turns until it is done
   /goal         show the saved goal
   /goal clear   forget the saved goal
+  /goal resume  go on with this conversation's goal (after /resume, for instance)
   /plan TEXT    plan read-only first, then run the plan once you approve it
   /new          start a new conversation (the current one stays saved)
   /clear        the same, after asking
@@ -194,7 +195,9 @@ func (a *App) goalCommand(args string) {
 			return
 		}
 		a.goalBusy = true
-		a.goal = &events.GoalState{Goal: args, Status: events.GoalActive}
+		if args != "resume" {
+			a.goal = &events.GoalState{Goal: args, Status: events.GoalActive}
+		}
 		// The goal's saved states arrive as GoalUpdate events.
 		a.startWork("goal", func(ctx context.Context) error {
 			err := a.eng.Goal(ctx, args)
