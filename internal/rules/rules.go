@@ -1,0 +1,575 @@
+// Package rules assembles the part of a session's system prompt that
+// follows the role's own prompt: the user's global rules files, the
+// project's rules files from the git root down to the working directory,
+// the files the `instructions` config key names, and a frozen environment
+// block. Everything is read once; callers cache the result so every
+// session and every turn of a process sends the same bytes and provider
+// prompt caches keep hitting.
+package rules
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Limits on what is read. A file longer than FileCap is cut; once the
+// rules total TotalCap, the rest is cut or left out. Imports nest at most
+// MaxImportDepth deep.
+const (
+	FileCap        = 64 << 10
+	TotalCap       = 128 << 10
+	MaxImportDepth = 5
+)
+
+// ProjectFiles are the rules files looked for in every directory from the
+// git root down to the working directory, in this order.
+var ProjectFiles = []string{"AGENTS.md", "CLAUDE.md", filepath.Join(".claude", "CLAUDE.md"), "REASONIX.md"}
+
+// Part kinds.
+const (
+	KindPreamble     = "preamble"
+	KindGlobal       = "global"
+	KindProject      = "project"
+	KindInstructions = "instructions"
+	KindEnvironment  = "environment"
+)
+
+// Options say where to look.
+type Options struct {
+	// Home is the Reasonix home (its AGENTS.md is a global rules file).
+	Home string
+	// UserHome is the user's home directory (~/.claude/CLAUDE.md, "~/"
+	// in imports and instructions).
+	UserHome string
+	// Workspace is the project directory: the root of the project walk
+	// when there is no git root, and the base of relative instructions.
+	Workspace string
+	// Cwd is the working directory, where the project walk ends.
+	Cwd string
+	// Instructions are the paths of the `instructions` config key;
+	// relative ones resolve against Workspace, "~/" against UserHome, and
+	// a path with * ? or [ is a glob.
+	Instructions []string
+	// Now is the clock for the environment block; nil is time.Now.
+	Now func() time.Time
+	// NoGit skips running git for the status summary (the branch is read
+	// from .git/HEAD either way).
+	NoGit bool
+	// GitTimeout bounds `git status`; 0 is 2 seconds.
+	GitTimeout time.Duration
+}
+
+// Part is one labelled block of the prefix, as it appears in the prompt.
+type Part struct {
+	Kind string `json:"kind"`
+	// Source is the file's path; for the preamble and the environment it
+	// is a description.
+	Source string `json:"source"`
+	// Imports are the files @-imported into this one, nested ones too.
+	Imports []string `json:"imports,omitempty"`
+	Text    string   `json:"-"`
+}
+
+// Prefix is the assembled rules prefix.
+type Prefix struct {
+	Parts []Part
+	// Notices report what was cut, refused or unreadable.
+	Notices []string
+}
+
+// Separator joins the parts of a system prompt.
+const Separator = "\n\n"
+
+// Text is the prefix as it is appended to a role's system prompt.
+func (p *Prefix) Text() string {
+	if p == nil {
+		return ""
+	}
+	texts := make([]string, len(p.Parts))
+	for i, pt := range p.Parts {
+		texts[i] = pt.Text
+	}
+	return strings.Join(texts, Separator)
+}
+
+const preamble = `# Rules and instructions
+The user's rules files follow, each in a <rules> block naming its path. Follow them. Where they disagree, a project file beats a global one, a file closer to the working directory beats one further up, and a configured instructions file comes last and beats both.`
+
+// Load reads every rules file and builds the environment block. It never
+// fails: what cannot be read is reported in Notices.
+func Load(opts Options) *Prefix {
+	l := &loader{opts: opts, budget: TotalCap, seen: map[string]bool{}}
+	var parts []Part
+	var globals []string
+	if opts.Home != "" {
+		globals = append(globals, filepath.Join(opts.Home, "AGENTS.md"))
+	}
+	if opts.UserHome != "" {
+		globals = append(globals, filepath.Join(opts.UserHome, ".claude", "CLAUDE.md"))
+	}
+	for _, f := range globals {
+		if pt, ok := l.top(KindGlobal, f, false); ok {
+			parts = append(parts, pt)
+		}
+	}
+	root := GitRoot(opts.Cwd)
+	for _, dir := range projectDirs(root, opts.Workspace, opts.Cwd) {
+		for _, name := range ProjectFiles {
+			if pt, ok := l.top(KindProject, filepath.Join(dir, name), false); ok {
+				parts = append(parts, pt)
+			}
+		}
+	}
+	for _, f := range l.instructionFiles() {
+		if pt, ok := l.top(KindInstructions, f, true); ok {
+			parts = append(parts, pt)
+		}
+	}
+	if len(parts) > 0 {
+		parts = append([]Part{{Kind: KindPreamble, Source: "reasonix", Text: preamble}}, parts...)
+	}
+	parts = append(parts, l.environment(root))
+	return &Prefix{Parts: parts, Notices: l.notices}
+}
+
+// GitRoot is the nearest ancestor of dir (dir included) holding a .git
+// directory or file, or "" when there is none.
+func GitRoot(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	dir = filepath.Clean(dir)
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+// projectDirs lists the directories from the project root (the git root,
+// else the workspace) down to cwd. When cwd is not under the root, only
+// cwd is searched.
+func projectDirs(gitRoot, workspace, cwd string) []string {
+	if cwd == "" {
+		cwd = workspace
+	}
+	if cwd == "" {
+		return nil
+	}
+	cwd = filepath.Clean(cwd)
+	root := gitRoot
+	if root == "" {
+		root = workspace
+	}
+	if root == "" {
+		return []string{cwd}
+	}
+	root = filepath.Clean(root)
+	rel, err := filepath.Rel(root, cwd)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return []string{cwd}
+	}
+	dirs := []string{root}
+	if rel == "." {
+		return dirs
+	}
+	cur := root
+	for _, el := range strings.Split(rel, string(filepath.Separator)) {
+		cur = filepath.Join(cur, el)
+		dirs = append(dirs, cur)
+	}
+	return dirs
+}
+
+type loader struct {
+	opts    Options
+	budget  int
+	seen    map[string]bool // identity of every file included
+	notices []string
+}
+
+func (l *loader) notice(format string, args ...any) {
+	l.notices = append(l.notices, fmt.Sprintf(format, args...))
+}
+
+// identity names a file so a symlink and its target count once.
+func identity(path string) string {
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		return r
+	}
+	return filepath.Clean(path)
+}
+
+// top reads one discovered file and its imports into a labelled part. A
+// missing file is skipped quietly unless mustExist.
+func (l *loader) top(kind, path string, mustExist bool) (Part, bool) {
+	pt := Part{Kind: kind, Source: path}
+	body, ok := l.file(path, 0, nil, &pt, mustExist)
+	if !ok {
+		return Part{}, false
+	}
+	pt.Text = fmt.Sprintf("<rules source=%q kind=%q>\n%s\n</rules>", path, kind, body)
+	return pt, true
+}
+
+// file reads path and expands its imports. stack holds the identities of
+// the files importing it, for cycle detection.
+func (l *loader) file(path string, depth int, stack []string, pt *Part, mustExist bool) (string, bool) {
+	id := identity(path)
+	if l.seen[id] {
+		return "", false
+	}
+	if l.budget <= 0 {
+		if _, err := os.Stat(path); err == nil {
+			l.notice("rules: %s left out: the rules total is capped at %d KB", path, TotalCap>>10)
+		}
+		return "", false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) || mustExist {
+			l.notice("rules: cannot read %s: %v", path, err)
+		}
+		return "", false
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || st.IsDir() {
+		if err == nil && mustExist {
+			l.notice("rules: %s is a directory", path)
+		}
+		return "", false
+	}
+	limit := min(FileCap, l.budget)
+	data, err := io.ReadAll(io.LimitReader(f, int64(limit)+1))
+	if err != nil {
+		l.notice("rules: cannot read %s: %v", path, err)
+		return "", false
+	}
+	l.seen[id] = true
+	cut := ""
+	if len(data) > limit {
+		size := int64(len(data))
+		if st, err := f.Stat(); err == nil {
+			size = st.Size()
+		}
+		data = trimUTF8(data[:limit])
+		why := fmt.Sprintf("rules files are capped at %d KB each", FileCap>>10)
+		if limit < FileCap {
+			why = fmt.Sprintf("the rules total is capped at %d KB", TotalCap>>10)
+		}
+		cut = fmt.Sprintf("[cut: %s is %s; only the first %s is included because %s]", path, formatSize(size), formatSize(int64(len(data))), why)
+		l.notice("rules: %s", strings.Trim(cut, "[]"))
+	}
+	l.budget -= len(data)
+	body := l.expand(path, string(data), depth, append(stack, id), pt)
+	body = strings.TrimRight(body, "\n")
+	if cut != "" {
+		body += "\n" + cut
+	}
+	return body, true
+}
+
+// expand replaces each import line (a line that is just @path, outside
+// fenced code) with the imported file in a nested <rules> block.
+func (l *loader) expand(path, text string, depth int, stack []string, pt *Part) string {
+	if !strings.Contains(text, "@") {
+		return text
+	}
+	var b strings.Builder
+	fence := ""
+	sc := bufio.NewScanner(strings.NewReader(text))
+	sc.Buffer(make([]byte, 0, 4096), FileCap+1)
+	first := true
+	for sc.Scan() {
+		line := sc.Text()
+		if !first {
+			b.WriteByte('\n')
+		}
+		first = false
+		t := strings.TrimSpace(line)
+		if f := fenceOf(t); f != "" {
+			switch {
+			case fence == "":
+				fence = f
+			case strings.HasPrefix(t, fence) && strings.TrimLeft(t, fence[:1]) == "":
+				fence = ""
+			}
+		}
+		target, ok := importTarget(t)
+		if fence != "" || !ok {
+			b.WriteString(line)
+			continue
+		}
+		b.WriteString(l.importLine(path, line, target, depth, stack, pt))
+	}
+	if strings.HasSuffix(text, "\n") {
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func (l *loader) importLine(from, line, target string, depth int, stack []string, pt *Part) string {
+	p := l.resolve(target, filepath.Dir(from))
+	if depth+1 > MaxImportDepth {
+		l.notice("rules: import %s in %s refused: imports nest at most %d deep", target, from, MaxImportDepth)
+		return line + " (not imported: too deeply nested)"
+	}
+	id := identity(p)
+	for _, s := range stack {
+		if s == id {
+			l.notice("rules: import %s in %s refused: it imports itself", target, from)
+			return line + " (not imported: import cycle)"
+		}
+	}
+	if l.seen[id] {
+		return line + " (included above)"
+	}
+	body, ok := l.file(p, depth+1, stack, pt, false)
+	if !ok {
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			l.notice("rules: import %s in %s: no such file", target, from)
+			return line + " (not found)"
+		}
+		return line + " (not imported)"
+	}
+	pt.Imports = append(pt.Imports, p)
+	return fmt.Sprintf("<rules source=%q imported-by=%q>\n%s\n</rules>", p, from, body)
+}
+
+// importTarget reports whether a trimmed line is an import and its path.
+func importTarget(t string) (string, bool) {
+	if len(t) < 2 || t[0] != '@' || strings.ContainsAny(t, " \t") {
+		return "", false
+	}
+	p := t[1:]
+	// An @mention or an email is not a path.
+	if !strings.ContainsAny(p, "/.~\\") {
+		return "", false
+	}
+	return p, true
+}
+
+func fenceOf(t string) string {
+	for _, f := range []string{"```", "~~~"} {
+		if strings.HasPrefix(t, f) {
+			return f
+		}
+	}
+	return ""
+}
+
+// resolve expands "~/" against the user's home and makes a relative path
+// absolute against base.
+func (l *loader) resolve(p, base string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") || strings.HasPrefix(p, `~\`) {
+		if l.opts.UserHome != "" {
+			return filepath.Join(l.opts.UserHome, p[1:])
+		}
+	}
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(base, p)
+}
+
+// instructionFiles resolves the instructions paths, expanding globs.
+func (l *loader) instructionFiles() []string {
+	base := l.opts.Workspace
+	if base == "" {
+		base = l.opts.Cwd
+	}
+	var out []string
+	for _, raw := range l.opts.Instructions {
+		p := l.resolve(raw, base)
+		if !strings.ContainsAny(raw, "*?[") {
+			out = append(out, p)
+			continue
+		}
+		matches, err := filepath.Glob(p)
+		if err != nil {
+			l.notice("instructions: bad pattern %q: %v", raw, err)
+			continue
+		}
+		if len(matches) == 0 {
+			l.notice("instructions: %q matches no file", raw)
+		}
+		sort.Strings(matches)
+		out = append(out, matches...)
+	}
+	return out
+}
+
+// environment is the frozen environment block.
+func (l *loader) environment(gitRoot string) Part {
+	now := time.Now
+	if l.opts.Now != nil {
+		now = l.opts.Now
+	}
+	cwd := l.opts.Cwd
+	if cwd == "" {
+		cwd = l.opts.Workspace
+	}
+	var b strings.Builder
+	b.WriteString("# Environment\nTaken once when the session started; it is not updated as work goes on.\n")
+	fmt.Fprintf(&b, "Working directory: %s\n", cwd)
+	if l.opts.Workspace != "" && filepath.Clean(l.opts.Workspace) != filepath.Clean(cwd) {
+		fmt.Fprintf(&b, "Workspace: %s\n", l.opts.Workspace)
+	}
+	fmt.Fprintf(&b, "Platform: %s/%s\n", runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(&b, "Date: %s\n", now().Format("2006-01-02"))
+	if gitRoot != "" {
+		fmt.Fprintf(&b, "Git root: %s\n", gitRoot)
+		if br := Branch(gitRoot); br != "" {
+			fmt.Fprintf(&b, "Git branch: %s\n", br)
+		}
+		if !l.opts.NoGit {
+			if st, ok := status(gitRoot, l.opts.GitTimeout); ok {
+				fmt.Fprintf(&b, "Git status: %s\n", st)
+			}
+		}
+	}
+	return Part{Kind: KindEnvironment, Source: "taken at session start", Text: strings.TrimRight(b.String(), "\n")}
+}
+
+// Branch reads the checked-out branch from the repository's HEAD without
+// running git: "main", "detached at 1a2b3c4", or "" when unknown.
+func Branch(gitRoot string) string {
+	gitDir := filepath.Join(gitRoot, ".git")
+	if st, err := os.Stat(gitDir); err == nil && !st.IsDir() {
+		// A worktree or submodule: .git is a file "gitdir: <path>".
+		data, err := os.ReadFile(gitDir)
+		if err != nil {
+			return ""
+		}
+		d, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:")
+		if !ok {
+			return ""
+		}
+		d = strings.TrimSpace(d)
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(gitRoot, d)
+		}
+		gitDir = d
+	}
+	data, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	if err != nil {
+		return ""
+	}
+	head := strings.TrimSpace(string(data))
+	if ref, ok := strings.CutPrefix(head, "ref:"); ok {
+		ref = strings.TrimSpace(ref)
+		return strings.TrimPrefix(ref, "refs/heads/")
+	}
+	if len(head) >= 7 {
+		return "detached at " + head[:7]
+	}
+	return ""
+}
+
+// status summarises `git status --porcelain`, bounded by a timeout; ok is
+// false when git is missing, fails or is too slow.
+func status(gitRoot string, timeout time.Duration) (string, bool) {
+	if timeout <= 0 {
+		timeout = 2 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", "--no-optional-locks", "status", "--porcelain")
+	cmd.Dir = gitRoot
+	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0")
+	out, err := cmd.Output()
+	if err != nil {
+		return "", false
+	}
+	return summarize(out), true
+}
+
+// maxStatusLines is how many changed paths the status summary lists.
+const maxStatusLines = 10
+
+// summarize turns porcelain output into counts and the first few entries.
+func summarize(out []byte) string {
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(out) == 0 || len(lines) == 0 || lines[0] == "" {
+		return "clean"
+	}
+	counts := map[string]int{}
+	var order []string
+	for _, ln := range lines {
+		if len(ln) < 2 {
+			continue
+		}
+		var k string
+		switch xy := ln[:2]; {
+		case xy == "??":
+			k = "untracked"
+		case strings.ContainsRune(xy, 'U') || xy == "AA" || xy == "DD":
+			k = "conflicted"
+		case strings.ContainsRune(xy, 'R'):
+			k = "renamed"
+		case strings.ContainsRune(xy, 'A'):
+			k = "added"
+		case strings.ContainsRune(xy, 'D'):
+			k = "deleted"
+		default:
+			k = "modified"
+		}
+		if counts[k] == 0 {
+			order = append(order, k)
+		}
+		counts[k]++
+	}
+	var sum []string
+	for _, k := range order {
+		sum = append(sum, fmt.Sprintf("%d %s", counts[k], k))
+	}
+	var b strings.Builder
+	b.WriteString(strings.Join(sum, ", "))
+	for i, ln := range lines {
+		if i == maxStatusLines {
+			fmt.Fprintf(&b, "\n  ... %d more", len(lines)-i)
+			break
+		}
+		b.WriteString("\n  " + ln)
+	}
+	return b.String()
+}
+
+// trimUTF8 drops a rune cut in half at the end of b.
+func trimUTF8(b []byte) []byte {
+	for i := 0; i < utf8.UTFMax && len(b) > 0; i++ {
+		if r, _ := utf8.DecodeLastRune(b); r != utf8.RuneError {
+			return b
+		}
+		b = b[:len(b)-1]
+	}
+	return bytes.ToValidUTF8(b, nil)
+}
+
+func formatSize(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%d KB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

@@ -1,0 +1,305 @@
+package rules
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+type fix struct {
+	t                      *testing.T
+	root, home, user, repo string
+}
+
+func newFix(t *testing.T) *fix {
+	root := t.TempDir()
+	f := &fix{t: t, root: root, home: filepath.Join(root, "user", ".reasonix"), user: filepath.Join(root, "user"), repo: filepath.Join(root, "repo")}
+	for _, d := range []string{f.home, f.repo} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return f
+}
+
+func (f *fix) write(path, text string) string {
+	f.t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		f.t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+	return path
+}
+
+func (f *fix) opts(cwd string) Options {
+	return Options{Home: f.home, UserHome: f.user, Workspace: cwd, Cwd: cwd, NoGit: true,
+		Now: func() time.Time { return time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC) }}
+}
+
+func sources(p *Prefix) []string {
+	var out []string
+	for _, pt := range p.Parts {
+		out = append(out, pt.Kind+" "+pt.Source)
+	}
+	return out
+}
+
+func TestDiscoveryOrder(t *testing.T) {
+	f := newFix(t)
+	if err := os.MkdirAll(filepath.Join(f.repo, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f.write(filepath.Join(f.repo, ".git", "HEAD"), "ref: refs/heads/feature/x\n")
+	sub := filepath.Join(f.repo, "a", "b")
+	files := []string{
+		f.write(filepath.Join(f.home, "AGENTS.md"), "reasonix global"),
+		f.write(filepath.Join(f.user, ".claude", "CLAUDE.md"), "claude global"),
+		f.write(filepath.Join(f.repo, "AGENTS.md"), "root agents"),
+		f.write(filepath.Join(f.repo, "CLAUDE.md"), "root claude"),
+		f.write(filepath.Join(f.repo, ".claude", "CLAUDE.md"), "root dot claude"),
+		f.write(filepath.Join(f.repo, "REASONIX.md"), "root reasonix"),
+		f.write(filepath.Join(f.repo, "a", "CLAUDE.md"), "a claude"),
+		f.write(filepath.Join(sub, "AGENTS.md"), "b agents"),
+		f.write(filepath.Join(sub, "docs", "extra.md"), "extra"),
+	}
+	f.write(filepath.Join(f.root, "AGENTS.md"), "above the git root: never read")
+	f.write(filepath.Join(f.repo, "a", "b", "c", "AGENTS.md"), "below cwd: never read")
+	opts := f.opts(sub)
+	opts.Instructions = []string{"docs/*.md", "missing.md"}
+	p := Load(opts)
+	got := sources(p)
+	want := []string{"preamble reasonix"}
+	kinds := []string{KindGlobal, KindGlobal, KindProject, KindProject, KindProject, KindProject, KindProject, KindProject, KindInstructions}
+	for i, file := range files {
+		want = append(want, kinds[i]+" "+file)
+	}
+	want = append(want, "environment taken at session start")
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("parts:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	text := p.Text()
+	if strings.Contains(text, "never read") {
+		t.Errorf("read a file outside the walk:\n%s", text)
+	}
+	last := -1
+	for _, s := range []string{"reasonix global", "claude global", "root agents", "root claude", "root dot claude", "root reasonix", "a claude", "b agents", "extra"} {
+		i := strings.Index(text, s)
+		if i <= last {
+			t.Errorf("%q out of order", s)
+		}
+		last = i
+	}
+	if !strings.Contains(text, `<rules source="`+files[2]+`" kind="project">`+"\nroot agents\n</rules>") {
+		t.Errorf("project file not labelled:\n%s", text)
+	}
+	env := p.Parts[len(p.Parts)-1].Text
+	for _, w := range []string{"Working directory: " + sub, "Workspace:", "Date: 2025-03-04", "Git branch: feature/x", "Git root: " + f.repo} {
+		if w == "Workspace:" {
+			if strings.Contains(env, w) {
+				t.Errorf("workspace line when it equals cwd:\n%s", env)
+			}
+			continue
+		}
+		if !strings.Contains(env, w) {
+			t.Errorf("environment lacks %q:\n%s", w, env)
+		}
+	}
+	if len(p.Notices) != 1 || !strings.Contains(p.Notices[0], "missing.md") {
+		t.Errorf("notices = %q", p.Notices)
+	}
+	// The same inputs give the same bytes.
+	if again := Load(opts).Text(); again != text {
+		t.Error("a second load differs")
+	}
+}
+
+func TestNoGitRootWalksFromWorkspace(t *testing.T) {
+	f := newFix(t)
+	sub := filepath.Join(f.repo, "sub")
+	f.write(filepath.Join(f.root, "AGENTS.md"), "above")
+	f.write(filepath.Join(f.repo, "AGENTS.md"), "ws")
+	f.write(filepath.Join(sub, "AGENTS.md"), "sub")
+	opts := f.opts(sub)
+	opts.Workspace = f.repo
+	text := Load(opts).Text()
+	if strings.Contains(text, "above") || !strings.Contains(text, "ws") || !strings.Contains(text, "sub") {
+		t.Errorf("text:\n%s", text)
+	}
+	if !strings.Contains(text, "Workspace: "+f.repo) {
+		t.Errorf("no workspace line:\n%s", text)
+	}
+	// Only the environment when there are no rules at all.
+	empty := Load(f.opts(filepath.Join(f.root, "user")))
+	if len(empty.Parts) != 1 || empty.Parts[0].Kind != KindEnvironment {
+		t.Errorf("parts = %q", sources(empty))
+	}
+}
+
+func TestGitFileWorktreeBranch(t *testing.T) {
+	f := newFix(t)
+	gd := filepath.Join(f.root, "main.git", "worktrees", "wt")
+	f.write(filepath.Join(gd, "HEAD"), "0123456789abcdef0123456789abcdef01234567\n")
+	f.write(filepath.Join(f.repo, ".git"), "gitdir: "+gd+"\n")
+	if got := GitRoot(filepath.Join(f.repo, "x", "y")); got != f.repo {
+		t.Errorf("GitRoot = %q", got)
+	}
+	if got := Branch(f.repo); got != "detached at 0123456" {
+		t.Errorf("Branch = %q", got)
+	}
+}
+
+func TestImports(t *testing.T) {
+	f := newFix(t)
+	f.write(filepath.Join(f.repo, "AGENTS.md"), "top\n@docs/style.md\n```\n@docs/not-imported.md\n```\nmail @someone\n@~/personal.md\n@nope/missing.md\nend\n")
+	f.write(filepath.Join(f.repo, "docs", "style.md"), "style\n  @sub/nested.md\n")
+	f.write(filepath.Join(f.repo, "docs", "sub", "nested.md"), "nested\n@../style.md\n")
+	f.write(filepath.Join(f.repo, "docs", "not-imported.md"), "FENCED")
+	f.write(filepath.Join(f.user, "personal.md"), "personal")
+	// CLAUDE.md importing AGENTS.md, the usual pairing, adds nothing twice.
+	f.write(filepath.Join(f.repo, "CLAUDE.md"), "@AGENTS.md\n")
+	p := Load(f.opts(f.repo))
+	text := p.Text()
+	for _, w := range []string{
+		"top\n<rules source=\"" + filepath.Join(f.repo, "docs", "style.md") + "\" imported-by=\"" + filepath.Join(f.repo, "AGENTS.md") + "\">\nstyle\n<rules source=\"" + filepath.Join(f.repo, "docs", "sub", "nested.md") + "\"",
+		"nested\n@../style.md (not imported: import cycle)\n</rules>",
+		"```\n@docs/not-imported.md\n```\nmail @someone\n",
+		"personal\n</rules>",
+		"@nope/missing.md (not found)\nend\n</rules>",
+		"@AGENTS.md (included above)",
+	} {
+		if !strings.Contains(text, w) {
+			t.Errorf("text lacks %q:\n%s", w, text)
+		}
+	}
+	if strings.Contains(text, "FENCED") {
+		t.Error("imported inside a code fence")
+	}
+	if n := strings.Count(text, "\ntop\n"); n != 1 {
+		t.Errorf("AGENTS.md included %d times", n)
+	}
+	agents := p.Parts[1]
+	if len(agents.Imports) != 3 {
+		t.Errorf("imports = %q", agents.Imports)
+	}
+	joined := strings.Join(p.Notices, "\n")
+	for _, w := range []string{"import ../style.md in " + filepath.Join(f.repo, "docs", "sub", "nested.md") + " refused", "nope/missing.md", "no such file"} {
+		if !strings.Contains(joined, w) {
+			t.Errorf("notices lack %q: %s", w, joined)
+		}
+	}
+}
+
+func TestImportDepthLimit(t *testing.T) {
+	f := newFix(t)
+	f.write(filepath.Join(f.repo, "AGENTS.md"), "level 0\n@d1.md\n")
+	for i := 1; i <= MaxImportDepth+1; i++ {
+		f.write(filepath.Join(f.repo, "d"+itoa(i)+".md"), "level "+itoa(i)+"\n@d"+itoa(i+1)+".md\n")
+	}
+	p := Load(f.opts(f.repo))
+	text := p.Text()
+	if !strings.Contains(text, "level 5") || strings.Contains(text, "level 6") {
+		t.Errorf("depth not limited to %d:\n%s", MaxImportDepth, text)
+	}
+	if !strings.Contains(text, "@d6.md (not imported: too deeply nested)") {
+		t.Errorf("no marker:\n%s", text)
+	}
+	if len(p.Notices) != 1 || !strings.Contains(p.Notices[0], "at most 5 deep") {
+		t.Errorf("notices = %q", p.Notices)
+	}
+}
+
+func itoa(i int) string { return string(rune('0' + i)) }
+
+func TestCaps(t *testing.T) {
+	f := newFix(t)
+	big := strings.Repeat("x", 2<<20)
+	f.write(filepath.Join(f.repo, "AGENTS.md"), "héllo "+big)
+	f.write(filepath.Join(f.repo, "CLAUDE.md"), strings.Repeat("y", 50<<10))
+	f.write(filepath.Join(f.repo, "REASONIX.md"), strings.Repeat("z", 50<<10))
+	f.write(filepath.Join(f.repo, ".claude", "CLAUDE.md"), "left out")
+	p := Load(f.opts(f.repo))
+	if got := len(p.Parts[1].Text); got > FileCap+1000 || got < FileCap {
+		t.Errorf("AGENTS.md part is %d bytes", got)
+	}
+	if !strings.Contains(p.Parts[1].Text, "[cut: "+filepath.Join(f.repo, "AGENTS.md")+" is 2.0 MB; only the first 64 KB is included because rules files are capped at 64 KB each]") {
+		t.Errorf("no cut marker: %s", p.Parts[1].Text[len(p.Parts[1].Text)-300:])
+	}
+	// 64 KB + 50 KB leaves 14 KB of the 128 KB for REASONIX.md
+	// (.claude/CLAUDE.md comes before it and is small).
+	var total int
+	for _, pt := range p.Parts[1:] {
+		if pt.Kind != KindEnvironment {
+			total += strings.Count(pt.Text, "x") + strings.Count(pt.Text, "y") + strings.Count(pt.Text, "z")
+		}
+	}
+	if total > TotalCap {
+		t.Errorf("rules total %d > %d", total, TotalCap)
+	}
+	joined := strings.Join(p.Notices, "\n")
+	for _, w := range []string{"AGENTS.md is 2.0 MB", "REASONIX.md is 50 KB", "the rules total is capped at 128 KB"} {
+		if !strings.Contains(joined, w) {
+			t.Errorf("notices lack %q:\n%s", w, joined)
+		}
+	}
+	// Once the budget is spent, later files are left out by name.
+	f.write(filepath.Join(f.repo, "sub", "AGENTS.md"), "late")
+	opts := f.opts(filepath.Join(f.repo, "sub"))
+	opts.Workspace = f.repo
+	p = Load(opts)
+	if !strings.Contains(strings.Join(p.Notices, "\n"), filepath.Join(f.repo, "sub", "AGENTS.md")+" left out") {
+		t.Errorf("notices = %q", p.Notices)
+	}
+	if strings.Contains(p.Text(), "late") {
+		t.Error("file past the budget included")
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	if got := summarize(nil); got != "clean" {
+		t.Errorf("empty = %q", got)
+	}
+	var b strings.Builder
+	b.WriteString(" M a.go\n?? new.txt\nR  old -> new\nUU both.go\n")
+	for i := range 10 {
+		b.WriteString("?? u" + itoa(i) + "\n")
+	}
+	got := summarize([]byte(b.String()))
+	if !strings.HasPrefix(got, "1 modified, 11 untracked, 1 renamed, 1 conflicted\n   M a.go\n") || !strings.HasSuffix(got, "\n  ... 4 more") {
+		t.Errorf("summary = %q", got)
+	}
+}
+
+func TestGitStatusWhenGitIsThere(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	f := newFix(t)
+	cmd := exec.Command("git", "init", "-q", "-b", "trunk", f.repo)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Skipf("git init: %v %s", err, out)
+	}
+	f.write(filepath.Join(f.repo, "new.txt"), "x")
+	opts := f.opts(f.repo)
+	opts.NoGit = false
+	env := Load(opts).Text()
+	for _, w := range []string{"Git branch: trunk", "Git status: 1 untracked\n  ?? new.txt"} {
+		if !strings.Contains(env, w) {
+			t.Errorf("environment lacks %q:\n%s", w, env)
+		}
+	}
+	// A .git that git does not understand leaves the status line out.
+	g := newFix(t)
+	if err := os.MkdirAll(filepath.Join(g.repo, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	opts = g.opts(g.repo)
+	opts.NoGit = false
+	if env := Load(opts).Text(); strings.Contains(env, "Git status") || !strings.Contains(env, "Git root: "+g.repo) {
+		t.Errorf("environment:\n%s", env)
+	}
+}
