@@ -365,8 +365,8 @@ func askBlockedMessage(c *call, out Outcome) string {
 	if subject == "" {
 		subject = strings.Join(out.Subjects, ", ")
 	}
-	return fmt.Sprintf("blocked: rule Ask: %s needs a person and no one can answer in this run, so %q did not run. Do not retry it; tell the user what you wanted to run and why.",
-		out.Rule, subject)
+	return fmt.Sprintf("blocked: rule Ask: %s needs a person and no one can answer in this run; %s %q was not run. Do not retry it; tell the user what you wanted to do and why.",
+		out.Rule, c.tool, subject)
 }
 
 func (g *Gate) request(ctx context.Context, inv tools.Invocation, c *call, out Outcome) Request {

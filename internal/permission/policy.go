@@ -42,7 +42,9 @@ const (
 	// ModeAuto allows writers no rule mentions; ask and deny rules and
 	// dangerous commands still apply.
 	ModeAuto Mode = "auto"
-	// ModeYolo allows everything that is neither denied nor dangerous.
+	// ModeYolo allows everything that is neither denied nor dangerous,
+	// including calls an explicit ask rule matches (with or without a
+	// person); dangerous commands and control-file writes still ask.
 	ModeYolo Mode = "yolo"
 )
 
