@@ -464,3 +464,30 @@ func TestTUISkillReportReachesTheNextTurn(t *testing.T) {
 	}
 	tt.quit()
 }
+
+// TestTUIGoalResumeInItsSession: a goal stopped at its turn cap by `run
+// --goal` is picked up with `chat --continue` and `/goal resume`, in the
+// same session.
+func TestTUIGoalResumeInItsSession(t *testing.T) {
+	e := newE2E(t, goalStatus("continue", "first half done"), goalStatus("done", "second half done"))
+	e.write("reasonix.toml", "[agent]\ngoal_max_turns = 1\n")
+	if r := e.run("", "run", "--goal", "SHIP-IT in two halves"); r.code != 1 || !strings.Contains(r.stderr, "goal stopped") {
+		t.Fatalf("capped goal: %d %s", r.code, r.stderr)
+	}
+	tt := startTUI(t, e, "chat", "--continue")
+	tt.waitFor("SHIP-IT in two halves")
+	tt.typeLine("/goal resume")
+	tt.waitFor("goal done")
+	msgs := wireMessages(t, e.srv.Requests()[1])
+	last := msgs[len(msgs)-1].Content
+	if !strings.Contains(last, "Continue working on the goal") || !strings.Contains(last, "first half done") {
+		t.Errorf("the resumed goal turn: %s", last)
+	}
+	if !strings.Contains(msgs[1].Content, "SHIP-IT in two halves") {
+		t.Errorf("the goal did not go on in its session: %+v", msgs[:2])
+	}
+	if g := savedGoal(t, e); g == nil || g.Status != "done" || g.Turns != 2 {
+		t.Errorf("saved goal %+v", g)
+	}
+	tt.quit()
+}
