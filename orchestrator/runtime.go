@@ -94,7 +94,11 @@ type Runtime struct {
 	Gate tools.Authorizer
 	Sink events.Sink
 	// System, when non-empty, replaces the executor role's system prompt.
-	System   string
+	System string
+	// Rules returns the rules and environment text every session's system
+	// prompt carries after its role's prompt (internal/rules). It must
+	// return the same text on every call; nil adds nothing.
+	Rules    func() string
 	Settings Settings
 	// Roles are the loaded role profiles; nil uses the built-ins.
 	Roles *roles.Set
@@ -316,7 +320,7 @@ func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 	}
 	s, err := agents.New(agents.Config{
 		ID: id, Role: spec.role, Parent: spec.parent,
-		Provider: prov, Model: model, System: c.withSkillIndex(spec.system, spec.tools),
+		Provider: prov, Model: model, System: c.systemPrompt(spec.system, spec.tools),
 		Tools: spec.tools, Env: env, Gate: gate, MaxSteps: maxSteps,
 		Temperature: c.rt.Settings.Temperature, Sink: c.rt.Sink, Transcript: rec,
 		BeforeChange: beforeChange,

@@ -226,6 +226,7 @@ func assemble(o assembleOptions) (*app, error) {
 		Roles:       roleSet,
 		Skills:      catalog,
 		SkillAllow:  skillAllow,
+		Rules:       rulesOnce(rulesOptions(loaded, workspace, wd, userHome), sink),
 		Checkpoints: checkpointOpener(workspace, loaded.Home),
 		// A person who approved a plan is not asked again about each of
 		// its edits for a while; automatic approval opens no window.

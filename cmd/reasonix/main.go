@@ -78,6 +78,9 @@ Usage:
                                    take the conversation and the files back to before a turn
   reasonix models                  list the configured models
   reasonix config                  print the merged config and where each value came from
+  reasonix context [--json] [--role NAME]
+                                   print the frozen prompt prefix (role prompt, rules files,
+                                   environment, tools) part by part with sizes
   reasonix setup [--force]         write a commented default config to the Reasonix home
   reasonix doctor                  report providers, sandbox and permission posture
   reasonix version                 print the version
@@ -127,6 +130,8 @@ func dispatch(ctx context.Context, args []string, io stdio) int {
 		err = cmdModels(args[1:], io)
 	case "config":
 		err = cmdConfig(args[1:], io)
+	case "context":
+		err = cmdContext(args[1:], io)
 	case "setup":
 		err = cmdSetup(args[1:], io)
 	case "doctor":

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"text/tabwriter"
+
+	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/internal/config"
+	"github.com/reasonix/reasonix/internal/permission"
+	"github.com/reasonix/reasonix/internal/rules"
+	"github.com/reasonix/reasonix/orchestrator"
+	"github.com/reasonix/reasonix/roles"
+	"github.com/reasonix/reasonix/skills"
+	"github.com/reasonix/reasonix/tools"
+)
+
+// userHomeDir is the user's home: $HOME when set, else the OS's idea.
+func userHomeDir() string {
+	if h := os.Getenv("HOME"); h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+// rulesOptions says where this process looks for rules files.
+func rulesOptions(l *config.Loaded, workspace, wd, userHome string) rules.Options {
+	return rules.Options{Home: l.Home, UserHome: userHome, Workspace: workspace, Cwd: wd,
+		Instructions: l.Config.Instructions}
+}
+
+// rulesOnce reads the rules once per process, publishing its notices the
+// first time, and hands every later caller the same bytes.
+func rulesOnce(opts rules.Options, sink events.Sink) func() string {
+	return sync.OnceValue(func() string {
+		p := rules.Load(opts)
+		for _, n := range p.Notices {
+			sink.Publish(events.Event{Type: events.Notice, Text: n})
+		}
+		return p.Text()
+	})
+}
+
+// contextPart is one row of `reasonix context`.
+type contextPart struct {
+	Part    string   `json:"part"`
+	Source  string   `json:"source"`
+	Imports []string `json:"imports,omitempty"`
+	Tools   []string `json:"tools,omitempty"`
+	Bytes   int      `json:"bytes"`
+	Tokens  int      `json:"tokens_estimate"`
+}
+
+type contextReport struct {
+	Role        string        `json:"role"`
+	Parts       []contextPart `json:"parts"`
+	SystemBytes int           `json:"system_bytes"`
+	ToolsBytes  int           `json:"tools_bytes"`
+	TotalBytes  int           `json:"total_bytes"`
+	TotalTokens int           `json:"total_tokens_estimate"`
+	Estimate    string        `json:"token_estimate"`
+	Notices     []string      `json:"notices,omitempty"`
+}
+
+// estimateTokens is a rough count: four bytes a token.
+func estimateTokens(n int) int { return (n + 3) / 4 }
+
+var partNames = map[string]string{
+	rules.KindPreamble:     "rules preamble",
+	rules.KindGlobal:       "global rules",
+	rules.KindProject:      "project rules",
+	rules.KindInstructions: "instructions",
+	rules.KindEnvironment:  "environment",
+}
+
+// cmdContext is `reasonix context [--json] [--role NAME]`: the frozen
+// prefix a new session sends, part by part, with no model involved.
+func cmdContext(args []string, io stdio) error {
+	fs := flag.NewFlagSet("context", flag.ContinueOnError)
+	fs.SetOutput(io.err)
+	asJSON := fs.Bool("json", false, "print JSON")
+	role := fs.String("role", roles.Executor, "role whose prefix to show: executor, planner or a subagent")
+	configFile := fs.String("config", "", "config file")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usagef("context takes no arguments")
+	}
+	loaded, wd, err := loadConfig(*configFile)
+	if err != nil {
+		return err
+	}
+	cfg := loaded.Config
+	workspace := workspaceOf(loaded, wd)
+	userHome := userHomeDir()
+
+	pre := rules.Load(rulesOptions(loaded, workspace, wd, userHome))
+	notices := append([]string(nil), pre.Notices...)
+	roleSet, roleNotices := roles.Load(roles.LoadOptions{Workspace: workspace, Home: loaded.Home, UserHome: userHome})
+	catalog, skillNotices := skills.Discover(skills.Options{Workspace: workspace, Home: loaded.Home, UserHome: userHome,
+		Paths: cfg.Skills.Paths, Excluded: cfg.Skills.ExcludedPaths, Disabled: cfg.Skills.DisabledSkills})
+	notices = append(append(notices, roleNotices...), skillNotices...)
+	pol, err := permission.ParsePolicy(cfg.Permissions.Mode, cfg.Permissions.Allow, cfg.Permissions.Ask, cfg.Permissions.Deny, cfg.Permissions.Dangerous)
+	if err != nil {
+		return usageError{err}
+	}
+	// The same tools assemble offers.
+	disabled := map[string]bool{}
+	for _, n := range cfg.Tools.Disabled {
+		disabled[n] = true
+	}
+	reg := tools.NewRegistry()
+	for _, n := range tools.BuiltinNames() {
+		if t, ok := tools.Builtin(n); ok && !disabled[n] {
+			reg.Add(t)
+		}
+	}
+	text := pre.Text()
+	coord := orchestrator.New(orchestrator.Runtime{
+		Workspace: workspace, Tools: reg, Roles: roleSet, Skills: catalog,
+		SkillAllow: func(name string) bool {
+			return pol.Decide(skills.ToolName, true, tools.Access{Kind: tools.KindDelegate, Skill: name}) != permission.Deny
+		},
+		Rules: func() string { return text },
+	})
+	p, err := coord.Prefix(*role)
+	if err != nil {
+		return usageError{err}
+	}
+
+	roleSrc := p.RoleSource
+	if roleSrc == roles.SourceBuiltin {
+		roleSrc = "builtin " + p.Role
+	}
+	row := func(part, source string, n int) contextPart {
+		return contextPart{Part: part, Source: source, Bytes: n, Tokens: estimateTokens(n)}
+	}
+	rep := contextReport{Role: p.Role, Estimate: "bytes/4", Notices: notices}
+	if p.RolePrompt != "" {
+		rep.Parts = append(rep.Parts, row("role prompt", roleSrc, len(p.RolePrompt)))
+	}
+	for _, pt := range pre.Parts {
+		r := row(partNames[pt.Kind], pt.Source, len(pt.Text))
+		r.Imports = pt.Imports
+		rep.Parts = append(rep.Parts, r)
+	}
+	if p.SkillIndex != "" {
+		rep.Parts = append(rep.Parts, row("skill index", fmt.Sprintf("%d skills", len(catalog.List())), len(p.SkillIndex)))
+	}
+	tr := row("tool schemas", fmt.Sprintf("%d tools", len(p.ToolNames)), len(p.Tools))
+	tr.Tools = p.ToolNames
+	rep.Parts = append(rep.Parts, tr)
+	rep.SystemBytes, rep.ToolsBytes = len(p.System), len(p.Tools)
+	rep.TotalBytes = rep.SystemBytes + rep.ToolsBytes
+	rep.TotalTokens = estimateTokens(rep.TotalBytes)
+
+	for _, n := range notices {
+		fmt.Fprintln(io.err, "reasonix: "+n)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(io.out)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	fmt.Fprintf(io.out, "Frozen prefix of a new %s session, in order (read once per process; the same for every turn):\n\n", p.Role)
+	tw := tabwriter.NewWriter(io.out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PART\tSOURCE\tBYTES\t~TOKENS\t")
+	for _, r := range rep.Parts {
+		src := r.Source
+		if len(r.Imports) > 0 {
+			src += " (imports " + strings.Join(relAll(r.Imports, filepath.Dir(r.Source)), ", ") + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t\n", r.Part, src, r.Bytes, r.Tokens)
+	}
+	fmt.Fprintf(tw, "total\t\t%d\t%d\t\n", rep.TotalBytes, rep.TotalTokens)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(io.out, "\nThe system prompt is %d bytes (its parts joined by blank lines); the tool schemas, %d bytes, are sent beside it.\n"+
+		"Token counts are estimates (bytes/4); the model's tokenizer decides the real count.\n", rep.SystemBytes, rep.ToolsBytes)
+	return nil
+}
+
+// relAll shows paths relative to base where that is shorter.
+func relAll(paths []string, base string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = p
+		if r, err := filepath.Rel(base, p); err == nil && len(r) < len(p) {
+			out[i] = r
+		}
+	}
+	return out
+}

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/reasonix/reasonix/providers/scripted"
+)
+
+// runIn is e.run from a directory of the repository.
+func (e *e2e) runIn(rel, stdin string, args ...string) runResult {
+	e.t.Helper()
+	cmd := exec.Command(binPath, args...)
+	cmd.Dir = filepath.Join(e.repo, rel)
+	cmd.Env = e.env
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		e.t.Fatal(err)
+	}
+	return runResult{out.String(), errb.String(), code}
+}
+
+// rulesRepo lays out a git root with rules files at several levels.
+func rulesRepo(e *e2e) {
+	e.write(".git/HEAD", "ref: refs/heads/rules-branch\n")
+	e.write("AGENTS.md", "ROOT-RULE: indent with tabs.\n@docs/style.md\n")
+	e.write("docs/style.md", "IMPORTED-RULE: no globals.\n")
+	e.write("pkg/CLAUDE.md", "SUB-RULE: pkg is special.\n")
+	e.write("pkg/REASONIX.md", "HUGE-RULE "+strings.Repeat("x", 2<<20))
+	e.write("pkg/a.txt", "alpha\n")
+	if err := os.WriteFile(filepath.Join(e.home, "AGENTS.md"), []byte("GLOBAL-RULE: be brief.\n"), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func TestE2ERulesFilesReachTheModel(t *testing.T) {
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "a.txt"})}},
+		scripted.Turn{Text: "done"},
+	)
+	rulesRepo(e)
+	r := e.runIn("pkg", "", "run", "follow the rules")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("requests = %d, want 2", len(reqs))
+	}
+	sys := systemOf(t, reqs[0])
+	if sys == "" {
+		t.Fatalf("no system message: %s", messagesOf(t, reqs[0]))
+	}
+	last := -1
+	for _, w := range []string{"GLOBAL-RULE", "ROOT-RULE", "IMPORTED-RULE", "SUB-RULE", "HUGE-RULE", "# Environment"} {
+		i := strings.Index(sys, w)
+		if i < 0 {
+			t.Fatalf("system message lacks %q:\n%.3000s", w, sys)
+		}
+		if i < last {
+			t.Errorf("%q out of order", w)
+		}
+		last = i
+	}
+	pkg := filepath.Join(e.repo, "pkg")
+	for _, w := range []string{
+		`<rules source="` + filepath.Join(e.repo, "AGENTS.md") + `" kind="project">`,
+		`<rules source="` + filepath.Join(e.repo, "docs", "style.md") + `" imported-by="` + filepath.Join(e.repo, "AGENTS.md") + `">`,
+		`<rules source="` + filepath.Join(pkg, "CLAUDE.md") + `" kind="project">`,
+		`<rules source="` + filepath.Join(e.home, "AGENTS.md") + `" kind="global">`,
+		"Working directory: " + pkg,
+		"Git branch: rules-branch",
+	} {
+		if !strings.Contains(sys, w) {
+			t.Errorf("system message lacks %q", w)
+		}
+	}
+	if len(sys) > 200<<10 {
+		t.Errorf("system message is %d bytes: the 2 MB file was not capped", len(sys))
+	}
+	if !strings.Contains(sys, "REASONIX.md is 2.0 MB; only the first 64 KB is included") ||
+		!strings.Contains(r.stderr, "REASONIX.md is 2.0 MB; only the first 64 KB is included") {
+		t.Errorf("no cut notice; stderr:\n%s", r.stderr)
+	}
+	if again := systemOf(t, reqs[1]); again != sys {
+		t.Error("the second request's system message differs from the first")
+	}
+	assertPrefixStable(t, reqs)
+}
+
+func TestE2EContextCommand(t *testing.T) {
+	e := newE2E(t)
+	rulesRepo(e)
+	e.write("reasonix.toml", "")
+	e.write("pkg/reasonix.toml", "instructions = [\"../docs/extra.md\"]\n")
+	e.write("docs/extra.md", "EXTRA\n")
+	r := e.runIn("pkg", "", "context")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	last := -1
+	for _, w := range []string{"role prompt", "builtin executor", "rules preamble", "global rules", "project rules", filepath.Join(e.repo, "AGENTS.md") + " (imports docs/style.md)",
+		"project rules", filepath.Join(e.repo, "pkg", "CLAUDE.md"), "instructions", filepath.Join(e.repo, "docs", "extra.md"), "environment", "tool schemas", " tools", "total", "estimates (bytes/4)"} {
+		i := strings.Index(r.stdout[last+1:], w)
+		if i < 0 {
+			t.Fatalf("output lacks %q after byte %d:\n%s", w, last, r.stdout)
+		}
+		last += 1 + i
+	}
+	if !strings.Contains(r.stderr, "REASONIX.md is 2.0 MB") {
+		t.Errorf("no cut notice on stderr: %s", r.stderr)
+	}
+
+	r = e.runIn("pkg", "", "context", "--json", "--role", "explore")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr: %s", r.code, r.stderr)
+	}
+	var rep struct {
+		Role  string `json:"role"`
+		Parts []struct {
+			Part   string `json:"part"`
+			Source string `json:"source"`
+			Bytes  int    `json:"bytes"`
+			Tokens int    `json:"tokens_estimate"`
+		} `json:"parts"`
+		SystemBytes int `json:"system_bytes"`
+		ToolsBytes  int `json:"tools_bytes"`
+		TotalBytes  int `json:"total_bytes"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, r.stdout)
+	}
+	sum := 0
+	for _, p := range rep.Parts {
+		if p.Part != "tool schemas" {
+			sum += p.Bytes
+		}
+		if p.Tokens != (p.Bytes+3)/4 {
+			t.Errorf("part %q: tokens %d for %d bytes", p.Part, p.Tokens, p.Bytes)
+		}
+	}
+	// The parts, joined by blank lines, are the system prompt.
+	if rep.Role != "explore" || rep.SystemBytes != sum+2*(len(rep.Parts)-2) || rep.TotalBytes != rep.SystemBytes+rep.ToolsBytes {
+		t.Errorf("report = %+v (parts sum %d)", rep, sum)
+	}
+	if r := e.runIn("pkg", "", "context", "--role", "nobody"); r.code != 2 {
+		t.Errorf("unknown role: exit %d", r.code)
+	}
+}
