@@ -322,8 +322,8 @@ func TestToolResultsAreRedacted(t *testing.T) {
 			t.Errorf("result not redacted: %q", r)
 		}
 	}
-	if !strings.Contains(ends[0], "saw {\"k\":\"[REDACTED]\"}") {
-		t.Errorf("summary not redacted: %q", ends[0])
+	if !strings.Contains(strings.Join(ends, "\n"), "| saw {\"k\":\"[REDACTED]\"}") {
+		t.Errorf("summary not redacted: %q", ends)
 	}
 	// The request after the calls carries no key in any tool result; the
 	// model's own arguments are sent back as it wrote them.
