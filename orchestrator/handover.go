@@ -29,7 +29,9 @@ func (submitPlanTool) Description() string {
 		"If the plan is rejected as invalid, fix what the error names and call it again."
 }
 
-func (submitPlanTool) Schema() json.RawMessage { return planSchema() }
+// Schema is planSchema (schemas_gen.go), generated from Plan, the struct
+// ParsePlan decodes; see schema_test.go.
+func (submitPlanTool) Schema() json.RawMessage { return json.RawMessage(planSchema) }
 
 // ReadOnly is true: submitting changes nothing, and plan-mode gates must
 // let it through.
@@ -58,8 +60,6 @@ const (
 // GoalReport is one goal_status call.
 type GoalReport = events.GoalReport
 
-var goalStatusSchema = tools.SchemaFor[GoalReport](tools.WithEnum("status", GoalDone, GoalBlocked, GoalContinue))
-
 // goalStatusTool ends a goal turn with a structured report.
 type goalStatusTool struct{}
 
@@ -70,7 +70,9 @@ func (goalStatusTool) Description() string {
 		"blocked when you cannot go on without the user (say exactly what blocks you), continue when there is more to do."
 }
 
-func (goalStatusTool) Schema() json.RawMessage { return goalStatusSchema() }
+// Schema is goalStatusSchema (schemas_gen.go), generated from GoalReport;
+// see schema_test.go.
+func (goalStatusTool) Schema() json.RawMessage { return json.RawMessage(goalStatusSchema) }
 
 // ReadOnly is true: a report changes nothing.
 func (goalStatusTool) ReadOnly() bool { return true }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/internal/store"
-	"github.com/reasonix/reasonix/tools"
 )
 
 // Plan and PlanStep are the planner's structured answer; they live in
@@ -20,10 +19,6 @@ type (
 	Plan     = events.Plan
 	PlanStep = events.PlanStep
 )
-
-// planSchema is the submit_plan argument schema, generated from Plan, the
-// struct ParsePlan decodes, once and then the same bytes on every request.
-var planSchema = tools.SchemaFor[Plan](tools.WithMinItems("steps", 1))
 
 // ParsePlan decodes and validates a plan.
 func ParsePlan(data []byte) (Plan, error) { return events.ParsePlan(data) }

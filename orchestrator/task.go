@@ -66,17 +66,40 @@ func (t *taskTool) Description() string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// Schema is taskArgs' schema with the agent names as the agent enum, in
-// the order of t.agents; it is built once per tool.
+// Schema is taskSchema (schemas_gen.go, generated from taskArgs; see
+// schema_test.go) with the agent names as the agent enum, in the order of
+// t.agents; it is built once per tool.
 func (t *taskTool) Schema() json.RawMessage {
 	t.schemaOnce.Do(func() {
 		names := make([]string, len(t.agents))
 		for i, r := range t.agents {
 			names[i] = r.Name
 		}
-		t.schema = tools.SchemaFor[taskArgs](tools.WithEnum("agent", names...))()
+		t.schema = withAgents(names)
 	})
 	return t.schema
+}
+
+// agentsPlaceholder is the agent enum's one value in taskSchema, which
+// withAgents replaces with the names.
+const agentsPlaceholder = "@agents@"
+
+// agentsEnum is how the placeholder enum is encoded in taskSchema.
+const agentsEnum = `,"enum":["` + agentsPlaceholder + `"]`
+
+// withAgents is taskSchema with names as the agent enum. The bytes are
+// those the generator writes for an enum of names: the same JSON encoding
+// of the strings, and no enum at all when there are none.
+func withAgents(names []string) json.RawMessage {
+	enum := ""
+	if len(names) > 0 {
+		b, err := json.Marshal(names)
+		if err != nil {
+			panic(err) // strings always encode
+		}
+		enum = `,"enum":` + string(b)
+	}
+	return json.RawMessage(strings.Replace(taskSchema, agentsEnum, enum, 1))
 }
 
 // ReadOnly is true although a subagent may write: the session loop only

@@ -38,9 +38,9 @@ func (t *skillTool) Description() string {
 		"args is free text passed to the skill."
 }
 
-var skillSchema = tools.SchemaFor[skillArgs](tools.WithEnum("action", "list", "load"))
-
-func (t *skillTool) Schema() json.RawMessage { return skillSchema() }
+// Schema is skillSchema (schemas_gen.go), generated from skillArgs; see
+// schema_test.go.
+func (t *skillTool) Schema() json.RawMessage { return json.RawMessage(skillSchema) }
 
 // ReadOnly is true: loading instructions changes nothing. A subagent run
 // passes the gate on its own calls.

@@ -37,11 +37,9 @@ func (bashTool) Description() string {
 		"Prefer grep, glob, ls and read_file over shell equivalents."
 }
 
-// bashSchema advertises timeout as an integer, as it always has; the
-// decoder also takes fractions.
-var bashSchema = tools.SchemaFor[bashArgs](tools.WithType("timeout", "integer"))
-
-func (bashTool) Schema() json.RawMessage { return bashSchema() }
+// Schema is bashSchema (schemas_gen.go), generated from bashArgs; see
+// schema_test.go.
+func (bashTool) Schema() json.RawMessage { return json.RawMessage(bashSchema) }
 
 type bashArgs struct {
 	Command     string  `json:"command"`

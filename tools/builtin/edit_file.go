@@ -21,9 +21,9 @@ func (editFileTool) Description() string {
 	return "Replace exact text in a file. old_string must match the file exactly, indentation included, and be unique unless replace_all is true; add surrounding lines to make it unique. Read the file first to copy the text. An empty old_string creates a new file."
 }
 
-var editFileSchema = tools.SchemaFor[editArgs]()
-
-func (editFileTool) Schema() json.RawMessage { return editFileSchema() }
+// Schema is editFileSchema (schemas_gen.go), generated from editArgs; see
+// schema_test.go.
+func (editFileTool) Schema() json.RawMessage { return json.RawMessage(editFileSchema) }
 
 // editSpec is one replacement; pointers tell a missing argument from an
 // empty string.

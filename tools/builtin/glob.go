@@ -32,9 +32,9 @@ func (globTool) Description() string {
 		"Newest first, at most 200."
 }
 
-var globSchema = tools.SchemaFor[globArgs]()
-
-func (globTool) Schema() json.RawMessage { return globSchema() }
+// Schema is globSchema (schemas_gen.go), generated from globArgs; see
+// schema_test.go.
+func (globTool) Schema() json.RawMessage { return json.RawMessage(globSchema) }
 
 type globArgs struct {
 	Pattern string `json:"pattern"`

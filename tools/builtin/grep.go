@@ -38,9 +38,9 @@ func (*grepTool) Description() string {
 		"multiline: match across lines."
 }
 
-var grepSchema = tools.SchemaFor[grepArgs](tools.WithEnum("output_mode", modeFiles, modeContent, modeCount))
-
-func (*grepTool) Schema() json.RawMessage { return grepSchema() }
+// Schema is grepSchema (schemas_gen.go), generated from grepArgs; see
+// schema_test.go.
+func (*grepTool) Schema() json.RawMessage { return json.RawMessage(grepSchema) }
 
 type grepArgs struct {
 	Pattern         string     `json:"pattern"`

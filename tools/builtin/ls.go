@@ -33,9 +33,9 @@ func (lsTool) Description() string {
 		"depth: levels to expand (default 2, max 6). At most 500 entries."
 }
 
-var lsSchema = tools.SchemaFor[lsArgs]()
-
-func (lsTool) Schema() json.RawMessage { return lsSchema() }
+// Schema is lsSchema (schemas_gen.go), generated from lsArgs; see
+// schema_test.go.
+func (lsTool) Schema() json.RawMessage { return json.RawMessage(lsSchema) }
 
 type lsArgs struct {
 	Path  string    `json:"path,omitempty" jsonschema:"directory (default: workspace root)"`

@@ -25,9 +25,9 @@ func (moveFileTool) Description() string {
 	return "Move or rename a file or directory. Fails if the destination already exists; missing parent directories are created."
 }
 
-var moveFileSchema = tools.SchemaFor[moveArgs]()
-
-func (moveFileTool) Schema() json.RawMessage { return moveFileSchema() }
+// Schema is moveFileSchema (schemas_gen.go), generated from moveArgs; see
+// schema_test.go.
+func (moveFileTool) Schema() json.RawMessage { return json.RawMessage(moveFileSchema) }
 
 type moveArgs struct {
 	Source      string `json:"source" jsonschema:"Existing path"`

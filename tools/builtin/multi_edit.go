@@ -19,16 +19,9 @@ func (multiEditTool) Description() string {
 	return "Apply several edits to one file, in order, each working like edit_file on the result of the previous ones. All or nothing: if any edit fails, the file is left unchanged."
 }
 
-// multiEditSchema leaves out the descriptions of an edit's fields: the
-// tool's description says they work as in edit_file, whose schema has them.
-var multiEditSchema = tools.SchemaFor[multiEditArgs](
-	tools.WithMinItems("edits", 1),
-	tools.WithDescription("edits.old_string", ""),
-	tools.WithDescription("edits.new_string", ""),
-	tools.WithDescription("edits.replace_all", ""),
-)
-
-func (multiEditTool) Schema() json.RawMessage { return multiEditSchema() }
+// Schema is multiEditSchema (schemas_gen.go), generated from multiEditArgs;
+// see schema_test.go.
+func (multiEditTool) Schema() json.RawMessage { return json.RawMessage(multiEditSchema) }
 
 type multiEditArgs struct {
 	pathArg

@@ -26,9 +26,9 @@ func (patchTool) Description() string {
 	return "Apply a unified diff (git diff or diff -u) to one or more files. Supports new files (--- /dev/null), deletions (+++ /dev/null) and git renames. Hunks may sit away from their stated line numbers, but context and removed lines must match the file. Either every hunk applies or nothing changes."
 }
 
-var patchSchema = tools.SchemaFor[patchArgs]()
-
-func (patchTool) Schema() json.RawMessage { return patchSchema() }
+// Schema is patchSchema (schemas_gen.go), generated from patchArgs; see
+// schema_test.go.
+func (patchTool) Schema() json.RawMessage { return json.RawMessage(patchSchema) }
 
 type patchArgs struct {
 	Patch string `json:"patch" jsonschema:"Unified diff text with ---/+++ file headers and @@ hunks"`

@@ -31,9 +31,9 @@ func (readFileTool) Description() string {
 	return "Read a text file. Each output line is its line number (from 1), a tab, then the text. Shows up to 2000 lines from offset; page through large files with offset/limit. Lines over 2000 chars are cut. Binary files are described, not shown. For directories use ls."
 }
 
-var readFileSchema = tools.SchemaFor[readArgs](tools.WithMinimum("offset", 1), tools.WithMinimum("limit", 1))
-
-func (readFileTool) Schema() json.RawMessage { return readFileSchema() }
+// Schema is readFileSchema (schemas_gen.go), generated from readArgs; see
+// schema_test.go.
+func (readFileTool) Schema() json.RawMessage { return json.RawMessage(readFileSchema) }
 
 type readArgs struct {
 	pathArg

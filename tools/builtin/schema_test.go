@@ -3,50 +3,103 @@ package builtin
 import (
 	"bytes"
 	"encoding/json"
-	"slices"
 	"testing"
 
 	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/schemagen"
 	"github.com/reasonix/reasonix/tools/schematest"
 )
 
-// builtinSchemas returns every built-in tool's schema, sorted by name. With
-// reversed set the schemas are first built in reverse order.
-func builtinSchemas(t *testing.T, reversed bool) []schematest.Entry {
-	t.Helper()
-	names := tools.BuiltinNames()
-	if reversed {
-		for _, n := range slices.Backward(names) {
-			tool, _ := tools.Builtin(n)
-			tool.Schema()
-		}
-	}
+// schemaSpecs are the argument structs the built-in tools' schemas are
+// generated from, with the edits tags cannot express, in the order of
+// schemas_gen.go.
+var schemaSpecs = []schemagen.Spec{
+	// bash advertises timeout as an integer, as it always has; the decoder
+	// also takes fractions.
+	schemagen.For[bashArgs]("bashSchema", "bash", schemagen.WithType("timeout", "integer")),
+	schemagen.For[editArgs]("editFileSchema", "edit_file"),
+	schemagen.For[globArgs]("globSchema", "glob"),
+	schemagen.For[grepArgs]("grepSchema", "grep", schemagen.WithEnum("output_mode", modeFiles, modeContent, modeCount)),
+	schemagen.For[lsArgs]("lsSchema", "ls"),
+	schemagen.For[moveArgs]("moveFileSchema", "move_file"),
+	// multi_edit leaves out the descriptions of an edit's fields: the
+	// tool's description says they work as in edit_file, whose schema has
+	// them.
+	schemagen.For[multiEditArgs]("multiEditSchema", "multi_edit",
+		schemagen.WithMinItems("edits", 1),
+		schemagen.WithDescription("edits.old_string", ""),
+		schemagen.WithDescription("edits.new_string", ""),
+		schemagen.WithDescription("edits.replace_all", ""),
+	),
+	schemagen.For[patchArgs]("patchSchema", "patch"),
+	schemagen.For[readArgs]("readFileSchema", "read_file", schemagen.WithMinimum("offset", 1), schemagen.WithMinimum("limit", 1)),
+	schemagen.For[struct{}]("todoReadSchema", "todo_read"),
+	schemagen.For[todoWriteArgs]("todoWriteSchema", "todo_write",
+		schemagen.WithDescription("todos.content", "imperative, e.g. Run tests"),
+		schemagen.WithDescription("todos.activeForm", "present continuous, e.g. Running tests"),
+		schemagen.WithEnum("todos.status", TodoPending, TodoInProgress, TodoCompleted),
+	),
+	schemagen.For[writeArgs]("writeFileSchema", "write_file"),
+}
+
+// TestSchemasGenerated checks schemas_gen.go is what the specs generate
+// today; go generate runs it with -update to rewrite the file. The file is
+// the golden file: the schemas are part of the cached prompt prefix, so
+// its diff must be reviewed.
+func TestSchemasGenerated(t *testing.T) {
+	schematest.Generated(t, "builtin", schemaSpecs)
+}
+
+// builtinSchemas returns every built-in tool's schema, sorted by name.
+func builtinSchemas() []schematest.Entry {
 	var out []schematest.Entry
-	for _, n := range names {
+	for _, n := range tools.BuiltinNames() {
 		tool, _ := tools.Builtin(n)
 		out = append(out, schematest.Entry{Name: n, Schema: tool.Schema()})
 	}
 	return out
 }
 
-// TestSchemasGolden pins the exact bytes of every built-in tool's schema:
-// they are part of the cached prompt prefix, so any change must be
-// deliberate. Regenerate with go test ./tools/builtin -run Golden -update.
-func TestSchemasGolden(t *testing.T) {
-	entries := builtinSchemas(t, false)
+// TestSchemas checks every built-in tool returns the schema generated from
+// its spec, and that each is a closed object a provider accepts.
+func TestSchemas(t *testing.T) {
+	entries := builtinSchemas()
 	schematest.Check(t, entries)
-	schematest.Golden(t, "testdata/schemas.golden", schematest.Format(entries))
+	specs := map[string]schemagen.Spec{}
+	for _, s := range schemaSpecs {
+		specs[s.Tool] = s
+	}
 	for _, e := range entries {
+		s, ok := specs[e.Name]
+		if !ok {
+			t.Errorf("%s: add its argument struct to schemaSpecs", e.Name)
+			continue
+		}
+		want, err := s.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(e.Schema, want) {
+			t.Errorf("%s: Schema returns\n%s\nnot the schema of %s\n%s", e.Name, e.Schema, s.Type, want)
+		}
 		tool, _ := tools.Builtin(e.Name)
 		if again := tool.Schema(); !bytes.Equal(again, e.Schema) {
 			t.Errorf("%s: schema changed between calls", e.Name)
 		}
+		delete(specs, e.Name)
+	}
+	for name := range specs {
+		t.Errorf("spec of %s names no built-in tool", name)
 	}
 }
 
 func TestSchemasStableAcrossProcesses(t *testing.T) {
-	schematest.StableAcrossProcesses(t, func(other bool) []byte {
-		return schematest.Format(builtinSchemas(t, other))
+	schematest.StableAcrossProcesses(t, func() []byte {
+		src, err := schemagen.Source("builtin", "test", schemaSpecs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return src
 	})
 }
 
@@ -83,7 +136,7 @@ func decodeInto[T any](raw json.RawMessage) error {
 // every property its schema advertises, nested ones included, and that the
 // hidden aliases are accepted but not advertised.
 func TestArgsAcceptAdvertisedProperties(t *testing.T) {
-	for _, e := range builtinSchemas(t, false) {
+	for _, e := range builtinSchemas() {
 		decode, ok := decoders[e.Name]
 		if !ok {
 			t.Errorf("%s: add its argument struct to decoders", e.Name)

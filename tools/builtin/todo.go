@@ -86,13 +86,9 @@ type todoWriteArgs struct {
 	Todos *[]events.Todo `json:"todos"`
 }
 
-var todoWriteSchema = tools.SchemaFor[todoWriteArgs](
-	tools.WithDescription("todos.content", "imperative, e.g. Run tests"),
-	tools.WithDescription("todos.activeForm", "present continuous, e.g. Running tests"),
-	tools.WithEnum("todos.status", TodoPending, TodoInProgress, TodoCompleted),
-)
-
-func (todoWriteTool) Schema() json.RawMessage { return todoWriteSchema() }
+// Schema is todoWriteSchema (schemas_gen.go), generated from todoWriteArgs;
+// see schema_test.go.
+func (todoWriteTool) Schema() json.RawMessage { return json.RawMessage(todoWriteSchema) }
 
 func (todoWriteTool) Execute(_ context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
 	var a todoWriteArgs
@@ -131,9 +127,9 @@ func (todoReadTool) ReadOnly() bool { return true }
 
 func (todoReadTool) Description() string { return "Show your current todo list." }
 
-var todoReadSchema = tools.SchemaFor[struct{}]()
-
-func (todoReadTool) Schema() json.RawMessage { return todoReadSchema() }
+// Schema is todoReadSchema (schemas_gen.go), generated from an empty
+// struct; see schema_test.go.
+func (todoReadTool) Schema() json.RawMessage { return json.RawMessage(todoReadSchema) }
 
 func (todoReadTool) Execute(_ context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
 	var a struct{}

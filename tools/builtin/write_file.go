@@ -20,9 +20,9 @@ func (writeFileTool) Description() string {
 	return "Create a file or replace its whole content. Parent directories are created. Overwriting an existing file requires reading it with read_file first. Prefer edit_file for changes to existing files."
 }
 
-var writeFileSchema = tools.SchemaFor[writeArgs]()
-
-func (writeFileTool) Schema() json.RawMessage { return writeFileSchema() }
+// Schema is writeFileSchema (schemas_gen.go), generated from writeArgs; see
+// schema_test.go.
+func (writeFileTool) Schema() json.RawMessage { return json.RawMessage(writeFileSchema) }
 
 type writeArgs struct {
 	pathArg

@@ -1,11 +1,15 @@
 // Package schematest checks tool argument schemas in tests: that they are
-// closed objects a provider accepts, that their bytes match a golden file,
-// and that another process builds the very same bytes, since the schemas
-// are part of every request's cached prompt prefix.
+// closed objects a provider accepts, that the generated schemas_gen.go of
+// a package is fresh, and that another process generates the very same
+// bytes, since the schemas are part of every request's cached prompt
+// prefix. The generated file is the golden file: its diff is the review of
+// a schema change.
 //
-// Golden files are rewritten with the -update flag, e.g.
+// A package's schemas_gen.go is rewritten with go generate, which runs
+// its TestSchemasGenerated with the -update flag, e.g.
 //
-//	go test ./tools/builtin -run Golden -update
+//	go generate ./tools/builtin
+//	go test ./tools/builtin -run TestSchemasGenerated -update
 package schematest
 
 import (
@@ -21,10 +25,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/schemagen"
 )
 
-var update = flag.Bool("update", false, "rewrite golden schema files")
+var update = flag.Bool("update", false, "rewrite the generated schema file")
 
 // Entry is one tool's schema.
 type Entry struct {
@@ -32,42 +36,82 @@ type Entry struct {
 	Schema json.RawMessage
 }
 
-// Format lays entries out as golden text: a "-- name --" line, then the
-// schema bytes exactly, then a newline.
-func Format(entries []Entry) []byte {
-	var b bytes.Buffer
-	for _, e := range entries {
-		fmt.Fprintf(&b, "-- %s --\n%s\n", e.Name, e.Schema)
-	}
-	return b.Bytes()
-}
-
-// Golden compares got with the file at path, byte for byte, or rewrites
-// the file under -update.
-func Golden(t *testing.T, path string, got []byte) {
+// Generated checks that the package's schemas_gen.go holds exactly what
+// schemagen.Source writes for specs in package pkg, and says how to
+// regenerate it when not; under -update it rewrites the file. Call it from
+// TestSchemasGenerated, the test the package's go:generate line runs.
+func Generated(t *testing.T, pkg string, specs []schemagen.Spec) {
 	t.Helper()
+	cmd := "go generate " + packageDir(t)
+	got, err := schemagen.Source(pkg, cmd, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
+		if err := os.WriteFile(GeneratedFile, got, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	want, err := os.ReadFile(path)
+	want, err := os.ReadFile(GeneratedFile)
 	if err != nil {
-		t.Fatalf("%v (create it with -update)", err)
+		t.Fatalf("%v; generate it with: %s", err, cmd)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("schemas differ from %s; if the change is intended, run the test with -update and review the diff.\ngot:\n%s\nwant:\n%s", path, got, want)
+		t.Errorf("%s/%s is stale (an argument struct, a tag or an edit changed); regenerate it with\n\t%s\nand review the diff, since the schemas are part of the cached prompt prefix.\n%s",
+			packageDir(t), GeneratedFile, cmd, lineDiff(want, got))
 	}
+}
+
+// GeneratedFile is the name of the file Generated checks, in the package
+// directory the test runs in.
+const GeneratedFile = "schemas_gen.go"
+
+// packageDir is the directory the test runs in, relative to the module
+// root, as a go command argument such as ./tools/builtin.
+func packageDir(t *testing.T) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for root := wd; ; {
+		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
+			rel, err := filepath.Rel(root, wd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return "./" + filepath.ToSlash(rel)
+		}
+		parent := filepath.Dir(root)
+		if parent == root {
+			return "."
+		}
+		root = parent
+	}
+}
+
+// lineDiff lists the lines only in want (-) and only in got (+).
+func lineDiff(want, got []byte) string {
+	w := strings.Split(string(want), "\n")
+	g := strings.Split(string(got), "\n")
+	var b strings.Builder
+	for _, l := range w {
+		if !slices.Contains(g, l) {
+			fmt.Fprintf(&b, "- %s\n", l)
+		}
+	}
+	for _, l := range g {
+		if !slices.Contains(w, l) {
+			fmt.Fprintf(&b, "+ %s\n", l)
+		}
+	}
+	return b.String()
 }
 
 // Check reports every entry that is not compact, valid JSON describing a
 // closed object: type object, additionalProperties false on it and on
-// every nested object, every required name a property. It also reports
-// any schema tools.SchemaFor has failed to build.
+// every nested object, every required name a property.
 func Check(t *testing.T, entries []Entry) {
 	t.Helper()
 	for _, e := range entries {
@@ -93,9 +137,6 @@ func Check(t *testing.T, entries []Entry) {
 		for _, msg := range checkObject(v, "") {
 			t.Errorf("%s: %s", e.Name, msg)
 		}
-	}
-	for _, err := range tools.SchemaErrors() {
-		t.Errorf("schema not built: %v", err)
 	}
 }
 
@@ -151,21 +192,20 @@ func checkValue(s map[string]any, path string) []string {
 const childEnv = "REASONIX_SCHEMATEST_OUT"
 
 // StableAcrossProcesses checks that a separate run of the test binary
-// builds the same bytes as this one. build returns the schemas' golden
-// text; in the child, where other is true, it should first build the
-// schemas in a different order. The child runs with JSONSCHEMAGODEBUG set,
-// which changes the generator's defaults, and one CPU.
+// generates the same bytes as this one: build returns the generated file.
+// The child runs with JSONSCHEMAGODEBUG set, which changes the library's
+// defaults, and one CPU.
 //
 // Call it from a top-level test function: the child runs only that test.
-func StableAcrossProcesses(t *testing.T, build func(other bool) []byte) {
+func StableAcrossProcesses(t *testing.T, build func() []byte) {
 	t.Helper()
 	if out := os.Getenv(childEnv); out != "" {
-		if err := os.WriteFile(out, build(true), 0o644); err != nil {
+		if err := os.WriteFile(out, build(), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	want := build(false)
+	want := build()
 	out := filepath.Join(t.TempDir(), "schemas")
 	cmd := exec.Command(os.Args[0], "-test.run=^"+regexp.QuoteMeta(t.Name())+"$", "-test.count=1")
 	cmd.Env = append(slices.Clone(os.Environ()), childEnv+"="+out,
