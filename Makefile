@@ -6,7 +6,7 @@ LDFLAGS  := -s -w -X main.version=$(VERSION)
 BIN      := bin/reasonix
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 
-.PHONY: build test bench cross fmt vet clean
+.PHONY: build test bench cross fmt vet clean generate
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/reasonix
@@ -14,6 +14,13 @@ build:
 test:
 	$(GO) vet ./...
 	$(GO) test -race ./...
+
+# generate rewrites the tool argument schemas (schemas_gen.go) from the
+# argument structs; `make test` fails when one is stale. `make build` uses
+# the committed files and needs no generator.
+SCHEMA_PKGS := ./tools/builtin ./skills ./orchestrator
+generate:
+	$(GO) generate $(SCHEMA_PKGS)
 
 # bench prints the figures the issues ask for (see docs/SPEC.md, "Figures").
 bench: build
