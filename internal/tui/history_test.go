@@ -197,13 +197,14 @@ func TestHistoryFailures(t *testing.T) {
 	h.typeText("/goal")
 	h.key(tcell.KeyEnter)
 	h.waitFor("no goal; /goal TEXT sets one", "not saved to the history: read-only home")
-	h.typeText("/help")
+	// A second prompt (a short one, so the first notice stays on screen).
+	h.typeText("/nosuch")
 	h.key(tcell.KeyEnter)
-	s := h.waitFor("Ctrl-R searches them")
+	s := h.waitFor("unknown command /nosuch")
 	if n := strings.Count(s, "read-only home"); n != 1 {
 		t.Errorf("the save failure was told %d times:\n%s", n, s)
 	}
 	// It is still recalled in this run.
 	h.key(tcell.KeyUp)
-	h.waitComposer("/help")
+	h.waitComposer("/nosuch")
 }
