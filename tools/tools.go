@@ -20,7 +20,10 @@ import (
 type Tool interface {
 	Name() string
 	Description() string
-	// Schema is the JSON schema of the arguments object.
+	// Schema is the JSON schema of the arguments object, the same bytes on
+	// every call (they are part of the cached prompt prefix). The built-in
+	// tools return constants generated at build time from their argument
+	// structs by tools/schemagen (go generate; see schemas_gen.go).
 	Schema() json.RawMessage
 	// ReadOnly reports whether the tool never changes anything; read-only
 	// calls in one assistant message run in parallel.

@@ -10,7 +10,11 @@
 //
 //	go test ./tools/builtin -run '^TestSchemasGenerated$' -update
 //
-// (likewise ./skills and ./orchestrator).
+// (likewise ./skills and ./orchestrator; make generate does all three).
+//
+// A new tool: add its Spec to the package's schemaSpecs, regenerate, then
+// return the new constant from its Schema method (the package must compile
+// for the generator, which is its own test, to run).
 package schemagen
 
 import (
