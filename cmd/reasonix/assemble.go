@@ -131,17 +131,7 @@ func assemble(o assembleOptions) (*app, error) {
 	workspace := workspaceOf(loaded, wd)
 	a := &app{loaded: loaded, workspace: workspace}
 
-	// Tools.
-	disabled := map[string]bool{}
-	for _, n := range cfg.Tools.Disabled {
-		disabled[n] = true
-	}
-	reg := tools.NewRegistry()
-	for _, n := range tools.BuiltinNames() {
-		if t, ok := tools.Builtin(n); ok && !disabled[n] {
-			reg.Add(t)
-		}
-	}
+	reg := builtinTools(cfg.Tools.Disabled)
 
 	env := tools.NewEnv(workspace)
 	env.OutputLimit = cfg.Tools.OutputLimit
@@ -260,4 +250,20 @@ func workspaceOf(l *config.Loaded, wd string) string {
 	default:
 		return filepath.Join(wd, root)
 	}
+}
+
+// builtinTools is the registry of built-in tools less the disabled ones:
+// what a run offers and `reasonix context` measures.
+func builtinTools(disabled []string) *tools.Registry {
+	off := map[string]bool{}
+	for _, n := range disabled {
+		off[n] = true
+	}
+	reg := tools.NewRegistry()
+	for _, n := range tools.BuiltinNames() {
+		if t, ok := tools.Builtin(n); ok && !off[n] {
+			reg.Add(t)
+		}
+	}
+	return reg
 }

@@ -111,17 +111,7 @@ func cmdContext(args []string, io stdio) error {
 	if err != nil {
 		return usageError{err}
 	}
-	// The same tools assemble offers.
-	disabled := map[string]bool{}
-	for _, n := range cfg.Tools.Disabled {
-		disabled[n] = true
-	}
-	reg := tools.NewRegistry()
-	for _, n := range tools.BuiltinNames() {
-		if t, ok := tools.Builtin(n); ok && !disabled[n] {
-			reg.Add(t)
-		}
-	}
+	reg := builtinTools(cfg.Tools.Disabled) // the same tools assemble offers
 	text := pre.Text()
 	coord := orchestrator.New(orchestrator.Runtime{
 		Workspace: workspace, Tools: reg, Roles: roleSet, Skills: catalog,

@@ -1,35 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/reasonix/reasonix/providers/scripted"
 )
-
-// runIn is e.run from a directory of the repository.
-func (e *e2e) runIn(rel, stdin string, args ...string) runResult {
-	e.t.Helper()
-	cmd := exec.Command(binPath, args...)
-	cmd.Dir = filepath.Join(e.repo, rel)
-	cmd.Env = e.env
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		e.t.Fatal(err)
-	}
-	return runResult{out.String(), errb.String(), code}
-}
 
 // rulesRepo lays out a git root with rules files at several levels.
 func rulesRepo(e *e2e) {

@@ -98,8 +98,14 @@ type runResult struct {
 
 func (e *e2e) run(stdin string, args ...string) runResult {
 	e.t.Helper()
+	return e.runIn("", stdin, args...)
+}
+
+// runIn is e.run from a directory of the repository.
+func (e *e2e) runIn(rel, stdin string, args ...string) runResult {
+	e.t.Helper()
 	cmd := exec.Command(binPath, args...)
-	cmd.Dir = e.repo
+	cmd.Dir = filepath.Join(e.repo, rel)
 	cmd.Env = e.env
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
