@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/reasonix/reasonix/internal/flock"
 )
 
 // lock takes the store's lock file, shared or exclusive, blocking until it
@@ -15,12 +17,12 @@ func (s *Store) lock(exclusive bool) (unlock func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: lock: %w", err)
 	}
-	if err := lockFD(f, exclusive); err != nil {
+	if err := flock.Lock(f, exclusive); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("checkpoint: lock %s: %w", f.Name(), err)
 	}
 	return func() {
-		unlockFD(f)
+		flock.Unlock(f)
 		f.Close()
 	}, nil
 }

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/reasonix/reasonix/internal/flock"
 )
 
 // Prompt history: every prompt a person sends, per project, in
@@ -24,7 +26,7 @@ import (
 // The file is bounded: once it holds more than twice the cap, the next
 // Add rewrites it with the newest cap entries (temp file and rename).
 // Each Add is one O_APPEND write of one whole line, under an advisory
-// lock on the file where the platform has one (flock on Unix), so two
+// lock on the file (internal/flock: flock on Unix, LockFileEx on Windows), so two
 // processes neither interleave partial lines nor lose each other's lines
 // to a rewrite; a line torn by a crash is skipped on read.
 
@@ -115,7 +117,7 @@ func (h *History) Add(text string) error {
 	}
 	defer func() {
 		if f != nil {
-			unlockFile(f)
+			flock.Unlock(f)
 			f.Close()
 		}
 	}()
@@ -164,7 +166,7 @@ func (h *History) Add(text string) error {
 	if runtime.GOOS == "windows" {
 		// Windows will not rename over a file that is open, and has no
 		// lock here: the rewrite is best effort there.
-		unlockFile(f)
+		flock.Unlock(f)
 		f.Close()
 		f = nil
 	}
@@ -230,7 +232,7 @@ func (h *History) openLocked() (*os.File, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := lockFile(f); err != nil {
+		if err := flock.Lock(f, true); err != nil {
 			f.Close()
 			return nil, err
 		}
@@ -239,7 +241,7 @@ func (h *History) openLocked() (*os.File, error) {
 		if ferr == nil && perr == nil && os.SameFile(fst, pst) || try == 10 {
 			return f, nil
 		}
-		unlockFile(f)
+		flock.Unlock(f)
 		f.Close()
 	}
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package checkpoint
+package flock
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 	"syscall"
 )
 
-func lockFD(f *os.File, exclusive bool) error {
+func lock(f *os.File, exclusive bool) error {
 	how := syscall.LOCK_SH
 	if exclusive {
 		how = syscall.LOCK_EX
@@ -21,4 +21,4 @@ func lockFD(f *os.File, exclusive bool) error {
 	}
 }
 
-func unlockFD(f *os.File) { syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
+func unlock(f *os.File) { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }

@@ -1,6 +1,6 @@
 //go:build windows
 
-package checkpoint
+package flock
 
 import (
 	"os"
@@ -8,7 +8,7 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-func lockFD(f *os.File, exclusive bool) error {
+func lock(f *os.File, exclusive bool) error {
 	var flags uint32
 	if exclusive {
 		flags = windows.LOCKFILE_EXCLUSIVE_LOCK
@@ -17,7 +17,7 @@ func lockFD(f *os.File, exclusive bool) error {
 	return windows.LockFileEx(windows.Handle(f.Fd()), flags, 0, 1, 0, ol)
 }
 
-func unlockFD(f *os.File) {
+func unlock(f *os.File) {
 	ol := new(windows.Overlapped)
 	windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, ol)
 }
