@@ -116,15 +116,18 @@ type Provider interface {
 
 // Config is one configured provider instance, already merged and expanded.
 type Config struct {
-	Name          string
-	Kind          string // "openai" (default) or "scripted"
-	BaseURL       string
-	APIKey        string
-	APIKeyEnv     string
-	Models        []string
-	DefaultModel  string
-	Headers       map[string]string
-	Timeout       time.Duration
+	Name         string
+	Kind         string // "openai" (default) or "scripted"
+	BaseURL      string
+	APIKey       string
+	APIKeyEnv    string
+	Models       []string
+	DefaultModel string
+	Headers      map[string]string
+	Timeout      time.Duration
+	// ContextWindow is the configured context size in tokens: > 0 set, 0
+	// not configured (the model's known size applies, see WindowFor), < 0
+	// configured as 0 (no window: no compaction, no size check).
 	ContextWindow int
 	// Thinking is "enabled", "disabled" or empty (not sent).
 	Thinking        string

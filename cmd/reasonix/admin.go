@@ -40,8 +40,10 @@ func cmdModels(args []string, io stdio) error {
 				mark = " (default)"
 			}
 			ctxw := "-"
-			if c.ContextWindow > 0 {
-				ctxw = fmt.Sprint(c.ContextWindow)
+			if w := c.WindowFor(m); w > 0 {
+				ctxw = fmt.Sprint(w)
+			} else if c.ContextWindow < 0 {
+				ctxw = "off"
 			}
 			key := "none"
 			switch {

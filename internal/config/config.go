@@ -67,6 +67,10 @@ type Agent struct {
 	// plan's edits run without approval prompts; 0 turns the window off.
 	// The decoder refuses negative durations.
 	PlanWriteWindow time.Duration `toml:"plan_write_window"`
+	// CompactRatio is the share of the context window the reported prompt
+	// tokens of a request may reach before the session compacts its
+	// history; nil is the default (0.8).
+	CompactRatio *float64 `toml:"compact_ratio"`
 }
 
 // Provider is one [[providers]] entry. Entries merge across layers by Name.
@@ -84,8 +88,9 @@ type Provider struct {
 	Default   string            `toml:"default"`
 	Headers   map[string]string `toml:"headers"`
 	Timeout   time.Duration     `toml:"timeout"`
-	// ContextWindow is the model's context size in tokens; 0 is unknown.
-	ContextWindow   int    `toml:"context_window" min:"0"`
+	// ContextWindow is the models' context size in tokens; nil uses the
+	// known size of each model, 0 turns the window (and compaction) off.
+	ContextWindow   *int   `toml:"context_window" min:"0"`
 	Thinking        string `toml:"thinking" enum:",enabled,disabled"`
 	ReasoningEffort string `toml:"reasoning_effort"`
 	MaxAttempts     int    `toml:"max_attempts" min:"0"`

@@ -547,7 +547,7 @@ model = "qwen-plus"
 func TestProviderConfigs(t *testing.T) {
 	c := &Config{Providers: []Provider{
 		{Name: "ds", BaseURL: "https://d/v1", APIKeyEnv: "DS_KEY", Models: []string{"chat", "reasoner"}, Default: "reasoner",
-			Headers: map[string]string{"X": "1"}, Timeout: time.Minute, ContextWindow: 1000, Thinking: "enabled", ReasoningEffort: "high", MaxAttempts: 2},
+			Headers: map[string]string{"X": "1"}, Timeout: time.Minute, ContextWindow: intp(1000), Thinking: "enabled", ReasoningEffort: "high", MaxAttempts: 2},
 		{Name: "one", BaseURL: "https://o/v1", APIKey: "inline", Model: "m"},
 		{Name: "s", Kind: "scripted", Script: "/tmp/s.json", Model: "x"},
 	}}
@@ -668,7 +668,7 @@ disabled_skills = ["z"]
 			PlanWriteWindow: 90 * time.Second},
 		Providers: []Provider{{Name: "p", Kind: "openai", BaseURL: "http://p", APIKey: "k", APIKeyEnv: "P_KEY", Model: "m",
 			Models: []string{"m", "n"}, Default: "n", Headers: map[string]string{"A": "b"}, Timeout: time.Second,
-			ContextWindow: 9, Thinking: "disabled", ReasoningEffort: "low", MaxAttempts: 1}},
+			ContextWindow: intp(9), Thinking: "disabled", ReasoningEffort: "low", MaxAttempts: 1}},
 		Tools:       Tools{OutputLimit: 5, BashTimeout: time.Second, BashMaxTimeout: 2 * time.Second, Disabled: []string{"x"}},
 		Permissions: Permissions{Mode: "yolo", Allow: []string{"a"}, Ask: []string{"b"}, Deny: []string{"c"}, Dangerous: []string{"d"}},
 		Sandbox:     Sandbox{WorkspaceRoot: "/w", AllowRead: []string{"/r"}, AllowWrite: []string{"/x"}, Network: true, Bash: "off"},
@@ -874,3 +874,5 @@ func TestInstructionsConcatAndEmptyEntryLocated(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+func intp(n int) *int { return &n }

@@ -260,6 +260,16 @@ func (d *fileDecoder) decodeField(v any, fv reflect.Value, sf reflect.StructFiel
 			return typeErr("boolean")
 		}
 		fv.SetBool(b)
+	case t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Int:
+		n, ok := v.(int64)
+		if !ok {
+			return typeErr("integer")
+		}
+		if err := checkRange(sf, n); err != "" {
+			return []error{d.errorf(kp, "%d is out of range: %s", n, err)}
+		}
+		i := int(n)
+		fv.Set(reflect.ValueOf(&i))
 	case t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Float64:
 		var f float64
 		switch x := v.(type) {

@@ -54,6 +54,13 @@ func (p *Provider) toProviderConfig(env func(string) string) providers.Config {
 	if def == "" && len(models) > 0 {
 		def = models[0]
 	}
+	window := 0 // not configured: the model's known size
+	if p.ContextWindow != nil {
+		window = *p.ContextWindow
+		if window == 0 {
+			window = -1 // configured as 0: off
+		}
+	}
 	kind := p.Kind
 	if kind == "" {
 		kind = "openai"
@@ -68,7 +75,7 @@ func (p *Provider) toProviderConfig(env func(string) string) providers.Config {
 		DefaultModel:    def,
 		Headers:         maps.Clone(p.Headers),
 		Timeout:         p.Timeout,
-		ContextWindow:   p.ContextWindow,
+		ContextWindow:   window,
 		Thinking:        p.Thinking,
 		ReasoningEffort: p.ReasoningEffort,
 		MaxAttempts:     p.MaxAttempts,

@@ -442,3 +442,6 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 	}
 	return 0
 }
+
+// ContextWindow is the context size of model (providers.Windowed).
+func (p *Provider) ContextWindow(model string) int { return p.cfg.WindowFor(model) }

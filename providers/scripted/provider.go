@@ -42,6 +42,8 @@ func (e *StatusError) StatusCode() int { return e.Status }
 type Provider struct {
 	name string
 	q    *Queue
+	// cfg is the configuration it was built from (zero from a script).
+	cfg providers.Config
 
 	mu   sync.Mutex
 	reqs []providers.Request
@@ -57,6 +59,7 @@ func New(cfg providers.Config) (providers.Provider, error) {
 		return nil, fmt.Errorf("provider %q: %w", cfg.Name, err)
 	}
 	p := NewFromScript(s)
+	p.cfg = cfg
 	if cfg.Name != "" {
 		p.name = cfg.Name
 	}
@@ -70,6 +73,10 @@ func NewFromScript(s *Script) *Provider {
 
 // Name returns the provider's configured name.
 func (p *Provider) Name() string { return p.name }
+
+// ContextWindow is the context size of model: the configured
+// context_window, else the model's known size (providers.Windowed).
+func (p *Provider) ContextWindow(model string) int { return p.cfg.WindowFor(model) }
 
 // Queue exposes the turn queue, e.g. to check Remaining after a test.
 func (p *Provider) Queue() *Queue { return p.q }
