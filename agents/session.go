@@ -53,6 +53,30 @@ type Config struct {
 	// read-only, once it is allowed (the coordinator checkpoints the
 	// workspace there, once per turn). An error refuses the call.
 	BeforeChange func(ctx context.Context) error
+	// ContextWindow is the model's context size in tokens; 0 turns the
+	// size check and compaction off. CompactRatio (default 0.8) is the
+	// share of it that triggers compaction (compact.go).
+	ContextWindow int
+	CompactRatio  float64
+	// OnCompact, when set, is told about each compaction before the
+	// session goes on with the compacted history (the coordinator
+	// archives the originals and records it); an error stops the run.
+	OnCompact func(Compaction) error
+	// Restate, when set, returns state a digest must carry whatever the
+	// model wrote (the goal); the todo list is always carried.
+	Restate func() string
+	// Guard, when set, watches each call of a tool that is not read-only
+	// (permission.ControlGuard): it undoes changes to control files that
+	// no person approved, and the call's result says so.
+	Guard ChangeGuard
+}
+
+// ChangeGuard watches what a call changes on disk.
+type ChangeGuard interface {
+	// Watch is called just before a call runs; the function it returns
+	// just after, with whether a person approved this very call. A
+	// non-empty return is a refused change, appended to the result.
+	Watch(session, role, tool string) func(approved bool) string
 }
 
 // Stop reasons reported in Outcome.Stop.
@@ -97,6 +121,13 @@ type Session struct {
 	specs     []providers.ToolSpec
 	usage     providers.Usage
 	sink      events.Sink
+	// ratio scales the bytes/4 estimate to the provider's tokens;
+	// lastPrompt is the prompt tokens reported for the newest request of
+	// the current history; stuckAt is the estimate at which a compaction
+	// found nothing to do (compact.go).
+	ratio      float64
+	lastPrompt int
+	stuckAt    int
 }
 
 // New builds a session and serialises its prefix (system prompt and tool
@@ -226,6 +257,9 @@ func (s *Session) loop(ctx context.Context, out *Outcome) (res Outcome, err erro
 		if err := ctx.Err(); err != nil {
 			return *out, err
 		}
+		if err := s.fit(ctx, out); err != nil {
+			return *out, err
+		}
 		out.Steps++
 		msg, usage, err := s.stream(ctx)
 		if usage != nil {
@@ -280,6 +314,10 @@ func (s *Session) stream(ctx context.Context) (providers.Message, *providers.Usa
 		Temperature:  s.cfg.Temperature,
 	}
 	msg := providers.Message{Role: providers.RoleAssistant}
+	size := 0
+	if s.cfg.ContextWindow > 0 {
+		size = s.requestBytes(asBytes(s.raw))
+	}
 	ch, err := s.cfg.Provider.Stream(ctx, req)
 	if err != nil {
 		return msg, nil, err // providers name themselves in their errors
@@ -308,6 +346,7 @@ func (s *Session) stream(ctx context.Context) (providers.Message, *providers.Usa
 	msg.Content = text.String()
 	msg.ReasoningContent = reasoning.String()
 	if usage != nil {
+		s.observe(size, usage)
 		s.publish(events.Event{Type: events.UsageUpdate, Usage: usage})
 	}
 	if streamErr == nil && ctx.Err() != nil {
@@ -444,6 +483,7 @@ func (s *Session) runOne(ctx context.Context, c providers.ToolCall, reason strin
 		r.res = tools.Result{IsError: true, Content: "Error: " + accErr.Error(), Summary: "refused"}
 		return finish()
 	}
+	approved := false
 	if s.cfg.Gate != nil {
 		v := s.cfg.Gate.Authorize(ctx, tools.Invocation{Session: s.cfg.ID, Role: s.cfg.Role, CallID: c.ID,
 			Tool: t, Args: args, Access: acc, Env: s.cfg.Env, Reason: reason})
@@ -452,6 +492,7 @@ func (s *Session) runOne(ctx context.Context, c providers.ToolCall, reason strin
 			r.res = tools.Result{IsError: true, Content: "Error: " + v.Message, Summary: "refused"}
 			return finish()
 		}
+		approved = v.Person
 	}
 	if err := ctx.Err(); err != nil {
 		r.res = tools.Result{IsError: true, Content: "Error: cancelled"}
@@ -463,10 +504,26 @@ func (s *Session) runOne(ctx context.Context, c providers.ToolCall, reason strin
 			return finish()
 		}
 	}
+	var done func(bool) string
+	if s.cfg.Guard != nil && !t.ReadOnly() {
+		done = s.cfg.Guard.Watch(s.cfg.ID, s.cfg.Role, c.Function.Name)
+	}
 	res, err := t.Execute(ctx, s.cfg.Env, args)
 	if err != nil {
 		res.IsError = true
 		res.Content = "Error: " + err.Error()
+	}
+	if done != nil {
+		if msg := done(approved); msg != "" {
+			// Appended: the tail survives truncation.
+			res.IsError, res.Halt = true, false
+			if res.Content == "" {
+				res.Content = msg
+			} else {
+				res.Content += "\n\n" + msg
+			}
+			res.Summary = "control file change reverted"
+		}
 	}
 	r.res = res
 	if !res.IsError {

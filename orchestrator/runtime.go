@@ -87,6 +87,9 @@ type Runtime struct {
 	Tools *tools.Registry
 	// Env is the template environment; each session gets a Fork.
 	Env *tools.Env
+	// Guard, when set, watches every session's writing calls and undoes
+	// unapproved changes to control files (permission.ControlGuard).
+	Guard agents.ChangeGuard
 	// Gate is the shared permission gate. When it is a [RoleGate], each
 	// session gets the view of its role (plan mode, an agent file's
 	// permission override), sharing its prompts and grants.
@@ -323,7 +326,7 @@ func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 		Provider: prov, Model: model, System: c.systemPrompt(spec.system, spec.tools),
 		Tools: spec.tools, Env: env, Gate: gate, MaxSteps: maxSteps,
 		Temperature: c.rt.Settings.Temperature, Sink: c.rt.Sink, Transcript: rec,
-		BeforeChange: beforeChange,
+		BeforeChange: beforeChange, Guard: c.rt.Guard,
 	})
 	if err != nil {
 		w.close()

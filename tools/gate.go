@@ -29,6 +29,10 @@ type Invocation struct {
 type Verdict struct {
 	Allow   bool
 	Message string
+	// Person is true when a person was asked about this very call and
+	// allowed it (not a rule, a posture or an earlier session grant). Only
+	// then may the call change control files (permission.ControlGuard).
+	Person bool
 }
 
 // Authorizer decides whether an invocation may run. It may block while a

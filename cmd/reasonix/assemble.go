@@ -206,12 +206,14 @@ func assemble(o assembleOptions) (*app, error) {
 		maxSteps = o.flags.maxSteps
 	}
 	a.coord = orchestrator.New(orchestrator.Runtime{
-		Workspace:   workspace,
-		StateDir:    filepath.Join(workspace, ".reasonix"),
-		Resolve:     ps.resolve,
-		Tools:       reg,
-		Env:         env,
-		Gate:        gate,
+		Workspace: workspace,
+		StateDir:  filepath.Join(workspace, ".reasonix"),
+		Resolve:   ps.resolve,
+		Tools:     reg,
+		Env:       env,
+		Gate:      gate,
+		// Control files are also guarded by what changes on disk.
+		Guard:       gate.ControlGuard(),
 		Sink:        events.Serial(sink),
 		Roles:       roleSet,
 		Skills:      catalog,

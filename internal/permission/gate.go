@@ -309,7 +309,9 @@ func (g *Gate) Authorize(ctx context.Context, inv tools.Invocation) tools.Verdic
 		}
 		return g.finish(entry, false, byUser, out.Rule, msg)
 	}
-	return g.finish(entry, true, byUser, out.Rule, "")
+	v := g.finish(entry, true, byUser, out.Rule, "")
+	v.Person = true
+	return v
 }
 
 func allowedBy(out Outcome) string {

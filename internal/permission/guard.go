@@ -1,0 +1,377 @@
+package permission
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/reasonix/reasonix/events"
+)
+
+// ControlGuard makes the protection of control files independent of how a
+// call is parsed. Before each call of a tool that may write it fingerprints
+// the control paths (and keeps a copy of small files); afterwards it looks
+// again, and any change that no person approved for that very call is
+// undone: created entries are removed, deleted ones recreated, modified
+// ones restored with their content and mode.
+//
+// The guard keeps one baseline for the run. It is refreshed when a watched
+// call starts while no other watched call is running (so edits a person
+// makes between calls, or rules Reasonix saves, become the baseline) and
+// after a call a person approved. Calls that overlap (parallel subagents)
+// are checked against the same baseline, so a change made during an
+// approved call that overlaps an unapproved one may be undone too: the
+// guard fails closed.
+type ControlGuard struct {
+	ws, home string
+	publish  func(events.Event)
+	log      *decisionLog
+
+	mu       sync.Mutex
+	inflight int
+	base     *ctlSnap
+	// MaxFile is the largest file whose content is kept (and so can be
+	// restored); MaxTotal caps all kept content; MaxEntries caps the walk.
+	MaxFile, MaxTotal int64
+	MaxEntries        int
+}
+
+// ctlRoot is a watched path: a file or a directory walked to its leaves,
+// less the excluded children (workspace-relative, slash-separated).
+type ctlRoot struct {
+	path    string
+	exclude []string
+}
+
+// Reasonix's own state lives next to control files in .reasonix (and in
+// the home, which is .reasonix of the user's home directory); it is not
+// watched.
+var stateNames = []string{"sessions", "plans", "checkpoints", "history", "permissions.log", "tmp"}
+
+// ctlSnap is one look at the control paths: every file and symlink, and
+// the directories holding them (only so that directories a call created
+// can be removed again).
+type ctlSnap struct {
+	files map[string]ctlEntry
+	dirs  map[string]bool
+}
+
+type ctlEntry struct {
+	mode    fs.FileMode // type and permission bits
+	size    int64
+	mtime   int64
+	ino     uint64
+	sum     [32]byte
+	hashed  bool   // sum is valid
+	content []byte // kept copy; nil when over the caps
+	kept    bool
+	link    string // symlink target
+}
+
+func (e ctlEntry) same(o ctlEntry) bool {
+	if e.mode != o.mode || e.link != o.link {
+		return false
+	}
+	if e.mode.IsRegular() {
+		if e.hashed && o.hashed {
+			return e.sum == o.sum
+		}
+		return e.size == o.size && e.mtime == o.mtime && e.ino == o.ino && e.hashed == o.hashed
+	}
+	return true
+}
+
+// NewControlGuard watches the control files of workspace and home.
+func NewControlGuard(workspace, home string) *ControlGuard {
+	if abs, err := filepath.Abs(workspace); err == nil {
+		workspace = abs
+	}
+	if real, err := realPath(workspace); err == nil {
+		workspace = real
+	}
+	return &ControlGuard{ws: workspace, home: home, MaxFile: 1 << 20, MaxTotal: 32 << 20, MaxEntries: 20000}
+}
+
+// ControlGuard returns a guard over the gate's workspace and home that
+// publishes and logs like the gate.
+func (g *Gate) ControlGuard() *ControlGuard {
+	cg := NewControlGuard(g.policy.Workspace, g.policy.Home)
+	cg.publish, cg.log = g.sh.publish, g.sh.log
+	return cg
+}
+
+func (cg *ControlGuard) roots() []ctlRoot {
+	ws := func(rel string) string { return filepath.Join(cg.ws, filepath.FromSlash(rel)) }
+	r := []ctlRoot{
+		{path: ws("reasonix.toml")},
+		{path: ws(".mcp.json")},
+		{path: ws(".reasonix"), exclude: stateNames},
+		{path: ws(".claude")},
+		{path: ws(".agents/skills")},
+		{path: ws(".git/hooks")},
+		{path: ws(".git/config")},
+	}
+	if cg.home != "" && !samePath(cg.home, ws(".reasonix")) {
+		r = append(r,
+			ctlRoot{path: filepath.Join(cg.home, "config.toml")},
+			ctlRoot{path: filepath.Join(cg.home, "agents")},
+			ctlRoot{path: filepath.Join(cg.home, "skills")},
+		)
+	}
+	return r
+}
+
+func samePath(a, b string) bool {
+	a, b = filepath.Clean(a), filepath.Clean(b)
+	if ra, err := realPath(a); err == nil {
+		a = ra
+	}
+	if rb, err := realPath(b); err == nil {
+		b = rb
+	}
+	return a == b
+}
+
+// scan fingerprints every control path.
+func (cg *ControlGuard) scan() *ctlSnap {
+	out := &ctlSnap{files: map[string]ctlEntry{}, dirs: map[string]bool{}}
+	var total int64
+	add := func(path string, fi fs.FileInfo) {
+		if fi.IsDir() {
+			out.dirs[path] = true
+			return
+		}
+		e := ctlEntry{mode: fi.Mode() & (fs.ModeType | fs.ModePerm), size: fi.Size(), mtime: fi.ModTime().UnixNano(), ino: inode(fi)}
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			e.link, _ = os.Readlink(path)
+		case fi.Mode().IsRegular() && fi.Size() <= cg.MaxFile:
+			if b, err := os.ReadFile(path); err == nil && int64(len(b)) <= cg.MaxFile {
+				e.sum, e.hashed = sha256.Sum256(b), true
+				if total+int64(len(b)) <= cg.MaxTotal {
+					e.content, e.kept = b, true
+					total += int64(len(b))
+				}
+			}
+		}
+		out.files[path] = e
+	}
+	n := 0
+	for _, r := range cg.roots() {
+		fi, err := os.Lstat(r.path)
+		if err != nil {
+			continue
+		}
+		add(r.path, fi)
+		if !fi.IsDir() {
+			continue
+		}
+		_ = filepath.WalkDir(r.path, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || p == r.path {
+				return nil
+			}
+			if n++; n > cg.MaxEntries {
+				return filepath.SkipAll
+			}
+			if filepath.Dir(p) == r.path && excluded(d.Name(), r.exclude) {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			info, err := os.Lstat(p)
+			if err != nil {
+				return nil
+			}
+			add(p, info)
+			return nil
+		})
+	}
+	return out
+}
+
+func excluded(name string, list []string) bool {
+	for _, x := range list {
+		if strings.EqualFold(name, x) || strings.HasSuffix(strings.ToLower(name), ".lock") {
+			return true
+		}
+	}
+	return false
+}
+
+// Watch is called before a call of a tool that may write. The function it
+// returns is called after the call with whether a person approved this
+// very call; it returns "" or the error to append to the call's result.
+func (cg *ControlGuard) Watch(session, role, tool string) func(approved bool) string {
+	cg.mu.Lock()
+	if cg.inflight == 0 || cg.base == nil {
+		cg.base = cg.scan()
+	}
+	cg.inflight++
+	cg.mu.Unlock()
+	return func(approved bool) string {
+		cg.mu.Lock()
+		defer cg.mu.Unlock()
+		cg.inflight--
+		now := cg.scan()
+		if approved {
+			cg.base = now
+			return ""
+		}
+		changed := diff(cg.base.files, now.files)
+		if len(changed) == 0 {
+			return ""
+		}
+		failed := cg.revert(cg.base, now, changed)
+		names := make([]string, len(changed))
+		for i, p := range changed {
+			names[i] = cg.name(p)
+		}
+		what := strings.Join(names, ", ")
+		msg := fmt.Sprintf("Error: this call changed control file %s, which needs a person's approval; the change was reverted", what)
+		if len(failed) > 0 {
+			msg += fmt.Sprintf(" (except %s, which could not be restored)", strings.Join(failed, ", "))
+		}
+		msg += ". Do not retry it another way; tell the user what you wanted to change and why."
+		if cg.publish != nil {
+			cg.publish(events.Event{Type: events.Notice, Session: session, Role: role,
+				Text: fmt.Sprintf("control files: %s changed %s without a person's approval; reverted", tool, what)})
+		}
+		if cg.log != nil {
+			for _, n := range names {
+				_ = cg.log.append(logEntry{Session: session, Role: role, Tool: tool, Subject: n, Decision: "revert", By: "guard"})
+			}
+		}
+		if len(failed) > 0 {
+			// What stays changed becomes the baseline, so it is reported once.
+			cg.base = cg.scan()
+		}
+		return msg
+	}
+}
+
+// name is how a control path is shown: workspace-relative, or absolute.
+func (cg *ControlGuard) name(p string) string {
+	if rel, err := filepath.Rel(cg.ws, p); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return p
+}
+
+// diff lists the paths created, deleted or changed, sorted.
+func diff(base, now map[string]ctlEntry) []string {
+	var out []string
+	for p, e := range now {
+		if b, ok := base[p]; !ok || !b.same(e) {
+			out = append(out, p)
+		}
+	}
+	for p := range base {
+		if _, ok := now[p]; !ok {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// revert makes the changed paths what base holds and removes directories
+// the call created (when nothing else is left in them). It returns the
+// paths it could not restore (a large file, an I/O error).
+func (cg *ControlGuard) revert(base, now *ctlSnap, changed []string) []string {
+	var failed []string
+	fail := func(p string) { failed = append(failed, cg.name(p)) }
+	// Remove what is new or of another type, deepest first.
+	rm := append([]string(nil), changed...)
+	for d := range now.dirs {
+		if !base.dirs[d] {
+			rm = append(rm, d)
+		}
+	}
+	sort.Slice(rm, func(i, j int) bool { return len(rm[i]) > len(rm[j]) })
+	for _, p := range rm {
+		if now.dirs[p] {
+			if !base.dirs[p] {
+				_ = os.Remove(p) // only if empty: Reasonix's own state stays
+			}
+			continue
+		}
+		n, isNow := now.files[p]
+		if !isNow {
+			continue
+		}
+		b, wasBase := base.files[p]
+		if !wasBase || b.mode.Type() != n.mode.Type() || b.link != n.link {
+			if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+				fail(p)
+			}
+		}
+	}
+	// Recreate and restore, shallowest first.
+	sort.Strings(changed)
+	for _, p := range changed {
+		b, ok := base.files[p]
+		if !ok {
+			continue
+		}
+		if err := cg.restore(p, b); err != nil {
+			fail(p)
+		}
+	}
+	return failed
+}
+
+func (cg *ControlGuard) restore(p string, b ctlEntry) error {
+	cur, err := os.Lstat(p)
+	exists := err == nil
+	switch {
+	case b.mode&fs.ModeSymlink != 0:
+		if exists {
+			if t, _ := os.Readlink(p); t == b.link && cur.Mode()&fs.ModeSymlink != 0 {
+				return nil
+			}
+			_ = os.RemoveAll(p)
+		}
+		return os.Symlink(b.link, p)
+	case b.mode.IsRegular():
+		if !b.kept {
+			return fmt.Errorf("no copy kept")
+		}
+		if exists && cur.Mode().IsRegular() {
+			if now, err := os.ReadFile(p); err == nil && bytes.Equal(now, b.content) {
+				return os.Chmod(p, b.mode.Perm())
+			}
+		}
+		// A fresh file renamed over the old one: a hard link the call
+		// made to the control file does not carry the old content out.
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		tmp, err := os.CreateTemp(filepath.Dir(p), ".reasonix-guard-*")
+		if err != nil {
+			return err
+		}
+		_, werr := tmp.Write(b.content)
+		cerr := tmp.Close()
+		if werr == nil {
+			werr = cerr
+		}
+		if werr == nil {
+			werr = os.Chmod(tmp.Name(), b.mode.Perm())
+		}
+		if werr == nil {
+			werr = os.Rename(tmp.Name(), p)
+		}
+		if werr != nil {
+			_ = os.Remove(tmp.Name())
+		}
+		return werr
+	}
+	return fmt.Errorf("cannot restore %s", b.mode.Type())
+}

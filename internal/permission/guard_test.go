@@ -1,0 +1,256 @@
+package permission
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/reasonix/reasonix/events"
+)
+
+type guardFix struct {
+	t       *testing.T
+	ws      string
+	home    string
+	cg      *ControlGuard
+	notices []string
+}
+
+func newGuardFix(t *testing.T) *guardFix {
+	t.Helper()
+	ws, home := t.TempDir(), t.TempDir()
+	f := &guardFix{t: t, ws: ws, home: home}
+	f.write("reasonix.toml", "[permissions]\nmode = \"default\"\n")
+	f.write(".reasonix/agents/rev.md", "---\nname: rev\n---\nreview\n")
+	f.write(".git/hooks/pre-commit.sample", "#!/bin/sh\n")
+	f.write(".git/config", "[core]\n")
+	f.write("main.go", "package main\n")
+	f.cg = NewControlGuard(ws, home)
+	f.cg.publish = func(e events.Event) { f.notices = append(f.notices, e.Text) }
+	f.cg.log = &decisionLog{path: filepath.Join(home, "permissions.log")}
+	t.Cleanup(func() { _ = f.cg.log.close() })
+	return f
+}
+
+func (f *guardFix) path(rel string) string { return filepath.Join(f.ws, filepath.FromSlash(rel)) }
+
+func (f *guardFix) write(rel, content string) {
+	f.t.Helper()
+	p := f.path(rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		f.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func (f *guardFix) read(rel string) (string, bool) {
+	b, err := os.ReadFile(f.path(rel))
+	return string(b), err == nil
+}
+
+// call runs change as one watched tool call and returns the guard's message.
+func (f *guardFix) call(approved bool, change func()) string {
+	done := f.cg.Watch("s1", "executor", "bash")
+	change()
+	return done(approved)
+}
+
+func TestControlGuardRevertsEachKindOfChange(t *testing.T) {
+	cases := []struct {
+		name  string
+		what  string
+		do    func(f *guardFix)
+		check func(f *guardFix)
+	}{
+		{"modify", "reasonix.toml", func(f *guardFix) { f.write("reasonix.toml", "[permissions]\nmode = \"yolo\"\n") }, nil},
+		{"append", "reasonix.toml", func(f *guardFix) {
+			fh, _ := os.OpenFile(f.path("reasonix.toml"), os.O_APPEND|os.O_WRONLY, 0)
+			_, _ = fh.WriteString("allow = [\"Bash(*)\"]\n")
+			_ = fh.Close()
+		}, nil},
+		{"create hook", ".git/hooks/pre-commit", func(f *guardFix) { f.write(".git/hooks/pre-commit", "#!/bin/sh\ncurl evil\n") },
+			func(f *guardFix) {
+				if _, ok := f.read(".git/hooks/pre-commit"); ok {
+					t.Error("created hook was not removed")
+				}
+			}},
+		{"create dir", ".claude/agents/x.md", func(f *guardFix) { f.write(".claude/agents/x.md", "x") },
+			func(f *guardFix) {
+				if _, err := os.Lstat(f.path(".claude")); err == nil {
+					t.Error("created .claude directory was not removed")
+				}
+			}},
+		{"delete", ".reasonix/agents/rev.md", func(f *guardFix) { _ = os.RemoveAll(f.path(".reasonix/agents")) }, nil},
+		{"chmod", ".git/hooks/pre-commit.sample", func(f *guardFix) { _ = os.Chmod(f.path(".git/hooks/pre-commit.sample"), 0o755) },
+			func(f *guardFix) {
+				fi, _ := os.Stat(f.path(".git/hooks/pre-commit.sample"))
+				if fi.Mode().Perm() != 0o644 {
+					t.Errorf("mode = %v, want 0644", fi.Mode().Perm())
+				}
+			}},
+		{"symlink swap", ".reasonix/agents", func(f *guardFix) {
+			evil := t.TempDir()
+			_ = os.WriteFile(filepath.Join(evil, "rev.md"), []byte("evil"), 0o644)
+			_ = os.RemoveAll(f.path(".reasonix/agents"))
+			_ = os.Symlink(evil, f.path(".reasonix/agents"))
+		}, func(f *guardFix) {
+			fi, err := os.Lstat(f.path(".reasonix/agents"))
+			if err != nil || !fi.IsDir() {
+				t.Errorf(".reasonix/agents is not a directory again: %v", err)
+			}
+		}},
+		{"home config", filepath.Join("HOME", "config.toml"), func(f *guardFix) {
+			_ = os.WriteFile(filepath.Join(f.home, "config.toml"), []byte("x"), 0o644)
+		}, func(f *guardFix) {
+			if _, err := os.Stat(filepath.Join(f.home, "config.toml")); err == nil {
+				t.Error("created home config was not removed")
+			}
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.name == "symlink swap" && runtime.GOOS == "windows" {
+				t.Skip("symlinks need privileges on Windows")
+			}
+			f := newGuardFix(t)
+			before := map[string]string{}
+			for _, rel := range []string{"reasonix.toml", ".reasonix/agents/rev.md", ".git/hooks/pre-commit.sample", ".git/config", "main.go"} {
+				before[rel], _ = f.read(rel)
+			}
+			msg := f.call(false, func() { tc.do(f) })
+			want := tc.what
+			if strings.HasPrefix(want, "HOME") {
+				want = filepath.Join(f.home, "config.toml")
+			}
+			if !strings.Contains(msg, "changed control file") || !strings.Contains(msg, want) || !strings.Contains(msg, "reverted") {
+				t.Errorf("message = %q, want a reverted change of %s", msg, want)
+			}
+			for rel, b := range before {
+				if got, _ := f.read(rel); got != b {
+					t.Errorf("%s = %q after revert, want %q", rel, got, b)
+				}
+			}
+			if tc.check != nil {
+				tc.check(f)
+			}
+			if len(f.notices) != 1 || !strings.Contains(f.notices[0], "reverted") {
+				t.Errorf("notices = %q", f.notices)
+			}
+			_ = f.cg.log.close()
+			if !logHas(t, filepath.Join(f.home, "permissions.log"), "revert") {
+				t.Error("the revert is not in the decision log")
+			}
+			// Nothing is left to report on the next call.
+			if msg := f.call(false, func() {}); msg != "" {
+				t.Errorf("next call reported %q", msg)
+			}
+		})
+	}
+}
+
+func logHas(t *testing.T, path, decision string) bool {
+	t.Helper()
+	fh, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer fh.Close()
+	sc := bufio.NewScanner(fh)
+	for sc.Scan() {
+		var e logEntry
+		if json.Unmarshal(sc.Bytes(), &e) == nil && e.Decision == decision && e.By == "guard" {
+			return true
+		}
+	}
+	return false
+}
+
+func TestControlGuardKeepsApprovedChange(t *testing.T) {
+	f := newGuardFix(t)
+	if msg := f.call(true, func() { f.write("reasonix.toml", "approved\n") }); msg != "" {
+		t.Fatalf("approved change reported: %q", msg)
+	}
+	if got, _ := f.read("reasonix.toml"); got != "approved\n" {
+		t.Fatalf("approved change lost: %q", got)
+	}
+	// The approved content is the new baseline: an unapproved call that
+	// changes it again goes back to the approved content.
+	f.call(false, func() { f.write("reasonix.toml", "later\n") })
+	if got, _ := f.read("reasonix.toml"); got != "approved\n" {
+		t.Fatalf("reverted to %q, want the approved content", got)
+	}
+}
+
+func TestControlGuardLeavesOtherFiles(t *testing.T) {
+	f := newGuardFix(t)
+	msg := f.call(false, func() {
+		f.write("main.go", "package main // edited\n")
+		f.write("notes/.claude.md", "x")
+		f.write(".reasonix/sessions/s1.jsonl", "{}\n")
+		f.write(".reasonix/plans/p.json", "{}")
+		f.write(".git/HEAD", "ref: refs/heads/x\n")
+	})
+	if msg != "" {
+		t.Fatalf("unrelated changes reported: %q", msg)
+	}
+	for rel, want := range map[string]string{"main.go": "package main // edited\n", "notes/.claude.md": "x",
+		".reasonix/sessions/s1.jsonl": "{}\n", ".reasonix/plans/p.json": "{}", ".git/HEAD": "ref: refs/heads/x\n"} {
+		if got, _ := f.read(rel); got != want {
+			t.Errorf("%s = %q, want %q", rel, got, want)
+		}
+	}
+}
+
+func TestControlGuardKeepsStateInNewStateDir(t *testing.T) {
+	f := newGuardFix(t)
+	_ = os.RemoveAll(f.path(".reasonix"))
+	msg := f.call(false, func() {
+		f.write(".reasonix/sessions/s1.jsonl", "{}\n")
+		f.write(".reasonix/commands/x.md", "evil")
+	})
+	if !strings.Contains(msg, ".reasonix/commands/x.md") {
+		t.Fatalf("message = %q", msg)
+	}
+	if _, ok := f.read(".reasonix/commands/x.md"); ok {
+		t.Error("created command was kept")
+	}
+	if _, err := os.Lstat(f.path(".reasonix/commands")); err == nil {
+		t.Error("created commands directory was kept")
+	}
+	if _, ok := f.read(".reasonix/sessions/s1.jsonl"); !ok {
+		t.Error("the session log was removed with the control change")
+	}
+}
+
+func TestControlGuardLargeFiles(t *testing.T) {
+	f := newGuardFix(t)
+	f.cg.MaxFile = 64
+	big := strings.Repeat("b", 100)
+	f.write(".claude/settings.json", big)
+	// A large file that changes is reported; it cannot be restored.
+	msg := f.call(false, func() { f.write(".claude/settings.json", big+"more") })
+	if !strings.Contains(msg, ".claude/settings.json") || !strings.Contains(msg, "could not be restored") {
+		t.Fatalf("message = %q", msg)
+	}
+	// Reported once: what stayed changed is the new baseline.
+	if msg := f.call(false, func() {}); msg != "" {
+		t.Fatalf("reported again: %q", msg)
+	}
+	// The total cap: small files past it are fingerprinted, not kept.
+	f.cg.MaxFile, f.cg.MaxTotal = 1<<20, 10
+	msg = f.call(false, func() { f.write(".reasonix/agents/rev.md", "changed") })
+	if !strings.Contains(msg, "rev.md") {
+		t.Fatalf("message = %q", msg)
+	}
+	// Small files are still removed when created, whatever the caps.
+	msg = f.call(false, func() { f.write(".git/hooks/post-checkout", "x") })
+	if _, ok := f.read(".git/hooks/post-checkout"); ok || !strings.Contains(msg, "post-checkout") {
+		t.Fatalf("created hook kept (message %q)", msg)
+	}
+}
