@@ -42,6 +42,9 @@ type Settings struct {
 	MaxParallel     int // default 4, clamped to 1..10
 	GoalMaxTurns    int // default 20
 	Temperature     *float64
+	// CompactRatio is the share of a model's context window at which its
+	// sessions compact their history (0: agents.DefaultCompactRatio).
+	CompactRatio float64
 }
 
 // Defaults and limits of the coordinator.
@@ -327,6 +330,8 @@ func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 		Tools: spec.tools, Env: env, Gate: gate, MaxSteps: maxSteps,
 		Temperature: c.rt.Settings.Temperature, Sink: c.rt.Sink, Transcript: rec,
 		BeforeChange: beforeChange, Guard: c.rt.Guard,
+		ContextWindow: providers.WindowOf(prov, model), CompactRatio: c.rt.Settings.CompactRatio,
+		OnCompact: w.onCompact, Restate: w.restate,
 	})
 	if err != nil {
 		w.close()

@@ -235,6 +235,7 @@ func assemble(o assembleOptions) (*app, error) {
 			MaxParallel:     cfg.Agent.MaxParallel,
 			GoalMaxTurns:    cfg.Agent.GoalMaxTurns,
 			Temperature:     cfg.Agent.Temperature,
+			CompactRatio:    compactRatio(cfg.Agent.CompactRatio),
 		},
 	})
 	return a, nil
@@ -268,4 +269,13 @@ func builtinTools(disabled []string) *tools.Registry {
 		}
 	}
 	return reg
+}
+
+// compactRatio is the configured [agent] compact_ratio, 0 (the default)
+// when unset or outside (0, 1].
+func compactRatio(r *float64) float64 {
+	if r == nil || *r <= 0 || *r > 1 {
+		return 0
+	}
+	return *r
 }

@@ -31,7 +31,36 @@ const (
 	TypeCheckpoint = "checkpoint"
 	TypeRewind     = "rewind"
 	TypeUnrewind   = "unrewind"
+	TypeCompaction = "compaction"
 )
+
+// Compaction records that a session compacted its history: from this
+// line on, the conversation is Messages (system prompt first) plus what
+// follows. The originals it replaced are in the archive beside the file
+// (ArchivePath).
+type Compaction struct {
+	Type         string              `json:"type"` // "compaction"
+	Time         time.Time           `json:"time"`
+	BeforeTokens int                 `json:"before_tokens"`
+	AfterTokens  int                 `json:"after_tokens"`
+	Pruned       int                 `json:"pruned,omitempty"`
+	Folded       int                 `json:"folded,omitempty"`
+	Messages     []providers.Message `json:"messages"`
+}
+
+// ArchivePath is the archive of the session file path: the messages its
+// compactions replaced, one per line after a compaction record.
+func ArchivePath(path string) string {
+	return strings.TrimSuffix(path, ".jsonl") + archiveExt
+}
+
+const archiveExt = ".archive.jsonl"
+
+// isSessionFile says whether a file name in a sessions directory is a
+// session (not an archive).
+func isSessionFile(name string) bool {
+	return strings.HasSuffix(name, ".jsonl") && !strings.HasSuffix(name, archiveExt)
+}
 
 // Meta is the state of a session at the end of a step.
 type Meta struct {
@@ -82,6 +111,8 @@ type Loaded struct {
 	Rewinds []Mark
 	// Notices say what was repaired (a torn last line, closed calls).
 	Notices []string
+	// Compactions counts the compaction records applied.
+	Compactions int
 
 	lastRecord *Mark // a rewind or unrewind just read, for Load to apply
 }
@@ -231,6 +262,15 @@ func (l *Loaded) apply(n int, line []byte, marks *[]Mark) error {
 			return err
 		}
 		l.Meta = m
+	case TypeCompaction:
+		var c Compaction
+		if err := json.Unmarshal(line, &c); err != nil {
+			return err
+		}
+		if len(c.Messages) > 0 {
+			l.Messages = append([]providers.Message(nil), c.Messages...)
+			l.Compactions++
+		}
 	case TypeCheckpoint, TypeRewind, TypeUnrewind:
 		var m Mark
 		if err := json.Unmarshal(line, &m); err != nil {
@@ -337,7 +377,7 @@ func List(dir string, all bool) ([]Summary, []string, error) {
 	var out []Summary
 	var notices []string
 	for _, e := range ents {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".jsonl") {
+		if e.IsDir() || !isSessionFile(e.Name()) {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
@@ -429,7 +469,7 @@ func Find(dir, idOrPrefix string) (string, error) {
 	}
 	var hits []string
 	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), ".jsonl") && strings.HasPrefix(e.Name(), idOrPrefix) {
+		if isSessionFile(e.Name()) && strings.HasPrefix(e.Name(), idOrPrefix) {
 			hits = append(hits, strings.TrimSuffix(e.Name(), ".jsonl"))
 		}
 	}

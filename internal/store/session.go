@@ -167,3 +167,30 @@ func NewID(prefix string) string {
 	_, _ = rand.Read(b[:])
 	return fmt.Sprintf("%s%s-%s", prefix, time.Now().UTC().Format("20060102-150405"), hex.EncodeToString(b[:]))
 }
+
+// Archive appends the originals a compaction replaced to the archive
+// beside the session file path: the compaction record (without the new
+// history), then each message, one per line, synced.
+func Archive(path string, c Compaction, originals []providers.Message) error {
+	f, err := os.OpenFile(ArchivePath(path), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("open session archive: %w", err)
+	}
+	t := &Transcript{f: f, path: ArchivePath(path)}
+	c.Messages = nil
+	c.Type = TypeCompaction
+	werr := t.writeLine(c)
+	for _, m := range originals {
+		if werr != nil {
+			break
+		}
+		werr = t.Append(m)
+	}
+	if werr == nil {
+		werr = t.Sync()
+	}
+	if cerr := t.Close(); werr == nil {
+		werr = cerr
+	}
+	return werr
+}
