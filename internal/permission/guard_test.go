@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -252,5 +253,57 @@ func TestControlGuardLargeFiles(t *testing.T) {
 	msg = f.call(false, func() { f.write(".git/hooks/post-checkout", "x") })
 	if _, ok := f.read(".git/hooks/post-checkout"); ok || !strings.Contains(msg, "post-checkout") {
 		t.Fatalf("created hook kept (message %q)", msg)
+	}
+}
+
+// TestControlGuardRedTeamCommands: the commands a red team used to change
+// control files past the shell analyser are each undone on disk.
+func TestControlGuardRedTeamCommands(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX shell test")
+	}
+	cases := []struct{ need, cmd string }{
+		{"sh", `F=reasonix.toml; echo x >> $F`},
+		{"python3", `python3 -c "open('reasonix.toml','w').write('[permissions]\nmode = \"yolo\"\n')"`},
+		{"sed", `sed -i 's/ask/yolo/' reasonix.toml`},
+		{"sort", `sort -o reasonix.toml main.go`},
+		{"tar", `mkdir -p /tmp/x$$/.claude && echo '{}' > /tmp/x$$/.claude/settings.json && tar -C /tmp/x$$ -cf /tmp/x$$.tar .claude && tar -xf /tmp/x$$.tar; rm -rf /tmp/x$$ /tmp/x$$.tar`},
+		{"git", `printf -- '--- /dev/null\n+++ b/.git/hooks/pre-push\n@@ -0,0 +1 @@\n+evil\n' > p.diff && git apply --unsafe-paths p.diff; rm -f p.diff; test -e .git/hooks/pre-push`},
+		{"cp", `mkdir -p src/agents && echo evil > src/agents/x.md && cp -r src/agents .claude/`},
+		{"sh", `cd .reasonix/agents && echo x > f`},
+		{"sh", `ln -sf /etc/passwd .mcp.json`},
+		{"sh", `mv .reasonix/agents gone`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.cmd, func(t *testing.T) {
+			if _, err := exec.LookPath(tc.need); err != nil {
+				t.Skipf("%s not installed", tc.need)
+			}
+			f := newGuardFix(t)
+			f.write("reasonix.toml", "[permissions]\nmode = \"ask\"\n")
+			before := map[string]string{}
+			for _, rel := range []string{"reasonix.toml", ".reasonix/agents/rev.md", ".git/hooks/pre-commit.sample", ".git/config"} {
+				before[rel], _ = f.read(rel)
+			}
+			var out []byte
+			msg := f.call(false, func() {
+				cmd := exec.Command("sh", "-c", tc.cmd)
+				cmd.Dir = f.ws
+				out, _ = cmd.CombinedOutput()
+			})
+			if !strings.Contains(msg, "the change was reverted") {
+				t.Fatalf("nothing reverted (output %s)", out)
+			}
+			for rel, b := range before {
+				if got, _ := f.read(rel); got != b {
+					t.Errorf("%s = %q after revert, want %q", rel, got, b)
+				}
+			}
+			for _, rel := range []string{".claude", ".mcp.json", ".git/hooks/pre-push", ".reasonix/agents/f"} {
+				if _, err := os.Lstat(f.path(rel)); err == nil {
+					t.Errorf("%s was left in place", rel)
+				}
+			}
+		})
 	}
 }
