@@ -332,3 +332,49 @@ func TestToolResultsAreRedacted(t *testing.T) {
 		t.Errorf("key outside the echoed arguments in the next request: %s", last)
 	}
 }
+
+// personGate approves "write" as a person would and everything else as a
+// rule would.
+type personGate struct{}
+
+func (personGate) Authorize(_ context.Context, inv tools.Invocation) tools.Verdict {
+	return tools.Verdict{Allow: true, Person: inv.Tool.Name() == "write"}
+}
+
+type fakeGuard struct {
+	watched  []string
+	approved []bool
+}
+
+func (g *fakeGuard) Watch(session, role, tool string) func(bool) string {
+	g.watched = append(g.watched, tool)
+	return func(approved bool) string {
+		g.approved = append(g.approved, approved)
+		if approved {
+			return ""
+		}
+		return "Error: this call changed control file reasonix.toml, which needs a person's approval; the change was reverted"
+	}
+}
+
+func TestGuardWatchesWritingCalls(t *testing.T) {
+	reg := tools.NewRegistry(stubTool{name: "write"}, stubTool{name: "bash"}, stubTool{name: "read", readOnly: true})
+	fp := &fakeProvider{turns: []providers.Chunk{{ToolCalls: []providers.ToolCall{
+		call("a", "read", `{}`), call("b", "write", `{}`), call("c", "bash", `{}`)}}}}
+	g := &fakeGuard{}
+	s, _ := New(Config{Provider: fp, Tools: reg, Gate: personGate{}, Guard: g})
+	out, err := s.Send(context.Background(), "q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(g.watched, ",") != "write,bash" || len(g.approved) != 2 || !g.approved[0] || g.approved[1] {
+		t.Fatalf("watched %v approved %v", g.watched, g.approved)
+	}
+	if out.Calls[1].IsError || !out.Calls[2].IsError {
+		t.Fatalf("calls %+v", out.Calls)
+	}
+	want := `bash ok {}\n\nError: this call changed control file reasonix.toml`
+	if !bytes.Contains(fp.reqs[1], []byte(want)) {
+		t.Fatalf("the model was not told: %s", fp.reqs[1])
+	}
+}

@@ -2,6 +2,7 @@ package permission
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -305,5 +306,28 @@ func TestControlGuardRedTeamCommands(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestVerdictPersonOnlyForAFreshYes: only a person's answer to this very
+// call marks the verdict approved; a session grant, a rule or the posture
+// do not.
+func TestVerdictPersonOnlyForAFreshYes(t *testing.T) {
+	ap := &ScriptedApprover{Answers: []Answer{AllowSession}}
+	g := NewGate(GateOptions{Approver: ap, Workspace: t.TempDir(),
+		Policy: mustPolicy(t, "", []string{"Bash(go vet:*)"}, nil, nil)})
+	ctx := context.Background()
+	if v := g.Authorize(ctx, bashInv("npm install")); !v.Allow || !v.Person {
+		t.Fatalf("asked and allowed: %+v, want Person", v)
+	}
+	if v := g.Authorize(ctx, bashInv("npm install")); !v.Allow || v.Person {
+		t.Fatalf("session grant: %+v, want no Person", v)
+	}
+	if v := g.Authorize(ctx, bashInv("go vet ./...")); !v.Allow || v.Person {
+		t.Fatalf("allow rule: %+v, want no Person", v)
+	}
+	y := NewGate(GateOptions{Workspace: t.TempDir(), Policy: mustPolicy(t, "yolo", nil, nil, nil)})
+	if v := y.Authorize(ctx, bashInv("npm install")); !v.Allow || v.Person {
+		t.Fatalf("yolo: %+v, want no Person", v)
 	}
 }
