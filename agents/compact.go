@@ -130,14 +130,14 @@ func (s *Session) fit(ctx context.Context, out *Outcome) error {
 	if len(s.raw) > 0 && s.msgs[0].Role == providers.RoleSystem {
 		prefix += s.tokens(len(s.raw[0]))
 	}
-	if prefix > w/2 {
-		return fmt.Errorf("session %s: %w: the system prompt and tool schemas alone are ~%d tokens of a %d-token window", s.cfg.ID, ErrTooBig, prefix, w)
-	}
 	big, at := 0, 0
 	for i, r := range s.raw {
-		if len(r) > big {
+		if len(r) > big && s.msgs[i].Role != providers.RoleSystem {
 			big, at = len(r), i
 		}
+	}
+	if big == 0 || prefix >= s.tokens(big) {
+		return fmt.Errorf("session %s: %w: the system prompt and tool schemas are ~%d tokens of a %d-token window", s.cfg.ID, ErrTooBig, prefix, w)
 	}
 	return fmt.Errorf("session %s: %w: ~%d tokens of a %d-token window; the largest part is message %d (%s, ~%d tokens)",
 		s.cfg.ID, ErrTooBig, est, w, at, s.msgs[at].Role, s.tokens(big))
