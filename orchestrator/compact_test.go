@@ -30,9 +30,11 @@ type sizedProvider struct {
 	over    int
 }
 
-func (p *sizedProvider) Name() string                 { return "sized" }
-func (p *sizedProvider) ContextWindow(string) int     { return p.window }
-func (p *sizedProvider) size(r providers.Request) int { return len(joinEncoded(r)) + len(r.EncodedTools) }
+func (p *sizedProvider) Name() string             { return "sized" }
+func (p *sizedProvider) ContextWindow(string) int { return p.window }
+func (p *sizedProvider) size(r providers.Request) int {
+	return len(joinEncoded(r)) + len(r.EncodedTools)
+}
 
 func (p *sizedProvider) Stream(ctx context.Context, req providers.Request) (<-chan providers.Chunk, error) {
 	tokens := p.size(req) / 4
