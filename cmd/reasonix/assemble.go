@@ -170,6 +170,7 @@ func assemble(o assembleOptions) (*app, error) {
 	if err != nil {
 		return nil, usageError{err}
 	}
+	var controlGuard *permission.ControlGuard // set below; the gate's rule saving tells it
 	gate := permission.NewGate(permission.GateOptions{
 		Policy:        pol,
 		Approver:      o.approver,
@@ -179,9 +180,12 @@ func assemble(o assembleOptions) (*app, error) {
 		LogPath:       filepath.Join(loaded.Home, "permissions.log"),
 		Publish:       sink.Publish,
 		SaveRule: func(list, rule string) error {
-			return config.AppendRule(filepath.Join(workspace, "reasonix.toml"), list, rule)
+			err := config.AppendRule(filepath.Join(workspace, "reasonix.toml"), list, rule)
+			controlGuard.Accept(filepath.Join(guard.Workspace(), "reasonix.toml"))
+			return err
 		},
 	})
+	controlGuard = gate.ControlGuard()
 	a.gate = gate
 	a.closers = append(a.closers, func() { _ = gate.Close() })
 
@@ -213,7 +217,7 @@ func assemble(o assembleOptions) (*app, error) {
 		Env:       env,
 		Gate:      gate,
 		// Control files are also guarded by what changes on disk.
-		Guard:       gate.ControlGuard(),
+		Guard:       controlGuard,
 		Sink:        events.Serial(sink),
 		Roles:       roleSet,
 		Skills:      catalog,

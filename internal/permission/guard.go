@@ -375,3 +375,24 @@ func (cg *ControlGuard) restore(p string, b ctlEntry) error {
 	}
 	return fmt.Errorf("cannot restore %s", b.mode.Type())
 }
+
+// Accept makes the current content of path part of the baseline: Reasonix
+// calls it after writing a control file itself (an "always allow" rule
+// saved to reasonix.toml), so a call running meanwhile does not undo it.
+func (cg *ControlGuard) Accept(path string) {
+	if cg == nil {
+		return
+	}
+	cg.mu.Lock()
+	defer cg.mu.Unlock()
+	if cg.base == nil {
+		return
+	}
+	now := cg.scan()
+	path = filepath.Clean(path)
+	if e, ok := now.files[path]; ok {
+		cg.base.files[path] = e
+	} else {
+		delete(cg.base.files, path)
+	}
+}

@@ -331,3 +331,19 @@ func TestVerdictPersonOnlyForAFreshYes(t *testing.T) {
 		t.Fatalf("yolo: %+v, want no Person", v)
 	}
 }
+
+// TestControlGuardAccept: a control file Reasonix writes itself while a
+// call runs (a saved rule) is not undone by that call's check.
+func TestControlGuardAccept(t *testing.T) {
+	f := newGuardFix(t)
+	msg := f.call(false, func() {
+		f.write("reasonix.toml", "[permissions]\nallow = [\"Bash(go test:*)\"]\n")
+		f.cg.Accept(f.path("reasonix.toml"))
+	})
+	if msg != "" {
+		t.Fatalf("accepted change reported: %q", msg)
+	}
+	if got, _ := f.read("reasonix.toml"); !strings.Contains(got, "go test") {
+		t.Fatalf("accepted change undone: %q", got)
+	}
+}
