@@ -5,68 +5,39 @@ import (
 	"testing"
 )
 
-func TestEncodeMessage(t *testing.T) {
-	call := []ToolCall{{ID: "c1", Type: "function", Function: FunctionCall{Name: "read_file", Arguments: `{"path":"a.go"}`}}}
-	cases := []struct {
-		name string
-		in   Message
-		want string
-	}{
-		{
-			name: "assistant with tool calls keeps reasoning",
-			in:   Message{Role: RoleAssistant, ReasoningContent: "look first", ToolCalls: call},
-			want: `{"role":"assistant","content":"","reasoning_content":"look first","tool_calls":[{"id":"c1","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"a.go\"}"}}]}`,
-		},
-		{
-			name: "final assistant answer drops reasoning",
-			in:   Message{Role: RoleAssistant, Content: "done", ReasoningContent: "thinking"},
-			want: `{"role":"assistant","content":"done"}`,
-		},
-		{
-			// Only assistants carry reasoning on the wire, whatever else
-			// a malformed message holds.
-			name: "non-assistant with tool calls drops reasoning",
-			in:   Message{Role: RoleUser, Content: "hi", ReasoningContent: "x", ToolCalls: call},
-			want: `{"role":"user","content":"hi","tool_calls":[{"id":"c1","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"a.go\"}"}}]}`,
-		},
-		{
-			name: "no HTML escaping",
-			in:   Message{Role: RoleUser, Content: "if a < b && c > d {}"},
-			want: `{"role":"user","content":"if a < b && c > d {}"}`,
-		},
-		{
-			name: "tool result",
-			in:   Message{Role: RoleTool, ToolCallID: "c1", Content: "ok\n"},
-			want: `{"role":"tool","content":"ok\n","tool_call_id":"c1"}`,
-		},
-		{
-			name: "empty content is still sent",
-			in:   Message{Role: RoleSystem},
-			want: `{"role":"system","content":""}`,
-		},
+// TestEncodeToolsMatchesEncodingJSON: the hand-built tools array is the
+// bytes encoding/json produces for the same specs, HTML escapes and all,
+// so cached prefixes do not move.
+func TestEncodeToolsMatchesEncodingJSON(t *testing.T) {
+	specs := []ToolSpec{
+		{Name: "bash", Description: `Run a <command> & "quote" it; ünïcode 中文`, Parameters: json.RawMessage(`{"type": "object",
+  "properties": {"command": {"type": "string"}}}`)},
+		{Name: "todo_read", Description: "", Parameters: json.RawMessage(`{"type":"object","properties":{},"required":[],"additionalProperties":false}`)},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			orig := c.in
-			got, err := EncodeMessage(c.in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(got) != c.want {
-				t.Fatalf("got  %s\nwant %s", got, c.want)
-			}
-			if !json.Valid(got) {
-				t.Fatalf("invalid JSON %s", got)
-			}
-			// Dropping reasoning must not reach the caller's message:
-			// the session keeps it for the transcript.
-			if c.in.ReasoningContent != orig.ReasoningContent {
-				t.Fatal("caller's message was modified")
-			}
-			again, _ := EncodeMessage(c.in)
-			if string(again) != string(got) {
-				t.Fatalf("second encoding differs: %s", again)
-			}
-		})
+	got, err := EncodeTools(specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type fn ToolSpec
+	var want []byte
+	var wrapped []any
+	for _, s := range specs {
+		wrapped = append(wrapped, struct {
+			Type     string `json:"type"`
+			Function fn     `json:"function"`
+		}{"function", fn(s)})
+	}
+	want, err = json.Marshal(wrapped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	if one, _ := json.Marshal(specs[0]); string(one) != string(want[1:len(one)+1]) {
+		t.Fatalf("MarshalJSON %s", one)
+	}
+	if _, err := EncodeTools([]ToolSpec{{Name: "x", Parameters: json.RawMessage(`{bad`)}}); err == nil {
+		t.Fatal("invalid parameters accepted")
 	}
 }

@@ -4,8 +4,10 @@
 package providers
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -54,11 +56,59 @@ type ToolSpec struct {
 
 // MarshalJSON encodes the spec in the OpenAI `{"type":"function",...}` form.
 func (t ToolSpec) MarshalJSON() ([]byte, error) {
-	type fn ToolSpec
-	return json.Marshal(struct {
-		Type     string `json:"type"`
-		Function fn     `json:"function"`
-	}{"function", fn(t)})
+	var b bytes.Buffer
+	if err := t.encode(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// encode writes the spec as MarshalJSON's bytes, without reflection: the
+// tools array is built at every session start, on the way to the first
+// request.
+func (t ToolSpec) encode(b *bytes.Buffer) error {
+	b.WriteString(`{"type":"function","function":{"name":`)
+	if err := writeString(b, t.Name); err != nil {
+		return err
+	}
+	b.WriteString(`,"description":`)
+	if err := writeString(b, t.Description); err != nil {
+		return err
+	}
+	b.WriteString(`,"parameters":`)
+	if len(t.Parameters) == 0 {
+		b.WriteString("null")
+	} else if err := json.Compact(b, t.Parameters); err != nil {
+		return fmt.Errorf("tool %s: parameters: %w", t.Name, err)
+	}
+	b.WriteString("}}")
+	return nil
+}
+
+func writeString(b *bytes.Buffer, s string) error {
+	q, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	b.Write(q)
+	return nil
+}
+
+// EncodeTools serialises specs as the request's tools array.
+func EncodeTools(specs []ToolSpec) (json.RawMessage, error) {
+	var b bytes.Buffer
+	b.Grow(256 * len(specs))
+	b.WriteByte('[')
+	for i, t := range specs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if err := t.encode(&b); err != nil {
+			return nil, err
+		}
+	}
+	b.WriteByte(']')
+	return b.Bytes(), nil
 }
 
 // Request is one streamed completion request. Encoded, when set, holds the

@@ -90,5 +90,5 @@ func (r *Registry) EncodedSpecs() (json.RawMessage, error) {
 	if len(r.names) == 0 {
 		return nil, nil
 	}
-	return json.Marshal(r.Specs())
+	return providers.EncodeTools(r.Specs())
 }
