@@ -11,6 +11,7 @@ import (
 	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/internal/config"
 	"github.com/reasonix/reasonix/internal/permission"
+	"github.com/reasonix/reasonix/internal/rules"
 	"github.com/reasonix/reasonix/orchestrator"
 	"github.com/reasonix/reasonix/providers"
 	"github.com/reasonix/reasonix/roles"
@@ -222,7 +223,7 @@ func assemble(o assembleOptions) (*app, error) {
 		Roles:       roleSet,
 		Skills:      catalog,
 		SkillAllow:  skillAllow,
-		Rules:       rulesOnce(rulesOptions(loaded, workspace, wd, userHome), sink),
+		Rules:       a.startRules(rulesOptions(loaded, workspace, wd, userHome), sink),
 		Checkpoints: checkpointOpener(workspace, loaded.Home),
 		// A person who approved a plan is not asked again about each of
 		// its edits for a while; automatic approval opens no window.
@@ -282,4 +283,19 @@ func compactRatio(r *float64) float64 {
 		return 0
 	}
 	return *r
+}
+
+// startRules begins reading the rules files (and the git status of the
+// environment block) in the background, so that work overlaps the rest of
+// start-up instead of standing before the first request; the first
+// session waits for it. The app waits for it on Close.
+func (a *app) startRules(opts rules.Options, sink events.Sink) func() string {
+	get := rulesOnce(opts, sink)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		get()
+	}()
+	a.closers = append(a.closers, func() { <-done })
+	return get
 }
