@@ -231,12 +231,17 @@ func (e *Engine) NewConversation() error {
 	if err != nil {
 		return err
 	}
+	e.replace(conv)
+	return nil
+}
+
+// replace makes conv the conversation and closes the one it replaces.
+func (e *Engine) replace(conv *Conversation) {
 	e.mu.Lock()
 	old := e.conv
 	e.conv = conv
 	e.mu.Unlock()
 	old.Close()
-	return nil
 }
 
 // Resume replaces the conversation with the saved session at path (the
@@ -247,11 +252,7 @@ func (e *Engine) Resume(path, modelRef string) error {
 	if err != nil {
 		return err
 	}
-	e.mu.Lock()
-	old := e.conv
-	e.conv = conv
-	e.mu.Unlock()
-	old.Close()
+	e.replace(conv)
 	msgs := conv.w.Messages()
 	e.c.rt.Sink.Publish(events.Event{Type: events.History, Session: conv.ID(), Role: conv.w.Role(),
 		Messages: append([]providers.Message(nil), msgs...)})
