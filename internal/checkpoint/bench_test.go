@@ -6,9 +6,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"sort"
 	"testing"
 	"time"
+
+	"github.com/reasonix/reasonix/internal/benchtest"
 )
 
 // TestCheckpointBench prints what checkpoints cost on a generated
@@ -27,7 +28,7 @@ func TestCheckpointBench(t *testing.T) {
 	// First checkpoint, into an empty store each time.
 	var first *Report
 	var st *Store
-	firstT := medianOf(3, func() {
+	firstT := benchtest.Median(3, func() {
 		h := filepath.Join(home, fmt.Sprint(time.Now().UnixNano()))
 		s, err := Open(ws, Options{Home: h})
 		must(t, err)
@@ -38,14 +39,14 @@ func TestCheckpointBench(t *testing.T) {
 		t.Fatalf("first checkpoint hashed %d files, want %d", first.Hashed, nfiles+1)
 	}
 	// The floor: copying the same files with os.ReadFile and os.WriteFile.
-	floorT := medianOf(3, func() { copyTree(t, ws, filepath.Join(t.TempDir(), "copy")) })
+	floorT := benchtest.Median(3, func() { copyTree(t, ws, filepath.Join(t.TempDir(), "copy")) })
 	fmt.Printf("checkpoint: first of %d files (%.1f MB): %.0fms, %.2fx a plain copy (%.0fms), %d hashed, %d blobs stored\n",
-		nfiles, float64(total)/1e6, ms(firstT), float64(firstT)/float64(floorT), ms(floorT), first.Hashed, first.NewBlobs)
+		nfiles, float64(total)/1e6, benchtest.Ms(firstT), float64(firstT)/float64(floorT), benchtest.Ms(floorT), first.Hashed, first.NewBlobs)
 
-	unchanged := medianOf(5, func() { checkpoint(t, st, Labels{Turn: 2}) })
+	unchanged := benchtest.Median(5, func() { checkpoint(t, st, Labels{Turn: 2}) })
 	var inc *Report
 	i := 0
-	incT := medianOf(5, func() {
+	incT := benchtest.Median(5, func() {
 		i++
 		write(t, ws, "d007/f0042.go", fmt.Sprintf("package d007 // edit %d\n", i))
 		inc = checkpoint(t, st, Labels{Turn: 3})
@@ -54,14 +55,14 @@ func TestCheckpointBench(t *testing.T) {
 		t.Errorf("incremental checkpoint hashed %d files, want 1", inc.Hashed)
 	}
 	fmt.Printf("checkpoint: incremental, one file changed: %.1fms (%d hashed; nothing changed: %.1fms)\n",
-		ms(incT), inc.Hashed, ms(unchanged))
+		benchtest.Ms(incT), inc.Hashed, benchtest.Ms(unchanged))
 	data, err := os.ReadFile(st.manifestPath(inc.ID))
 	must(t, err)
 	fmt.Printf("checkpoint: manifest %.0f KB per checkpoint of %d files\n", float64(len(data))/1e3, nfiles)
 
 	// Restores, each preceded by its own undo checkpoint.
 	base := checkpoint(t, st, Labels{Turn: 4})
-	one := medianOf(5, func() {
+	one := benchtest.Median(5, func() {
 		i++
 		write(t, ws, "d003/f0007.go", fmt.Sprintf("changed %d\n", i))
 		r := restore(t, st, base.ID)
@@ -69,7 +70,7 @@ func TestCheckpointBench(t *testing.T) {
 			t.Fatalf("restore: %+v", r)
 		}
 	})
-	hundred := medianOf(3, func() {
+	hundred := benchtest.Median(3, func() {
 		for j := range 100 {
 			write(t, ws, fmt.Sprintf("d%03d/f%04d.go", j, j), "changed\n")
 		}
@@ -79,7 +80,7 @@ func TestCheckpointBench(t *testing.T) {
 		}
 	})
 	fmt.Printf("checkpoint: restore, one file changed: %.1fms; 100 files changed: %.1fms (undo checkpoint included)\n",
-		ms(one), ms(hundred))
+		benchtest.Ms(one), benchtest.Ms(hundred))
 }
 
 // genWorkspace writes n source-like files in 100 directories, sizes 200 B
@@ -126,17 +127,3 @@ func copyTree(t testing.TB, src, dst string) {
 	})
 	must(t, err)
 }
-
-// medianOf returns the median duration of f over n runs.
-func medianOf(n int, f func()) time.Duration {
-	ds := make([]time.Duration, n)
-	for i := range ds {
-		start := time.Now()
-		f()
-		ds[i] = time.Since(start)
-	}
-	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-	return ds[n/2]
-}
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reasonix/reasonix/internal/benchtest"
 	"github.com/reasonix/reasonix/tools"
 )
 
@@ -78,31 +79,22 @@ func TestGrepVsRipgrep(t *testing.T) {
 			t.Errorf("%s: file sets differ: reasonix %d files, rg %d files", q.name, len(a), len(b))
 		}
 		fmt.Printf("grep %s: reasonix %.1fms rg %.1fms ratio %.2fx (%d files)\n",
-			q.name, ms(oursT), ms(rgT), float64(oursT)/float64(rgT), len(a))
+			q.name, benchtest.Ms(oursT), benchtest.Ms(rgT), float64(oursT)/float64(rgT), len(a))
 		// The tool as shipped delegates to ripgrep when it can; show that cost too.
 		viaRg := timeRuns(runs, func() {
 			if _, err := (&grepTool{}).Execute(context.Background(), env, benchArgs(q.pattern, fold)); err != nil {
 				t.Fatal(err)
 			}
 		})
-		fmt.Printf("grep %s: tool with rg fast path %.1fms\n", q.name, ms(viaRg))
+		fmt.Printf("grep %s: tool with rg fast path %.1fms\n", q.name, benchtest.Ms(viaRg))
 	}
 }
 
 // timeRuns returns the median duration of f over n runs, after one warm-up.
 func timeRuns(n int, f func()) time.Duration {
 	f()
-	ds := make([]time.Duration, n)
-	for i := range ds {
-		start := time.Now()
-		f()
-		ds[i] = time.Since(start)
-	}
-	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-	return ds[n/2]
+	return benchtest.Median(n, f)
 }
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 func benchmarkGrep(b *testing.B, pattern string, fold bool, mode string) {
 	src := filepath.Join(goroot(b), "src", "net")
