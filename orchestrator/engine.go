@@ -12,7 +12,6 @@ import (
 	"github.com/reasonix/reasonix/internal/store"
 	"github.com/reasonix/reasonix/internal/text"
 	"github.com/reasonix/reasonix/providers"
-	"github.com/reasonix/reasonix/roles"
 	"github.com/reasonix/reasonix/skills"
 )
 
@@ -298,16 +297,14 @@ func (e *Engine) Sessions() ([]store.Summary, error) {
 	if dir == "" {
 		return nil, nil
 	}
-	list, _, err := store.List(dir, false)
+	list, err := Conversations(dir)
 	if err != nil {
 		return nil, err
 	}
 	cur := e.SessionID()
 	out := list[:0]
 	for _, s := range list {
-		// The conversation in use and conversations never started are not
-		// worth resuming.
-		if s.Role == roles.Executor && s.ID != cur && s.Turns > 0 {
+		if s.ID != cur { // the conversation in use is not one to resume
 			out = append(out, s)
 		}
 	}

@@ -177,16 +177,31 @@ func FindSession(dir, id string) (string, error) {
 	if id != "" {
 		return store.Find(dir, id)
 	}
-	list, _, err := store.List(dir, false)
+	list, err := Conversations(dir)
 	if err != nil {
 		return "", err
 	}
+	if len(list) == 0 {
+		return "", fmt.Errorf("no session to continue in %s", dir)
+	}
+	return list[0].Path, nil
+}
+
+// Conversations lists the sessions in dir worth resuming, newest first:
+// top-level executor sessions with at least one turn (not planners, not
+// subagents, not conversations opened and never used).
+func Conversations(dir string) ([]store.Summary, error) {
+	list, _, err := store.List(dir, false)
+	if err != nil {
+		return nil, err
+	}
+	out := list[:0]
 	for _, s := range list {
 		if s.Role == roles.Executor && s.Turns > 0 {
-			return s.Path, nil
+			out = append(out, s)
 		}
 	}
-	return "", fmt.Errorf("no session to continue in %s", dir)
+	return out, nil
 }
 
 // resumeState is what a resumed worker starts from.
