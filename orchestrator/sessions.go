@@ -182,7 +182,7 @@ func FindSession(dir, id string) (string, error) {
 		return "", err
 	}
 	if len(list) == 0 {
-		return "", fmt.Errorf("no session to continue in %s", dir)
+		return "", fmt.Errorf("no conversation with a turn in %s yet", dir)
 	}
 	return list[0].Path, nil
 }
