@@ -283,3 +283,45 @@ func TestE2ERewindUndoesEditsAndBash(t *testing.T) {
 		t.Errorf("second undo: %d %s", r.code, r.stderr)
 	}
 }
+
+// TestE2ERewindFilesOnlyAndConversationOnly: each flag restores one side
+// and leaves the other as it is.
+func TestE2ERewindFilesOnlyAndConversationOnly(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("write_file", map[string]any{"path": "new.txt", "content": "from turn one\n"})}},
+		scripted.Turn{Text: "Wrote it."},
+	)
+	if r := e.run("", "run", "--yolo", "write new.txt"); r.code != 0 {
+		t.Fatalf("turn: %d %s", r.code, r.stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(e.repo, ".reasonix", "sessions", "*.jsonl"))
+	turns := func() int {
+		l, err := store.Load(files[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return store.Turns(l.Messages)
+	}
+	exists := func() bool { _, err := os.Stat(filepath.Join(e.repo, "new.txt")); return err == nil }
+
+	if r := e.run("", "rewind", "--conversation-only", "--to", "1"); r.code != 0 || r.stdout != "" {
+		t.Fatalf("conversation-only: %d %q %s", r.code, r.stdout, r.stderr)
+	}
+	if !exists() || turns() != 0 {
+		t.Errorf("conversation-only: file kept %v, turns %d (want true, 0)", exists(), turns())
+	}
+	if r := e.run("", "rewind", "--undo"); r.code != 0 || turns() != 1 {
+		t.Fatalf("undo: %d %s, turns %d", r.code, r.stderr, turns())
+	}
+	r := e.run("", "rewind", "--files-only", "--to", "1")
+	if r.code != 0 || !strings.Contains(r.stdout, "removed new.txt") {
+		t.Fatalf("files-only: %d %q %s", r.code, r.stdout, r.stderr)
+	}
+	if exists() || turns() != 1 {
+		t.Errorf("files-only: file kept %v, turns %d (want false, 1)", exists(), turns())
+	}
+	if r := e.run("", "rewind", "--files-only", "--conversation-only"); r.code != 2 {
+		t.Errorf("both flags: exit %d", r.code)
+	}
+}
