@@ -403,3 +403,31 @@ func TestChatTurnCommandsAndQuit(t *testing.T) {
 		t.Fatal("two Ctrl-Cs did not quit")
 	}
 }
+
+// TestClearAsksFirst: /clear asks before starting a new conversation; no
+// keeps the transcript, yes clears it. /new does not ask.
+func TestClearAsksFirst(t *testing.T) {
+	h := start(t, Options{}, scripted.Turn{Text: "KEEP-ME answer"})
+	h.typeText("hello")
+	h.key(tcell.KeyEnter)
+	h.waitFor("KEEP-ME answer", "ready")
+	h.typeText("/clear")
+	h.key(tcell.KeyEnter)
+	h.waitFor("Start a new conversation?")
+	h.rune('n')
+	waitGone(t, h, "Start a new conversation?")
+	if !strings.Contains(h.text(), "KEEP-ME answer") {
+		t.Fatal("answering no cleared the transcript")
+	}
+	h.typeText("/clear")
+	h.key(tcell.KeyEnter)
+	h.waitFor("Start a new conversation?")
+	h.rune('y')
+	h.waitFor("new conversation")
+	waitGone(t, h, "KEEP-ME answer")
+	h.typeText("/new")
+	h.key(tcell.KeyEnter)
+	if s := h.waitFor("new conversation"); strings.Contains(s, "Start a new conversation?") {
+		t.Error("/new asked")
+	}
+}
