@@ -449,7 +449,7 @@ func (s *Session) runOne(ctx context.Context, c providers.ToolCall, reason strin
 	if known && info.Args != nil {
 		acc, accErr = tools.Describe(t, args)
 		if accErr == nil {
-			info.Kind, info.Subject = string(acc.Kind), acc.Subject()
+			info.Kind, info.Subject, info.Paths = string(acc.Kind), acc.Subject(), acc.Paths()
 		}
 	}
 	s.publish(events.Event{Type: events.ToolStart, Tool: info})

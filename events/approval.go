@@ -22,7 +22,9 @@ type Preview struct {
 // ApprovalRequest) and, on ApprovalResolved, how it ended. Front ends
 // answer it by ID through their engine's Answer command.
 type Approval struct {
-	ID      string `json:"id"`
+	ID string `json:"id"`
+	// CallID is the tool call asked about (the ToolStart event's call_id).
+	CallID  string `json:"call_id,omitempty"`
 	Tool    string `json:"tool"`
 	Subject string `json:"subject,omitempty"`
 	// Command is the exact shell command line (bash only).

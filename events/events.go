@@ -69,11 +69,14 @@ type Tool struct {
 	// and what it acts on (the command, the paths, the agent).
 	Kind    string `json:"kind,omitempty"`
 	Subject string `json:"subject,omitempty"`
-	Summary string `json:"summary,omitempty"` // one line for humans
-	Result  string `json:"result,omitempty"`  // ToolEnd only
-	IsError bool   `json:"is_error,omitempty"`
-	Denied  bool   `json:"denied,omitempty"`
-	Millis  int64  `json:"ms,omitempty"`
+	// Paths are the files the call names, written ones first, as the
+	// model gave them (relative to the workspace or absolute).
+	Paths   []string `json:"paths,omitempty"`
+	Summary string   `json:"summary,omitempty"` // one line for humans
+	Result  string   `json:"result,omitempty"`  // ToolEnd only
+	IsError bool     `json:"is_error,omitempty"`
+	Denied  bool     `json:"denied,omitempty"`
+	Millis  int64    `json:"ms,omitempty"`
 }
 
 // Todo is one item of a session's todo list.

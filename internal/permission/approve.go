@@ -51,7 +51,9 @@ type Reply struct {
 type Request struct {
 	Session string
 	Role    string
-	Tool    string
+	// CallID is the tool call asked about.
+	CallID string
+	Tool   string
 	// Subject is the command or the paths, one line.
 	Subject string
 	// Command is the exact bash command line (bash only).
@@ -106,7 +108,7 @@ func NewBroker(publish func(events.Event)) *Broker {
 
 // Approve publishes req and waits for its answer or for ctx.
 func (b *Broker) Approve(ctx context.Context, req Request) (Reply, error) {
-	ev := &events.Approval{Tool: req.Tool, Subject: req.Subject, Command: req.Command, Reason: req.Reason,
+	ev := &events.Approval{CallID: req.CallID, Tool: req.Tool, Subject: req.Subject, Command: req.Command, Reason: req.Reason,
 		Impact: req.Impact, Dangerous: req.Dangerous, Preview: req.Preview, Rules: req.Rules}
 	for _, c := range req.Choices {
 		ev.Choices = append(ev.Choices, string(c))

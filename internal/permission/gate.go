@@ -373,7 +373,7 @@ func askBlockedMessage(c *call, out Outcome) string {
 
 func (g *Gate) request(ctx context.Context, inv tools.Invocation, c *call, out Outcome) Request {
 	req := Request{
-		Session: inv.Session, Role: inv.Role, Tool: c.tool,
+		Session: inv.Session, Role: inv.Role, CallID: inv.CallID, Tool: c.tool,
 		Subject:   strings.Join(out.Subjects, ", "),
 		Command:   c.command,
 		Reason:    inv.Reason,
