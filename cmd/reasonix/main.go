@@ -89,6 +89,7 @@ Usage:
   reasonix fork ID [--at TURN]     start a new session from a session (before turn TURN)
   reasonix rewind [ID] [--to TURN] [--files-only|--conversation-only] [--undo]
                                    take the conversation and the files back to before a turn
+  reasonix acp [--auto|--yolo]     serve an editor over the Agent Client Protocol on stdio
   reasonix models                  list the configured models
   reasonix config                  print the merged config and where each value came from
   reasonix context [--json] [--role NAME]
@@ -155,6 +156,8 @@ func dispatch(ctx context.Context, args []string, io stdio) int {
 		err = cmdFork(args[1:], io)
 	case "rewind":
 		err = cmdRewind(ctx, args[1:], io)
+	case "acp":
+		err = cmdACP(ctx, args[1:], io)
 	default:
 		fmt.Fprintf(io.err, "reasonix: unknown command %q\n\n%s", args[0], helpText)
 		return exitUsage

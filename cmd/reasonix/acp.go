@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"flag"
+
+	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/internal/acp"
+	"github.com/reasonix/reasonix/internal/permission"
+	"github.com/reasonix/reasonix/internal/store"
+	"github.com/reasonix/reasonix/orchestrator"
+)
+
+// cmdACP is `reasonix acp`: Reasonix as an agent an editor starts and
+// drives over the Agent Client Protocol on stdin and stdout (see
+// docs/EDITORS.md). Stdout carries protocol messages only; notices go to
+// stderr, which editors show in their logs.
+func cmdACP(ctx context.Context, args []string, io stdio) error {
+	var f runFlags
+	fs := flag.NewFlagSet("acp", flag.ContinueOnError)
+	fs.SetOutput(io.err)
+	fs.StringVar(&f.model, "model", "", "model reference")
+	fs.StringVar(&f.config, "config", "", "config file")
+	fs.IntVar(&f.maxSteps, "max-steps", 0, "tool-loop step limit")
+	fs.BoolVar(&f.yolo, "yolo", false, "allow every non-dangerous action without asking")
+	fs.BoolVar(&f.auto, "auto", false, "allow writes without asking; explicit ask rules still apply")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return usageError{err}
+	}
+	if len(pos) > 0 {
+		return usagef("acp takes no prompt: the editor sends them")
+	}
+	srv := acp.New(version)
+	hub := &events.Hub{}
+	unsubscribe := hub.Subscribe(srv)
+	defer unsubscribe()
+	// Every question goes to the editor through the event stream, like
+	// the TUI's; when the editor leaves, what is still asked is refused.
+	broker := permission.NewBroker(hub.Publish)
+	defer broker.Close("the editor disconnected")
+	app, err := assemble(assembleOptions{flags: f, sink: hub, stderr: io.err, approver: broker, planApprover: srv.PlanApprover()})
+	if err != nil {
+		return err
+	}
+	defer app.Close()
+	return srv.Serve(ctx, &acpHost{app: app, hub: hub, broker: broker}, io.in, io.out)
+}
+
+// acpHost opens the editor's sessions as engines on the one coordinator.
+type acpHost struct {
+	app    *app
+	hub    *events.Hub
+	broker *permission.Broker
+}
+
+func (h *acpHost) Open() (acp.Engine, error) {
+	return orchestrator.NewEngine(h.app.coord, h.hub, h.broker)
+}
+
+func (h *acpHost) Resume(id string) (acp.Engine, error) {
+	path, err := h.app.coord.FindSession(id)
+	if err != nil {
+		return nil, err
+	}
+	eng, err := orchestrator.NewEngine(h.app.coord, h.hub, h.broker)
+	if err != nil {
+		return nil, err
+	}
+	if err := eng.Resume(path, ""); err != nil {
+		eng.Close()
+		return nil, err
+	}
+	return eng, nil
+}
+
+func (h *acpHost) Sessions() ([]store.Summary, error) {
+	dir := h.app.coord.SessionsDir()
+	if dir == "" {
+		return nil, nil
+	}
+	return orchestrator.Conversations(dir)
+}
+
+func (h *acpHost) Workspace() string { return h.app.workspace }

@@ -1,0 +1,252 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/reasonix/reasonix/internal/nodetest"
+	"github.com/reasonix/reasonix/providers/scripted"
+)
+
+// acpSeen is what testdata/acp/client.mjs reports.
+type acpSeen struct {
+	Init struct {
+		ProtocolVersion   int `json:"protocolVersion"`
+		AgentCapabilities struct {
+			LoadSession bool `json:"loadSession"`
+		} `json:"agentCapabilities"`
+	} `json:"init"`
+	SessionID string `json:"sessionId"`
+	Modes     struct {
+		AvailableModes []struct {
+			ID string `json:"id"`
+		} `json:"availableModes"`
+	} `json:"modes"`
+	First      struct{ StopReason string } `json:"first"`
+	Second     struct{ StopReason string } `json:"second"`
+	AfterFirst int                         `json:"afterFirst"`
+	Updates    []struct {
+		SessionID string          `json:"sessionId"`
+		Update    json.RawMessage `json:"update"`
+	} `json:"updates"`
+	Permissions []struct {
+		SessionID string `json:"sessionId"`
+		Options   []struct {
+			OptionID string `json:"optionId"`
+			Kind     string `json:"kind"`
+		} `json:"options"`
+		ToolCall struct {
+			ToolCallID string `json:"toolCallId"`
+			Title      string `json:"title"`
+		} `json:"toolCall"`
+	} `json:"permissions"`
+	List struct {
+		Sessions []struct {
+			SessionID string `json:"sessionId"`
+			Title     string `json:"title"`
+		} `json:"sessions"`
+	} `json:"list"`
+	Exit int `json:"exit"`
+}
+
+// update is the part of a session update the test looks at.
+type update struct {
+	Kind       string `json:"sessionUpdate"`
+	ToolCallID string `json:"toolCallId"`
+	Status     string `json:"status"`
+	ToolKind   string `json:"kind"`
+	Title      string `json:"title"`
+	Content    json.RawMessage
+	Locations  []struct{ Path string }
+	Text       string
+}
+
+func decodeUpdate(t *testing.T, raw json.RawMessage) update {
+	t.Helper()
+	var u update
+	if err := json.Unmarshal(raw, &u); err != nil {
+		t.Fatalf("update %s: %v", raw, err)
+	}
+	var c struct {
+		Content struct{ Text string } `json:"content"`
+	}
+	if json.Unmarshal(raw, &c) == nil {
+		u.Text = c.Content.Text
+	}
+	return u
+}
+
+func runACPClient(t *testing.T, e *e2e, mode string, extra ...string) acpSeen {
+	t.Helper()
+	mods := nodetest.Module(t, "@agentclientprotocol/sdk")
+	// An ES module resolves packages from its own folder upwards, so the
+	// client runs from a copy beside the installed node_modules.
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("testdata", "acp", "client.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(mods, filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(dir, "client.mjs")
+	if err := os.WriteFile(script, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("node", script, mode)
+	cmd.Env = append(append([]string{}, e.env...), "REASONIX_BIN="+binPath, "ACP_CWD="+e.repo)
+	cmd.Env = append(cmd.Env, extra...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("client: %v\nstdout: %s\nstderr: %s", err, out.String(), errb.String())
+	}
+	var seen acpSeen
+	if err := json.Unmarshal(out.Bytes(), &seen); err != nil {
+		t.Fatalf("client output: %v\n%s\nstderr: %s", err, out.String(), errb.String())
+	}
+	if seen.Exit != 0 {
+		t.Errorf("reasonix acp exited %d\nstderr: %s", seen.Exit, errb.String())
+	}
+	return seen
+}
+
+// TestE2EACPEditorSession drives `reasonix acp` from a client built on the
+// official TypeScript ACP SDK: a turn that reads and edits a file with the
+// edit approved in the editor, a second turn cancelled at its permission
+// request, the session listed, resumed in `reasonix run`, and loaded back
+// into a new editor connection.
+func TestE2EACPEditorSession(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{Text: "Let me look.", ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "greet.go"})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("edit_file", map[string]any{"path": "greet.go", "old_string": `"hello"`, "new_string": `"hello, world"`})}},
+		scripted.Turn{Text: "Changed the **greeting**.", ChunkSize: 4},
+		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "rm -f build.out && echo removed"})}},
+		scripted.Turn{Text: "You asked me to change the greeting."},
+	)
+	e.write("greet.go", "package main\n\nconst greeting = \"hello\"\n")
+	e.write("build.out", "artifact\n")
+	seen := runACPClient(t, e, "turns")
+
+	if seen.Init.ProtocolVersion != 1 || !seen.Init.AgentCapabilities.LoadSession {
+		t.Errorf("initialize: %+v", seen.Init)
+	}
+	if seen.SessionID == "" || len(seen.Modes.AvailableModes) != 2 {
+		t.Fatalf("session/new: id %q modes %+v", seen.SessionID, seen.Modes)
+	}
+	if seen.First.StopReason != "end_turn" {
+		t.Errorf("first prompt stop reason %q, want end_turn", seen.First.StopReason)
+	}
+	if seen.Second.StopReason != "cancelled" {
+		t.Errorf("second prompt stop reason %q, want cancelled", seen.Second.StopReason)
+	}
+	if got := e.read("greet.go"); !strings.Contains(got, `"hello, world"`) {
+		t.Errorf("the approved edit did not land: %q", got)
+	}
+	if got := e.read("build.out"); got != "artifact\n" {
+		t.Errorf("the cancelled command ran: build.out = %q", got)
+	}
+
+	// The first turn's updates: the answer streamed, a read and an edit
+	// with a location and a diff, both completed.
+	var text strings.Builder
+	var read, edit bool
+	for i, u := range seen.Updates[:seen.AfterFirst] {
+		if u.SessionID != seen.SessionID {
+			t.Errorf("update %d for session %q", i, u.SessionID)
+		}
+		d := decodeUpdate(t, u.Update)
+		switch d.Kind {
+		case "agent_message_chunk":
+			text.WriteString(d.Text)
+		case "tool_call":
+			if d.ToolKind == "read" && len(d.Locations) == 1 && d.Locations[0].Path == filepath.Join(e.repo, "greet.go") {
+				read = true
+			}
+		case "tool_call_update":
+			if d.Status == "completed" && bytes.Contains(d.Content, []byte(`"type":"diff"`)) &&
+				bytes.Contains(d.Content, []byte(`hello, world`)) && bytes.Contains(d.Content, []byte(`"oldText"`)) {
+				edit = true
+			}
+		}
+	}
+	if !strings.Contains(text.String(), "Let me look.") || !strings.Contains(text.String(), "Changed the **greeting**.") {
+		t.Errorf("agent message chunks = %q", text.String())
+	}
+	if !read || !edit {
+		t.Errorf("read tool call with location: %v; completed edit with a diff: %v\nupdates: %s", read, edit, dumpUpdates(seen))
+	}
+
+	// Two questions: the edit (allowed) and the command (cancelled), each
+	// naming its tool call and offering the gate's choices.
+	if len(seen.Permissions) != 2 {
+		t.Fatalf("permission requests = %d, want 2: %+v", len(seen.Permissions), seen.Permissions)
+	}
+	for i, p := range seen.Permissions {
+		var ids []string
+		for _, o := range p.Options {
+			ids = append(ids, o.OptionID)
+		}
+		if p.SessionID != seen.SessionID || p.ToolCall.ToolCallID == "" || !contains(ids, "allow") || !contains(ids, "deny") {
+			t.Errorf("permission %d: %+v", i, p)
+		}
+	}
+	if !strings.Contains(seen.Permissions[0].ToolCall.Title, "greet.go") || !strings.Contains(seen.Permissions[1].ToolCall.Title, "rm -f build.out") {
+		t.Errorf("permission titles: %q, %q", seen.Permissions[0].ToolCall.Title, seen.Permissions[1].ToolCall.Title)
+	}
+
+	// The editor's session is a Reasonix session: listed, and resumed in
+	// the terminal with its history.
+	found := false
+	for _, s := range seen.List.Sessions {
+		found = found || s.SessionID == seen.SessionID
+	}
+	if !found {
+		t.Errorf("session/list does not name %s: %+v", seen.SessionID, seen.List)
+	}
+	r := e.run("", "run", "--resume", seen.SessionID, "what did I ask you first?")
+	if r.code != 0 || !strings.Contains(r.stdout, "You asked me to change the greeting.") {
+		t.Fatalf("resume in run: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	reqs := e.srv.Requests()
+	last := reqs[len(reqs)-1]
+	if !bytes.Contains(last, []byte("make the greeting say hello, world")) || !bytes.Contains(last, []byte("unsaved editor text")) {
+		t.Errorf("the resumed run lost the editor's turn: %.600s", messagesOf(t, last))
+	}
+
+	// And back into an editor: session/load replays the conversation.
+	loaded := runACPClient(t, e, "load", "ACP_SESSION="+seen.SessionID)
+	var user, answer bool
+	for _, u := range loaded.Updates {
+		d := decodeUpdate(t, u.Update)
+		user = user || d.Kind == "user_message_chunk" && strings.Contains(d.Text, "what did I ask you first?")
+		answer = answer || d.Kind == "agent_message_chunk" && strings.Contains(d.Text, "You asked me to change the greeting.")
+	}
+	if !user || !answer {
+		t.Errorf("session/load replay: user turn %v, answer %v\n%s", user, answer, dumpUpdates(loaded))
+	}
+}
+
+func dumpUpdates(s acpSeen) string {
+	var b strings.Builder
+	for _, u := range s.Updates {
+		b.Write(u.Update)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,76 @@
+// An ACP client built on the official TypeScript SDK
+// (@agentclientprotocol/sdk), playing an editor against `reasonix acp`.
+// Usage: node client.mjs MODE
+//   MODE "turns": initialize, open a session, run a prompt that reads and
+//                 edits a file (the edit's permission request is allowed),
+//                 run a second prompt and cancel it at its permission
+//                 request, then list sessions.
+//   MODE "load":  initialize and load the session $ACP_SESSION.
+// It prints one JSON object with everything it saw; the Go test checks it.
+import { spawn } from "node:child_process";
+import { Readable, Writable } from "node:stream";
+import { client, methods, ndJsonStream, PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
+
+const mode = process.argv[2];
+const cwd = process.env.ACP_CWD;
+const child = spawn(process.env.REASONIX_BIN, ["acp"], { cwd, stdio: ["pipe", "pipe", "inherit"] });
+const stream = ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
+
+const seen = { updates: [], permissions: [] };
+let onPermission = () => ({ outcome: { outcome: "cancelled" } });
+
+const app = client({ name: "reasonix-acp-test" })
+  .onNotification(methods.client.session.update, ({ params }) => {
+    seen.updates.push(params);
+  })
+  .onRequest(methods.client.session.requestPermission, async ({ params, agent }) => {
+    seen.permissions.push(params);
+    return onPermission(params, agent);
+  });
+
+const timeout = setTimeout(() => {
+  console.error("client: timed out");
+  child.kill("SIGKILL");
+  process.exit(3);
+}, 60000);
+
+try {
+  await app.connectWith(stream, async (ctx) => {
+    seen.init = await ctx.request(methods.agent.initialize, {
+      protocolVersion: PROTOCOL_VERSION,
+      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+    });
+    if (mode === "load") {
+      seen.load = await ctx.request(methods.agent.session.load, {
+        sessionId: process.env.ACP_SESSION, cwd, mcpServers: [],
+      });
+      return;
+    }
+    const s = await ctx.request(methods.agent.session.new, { cwd, mcpServers: [] });
+    seen.sessionId = s.sessionId;
+    seen.modes = s.modes;
+    onPermission = (p) => ({ outcome: { outcome: "selected", optionId: "allow" } });
+    seen.first = await ctx.request(methods.agent.session.prompt, {
+      sessionId: s.sessionId,
+      prompt: [
+        { type: "text", text: "make the greeting say hello, world" },
+        { type: "resource", resource: { uri: "file://" + cwd + "/notes.txt", text: "unsaved editor text" } },
+      ],
+    });
+    seen.afterFirst = seen.updates.length;
+    onPermission = async (p, agent) => {
+      await agent.notify(methods.agent.session.cancel, { sessionId: s.sessionId });
+      return { outcome: { outcome: "cancelled" } };
+    };
+    seen.second = await ctx.request(methods.agent.session.prompt, {
+      sessionId: s.sessionId, prompt: [{ type: "text", text: "remove the build output" }],
+    });
+    seen.list = await ctx.request(methods.agent.session.list, {});
+  });
+} finally {
+  clearTimeout(timeout);
+  child.stdin.end();
+}
+const code = await new Promise((resolve) => child.on("exit", (c) => resolve(c)));
+seen.exit = code;
+process.stdout.write(JSON.stringify(seen));

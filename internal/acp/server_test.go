@@ -1,0 +1,207 @@
+package acp
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/internal/store"
+)
+
+// fakeEngine plans by asking the server's plan approver, as the
+// coordinator does, and answers turns with text.
+type fakeEngine struct {
+	id   string
+	srv  *Server
+	plan events.Plan
+	mu   sync.Mutex
+	ran  []string
+}
+
+func (f *fakeEngine) Send(_ context.Context, text string) error {
+	f.srv.Publish(events.Event{Type: events.TextDelta, Session: f.id, Text: "echo: " + text})
+	return nil
+}
+
+func (f *fakeEngine) Plan(ctx context.Context, text string) error {
+	// The planner's session has no parent: its events still reach the
+	// session that is planning.
+	f.srv.Publish(events.Event{Type: events.PlanReady, Session: "planner-1", Plan: &f.plan})
+	_, d, err := f.srv.PlanApprover().Approve(ctx, f.plan)
+	if err != nil {
+		return err
+	}
+	if d != events.PlanApprove {
+		return events.ErrPlanRejected
+	}
+	f.mu.Lock()
+	f.ran = append(f.ran, text)
+	f.mu.Unlock()
+	f.srv.Publish(events.Event{Type: events.TextDelta, Session: "executor-1", Text: "executed"})
+	return nil
+}
+
+func (f *fakeEngine) Answer(string, string, string) error { return nil }
+func (f *fakeEngine) Interrupt()                          {}
+func (f *fakeEngine) SessionID() string                   { return f.id }
+func (f *fakeEngine) Close()                              {}
+
+type fakeHost struct {
+	eng *fakeEngine
+}
+
+func (h *fakeHost) Open() (Engine, error)              { return h.eng, nil }
+func (h *fakeHost) Resume(string) (Engine, error)      { return nil, errors.New("no such session") }
+func (h *fakeHost) Sessions() ([]store.Summary, error) { return nil, nil }
+func (h *fakeHost) Workspace() string                  { return "/work/space" }
+
+// client is an editor: it records updates and answers plan questions
+// with answer.
+type client struct {
+	mu      sync.Mutex
+	updates []sdk.SessionUpdate
+	asked   []sdk.RequestPermissionRequest
+	answer  string
+}
+
+func (c *client) RequestPermission(_ context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.asked = append(c.asked, p)
+	return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeSelected(sdk.PermissionOptionId(c.answer))}, nil
+}
+
+func (c *client) SessionUpdate(_ context.Context, n sdk.SessionNotification) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.updates = append(c.updates, n.Update)
+	return nil
+}
+
+func (c *client) text() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var b strings.Builder
+	for _, u := range c.updates {
+		if u.AgentMessageChunk != nil && u.AgentMessageChunk.Content.Text != nil {
+			b.WriteString(u.AgentMessageChunk.Content.Text.Text)
+		}
+	}
+	return b.String()
+}
+
+func (c *client) ReadTextFile(context.Context, sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
+	return sdk.ReadTextFileResponse{}, errors.New("not offered")
+}
+func (c *client) WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+	return sdk.WriteTextFileResponse{}, errors.New("not offered")
+}
+func (c *client) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
+	return sdk.CreateTerminalResponse{}, errors.New("not offered")
+}
+func (c *client) KillTerminal(context.Context, sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
+	return sdk.KillTerminalResponse{}, errors.New("not offered")
+}
+func (c *client) TerminalOutput(context.Context, sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
+	return sdk.TerminalOutputResponse{}, errors.New("not offered")
+}
+func (c *client) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
+	return sdk.ReleaseTerminalResponse{}, errors.New("not offered")
+}
+func (c *client) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
+	return sdk.WaitForTerminalExitResponse{}, errors.New("not offered")
+}
+
+// connect serves a fake engine to an in-memory editor.
+func connect(t *testing.T, c *client) (*sdk.ClientSideConnection, *fakeEngine) {
+	t.Helper()
+	srv := New("test")
+	eng := &fakeEngine{id: "e-1", srv: srv, plan: events.Plan{Goal: "Rename the flag", Steps: []events.PlanStep{{ID: "s1", Title: "Rename it"}}}}
+	toAgentR, toAgentW := io.Pipe()
+	toClientR, toClientW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, &fakeHost{eng: eng}, toAgentR, toClientW) }()
+	conn := sdk.NewClientSideConnection(c, toAgentW, toClientR)
+	t.Cleanup(func() {
+		cancel()
+		toAgentW.Close()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+		toClientW.Close()
+	})
+	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
+		t.Fatal(err)
+	}
+	return conn, eng
+}
+
+func TestPlanModeAsksTheEditor(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		answer, want string
+		ran          int
+	}{
+		{"run", "executed", 1},
+		{"reject", "The plan was rejected; nothing was changed.", 0},
+	} {
+		c := &client{answer: tc.answer}
+		conn, eng := connect(t, c)
+		s, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: "/work/space/sub", McpServers: []sdk.McpServer{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := conn.SetSessionMode(ctx, sdk.SetSessionModeRequest{SessionId: s.SessionId, ModeId: ModePlan}); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: s.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("rename --foo")}})
+		if err != nil || resp.StopReason != sdk.StopReasonEndTurn {
+			t.Fatalf("%s: prompt: %v %v", tc.answer, resp.StopReason, err)
+		}
+		if len(c.asked) != 1 || !strings.Contains(*c.asked[0].ToolCall.Title, "Rename the flag") || len(c.asked[0].Options) != 2 {
+			t.Fatalf("%s: plan question = %+v", tc.answer, c.asked)
+		}
+		if got := c.text(); got != tc.want {
+			t.Errorf("%s: answer text = %q, want %q", tc.answer, got, tc.want)
+		}
+		if len(eng.ran) != tc.ran {
+			t.Errorf("%s: plan ran %d times, want %d", tc.answer, len(eng.ran), tc.ran)
+		}
+		var plan bool
+		for _, u := range c.updates {
+			plan = plan || u.Plan != nil && len(u.Plan.Entries) == 1 && u.Plan.Entries[0].Content == "s1: Rename it"
+		}
+		if !plan {
+			t.Errorf("%s: the plan was not sent as a plan update", tc.answer)
+		}
+	}
+}
+
+func TestRefusesACwdOutsideTheWorkspace(t *testing.T) {
+	conn, _ := connect(t, &client{})
+	_, err := conn.NewSession(context.Background(), sdk.NewSessionRequest{Cwd: "/elsewhere", McpServers: []sdk.McpServer{}})
+	if err == nil || !strings.Contains(err.Error(), "outside") {
+		t.Fatalf("err = %v, want a refusal naming the workspace", err)
+	}
+}
+
+func TestPromptText(t *testing.T) {
+	got := promptText([]sdk.ContentBlock{
+		sdk.TextBlock("look at this"),
+		sdk.ResourceLinkBlock("a.go", "file:///ws/pkg/a.go"),
+		sdk.ResourceBlock(sdk.EmbeddedResourceResource{TextResourceContents: &sdk.TextResourceContents{Uri: "file:///ws/b.go", Text: "package b"}}),
+		sdk.ImageBlock("AAAA", "image/png"),
+	}, "/ws")
+	for _, want := range []string{"look at this", "[referenced file: pkg/a.go]", "<file path=\"b.go\">\npackage b\n</file>", "image or audio clip was left out"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("prompt text lacks %q:\n%s", want, got)
+		}
+	}
+}
