@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/reasonix/reasonix/events"
-	"github.com/reasonix/reasonix/internal/text"
+	"github.com/reasonix/reasonix/internal/repair"
 	"github.com/reasonix/reasonix/providers"
 	"github.com/reasonix/reasonix/tools"
 )
@@ -128,6 +128,13 @@ type Session struct {
 	ratio      float64
 	lastPrompt int
 	stuckAt    int
+	// finish is the finish reason of the newest response; shown and
+	// held track how much of its answer reached the front ends while
+	// tool markup is held back; storm stops repeated calls (repair.go).
+	finish string
+	shown  int
+	held   bool
+	storm  repair.Breaker
 }
 
 // New builds a session and serialises its prefix (system prompt and tool
@@ -238,6 +245,7 @@ func (s *Session) Send(ctx context.Context, text string) (Outcome, error) {
 	if err := s.append(providers.Message{Role: providers.RoleUser, Content: text}); err != nil {
 		return out, err
 	}
+	s.storm.Reset() // a new user turn: earlier repeats are forgiven
 	return s.loop(ctx, &out)
 }
 
@@ -253,6 +261,7 @@ func (s *Session) loop(ctx context.Context, out *Outcome) (res Outcome, err erro
 			res, err = *out, errors.Join(err, serr)
 		}
 	}()
+	continued := false // a cut answer is continued once per Send
 	for out.Steps < s.cfg.MaxSteps {
 		if err := ctx.Err(); err != nil {
 			return *out, err
@@ -267,6 +276,7 @@ func (s *Session) loop(ctx context.Context, out *Outcome) (res Outcome, err erro
 			s.usage.Add(*usage)
 		}
 		if err != nil {
+			s.flushText(msg.Content, msg.Content)
 			if msg.Content != "" || msg.ReasoningContent != "" {
 				// Keep the partial answer in the history and transcript.
 				msg.ToolCalls = nil
@@ -277,11 +287,22 @@ func (s *Session) loop(ctx context.Context, out *Outcome) (res Outcome, err erro
 			}
 			return *out, err
 		}
+		original := msg.Content
+		s.repairTurn(&msg)
+		s.flushText(original, msg.Content)
 		if err := s.append(msg); err != nil {
 			return *out, err
 		}
 		out.Text = msg.Content
 		if len(msg.ToolCalls) == 0 {
+			if s.finish == finishLength && !continued {
+				continued = true
+				s.publish(events.Event{Type: events.Notice, Text: "the answer was cut off at the output token limit; asking the model to continue"})
+				if err := s.append(providers.Message{Role: providers.RoleUser, Content: continueCut}); err != nil {
+					return *out, err
+				}
+				continue
+			}
 			out.Stop = StopDone
 			return *out, nil
 		}
@@ -325,6 +346,7 @@ func (s *Session) stream(ctx context.Context) (providers.Message, *providers.Usa
 	var text, reasoning strings.Builder
 	var usage *providers.Usage
 	var streamErr error
+	s.finish, s.shown, s.held = "", 0, false
 	for c := range ch {
 		if c.Reasoning != "" {
 			reasoning.WriteString(c.Reasoning)
@@ -332,7 +354,10 @@ func (s *Session) stream(ctx context.Context) (providers.Message, *providers.Usa
 		}
 		if c.Text != "" {
 			text.WriteString(c.Text)
-			s.publish(events.Event{Type: events.TextDelta, Text: c.Text})
+			s.showText(text.String())
+		}
+		if c.FinishReason != "" {
+			s.finish = c.FinishReason
 		}
 		msg.ToolCalls = append(msg.ToolCalls, c.ToolCalls...)
 		if c.Usage != nil {
@@ -379,10 +404,17 @@ type callResult struct {
 func (s *Session) runCalls(ctx context.Context, msg providers.Message, out *Outcome) (bool, error) {
 	calls := msg.ToolCalls
 	results := make([]callResult, len(calls))
+	blocked := s.admit(calls)
 	for i := 0; i < len(calls); {
+		if blocked[i] != nil {
+			results[i] = *blocked[i]
+			s.publishBlocked(calls[i], results[i])
+			i++
+			continue
+		}
 		j := i + 1
 		if s.readOnly(calls[i]) {
-			for j < len(calls) && s.readOnly(calls[j]) {
+			for j < len(calls) && s.readOnly(calls[j]) && blocked[j] == nil {
 				j++
 			}
 		}
@@ -411,7 +443,7 @@ func (s *Session) runCalls(ctx context.Context, msg providers.Message, out *Outc
 		if err := s.append(providers.Message{Role: providers.RoleTool, ToolCallID: c.ID, Content: content}); err != nil {
 			return false, err
 		}
-		out.Calls = append(out.Calls, CallRecord{ID: c.ID, Name: c.Function.Name, Args: json.RawMessage(c.Function.Arguments),
+		out.Calls = append(out.Calls, CallRecord{ID: c.ID, Name: c.Function.Name, Args: recordArgs(c.Function.Arguments),
 			Summary: r.Summary, IsError: r.IsError, Denied: results[i].denied, Writes: results[i].writes})
 		if r.Halt && !r.IsError {
 			halted = true
@@ -474,8 +506,7 @@ func (s *Session) runOne(ctx context.Context, c providers.ToolCall, reason strin
 		return finish()
 	}
 	if !json.Valid(args) {
-		r.res = tools.Result{IsError: true, Content: fmt.Sprintf("Error: the arguments of %s are not valid JSON (%q); resend the call with a JSON object matching its schema",
-			c.Function.Name, text.Clip(string(args), 200))}
+		r.res = s.badArgs(c)
 		return finish()
 	}
 	if accErr != nil {

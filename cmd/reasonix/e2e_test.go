@@ -275,7 +275,7 @@ func TestE2EStreamCutKeepsPartial(t *testing.T) {
 
 func TestE2EMalformedArgumentsFedBack(t *testing.T) {
 	e := newE2E(t,
-		scripted.Turn{ToolCalls: []scripted.Call{{Name: "read_file", Arguments: `{"path": "x.txt"`}}},
+		scripted.Turn{ToolCalls: []scripted.Call{{Name: "read_file", Arguments: `{"path": x.txt}`}}},
 		scripted.Turn{ToolCalls: []scripted.Call{{Name: "read_file", Arguments: `{"path": 42}`}}},
 		scripted.Turn{Text: "gave up"},
 	)

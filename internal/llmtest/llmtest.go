@@ -232,6 +232,9 @@ func (st *streamer) run() {
 	if len(t.ToolCalls) > 0 {
 		finish = "tool_calls"
 	}
+	if t.FinishReason != "" {
+		finish = t.FinishReason
+	}
 	var final *wireUsage
 	if t.Usage != nil {
 		final = toWire(*t.Usage)

@@ -191,6 +191,9 @@ func (p *Provider) play(ctx context.Context, t Turn, ch chan<- providers.Chunk) 
 			return
 		}
 	}
+	if t.FinishReason != "" {
+		final.FinishReason = t.FinishReason
+	}
 	if t.Usage != nil {
 		u := *t.Usage
 		final.Usage = &u

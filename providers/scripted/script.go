@@ -54,6 +54,10 @@ type Turn struct {
 	// Interleave alternates the argument pieces of parallel tool calls.
 	Interleave bool             `json:"interleave,omitempty"`
 	Usage      *providers.Usage `json:"usage,omitempty"`
+	// FinishReason overrides the finish reason sent ("stop", or
+	// "tool_calls" for a turn with calls): "length" reproduces an answer
+	// or arguments cut by the output token limit.
+	FinishReason string `json:"finish_reason,omitempty"`
 	// Wire holds quirks of real servers that only the HTTP test server
 	// reproduces; the in-process provider ignores it.
 	Wire *Wire `json:"wire,omitempty"`
