@@ -44,7 +44,8 @@ FUZZ_TARGETS := \
 	internal/permission:FuzzParseRule \
 	internal/permission:FuzzSuggestRoundTrip \
 	tools/builtin:FuzzPatchAccess \
-	tools/builtin:FuzzPatchRoundTrip
+	tools/builtin:FuzzPatchRoundTrip \
+	internal/repair:FuzzCloseJSON
 .PHONY: fuzz
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
