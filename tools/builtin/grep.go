@@ -105,6 +105,7 @@ type grepRequest struct {
 	start     string // absolute file or directory searched
 	startRel  string // start relative to root ("" for root)
 	isFile    bool
+	size      int64 // of the named file when isFile
 	glob      string
 	globNeg   bool
 	typeGlobs []string
@@ -138,6 +139,12 @@ func (t *grepTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMess
 	req, err := newGrepRequest(env, a)
 	if err != nil {
 		return tools.Result{}, err
+	}
+	if req.isFile && req.size > maxSearchSize {
+		// Not "No matches found": the file was never searched.
+		msg := fmt.Sprintf("Skipped %s: it is %d bytes, over grep's %d MiB limit, so it was not searched; read parts of it with read_file (offset, limit)",
+			a.Path, req.size, maxSearchSize>>20)
+		return tools.Result{Content: msg, Summary: "file skipped: too large"}, nil
 	}
 	results, err := t.run(ctx, req)
 	if err != nil {
@@ -203,6 +210,7 @@ func newGrepRequest(env *tools.Env, a grepArgs) (*grepRequest, error) {
 		start:     start,
 		startRel:  relTo(root, start),
 		isFile:    !fi.IsDir(),
+		size:      fi.Size(),
 		headLimit: headLimit,
 		maxBytes:  grepOutputFactor * env.Limit(),
 	}

@@ -275,3 +275,30 @@ func TestMultilineOverlappingMatchesReportLinesOnce(t *testing.T) {
 		}
 	}
 }
+
+// A named file over the size cap is reported as skipped, not as having no
+// matches; a directory search still passes over it quietly.
+func TestGrepNamedFileOverCapSaysSkipped(t *testing.T) {
+	root := writeTree(t, map[string]string{"small.txt": "needle\n"})
+	big := filepath.Join(root, "big.log")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("needle\n"); err != nil {
+		t.Fatal(err)
+	}
+	// Sparse: costs no disk.
+	if err := f.Truncate(maxSearchSize + 1); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	out := grepOut(t, &grepTool{native: true}, root, `{"pattern":"needle","path":"big.log"}`)
+	if !strings.Contains(out, "Skipped big.log") || !strings.Contains(out, "not searched") || strings.Contains(out, "No matches") {
+		t.Fatalf("named big file: %q", out)
+	}
+	out = grepOut(t, &grepTool{native: true}, root, `{"pattern":"needle"}`)
+	if strings.TrimSpace(out) != "small.txt" {
+		t.Fatalf("directory search: %q", out)
+	}
+}
