@@ -95,6 +95,12 @@ func (c *Confiner) Resolve(p string, write bool) (string, error) {
 		return "", fmt.Errorf("path %q: %w", p, err)
 	}
 	if c.allowed(real, write) {
+		// A regular file with more than one name may be the same file as
+		// one outside every allowed root (a hard link made before the
+		// run, or where the sandbox is off): it counts as outside.
+		if fi, err := os.Lstat(real); err == nil && fi.Mode().IsRegular() && linkCount(fi) > 1 {
+			return "", fmt.Errorf("path %q is a hard link (%d names for one file), which may share its content with a file outside the workspace %s; it is treated as outside and refused (use bash, which the sandbox confines, or copy the file)", p, linkCount(fi), c.workspace)
+		}
 		return real, nil
 	}
 	via := ""
