@@ -68,6 +68,9 @@ type Policy struct {
 	// Home is Reasonix's home; writes to its config and agent files need
 	// a person (see control.go). Empty skips the home checks.
 	Home string
+	// TempDir is the run's private temporary directory (TMPDIR of bash
+	// commands); writes beneath it, $TMPDIR/out included, are ordinary.
+	TempDir string
 }
 
 // ParsePolicy builds a policy from configuration strings. mode is ask,
@@ -476,7 +479,7 @@ func (p Policy) evaluateBash(c *call, grants []Rule) Outcome {
 		out.Decision, out.Reason = Ask, "empty command"
 		return out
 	}
-	an := analyzeShell(c.command, p.workspace(), p.exists, p.Dangerous, p.controlFile)
+	an := analyzeShellTmp(c.command, p.workspace(), p.TempDir, p.exists, p.Dangerous, p.controlFile)
 	out.Dangerous = an.dangers
 	out.Suggest = suggestBash(an)
 	match := func(rules []Rule, words []string, loose bool) (Rule, bool) {
@@ -521,7 +524,7 @@ func (p Policy) evaluateBash(c *call, grants []Rule) Outcome {
 		var last Rule
 		for _, cmd := range an.cmds {
 			if cmd.needsAllow {
-				last, _ = match(p.Allow, cmd.words, false)
+				last, _ = match(exactWhenRisky(an, p.Allow), cmd.words, false)
 			}
 		}
 		out.Decision, out.Rule, out.List = Allow, last.Raw, "Allow"
@@ -532,12 +535,36 @@ func (p Policy) evaluateBash(c *call, grants []Rule) Outcome {
 		out.Decision, out.Reason = Allow, "allowed for this session"
 		return out
 	}
-	return p.fallback(out)
+	out = p.fallback(out)
+	if len(an.noPrefix) > 0 && out.Decision == Ask {
+		out.Reason = "no prefix rule covers this line: " + strings.Join(an.noPrefix, "; ")
+	}
+	if len(an.runs) > 0 && out.Decision == Ask {
+		out.Reason += "; judged as what it runs: " + strings.Join(an.runs, "; ")
+	}
+	return out
+}
+
+// exactWhenRisky drops prefix rules when the line uses an option or
+// variable that makes a command run another program or write a file: a
+// rule such as Bash(sort:*) was meant for sorting, not for sort -o.
+func exactWhenRisky(an *shellAnalysis, rules []Rule) []Rule {
+	if len(an.noPrefix) == 0 {
+		return rules
+	}
+	var out []Rule
+	for _, r := range rules {
+		if r.Spec != "" && !r.prefix {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // bashCovered reports whether every command that needs an allow rule has
 // one; a line with no such command is not covered.
 func bashCovered(an *shellAnalysis, rules []Rule, tool string) bool {
+	rules = exactWhenRisky(an, rules)
 	n := 0
 	for _, cmd := range an.cmds {
 		if !cmd.needsAllow {
@@ -572,6 +599,10 @@ func suggestBash(an *shellAnalysis) []string {
 			words = cmd.words[:2]
 		}
 		r := "Bash(" + strings.Join(words, " ") + ":*)"
+		if len(an.noPrefix) > 0 {
+			// Only an exact rule can cover such a line.
+			r = "Bash(" + strings.Join(cmd.words, " ") + ")"
+		}
 		// A word with spaces, a * or nothing in it cannot be spelled in a
 		// rule: suggest none rather than one that fails to parse or match.
 		if rule, err := ParseRule(r); err != nil || !rule.matchWords(cmd.words, false) {

@@ -35,6 +35,14 @@ type shellCmd struct {
 type shellAnalysis struct {
 	cmds    []shellCmd
 	dangers []string // why the line is dangerous; empty when it is not
+	// noPrefix says why no prefix allow rule (Bash(sort:*)) covers the
+	// line: an option or variable makes a command run another program or
+	// write a file (options.go). Exact rules, the posture or a person
+	// decide instead.
+	noPrefix []string
+	// runs names programs that options make commands run (rg --pre
+	// prog); they need allow rules of their own. For messages only.
+	runs []string
 	// parseErr is set when the line is not valid shell.
 	parseErr error
 }
@@ -58,10 +66,19 @@ type shellAnalyzer struct {
 	// control names Reasonix's control files (see control.go); nil
 	// checks none.
 	control func(path string) (string, bool)
+	// tmpdir is the run's private temporary directory, which $TMPDIR
+	// names in commands; writes beneath it are ordinary.
+	tmpdir string
 }
 
 func analyzeShell(line, dir string, exists func(string) bool, extra []Rule, control func(string) (string, bool)) *shellAnalysis {
-	a := &shellAnalyzer{res: &shellAnalysis{}, dir: dir, exists: exists, extra: extra, control: control}
+	return analyzeShellTmp(line, dir, "", exists, extra, control)
+}
+
+// analyzeShellTmp is analyzeShell for a run with a private temporary
+// directory tmpdir.
+func analyzeShellTmp(line, dir, tmpdir string, exists func(string) bool, extra []Rule, control func(string) (string, bool)) *shellAnalysis {
+	a := &shellAnalyzer{res: &shellAnalysis{}, dir: dir, exists: exists, extra: extra, control: control, tmpdir: tmpdir}
 	if err := a.script(line, 0); err != nil {
 		a.res.parseErr = err
 		a.runsBeforeError(line, 0)
@@ -457,6 +474,9 @@ func (a *shellAnalyzer) redirect(r *syntax.Redirect, depth int) {
 		return
 	}
 	target, ok := wordValue(r.Word)
+	if !ok {
+		target, ok = tmpdirWord(r.Word, a.tmpdir)
+	}
 	op := redirOpString(r)
 	if !ok {
 		if overwrite {
@@ -464,7 +484,7 @@ func (a *shellAnalyzer) redirect(r *syntax.Redirect, depth int) {
 		}
 		return
 	}
-	if harmlessTarget(target) {
+	if harmlessTarget(target) || a.inTmp(target) {
 		return
 	}
 	if name, ok := a.controlTarget(target); ok {
@@ -616,6 +636,13 @@ func (a *shellAnalyzer) call(c *syntax.CallExpr, redirs []*syntax.Redirect, from
 		return
 	}
 	words, nameOK := staticWords(c.Args)
+	for i := 1; i < len(words); i++ {
+		if words[i] == dynWord {
+			if v, ok := tmpdirWord(c.Args[i], a.tmpdir); ok {
+				words[i] = v
+			}
+		}
+	}
 	if !nameOK {
 		a.res.danger("the command name is computed when the line runs")
 		a.res.cmds = append(a.res.cmds, shellCmd{words: words, needsAllow: true})
@@ -645,6 +672,7 @@ func (a *shellAnalyzer) words(words []string, redirs []*syntax.Redirect, fromPip
 		a.res.danger(reason)
 	}
 	a.overwrites(base, words)
+	a.riskyOptionsOf(base, words, depth)
 	for _, r := range a.extra {
 		if r.matchWords(words, true) {
 			a.res.danger("matches the configured dangerous pattern " + r.Spec)
@@ -968,6 +996,7 @@ var codeEnv = map[string]bool{
 	"GIT_SSH": true, "GIT_SSH_COMMAND": true, "GIT_ASKPASS": true, "SSH_ASKPASS": true,
 	"GIT_PROXY_COMMAND": true, "GIT_CONFIG": true, "GIT_CONFIG_GLOBAL": true,
 	"GIT_CONFIG_SYSTEM": true, "GIT_CONFIG_PARAMETERS": true, "GIT_CONFIG_COUNT": true,
+	"LESSOPEN": true, "LESSCLOSE": true,
 }
 
 // editorEnv run their value as a command, but agents set them to a no-op
@@ -986,6 +1015,10 @@ func (a *shellAnalyzer) envAssign(name, value string, static bool) {
 		a.res.danger("setting " + name + " can make a later command run other code")
 	case editorEnv[name] && (!static || !harmlessEditor[value]):
 		a.res.danger(name + " names a command that git or other tools run")
+	case name == "GOFLAGS" && static && !strings.Contains(value, "exec"):
+		// -mod=mod, -v, -race: only -exec and -toolexec run programs.
+	case programEnv[name] != "":
+		a.noPrefix("setting " + name + ", which " + programEnv[name])
 	}
 }
 
@@ -1307,4 +1340,58 @@ func (a *shellAnalyzer) controlTarget(target string) (string, bool) {
 		}
 	}
 	return a.control(target)
+}
+
+// tmpdirWord evaluates a word that starts with $TMPDIR (or ${TMPDIR},
+// quoted or not) followed by static text, when the run has a private
+// temporary directory: children get TMPDIR set to it, so the word's value
+// is known. Text that climbs out with .. is not accepted.
+func tmpdirWord(w *syntax.Word, tmpdir string) (string, bool) {
+	if tmpdir == "" || w == nil || len(w.Parts) == 0 {
+		return "", false
+	}
+	parts := w.Parts
+	var inner []syntax.WordPart
+	if dq, ok := parts[0].(*syntax.DblQuoted); ok {
+		inner = dq.Parts
+	} else {
+		inner = parts[:1]
+	}
+	if len(inner) == 0 {
+		return "", false
+	}
+	pe, ok := inner[0].(*syntax.ParamExp)
+	if !ok || pe.Param == nil || pe.Param.Value != "TMPDIR" || pe.Exp != nil || pe.Index != nil ||
+		pe.Slice != nil || pe.Repl != nil || pe.Names != 0 || pe.Excl || pe.Length || pe.Width {
+		return "", false
+	}
+	var b strings.Builder
+	b.WriteString(tmpdir)
+	// The rest of the first (quoted) part, then the remaining parts.
+	rest := &syntax.Word{}
+	if _, ok := parts[0].(*syntax.DblQuoted); ok {
+		rest.Parts = append(rest.Parts, &syntax.DblQuoted{Parts: inner[1:]})
+	}
+	rest.Parts = append(rest.Parts, parts[1:]...)
+	tail, ok := wordValue(rest)
+	if !ok {
+		return "", false
+	}
+	if tail != "" && !strings.HasPrefix(tail, "/") {
+		return "", false // $TMPDIRx is another name
+	}
+	b.WriteString(tail)
+	v := b.String()
+	if !within(filepath.Clean(v), filepath.Clean(tmpdir)) {
+		return "", false
+	}
+	return v, true
+}
+
+// inTmp reports a path beneath the run's private temporary directory.
+func (a *shellAnalyzer) inTmp(p string) bool {
+	if a.tmpdir == "" || !filepath.IsAbs(p) {
+		return false
+	}
+	return within(filepath.Clean(p), filepath.Clean(a.tmpdir))
 }
