@@ -17,15 +17,21 @@ var workspaceControl = []string{
 	"reasonix.toml",
 	".mcp.json",
 	".reasonix/agents/",
-	".claude/agents/",
-	".claude/settings.json",
-	".claude/settings.local.json",
+	".reasonix/commands/",
+	".reasonix/skills/",
+	".reasonix/settings.json",
+	".claude/",
+	".agents/skills/",
+	".git/hooks/",
+	".git/config",
 }
 
 // homeControl are control files relative to the Reasonix home.
 var homeControl = []string{
 	"config.toml",
 	"agents/",
+	"skills/",
+	"commands/",
 	"permissions.log",
 }
 

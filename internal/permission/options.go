@@ -238,6 +238,15 @@ func (a *shellAnalyzer) riskyOptionsOf(base string, words []string, depth int) {
 	case "awk", "gawk", "mawk", "nawk":
 		a.awkCommand(base, words)
 		return
+	case "make", "gmake":
+		// make SHELL=prog runs every recipe through prog.
+		for _, w := range args {
+			if k, v, ok := strings.Cut(w, "="); ok && !strings.HasPrefix(w, "-") &&
+				(k == "SHELL" || k == "MAKESHELL" || k == ".SHELLFLAGS") {
+				a.riskyValue("make", riskyOpt{long: k + "=", effect: runsProgram, what: "runs every recipe through the program it names"}, v, true, depth)
+			}
+		}
+		return
 	case "less", "more":
 		for _, w := range args {
 			if strings.HasPrefix(w, "+") && strings.ContainsAny(w, "!|") {

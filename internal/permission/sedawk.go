@@ -203,6 +203,14 @@ func (p *sedParser) delimited(d byte) bool {
 	return false
 }
 
+// fields reads the two d-delimited fields of s and y after the first d.
+func (p *sedParser) fields(d byte) bool {
+	if !p.delimited(d) {
+		return false
+	}
+	return p.delimited(d)
+}
+
 func (p *sedParser) skipSpace() {
 	for p.i < len(p.s) && strings.IndexByte(" \t\n;", p.s[p.i]) >= 0 {
 		p.i++
@@ -320,7 +328,7 @@ func (p *sedParser) next() (cmd byte, arg string, ok bool) {
 			}
 			d := p.s[p.i]
 			p.i++
-			if !p.delimited(d) || !p.delimited(d) {
+			if !p.fields(d) {
 				p.err = true
 				return 0, "", false
 			}
@@ -331,7 +339,7 @@ func (p *sedParser) next() (cmd byte, arg string, ok bool) {
 			}
 			d := p.s[p.i]
 			p.i++
-			if d == '\n' || d == '\\' || !p.delimited(d) || !p.delimited(d) {
+			if d == '\n' || d == '\\' || !p.fields(d) {
 				p.err = true
 				return 0, "", false
 			}

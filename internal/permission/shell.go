@@ -69,6 +69,9 @@ type shellAnalyzer struct {
 	// tmpdir is the run's private temporary directory, which $TMPDIR
 	// names in commands; writes beneath it are ordinary.
 	tmpdir string
+	// cds are directories a static cd earlier in the line may have
+	// changed to; control-file checks try them too.
+	cds []string
 }
 
 func analyzeShell(line, dir string, exists func(string) bool, extra []Rule, control func(string) (string, bool)) *shellAnalysis {
@@ -668,6 +671,11 @@ func (a *shellAnalyzer) words(words []string, redirs []*syntax.Redirect, fromPip
 		return
 	}
 	base := cmdName(name)
+	if base == "cd" || base == "pushd" {
+		if rest := skipOpts(words[1:], nil); len(rest) > 0 {
+			a.chdir(rest[0])
+		}
+	}
 	if reason := dangerousCommand(base, words); reason != "" {
 		a.res.danger(reason)
 	}
@@ -1072,6 +1080,13 @@ func (a *shellAnalyzer) parallel(args []string, depth int) ([]string, bool, bool
 func (a *shellAnalyzer) shellStdin(redirs []*syntax.Redirect, fromPipe bool, depth int) {
 	for _, r := range redirs {
 		switch r.Op {
+		case syntax.RdrIn:
+			// bash < <(cmd): the output of a command is the script.
+			if r.Word != nil && len(r.Word.Parts) > 0 {
+				if _, ok := r.Word.Parts[0].(*syntax.ProcSubst); ok {
+					a.res.danger("a shell runs the output of a command as code")
+				}
+			}
 		case syntax.Hdoc, syntax.DashHdoc:
 			if body, ok := wordValue(r.Hdoc); ok {
 				a.nested(body, depth)
@@ -1339,7 +1354,35 @@ func (a *shellAnalyzer) controlTarget(target string) (string, bool) {
 			target = filepath.Join(home, target[2:])
 		}
 	}
-	return a.control(target)
+	if name, ok := a.control(target); ok {
+		return name, ok
+	}
+	// After a static cd the shell resolves relative names from there;
+	// every directory the line may have changed to is tried.
+	if !filepath.IsAbs(target) {
+		for _, d := range a.cds {
+			if name, ok := a.control(filepath.Join(d, target)); ok {
+				return name, ok
+			}
+		}
+	}
+	return "", false
+}
+
+// chdir records a static `cd dir` as a directory later relative names
+// may be resolved from (relative to the workspace and to earlier ones).
+func (a *shellAnalyzer) chdir(dir string) {
+	if dir == "" || dir == dynWord || dir == "-" || strings.HasPrefix(dir, "~") || len(a.cds) >= 16 {
+		return
+	}
+	bases := append([]string{a.dir}, a.cds...)
+	for _, b := range bases {
+		d := dir
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(b, d)
+		}
+		a.cds = append(a.cds, filepath.Clean(d))
+	}
 }
 
 // tmpdirWord evaluates a word that starts with $TMPDIR (or ${TMPDIR},
@@ -1351,6 +1394,11 @@ func tmpdirWord(w *syntax.Word, tmpdir string) (string, bool) {
 		return "", false
 	}
 	parts := w.Parts
+	lead := ""
+	if l, ok := parts[0].(*syntax.Lit); ok && len(parts) > 1 && strings.HasSuffix(l.Value, "=") && !strings.ContainsAny(l.Value, "\\$`") {
+		// --output=$TMPDIR/x: an option spelling before the name.
+		lead, parts = l.Value, parts[1:]
+	}
 	var inner []syntax.WordPart
 	if dq, ok := parts[0].(*syntax.DblQuoted); ok {
 		inner = dq.Parts
@@ -1385,7 +1433,7 @@ func tmpdirWord(w *syntax.Word, tmpdir string) (string, bool) {
 	if !within(filepath.Clean(v), filepath.Clean(tmpdir)) {
 		return "", false
 	}
-	return v, true
+	return lead + v, true
 }
 
 // inTmp reports a path beneath the run's private temporary directory.

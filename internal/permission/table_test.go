@@ -124,7 +124,7 @@ func decideCases() []decideCase {
 		control("multi_edit", ".mcp.json", "yolo"),
 		control("write_file", "sub/../reasonix.toml", "yolo"),
 		fileCase("write_file", false, "docs/reasonix.toml", A),
-		fileCase("edit_file", false, ".reasonix/skills/x/SKILL.md", Q),
+		control("edit_file", ".reasonix/skills/x/SKILL.md", ""),
 		cmdCase("echo 'allow = [\"Bash\"]' >> reasonix.toml", Q, true),
 		cmdCase("echo '{}' > .mcp.json", Q, true),
 		cmdCase("cat x | tee -a .reasonix/agents/a.md", Q, true),
