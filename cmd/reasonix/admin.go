@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"text/tabwriter"
@@ -73,25 +72,6 @@ func cmdConfig(args []string, io stdio) error {
 		fmt.Fprintf(io.out, "# files: %s\n", strings.Join(loaded.Files, ", "))
 	}
 	fmt.Fprint(io.out, loaded.Describe(true))
-	return nil
-}
-
-func cmdSetup(args []string, io stdio) error {
-	fs := flag.NewFlagSet("setup", flag.ContinueOnError)
-	fs.SetOutput(io.err)
-	force := fs.Bool("force", false, "overwrite an existing config")
-	if err := fs.Parse(args); err != nil {
-		return usageError{err}
-	}
-	home, err := config.Home(os.Getenv)
-	if err != nil {
-		return usageError{err}
-	}
-	path := filepath.Join(home, "config.toml")
-	if err := config.WriteDefault(path, *force); err != nil {
-		return usageError{err}
-	}
-	fmt.Fprintf(io.out, "wrote %s\nEdit it to pick a provider, then export its API key (for example DEEPSEEK_API_KEY).\n", path)
 	return nil
 }
 

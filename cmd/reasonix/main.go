@@ -95,7 +95,14 @@ Usage:
   reasonix context [--json] [--role NAME]
                                    print the frozen prompt prefix (role prompt, rules files,
                                    environment, tools) part by part with sizes
-  reasonix setup [--force]         write a commented default config to the Reasonix home
+  reasonix setup [--provider P] [--base-url URL] [--model M] [--name N] [--yes]
+                                   add a working provider to ~/.reasonix/config.toml: P is
+                                   deepseek, qwen, mimo, openai, openrouter or local; the key is
+                                   read from the environment, asked for only when missing, and
+                                   the endpoint tested first (--no-test skips; --force starts the
+                                   file afresh; --example prints a commented example config)
+  reasonix demo [--headless]       watch a scripted session fix a bug in a sample project
+                                   (no key, no network)
   reasonix doctor                  report providers, sandbox and permission posture
   reasonix version                 print the version
 
@@ -147,7 +154,7 @@ func dispatch(ctx context.Context, args []string, io stdio) int {
 	case "context":
 		err = cmdContext(args[1:], io)
 	case "setup":
-		err = cmdSetup(args[1:], io)
+		err = cmdSetup(ctx, args[1:], io)
 	case "doctor":
 		err = cmdDoctor(args[1:], io)
 	case "sessions":

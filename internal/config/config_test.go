@@ -766,29 +766,63 @@ func TestDefaultFile(t *testing.T) {
 	}
 }
 
-func TestWriteDefault(t *testing.T) {
+func TestAddProvider(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "home", UserFile)
-	if err := WriteDefault(path, false); err != nil {
+	deepseek := NewProvider{Name: "deepseek", BaseURL: "https://api.deepseek.com/v1", KeyEnv: "DEEPSEEK_API_KEY",
+		Models: []string{"deepseek-chat", "deepseek-reasoner"}, Default: "deepseek-chat", ContextWindow: 128000}
+	if err := AddProvider(path, deepseek, false); err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(path)
-	if err != nil || string(data) != defaultFile {
-		t.Fatalf("written file differs (err %v)", err)
+	f := newFixture(t)
+	load := func() *Config {
+		t.Helper()
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.write(f.userFile, string(data))
+		return f.load().Config
 	}
-	if err := os.WriteFile(path, []byte("# mine\n"), 0o600); err != nil {
+	c := load()
+	if c.DefaultModel != "deepseek" || len(c.Providers) != 1 || c.Providers[0].APIKeyEnv != "DEEPSEEK_API_KEY" ||
+		*c.Providers[0].ContextWindow != 128000 || c.Providers[0].Default != "deepseek-chat" {
+		t.Fatalf("first provider: %+v", c)
+	}
+	// A hand-edited file with a table and no default_model keeps every
+	// byte and gains the provider; default_model goes before the tables.
+	mine := "[agent]\nmax_steps = 9 # mine\n"
+	if err := os.WriteFile(path, []byte(mine), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteDefault(path, false); !errors.Is(err, os.ErrExist) {
-		t.Errorf("second write: err = %v, want ErrExist", err)
-	}
-	if data, _ := os.ReadFile(path); string(data) != "# mine\n" {
-		t.Error("WriteDefault without overwrite replaced the user's file")
-	}
-	if err := WriteDefault(path, true); err != nil {
+	local := NewProvider{Name: "box", BaseURL: "http://localhost:8000/v1", Key: "sk-typed", Default: "m"}
+	if err := AddProvider(path, local, false); err != nil {
 		t.Fatal(err)
 	}
-	if data, _ := os.ReadFile(path); string(data) != defaultFile {
-		t.Error("overwrite did not replace the file")
+	data, _ := os.ReadFile(path)
+	if !strings.Contains(string(data), mine) {
+		t.Errorf("the user's lines changed:\n%s", data)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Errorf("a file holding a key has mode %v", fi.Mode().Perm())
+	}
+	c = load()
+	if c.DefaultModel != "box" || c.Agent.MaxSteps != 9 || c.Providers[0].APIKey != "sk-typed" {
+		t.Fatalf("after adding: %+v", c)
+	}
+	if err := AddProvider(path, local, false); !errors.Is(err, ErrProviderExists) {
+		t.Errorf("same name again: %v", err)
+	}
+	if err := os.WriteFile(path, []byte("[agent\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := AddProvider(path, local, false); err == nil || !strings.Contains(err.Error(), path) {
+		t.Errorf("broken file: %v", err)
+	}
+	if err := AddProvider(path, deepseek, true); err != nil {
+		t.Fatal(err)
+	}
+	if c = load(); len(c.Providers) != 1 || c.Providers[0].Name != "deepseek" {
+		t.Errorf("replace: %+v", c.Providers)
 	}
 	entries, _ := os.ReadDir(filepath.Dir(path))
 	if len(entries) != 1 {
@@ -817,22 +851,11 @@ func TestHome(t *testing.T) {
 
 func TestNoProviderHelp(t *testing.T) {
 	msg := NoProviderHelp("/h/.reasonix")
-	for _, w := range []string{EnvBaseURL, EnvAPIKey, EnvModel, "reasonix setup", filepath.Join("/h/.reasonix", UserFile), "[[providers]]", `base_url = "https://api.deepseek.com/v1"`} {
+	for _, w := range []string{EnvBaseURL, EnvAPIKey, EnvModel, "reasonix setup --provider deepseek", "DEEPSEEK_API_KEY",
+		filepath.Join("/h/.reasonix", UserFile), "reasonix demo"} {
 		if !strings.Contains(msg, w) {
 			t.Errorf("help lacks %q:\n%s", w, msg)
 		}
-	}
-	// The example in the help must itself be a working configuration.
-	var example []string
-	for _, line := range strings.Split(msg, "\n") {
-		if strings.HasPrefix(line, "  ") {
-			example = append(example, strings.TrimSpace(line))
-		}
-	}
-	f := newFixture(t)
-	f.write(f.userFile, strings.Join(example, "\n"))
-	if l := f.load(); len(l.Config.Providers) != 1 {
-		t.Errorf("example gave providers %+v", l.Config.Providers)
 	}
 }
 

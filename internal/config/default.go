@@ -1,14 +1,13 @@
 package config
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 )
 
-// defaultFile is the text `reasonix setup` writes. Lines starting with "## "
+// defaultFile is the text `reasonix setup --example` prints. Lines starting with "## "
 // are prose; lines starting with "# " are settings the user can enable by
 // deleting the "# ". The tests enable every such line and load the result,
 // so the examples stay valid TOML and valid configuration.
@@ -85,24 +84,9 @@ const defaultFile = `## Reasonix user configuration.
 # timeout = "10m"
 `
 
-// WriteDefault writes the commented default configuration to path, creating its directory. It
-// refuses to replace an existing file unless overwrite is set, so running
-// setup twice never loses the user's edits.
-func WriteDefault(path string, overwrite bool) error {
-	if !overwrite {
-		if _, err := os.Lstat(path); err == nil {
-			return fmt.Errorf("config: %s already exists: %w", path, fs.ErrExist)
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("config: %w", err)
-		}
-	}
-	// The home also holds sessions and history, so it is private to the
-	// user.
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("config: %w", err)
-	}
-	return writeAtomic(path, []byte(defaultFile), 0o600)
-}
+// Example is a commented configuration showing the common keys, every
+// one disabled; `reasonix setup --example` prints it.
+func Example() string { return defaultFile }
 
 // writeAtomic replaces path with data through a temporary file in the same
 // directory, so a crash never leaves a half-written config behind. An

@@ -84,15 +84,11 @@ func (p *Provider) toProviderConfig(env func(string) string) providers.Config {
 }
 
 // NoProviderHelp is the message shown when no provider is configured. It
-// names the exact variables and file to set rather than pointing at docs.
+// names the exact command and variables rather than pointing at docs.
 func NoProviderHelp(home string) string {
 	file := filepath.Join(home, UserFile)
-	return "no model provider is configured. Either set " + EnvBaseURL + " (and " + EnvAPIKey + ", " + EnvModel + "),\n" +
-		"or run `reasonix setup` and edit " + file + " to add a [[providers]] entry, e.g.:\n\n" +
-		"  [[providers]]\n" +
-		"  name = \"deepseek\"\n" +
-		"  base_url = \"https://api.deepseek.com/v1\"\n" +
-		"  api_key_env = \"DEEPSEEK_API_KEY\"\n" +
-		"  model = \"deepseek-chat\"\n\n" +
-		"then export DEEPSEEK_API_KEY."
+	return "no model provider is configured. Run `reasonix setup` (or `reasonix setup --provider deepseek`\n" +
+		"with DEEPSEEK_API_KEY exported) to add one to " + file + ",\n" +
+		"or set " + EnvBaseURL + " (and " + EnvAPIKey + ", " + EnvModel + ") for this shell only.\n" +
+		"`reasonix demo` shows Reasonix at work without any provider."
 }

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/reasonix/reasonix/providers/scripted"
+)
+
+// The README's quick start: a key in the environment, `reasonix setup
+// --provider ...`, then a run that reaches the endpoint with that key.
+func TestE2ESetupWritesAWorkingConfig(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, scripted.Turn{Text: "hello from the configured provider"})
+	url := e.srv.URL()
+	e.env = withoutEnv(e.env, "REASONIX_MODEL", "REASONIX_API_KEY", "REASONIX_BASE_URL")
+	cfgPath := filepath.Join(e.home, "config.toml")
+
+	// No flag and no key anywhere: nothing to guess, so a usage error
+	// that names the flag and the presets.
+	r := e.run("", "setup")
+	if r.code != 2 || !strings.Contains(r.stderr, "--provider") || !strings.Contains(r.stderr, "openrouter") {
+		t.Fatalf("setup with nothing: exit %d %q", r.code, r.stderr)
+	}
+
+	// A refused endpoint writes nothing.
+	e.env = append(e.env, "DEEPSEEK_API_KEY=sk-test-deepseek")
+	r = e.run("", "setup", "--provider", "deepseek", "--base-url", "http://127.0.0.1:9/v1", "--yes")
+	if r.code != 1 || !strings.Contains(r.stderr, "cannot reach") {
+		t.Fatalf("unreachable endpoint: exit %d %q", r.code, r.stderr)
+	}
+	if _, err := os.Stat(cfgPath); err == nil {
+		t.Fatal("a failed test still wrote the config")
+	}
+
+	// No --provider: the preset whose key is in the environment.
+	r = e.run("", "setup", "--base-url", url, "--yes")
+	if r.code != 0 || !strings.Contains(r.stdout, "provider deepseek") || !strings.Contains(r.stdout, "$DEEPSEEK_API_KEY") {
+		t.Fatalf("setup: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	written, _ := os.ReadFile(cfgPath)
+	if strings.Contains(string(written), "sk-test-deepseek") || !strings.Contains(string(written), `api_key_env = "DEEPSEEK_API_KEY"`) {
+		t.Fatalf("config holds the key or lacks its variable:\n%s", written)
+	}
+	if fi, err := os.Stat(cfgPath); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("config mode %v (%v), want 0600", fi.Mode().Perm(), err)
+	}
+
+	r = e.run("", "run", "hi")
+	if r.code != 0 || !strings.Contains(r.stdout, "hello from the configured provider") {
+		t.Fatalf("run with the written config: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	reqs := e.srv.Received()
+	if len(reqs) != 1 || reqs[0].Header.Get("Authorization") != "Bearer sk-test-deepseek" || !strings.Contains(string(reqs[0].Body), `"model":"deepseek-chat"`) {
+		t.Fatalf("request %d: %q %s", len(reqs), reqs[0].Header.Get("Authorization"), reqs[0].Body)
+	}
+
+	// Setup again adds a provider; the model comes from the server's list.
+	r = e.run("", "setup", "--provider", "local", "--name", "box", "--base-url", url, "--yes")
+	if r.code != 0 || !strings.Contains(r.stdout, "model scripted") {
+		t.Fatalf("second provider: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = e.run("", "models")
+	if r.code != 0 || !strings.Contains(r.stdout, "deepseek/deepseek-chat (default)") || !strings.Contains(r.stdout, "box/scripted") {
+		t.Fatalf("models after two setups: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// The same name twice is refused, and the file keeps both.
+	r = e.run("", "setup", "--provider", "local", "--name", "box", "--base-url", url, "--yes")
+	if r.code != 2 || !strings.Contains(r.stderr, "--name") {
+		t.Fatalf("same name again: exit %d %q", r.code, r.stderr)
+	}
+	if again, _ := os.ReadFile(cfgPath); strings.Count(string(again), "[[providers]]") != 2 {
+		t.Fatalf("file after a refused setup:\n%s", again)
+	}
+}

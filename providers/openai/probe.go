@@ -1,0 +1,111 @@
+package openai
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ProbeTimeout bounds one [Probe] when its context has no deadline.
+const ProbeTimeout = 15 * time.Second
+
+// Probe checks that an OpenAI-compatible endpoint answers with key: it
+// lists the models (GET /models) and returns their ids. A server without
+// that route (404, 405) is asked for one token of a chat completion with
+// model instead, and Probe then returns nil models. The error says what
+// failed in words a person can act on (unreachable, key refused, ...).
+func Probe(ctx context.Context, baseURL, key, model string) ([]string, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, ProbeTimeout)
+		defer cancel()
+	}
+	base := strings.TrimRight(baseURL, "/")
+	status, body, err := probeDo(ctx, http.MethodGet, base+"/models", key, nil)
+	if err != nil {
+		return nil, err
+	}
+	if status == http.StatusOK {
+		var list struct {
+			Data []struct {
+				ID string `json:"id"`
+			} `json:"data"`
+			Models []struct { // Ollama's native shape, in case
+				Name string `json:"name"`
+			} `json:"models"`
+		}
+		if err := json.Unmarshal(body, &list); err != nil {
+			return nil, fmt.Errorf("%s/models answered, but not with a model list (%v); is the base URL right?", base, err)
+		}
+		ids := make([]string, 0, len(list.Data))
+		for _, m := range list.Data {
+			if m.ID != "" {
+				ids = append(ids, m.ID)
+			}
+		}
+		for _, m := range list.Models {
+			if m.Name != "" {
+				ids = append(ids, m.Name)
+			}
+		}
+		return ids, nil
+	}
+	if status != http.StatusNotFound && status != http.StatusMethodNotAllowed {
+		return nil, probeError(base+"/models", status, body)
+	}
+	if model == "" {
+		return nil, fmt.Errorf("%s has no /models route; give the model name to test it", base)
+	}
+	req, _ := json.Marshal(map[string]any{
+		"model":      model,
+		"messages":   []map[string]string{{"role": "user", "content": "Say OK."}},
+		"max_tokens": 1,
+	})
+	status, body, err = probeDo(ctx, http.MethodPost, base+"/chat/completions", key, req)
+	if err != nil {
+		return nil, err
+	}
+	if status != http.StatusOK {
+		return nil, probeError(base+"/chat/completions", status, body)
+	}
+	return nil, nil
+}
+
+func probeDo(ctx context.Context, method, url, key string, body []byte) (int, []byte, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
+	if err != nil {
+		return 0, nil, fmt.Errorf("bad base URL: %w", err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, nil, fmt.Errorf("cannot reach %s: %w", url, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	return resp.StatusCode, b, nil
+}
+
+func probeError(url string, status int, body []byte) error {
+	msg := errorMessage(status, body)
+	switch status {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return fmt.Errorf("%s refused the key (HTTP %d): %s", url, status, msg)
+	}
+	return fmt.Errorf("%s answered HTTP %s: %s", url, strconv.Itoa(status), msg)
+}
