@@ -35,6 +35,11 @@ func cmdChat(ctx context.Context, args []string, io stdio) error {
 	if !isTerminal(io.in) || !isTerminal(io.out) {
 		return usagef("chat needs a terminal on stdin and stdout; use reasonix run PROMPT in scripts")
 	}
+	return runChat(ctx, f, io, "")
+}
+
+// runChat runs the TUI; a non-empty first prompt is sent as if typed.
+func runChat(ctx context.Context, f runFlags, io stdio, first string) error {
 	// Events reach the UI through a hub it subscribes to; tool approvals
 	// are events too, answered through the engine (one path for every
 	// front end).
@@ -42,7 +47,7 @@ func cmdChat(ctx context.Context, args []string, io stdio) error {
 	broker := permission.NewBroker(hub.Publish)
 	defer broker.Close("the interface was closed")
 	hist := &lateHistory{}
-	ui := tui.New(tui.Options{Version: version, EditPlan: editPlanInTerminal, History: hist})
+	ui := tui.New(tui.Options{Version: version, EditPlan: editPlanInTerminal, History: hist, Prompt: first})
 	var plans orchestrator.PlanApprover = ui.PlanApprover()
 	if os.Getenv(planApprovalEnv) == "auto" {
 		plans = nil

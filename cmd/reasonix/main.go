@@ -153,6 +153,8 @@ func dispatch(ctx context.Context, args []string, io stdio) int {
 		err = cmdConfig(args[1:], io)
 	case "context":
 		err = cmdContext(args[1:], io)
+	case "demo":
+		err = cmdDemo(ctx, args[1:], io)
 	case "setup":
 		err = cmdSetup(ctx, args[1:], io)
 	case "doctor":

@@ -48,6 +48,9 @@ type Options struct {
 	// and Down recall them, Ctrl-R searches them. nil keeps them for this
 	// run only.
 	History History
+	// Prompt, when set, is sent as soon as the UI is up, as if typed
+	// (reasonix demo).
+	Prompt string
 }
 
 // Engine is what the TUI drives: the commands a person gives, and a
@@ -189,6 +192,9 @@ func (a *App) Run(parent context.Context, eng Engine) (err error) {
 		a.app.SetScreen(a.opts.Screen)
 	}
 	a.post(a.welcome)
+	if p := a.opts.Prompt; p != "" {
+		a.post(func() { a.submit(p) })
+	}
 	a.loadHistory()
 	// After the welcome, so start-up events (a resumed conversation's
 	// history, notices) come below it.
