@@ -2,14 +2,18 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/internal/config"
 	"github.com/reasonix/reasonix/internal/permission"
 	"github.com/reasonix/reasonix/internal/tui"
 	"github.com/reasonix/reasonix/orchestrator"
+	"github.com/reasonix/reasonix/providers/openai"
 )
 
 // cmdChat opens the interactive front end. It needs a terminal on both
@@ -35,7 +39,62 @@ func cmdChat(ctx context.Context, args []string, io stdio) error {
 	if !isTerminal(io.in) || !isTerminal(io.out) {
 		return usagef("chat needs a terminal on stdin and stdout; use reasonix run PROMPT in scripts")
 	}
+	if err := firstRun(ctx, f, io); err != nil {
+		return err
+	}
 	return runChat(ctx, f, io, "")
+}
+
+// firstRun opens the setup screen when no provider is configured, so a
+// first `reasonix` in a terminal ends in a working config rather than an
+// error; it does nothing otherwise.
+func firstRun(ctx context.Context, f runFlags, io stdio) error {
+	loaded, _, err := loadConfig(f.config)
+	if err != nil {
+		return err
+	}
+	if pcfgs, err := loaded.Config.ProviderConfigs(os.Getenv); err != nil || len(pcfgs) > 0 {
+		return nil // a broken entry is reported by assemble, with its name
+	}
+	var presets []tui.SetupPreset
+	for _, p := range config.Presets() {
+		presets = append(presets, tui.SetupPreset{Name: p.Name, Label: p.Label, BaseURL: p.BaseURL, KeyEnv: p.KeyEnv,
+			KeyFound: p.KeyEnv != "" && os.Getenv(p.KeyEnv) != "", Model: p.Default, SignUp: p.SignUp})
+	}
+	path := filepath.Join(loaded.Home, config.UserFile)
+	_, saved, err := tui.RunSetup(ctx, tui.SetupOptions{
+		Presets: presets,
+		Test: func(ctx context.Context, c tui.SetupChoice) ([]string, error) {
+			pre, _ := config.FindPreset(c.Preset)
+			key := c.Key
+			if key == "" && pre.KeyEnv != "" {
+				key = os.Getenv(pre.KeyEnv)
+			}
+			if key == "" && pre.KeyEnv != "" {
+				return nil, nil // nothing to test with; the run will name the variable
+			}
+			return openai.Probe(ctx, c.BaseURL, key, c.Model)
+		},
+		Save: func(c tui.SetupChoice) (string, error) {
+			pre, _ := config.FindPreset(c.Preset)
+			p := config.NewProvider{Name: pre.Name, BaseURL: c.BaseURL, KeyEnv: pre.KeyEnv, Key: c.Key,
+				Models: []string{c.Model}, Default: c.Model, ContextWindow: pre.ContextWindow}
+			for _, m := range pre.Models {
+				if m != c.Model {
+					p.Models = append(p.Models, m)
+				}
+			}
+			return path, config.AddProvider(path, p, false)
+		},
+	})
+	switch {
+	case errors.Is(err, tui.ErrSetupCancelled):
+		return usageError{fmt.Errorf("%s", config.NoProviderHelp(loaded.Home))}
+	case err != nil:
+		return err
+	}
+	fmt.Fprintf(io.err, "reasonix: wrote %s\n", saved)
+	return nil
 }
 
 // runChat runs the TUI; a non-empty first prompt is sent as if typed.

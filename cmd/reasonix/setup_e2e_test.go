@@ -75,3 +75,38 @@ func TestE2ESetupWritesAWorkingConfig(t *testing.T) {
 		t.Fatalf("file after a refused setup:\n%s", again)
 	}
 }
+
+// TestTUIFirstRunSetup: `reasonix` with no provider opens the setup
+// screen; picking the local preset, pointing it at the scripted endpoint
+// and saving writes a working config, and the chat that follows answers
+// through it.
+func TestTUIFirstRunSetup(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, scripted.Turn{Text: "answered through the new config"})
+	url := e.srv.URL()
+	e.env = withoutEnv(e.env, "REASONIX_MODEL", "REASONIX_API_KEY", "REASONIX_BASE_URL")
+	e.env = append(e.env, "OPENROUTER_API_KEY=sk-or-test")
+	tt := startTUI(t, e)
+	s := tt.waitFor("Welcome to Reasonix", "Local server", "key found in $OPENROUTER_API_KEY", "key from $DEEPSEEK_API_KEY (not set")
+	if !strings.Contains(s, "DeepSeek") {
+		t.Errorf("presets:\n%s", s)
+	}
+	// The list starts on the preset whose key was found; local is next.
+	tt.keys("Down", "Enter")
+	tt.waitFor("Base URL", "Test and save", "Leave the model empty")
+	tt.keys("C-u")
+	tt.tmux("send-keys", "-t", "rx", "-l", "http://127.0.0.1:9/v1")
+	tt.keys("Tab", "Tab", "Enter")
+	tt.waitFor("cannot reach")
+	tt.keys("BTab", "BTab", "C-u")
+	tt.tmux("send-keys", "-t", "rx", "-l", url)
+	tt.keys("Tab", "Tab", "Enter")
+	tt.waitFor("Enter sends")
+	written, err := os.ReadFile(filepath.Join(e.home, "config.toml"))
+	if err != nil || !strings.Contains(string(written), `name = "local"`) || !strings.Contains(string(written), `default = "scripted"`) {
+		t.Fatalf("first-run config (%v):\n%s", err, written)
+	}
+	tt.typeLine("hello")
+	tt.waitFor("answered through the new config")
+	tt.quit()
+}
