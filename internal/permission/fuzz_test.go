@@ -388,6 +388,7 @@ var fzRuleSeeds = []string{
 	"mcp__srv__tool", "Read(/abs/**)", "Task(*)", "Bash(npm run test *)", `Edit(docs/a\[1\].md)`, "Bash(*)",
 	"Edit(./docs/)", "Read(/etc/../etc/passwd)", "Edit(a{b,c})", "Edit([)", "mcp__x(a/**)", " Bash ( ls ) ",
 	"Agent(explore)", "Glob(**/*.go)", "NotebookEdit(x.ipynb)", "Bash(a:*:*)", "Bash(:*)", "Bash( *)",
+	"Bash(rm -rf*)", "Bash(git push*)", "Read(~/.ssh/**)", "Read(./.env)", "mcp__srv__*", "Skill(ns:name)", "Bash(rm*)",
 }
 
 // FuzzParseRule checks the rule parser: it never panics; an error names the
@@ -479,6 +480,9 @@ func FuzzParseRule(f *testing.F) {
 			}
 			// A specifier without glob characters names one path.
 			lit := strings.TrimPrefix(r.Spec, "./")
+			if lit == "~" || strings.HasPrefix(lit, "~/") {
+				lit = filepath.ToSlash(userHome()) + lit[1:]
+			}
 			if !strings.ContainsAny(lit, `*?[]{}\`) && !strings.HasSuffix(lit, "/") && lit != "" && !strings.Contains(lit, "//") &&
 				!slices.Contains(strings.Split(lit, "/"), ".") {
 				if strings.HasPrefix(lit, "/") {

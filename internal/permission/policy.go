@@ -46,6 +46,9 @@ const (
 	// including calls an explicit ask rule matches (with or without a
 	// person); dangerous commands and control-file writes still ask.
 	ModeYolo Mode = "yolo"
+	// ModeDeny refuses writers no rule allows instead of asking (the
+	// spec's mode = "deny", Claude Code's dontAsk); readers still run.
+	ModeDeny Mode = "deny"
 )
 
 // Policy is a set of rules and a posture. The zero value asks for every
@@ -74,8 +77,8 @@ type Policy struct {
 }
 
 // ParsePolicy builds a policy from configuration strings. mode is ask,
-// auto, yolo or plan (empty means ask); Claude Code's default, acceptEdits,
-// bypassPermissions are accepted too. Errors name the bad rule.
+// auto (or allow), deny, yolo or plan (empty means ask); Claude Code's
+// default, acceptEdits, dontAsk and bypassPermissions are accepted too. Errors name the bad rule.
 func ParsePolicy(mode string, allow, ask, deny, dangerous []string) (Policy, error) {
 	var p Policy
 	m, plan, err := ParseMode(mode)
@@ -117,14 +120,16 @@ func ParseMode(s string) (Mode, bool, error) {
 	switch strings.TrimSpace(s) {
 	case "", "ask", "default":
 		return ModeAsk, false, nil
-	case "auto", "acceptEdits":
+	case "auto", "acceptEdits", "allow":
 		return ModeAuto, false, nil
+	case "deny", "dontAsk":
+		return ModeDeny, false, nil
 	case "yolo", "bypassPermissions":
 		return ModeYolo, false, nil
 	case "plan":
 		return ModeAsk, true, nil
 	}
-	return "", false, fmt.Errorf("[permissions] mode %q: want ask, auto, yolo or plan", s)
+	return "", false, fmt.Errorf("[permissions] mode %q: want ask, allow, auto, deny, yolo or plan", s)
 }
 
 // Merge layers an override (an agent or role) on top of p: the override's
@@ -416,6 +421,8 @@ func (p Policy) fallback(out Outcome) Outcome {
 		out.Decision, out.Reason = Allow, "auto mode"
 	case ModeYolo:
 		out.Decision, out.Reason = Allow, "yolo mode"
+	case ModeDeny:
+		out.Decision, out.Reason = Deny, "mode deny: no rule allows it"
 	default:
 		out.Decision, out.Reason = Ask, "no rule allows it"
 	}

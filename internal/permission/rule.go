@@ -2,7 +2,9 @@ package permission
 
 import (
 	"fmt"
+	"os"
 	"path"
+	"path/filepath"
 	"runtime"
 	"strings"
 
@@ -77,8 +79,11 @@ type Rule struct {
 	Spec string
 
 	// Bash specifiers: words to match, and whether they are a prefix.
-	words  []string
-	prefix bool
+	// partial is set for a trailing * written without a colon or space
+	// (Bash(git push*)): the last word then matches by its start too.
+	words   []string
+	prefix  bool
+	partial bool
 	// Path specifiers: a doublestar pattern, absolute or workspace-relative.
 	pattern string
 }
@@ -106,12 +111,16 @@ func ParseRule(s string) (Rule, error) {
 	} else if strings.ContainsAny(raw, ")") {
 		return Rule{}, fmt.Errorf("permission rule %q: unbalanced parenthesis", raw)
 	}
-	if !validToolName(name) {
+	if !validToolName(name) && !validMCPGlob(name) {
 		return Rule{}, fmt.Errorf("permission rule %q: %q is not a tool name", raw, name)
 	}
 	r := Rule{Raw: raw, Spec: spec}
 	switch {
 	case strings.HasPrefix(name, "mcp__"):
+		// mcp__server__* is every tool of that server, like mcp__server.
+		if strings.HasSuffix(name, "__*") {
+			name = strings.TrimSuffix(name, "__*")
+		}
 		r.Tool = name
 	case name[0] >= 'A' && name[0] <= 'Z':
 		f, ok := familyAliases[name]
@@ -132,11 +141,11 @@ func ParseRule(s string) (Rule, error) {
 	}
 	switch r.specKind() {
 	case FamilyBash:
-		words, prefix, err := parseCommandSpec(spec)
+		words, prefix, partial, err := parseCommandSpec(spec)
 		if err != nil {
 			return Rule{}, fmt.Errorf("permission rule %q: %w", raw, err)
 		}
-		r.words, r.prefix = words, prefix
+		r.words, r.prefix, r.partial = words, prefix, partial
 	case FamilyRead, FamilyEdit:
 		pat, err := parsePathSpec(spec)
 		if err != nil {
@@ -183,36 +192,57 @@ func validToolName(s string) bool {
 	return true
 }
 
+// validMCPGlob accepts mcp__server__*, the form Claude Code settings use
+// for every tool of one server.
+func validMCPGlob(s string) bool {
+	return strings.HasPrefix(s, "mcp__") && strings.HasSuffix(s, "__*") &&
+		strings.Count(s, "__") == 2 && validToolName(strings.TrimSuffix(s, "__*"))
+}
+
 // parseCommandSpec reads a Bash specifier: `cmd:*` or `cmd *` is a prefix on
-// word boundaries, `*` alone matches anything, anything else is exact.
-func parseCommandSpec(spec string) ([]string, bool, error) {
-	prefix := false
+// word boundaries, `cmd*` (the form of the spec's sample, Bash(git push*))
+// a prefix whose last word also matches by its start, `*` alone matches
+// anything, anything else is exact.
+func parseCommandSpec(spec string) (words []string, prefix, partial bool, err error) {
 	switch {
 	case spec == "*":
-		return nil, true, nil
+		return nil, true, false, nil
 	case strings.HasSuffix(spec, ":*"):
 		spec, prefix = strings.TrimSuffix(spec, ":*"), true
 	case strings.HasSuffix(spec, " *"):
 		spec, prefix = strings.TrimSuffix(spec, " *"), true
+	case strings.HasSuffix(spec, "*") && !strings.HasSuffix(spec, "**"):
+		spec, prefix, partial = strings.TrimSuffix(spec, "*"), true, true
 	}
-	words := strings.Fields(spec)
+	words = strings.Fields(spec)
 	if len(words) == 0 {
-		return nil, false, fmt.Errorf("no command before the wildcard")
+		return nil, false, false, fmt.Errorf("no command before the wildcard")
+	}
+	if partial && (strings.HasSuffix(spec, " ") || strings.HasSuffix(spec, ":")) {
+		// "git *" was handled above; "git :*"-like leftovers are typos.
+		return nil, false, false, fmt.Errorf("a wildcard is only allowed at the end, as %q", strings.Join(words, " ")+":*")
 	}
 	for _, w := range words {
 		if strings.Contains(w, "*") {
-			return nil, false, fmt.Errorf("a wildcard is only allowed at the end, as %q", strings.Join(words, " ")+":*")
+			return nil, false, false, fmt.Errorf("a wildcard is only allowed at the end, as %q", strings.Join(words, " ")+":*")
 		}
 	}
-	return words, prefix, nil
+	return words, prefix, partial, nil
 }
 
 // parsePathSpec checks a path pattern. Patterns starting with / are absolute;
 // others are relative to the workspace, and a pattern without a slash matches
 // at any depth, as in .gitignore.
 func parsePathSpec(spec string) (string, error) {
-	if strings.HasPrefix(spec, "~") {
-		return "", fmt.Errorf("%q: ~ is not expanded in path patterns; use an absolute path", spec)
+	if spec == "~" || strings.HasPrefix(spec, "~/") {
+		// Claude Code settings write ~/.ssh/** for the user's home.
+		home := userHome()
+		if home == "" {
+			return "", fmt.Errorf("%q: cannot expand ~: the home directory is unknown; use an absolute path", spec)
+		}
+		spec = filepath.ToSlash(home) + strings.TrimPrefix(spec, "~")
+	} else if strings.HasPrefix(spec, "~") {
+		return "", fmt.Errorf("%q: only ~/ (your own home) is expanded in path patterns; use an absolute path", spec)
 	}
 	// Backslashes stay: they escape glob characters (a\[1\].md).
 	p := spec
@@ -236,6 +266,16 @@ func parsePathSpec(spec string) (string, error) {
 		return "", fmt.Errorf("invalid pattern %q", spec)
 	}
 	return p, nil
+}
+
+// userHome is the home directory ~/ in rules expands to: $HOME, else the
+// platform's idea of it (%USERPROFILE% on Windows).
+func userHome() string {
+	if h := os.Getenv("HOME"); h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
 }
 
 // appliesTo reports whether the rule names this tool, ignoring the specifier.
@@ -263,6 +303,15 @@ func (r Rule) matchWords(words []string, loose bool) bool {
 	}
 	for i, w := range r.words {
 		got := words[i]
+		if r.partial && i == len(r.words)-1 {
+			if i == 0 && loose {
+				got, w = strings.ToLower(baseName(got)), strings.ToLower(baseName(w))
+			}
+			if !strings.HasPrefix(got, w) {
+				return false
+			}
+			continue
+		}
 		if i == 0 && loose {
 			// Case too: macOS and Windows find /bin/rm as RM.
 			if !strings.EqualFold(baseName(got), baseName(w)) {
