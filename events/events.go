@@ -36,6 +36,9 @@ const (
 	// History carries the conversation of a resumed session (Messages),
 	// so a front end can show what came before.
 	History Type = "history"
+	// HookRun reports one hook command that ran (or was skipped) and how
+	// it ended (Hook).
+	HookRun Type = "hook"
 )
 
 // Event is one thing that happened in a session, tagged with the session's
@@ -54,6 +57,7 @@ type Event struct {
 	Plan     *Plan            `json:"plan,omitempty"`
 	Goal     *GoalState       `json:"goal,omitempty"`
 	Approval *Approval        `json:"approval,omitempty"`
+	Hook     *Hook            `json:"hook,omitempty"`
 	// Messages is the conversation of a resumed session (History).
 	Messages []providers.Message `json:"messages,omitempty"`
 	Error    string              `json:"error,omitempty"`

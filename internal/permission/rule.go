@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -20,6 +21,11 @@ const (
 	FamilySkill = "Skill"
 	FamilyTask  = "Task"
 )
+
+// ErrUnknownTool is wrapped by the error for a rule naming a capitalised
+// tool Reasonix does not have (WebFetch, WebSearch): Claude Code settings
+// keep such rules, reported but inert, where a config file refuses them.
+var ErrUnknownTool = errors.New("unknown tool family")
 
 // familyOf maps the built-in tool ids a rule may name to the family whose
 // specifier syntax the rule uses, so write_file(docs/**) takes a path
@@ -125,7 +131,7 @@ func ParseRule(s string) (Rule, error) {
 	case name[0] >= 'A' && name[0] <= 'Z':
 		f, ok := familyAliases[name]
 		if !ok {
-			return Rule{}, fmt.Errorf("permission rule %q: unknown tool family %q (known: Bash, Read, Edit, Skill, Task, or a tool id such as write_file or mcp__server__tool)", raw, name)
+			return Rule{}, fmt.Errorf("permission rule %q: %w %q (known: Bash, Read, Edit, Skill, Task, or a tool id such as write_file or mcp__server__tool)", raw, ErrUnknownTool, name)
 		}
 		r.Family = f
 	default:

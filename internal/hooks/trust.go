@@ -1,0 +1,106 @@
+package hooks
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/reasonix/reasonix/internal/store"
+)
+
+// TrustFile is the file under the Reasonix home that remembers which
+// project hook sets a person trusted.
+const TrustFile = "trusted-hooks.json"
+
+// Fingerprint identifies a set of project hooks: any change to an event,
+// matcher, command, timeout or defining file gives another fingerprint, so
+// a changed set is asked about again.
+func Fingerprint(hooks []Hook) string {
+	lines := make([]string, 0, len(hooks))
+	for _, h := range hooks {
+		if !h.Project {
+			continue
+		}
+		lines = append(lines, strings.Join([]string{h.Event, h.Matcher, h.Command, timeoutOf(h).String(), filepath.Base(h.Source)}, "\x00"))
+	}
+	sort.Strings(lines)
+	sum := sha256.Sum256([]byte(strings.Join(lines, "\n")))
+	return hex.EncodeToString(sum[:])
+}
+
+// trustRecords maps a workspace key (the hash of its absolute path) to the
+// fingerprint of the hook set trusted there.
+type trustRecords map[string]string
+
+func workspaceKey(workspace string) string {
+	abs, err := filepath.Abs(workspace)
+	if err != nil {
+		abs = workspace
+	}
+	sum := sha256.Sum256([]byte(abs))
+	return hex.EncodeToString(sum[:16])
+}
+
+func readTrust(home string) (trustRecords, error) {
+	data, err := os.ReadFile(filepath.Join(home, TrustFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return trustRecords{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	recs := trustRecords{}
+	if err := json.Unmarshal(data, &recs); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(home, TrustFile), err)
+	}
+	return recs, nil
+}
+
+// Trusted reports whether a person trusted exactly this project hook set
+// for workspace before.
+func Trusted(home, workspace string, hooks []Hook) bool {
+	recs, err := readTrust(home)
+	return err == nil && recs[workspaceKey(workspace)] == Fingerprint(hooks)
+}
+
+// RememberTrust records that a person trusted this project hook set for
+// workspace.
+func RememberTrust(home, workspace string, hooks []Hook) error {
+	recs, err := readTrust(home)
+	if err != nil {
+		recs = trustRecords{}
+	}
+	recs[workspaceKey(workspace)] = Fingerprint(hooks)
+	data, err := json.MarshalIndent(recs, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return fmt.Errorf("hooks: remember trust: %w", err)
+	}
+	if err := store.WriteFileAtomic(filepath.Join(home, TrustFile), append(data, '\n'), 0o600); err != nil {
+		return fmt.Errorf("hooks: remember trust: %w", err)
+	}
+	return nil
+}
+
+// Describe is a one-line description of a hook for lists (/hooks, doctor).
+func (h Hook) Describe() string {
+	var b strings.Builder
+	b.WriteString(h.Event)
+	if h.Matcher != "" {
+		fmt.Fprintf(&b, " [%s]", h.Matcher)
+	}
+	fmt.Fprintf(&b, ": %s", h.Command)
+	if h.Timeout > 0 {
+		fmt.Fprintf(&b, " (timeout %s)", h.Timeout)
+	}
+	return b.String()
+}
