@@ -118,7 +118,10 @@ func (s *Session) fit(ctx context.Context, out *Outcome) error {
 	est := s.estimate()
 	due := float64(s.lastPrompt) >= s.compactRatio()*float64(w) && est > s.stuckAt
 	if due || est > w {
-		if err := s.Compact(ctx, out); err != nil {
+		s.autoCompact = true
+		err := s.Compact(ctx, out)
+		s.autoCompact = false
+		if err != nil {
 			return err
 		}
 		est = s.estimate()
@@ -149,6 +152,13 @@ func (s *Session) Compact(ctx context.Context, out *Outcome) error {
 	w := s.cfg.ContextWindow
 	if w <= 0 {
 		return errors.New("compact: the model has no context window configured")
+	}
+	if s.cfg.BeforeCompact != nil {
+		trigger := "manual"
+		if s.autoCompact {
+			trigger = "auto"
+		}
+		s.cfg.BeforeCompact(ctx, trigger)
 	}
 	c := Compaction{BeforeTokens: s.estimate(), BeforeMessages: len(s.msgs)}
 	msgs := append([]providers.Message(nil), s.msgs...)

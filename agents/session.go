@@ -69,6 +69,22 @@ type Config struct {
 	// (permission.ControlGuard): it undoes changes to control files that
 	// no person approved, and the call's result says so.
 	Guard ChangeGuard
+	// Hooks, when set, runs the user's PreToolUse hooks before the gate
+	// (a block refuses the call without asking anyone) and PostToolUse
+	// hooks after the call.
+	Hooks ToolHooks
+	// BeforeCompact, when set, is called before a compaction with its
+	// trigger, "auto" or "manual" (PreCompact hooks).
+	BeforeCompact func(ctx context.Context, trigger string)
+}
+
+// ToolHooks runs hooks around tool calls (internal/hooks through the
+// coordinator).
+type ToolHooks interface {
+	// Before may block a call; reason is what the model is told.
+	Before(ctx context.Context, session, tool string, args json.RawMessage) (block bool, reason string)
+	// After returns text to append to the call's result, or "".
+	After(ctx context.Context, session, tool string, args json.RawMessage, res tools.Result) string
 }
 
 // ChangeGuard watches what a call changes on disk.
@@ -135,6 +151,9 @@ type Session struct {
 	shown  int
 	held   bool
 	storm  repair.Breaker
+	// autoCompact is set while fit compacts, so BeforeCompact hears
+	// "auto" rather than "manual".
+	autoCompact bool
 }
 
 // New builds a session and serialises its prefix (system prompt and tool
@@ -175,6 +194,9 @@ func (s *Session) ID() string { return s.cfg.ID }
 
 // Role returns the session role.
 func (s *Session) Role() string { return s.cfg.Role }
+
+// Parent returns the id of the session that started this one, or "".
+func (s *Session) Parent() string { return s.cfg.Parent }
 
 // Messages returns the history so far.
 func (s *Session) Messages() []providers.Message { return s.msgs }
@@ -514,6 +536,13 @@ func (s *Session) runOne(ctx context.Context, c providers.ToolCall, reason strin
 		r.res = tools.Result{IsError: true, Content: "Error: " + accErr.Error(), Summary: "refused"}
 		return finish()
 	}
+	if s.cfg.Hooks != nil {
+		if block, reason := s.cfg.Hooks.Before(ctx, s.cfg.ID, c.Function.Name, args); block {
+			r.denied = true
+			r.res = tools.Result{IsError: true, Content: "Error: blocked by a PreToolUse hook: " + reason, Summary: "blocked by hook"}
+			return finish()
+		}
+	}
 	approved := false
 	if s.cfg.Gate != nil {
 		v := s.cfg.Gate.Authorize(ctx, tools.Invocation{Session: s.cfg.ID, Role: s.cfg.Role, CallID: c.ID,
@@ -554,6 +583,11 @@ func (s *Session) runOne(ctx context.Context, c providers.ToolCall, reason strin
 				res.Content += "\n\n" + msg
 			}
 			res.Summary = "control file change reverted"
+		}
+	}
+	if s.cfg.Hooks != nil {
+		if extra := s.cfg.Hooks.After(ctx, s.cfg.ID, c.Function.Name, args, res); extra != "" {
+			res.Content += "\n\nPostToolUse hook: " + extra
 		}
 	}
 	r.res = res

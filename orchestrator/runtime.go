@@ -18,6 +18,7 @@ import (
 	"github.com/reasonix/reasonix/agents"
 	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/internal/checkpoint"
+	"github.com/reasonix/reasonix/internal/hooks"
 	"github.com/reasonix/reasonix/internal/store"
 	"github.com/reasonix/reasonix/providers"
 	"github.com/reasonix/reasonix/roles"
@@ -123,6 +124,8 @@ type Runtime struct {
 	// just before the executor starts; the gate opens its write window
 	// there. It is not called for automatic approval.
 	OnPlanApproved func(Plan)
+	// Hooks runs the user's hook commands (internal/hooks); nil runs none.
+	Hooks *hooks.Runner
 }
 
 // Result is what a session hands back to its caller.
@@ -249,6 +252,8 @@ type worker struct {
 
 	mu   sync.Mutex
 	goal *events.GoalState
+	// started is set once the session's SessionStart hooks ran.
+	started bool
 }
 
 func newSessionID(role string) string {
@@ -324,7 +329,9 @@ func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 	if w.fam.turn != nil {
 		beforeChange = w.fam.turn.before
 	}
+	toolHooks, beforeCompact := c.sessionHooks(id)
 	s, err := agents.New(agents.Config{
+		Hooks: toolHooks, BeforeCompact: beforeCompact,
 		ID: id, Role: spec.role, Parent: spec.parent,
 		Provider: prov, Model: model, System: c.systemPrompt(spec.system, spec.tools),
 		Tools: spec.tools, Env: env, Gate: gate, MaxSteps: maxSteps,
@@ -368,8 +375,15 @@ func (c *Coordinator) finish(w *worker, out agents.Outcome, err error) Result {
 // run sends one user turn to w and builds its Result, whose Total adds
 // the usage of every subagent the turn started.
 func (c *Coordinator) run(ctx context.Context, w *worker, text string) (Result, error) {
+	if w.Parent() == "" {
+		var err error
+		if text, err = c.promptHooks(ctx, w, text); err != nil {
+			return Result{SessionID: w.ID(), Role: w.Role(), Transcript: w.path}, err
+		}
+	}
 	acc := w.fam.beginRun()
 	out, err := w.Send(ctx, text)
+	out, err = c.stopHooks(ctx, w, out, err)
 	res := c.finish(w, out, err)
 	res.Total.Add(acc.get())
 	return res, err

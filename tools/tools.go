@@ -67,6 +67,9 @@ type Env struct {
 	// Sandbox, when set, starts a shell command confined, in place of
 	// cmd.Start.
 	Sandbox func(cmd *exec.Cmd) error
+	// Shell is the shell executable bash commands run in ([tools.shell]
+	// path); empty finds bash, else sh, on PATH.
+	Shell string
 	// Secrets are withheld from shell commands' environment and redacted
 	// from every tool result; nil still withholds DefaultSecretEnv.
 	Secrets *Secrets

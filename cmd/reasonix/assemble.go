@@ -5,13 +5,17 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/internal/config"
+	"github.com/reasonix/reasonix/internal/hooks"
 	"github.com/reasonix/reasonix/internal/permission"
 	"github.com/reasonix/reasonix/internal/rules"
+	"github.com/reasonix/reasonix/internal/settings"
 	"github.com/reasonix/reasonix/orchestrator"
 	"github.com/reasonix/reasonix/providers"
 	"github.com/reasonix/reasonix/roles"
@@ -37,6 +41,8 @@ type assembleOptions struct {
 
 // app is one assembled process: config, providers, tools, gate, coordinator.
 type app struct {
+	settings  *settings.Set
+	hooks     *hooks.Runner
 	loaded    *config.Loaded
 	workspace string
 	coord     *orchestrator.Coordinator
@@ -131,15 +137,34 @@ func assemble(o assembleOptions) (*app, error) {
 
 	workspace := workspaceOf(loaded, wd)
 	a := &app{loaded: loaded, workspace: workspace}
+	userHome := userHomeDir()
+	// Claude Code settings files: a few small JSON reads.
+	set, err := loadSettings(workspace, userHome)
+	if err != nil {
+		return nil, err
+	}
+	a.settings = set
+	extraDirs := set.Directories(workspace, userHome)
+	allowRead := append(slices.Clone(cfg.Sandbox.AllowRead), extraDirs...)
+	allowWrite := append(slices.Clone(cfg.Sandbox.AllowWrite), extraDirs...)
 
-	reg := builtinTools(cfg.Tools.Disabled)
+	reg, err := builtinTools(cfg.Tools.Disabled, cfg.Tools.Enabled)
+	if err != nil {
+		return nil, err
+	}
 
 	env := tools.NewEnv(workspace)
 	env.OutputLimit = cfg.Tools.OutputLimit
 	env.BashTimeout = cfg.Tools.BashTimeout
 	env.BashMaxTimeout = cfg.Tools.BashMaxTimeout
+	if n := cfg.Tools.BashTimeoutSeconds; n != nil {
+		env.BashTimeout, env.BashMaxTimeout = time.Duration(*n)*time.Second, time.Duration(*n)*time.Second
+		if *n == 0 {
+			env.BashTimeout, env.BashMaxTimeout = noTimeLimit, noTimeLimit
+		}
+	}
 	env.Secrets = runSecrets(cfg, pcfgs, os.Getenv)
-	guard, err := permission.NewConfiner(workspace, cfg.Sandbox.AllowRead, cfg.Sandbox.AllowWrite, loaded.Home)
+	guard, err := permission.NewConfiner(workspace, allowRead, allowWrite, loaded.Home)
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -153,7 +178,11 @@ func assemble(o assembleOptions) (*app, error) {
 	if sink == nil {
 		sink = events.Discard
 	}
-	sbOpts := permission.SandboxOptions{Mode: cfg.Sandbox.Bash, Workspace: workspace, AllowWrite: cfg.Sandbox.AllowWrite,
+	if p := cfg.Tools.Shell.Prefer; p == "powershell" || p == "pwsh" {
+		sink.Publish(events.Event{Type: events.Notice, Text: "[tools.shell] prefer = \"" + p + "\" is not supported yet: commands run in bash (or sh)"})
+	}
+	env.Shell = cfg.Tools.Shell.Path
+	sbOpts := permission.SandboxOptions{Mode: cfg.Sandbox.Bash, Workspace: workspace, AllowWrite: allowWrite,
 		Network: cfg.Sandbox.Network, Home: loaded.Home,
 		Notify: func(msg string) { sink.Publish(events.Event{Type: events.Notice, Text: msg}) }}
 	if cfg.Sandbox.Bash != "off" {
@@ -162,12 +191,20 @@ func assemble(o assembleOptions) (*app, error) {
 
 	// Permission gate, shared by every session of this run.
 	mode := cfg.Permissions.Mode
+	if m := set.Mode(); m != "" && loaded.Sources["permissions.mode"] == config.SourceDefault {
+		// A Reasonix file that names a mode wins over a settings file.
+		mode = m
+	}
 	if o.flags.yolo {
 		mode = "yolo"
 	} else if o.flags.auto {
 		mode = "auto"
 	}
-	pol, err := permission.ParsePolicy(mode, cfg.Permissions.Allow, cfg.Permissions.Ask, cfg.Permissions.Deny, cfg.Permissions.Dangerous)
+	// Claude Code settings rules join Reasonix's own; deny wins wherever
+	// it was written.
+	pol, err := permission.ParsePolicy(mode, append(slices.Clone(cfg.Permissions.Allow), set.Rules("allow")...),
+		append(slices.Clone(cfg.Permissions.Ask), set.Rules("ask")...),
+		append(slices.Clone(cfg.Permissions.Deny), set.Rules("deny")...), cfg.Permissions.Dangerous)
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -190,11 +227,9 @@ func assemble(o assembleOptions) (*app, error) {
 	a.gate = gate
 	a.closers = append(a.closers, func() { _ = gate.Close() })
 
+	a.hooks = hookRunner(allHooks(cfg, set), workspace, loaded.Home, o.flags.hooksTrust, o.approver, env.Secrets, sink, mode)
+
 	// Roles and skills: a few directory reads, no file bodies.
-	userHome, _ := os.UserHomeDir()
-	if h := os.Getenv("HOME"); h != "" {
-		userHome = h
-	}
 	roleSet, notices := roles.Load(roles.LoadOptions{Workspace: workspace, Home: loaded.Home, UserHome: userHome})
 	catalog, skillNotices := skills.Discover(skills.Options{Workspace: workspace, Home: loaded.Home, UserHome: userHome,
 		Paths: cfg.Skills.Paths, Excluded: cfg.Skills.ExcludedPaths, Disabled: cfg.Skills.DisabledSkills})
@@ -206,9 +241,18 @@ func assemble(o assembleOptions) (*app, error) {
 		return pol.Decide(skills.ToolName, true, tools.Access{Kind: tools.KindDelegate, Skill: name}) != permission.Deny
 	}
 
-	maxSteps := cfg.Agent.MaxSteps
+	maxSteps := stepLimit(cfg.Agent.MaxSteps)
 	if o.flags.maxSteps > 0 {
 		maxSteps = o.flags.maxSteps
+	}
+	system, err := systemPrompt(cfg, loaded)
+	if err != nil {
+		return nil, err
+	}
+	rulesText := a.startRules(rulesOptions(loaded, workspace, wd, userHome), sink)
+	if extra := languageRules(cfg, os.Getenv); extra != "" {
+		get := rulesText
+		rulesText = func() string { return get() + extra }
 	}
 	a.coord = orchestrator.New(orchestrator.Runtime{
 		Workspace: workspace,
@@ -223,7 +267,9 @@ func assemble(o assembleOptions) (*app, error) {
 		Roles:       roleSet,
 		Skills:      catalog,
 		SkillAllow:  skillAllow,
-		Rules:       a.startRules(rulesOptions(loaded, workspace, wd, userHome), sink),
+		Rules:       rulesText,
+		System:      system,
+		Hooks:       a.hooks,
 		Checkpoints: checkpointOpener(workspace, loaded.Home),
 		// A person who approved a plan is not asked again about each of
 		// its edits for a while; automatic approval opens no window.
@@ -234,7 +280,7 @@ func assemble(o assembleOptions) (*app, error) {
 		Settings: orchestrator.Settings{
 			MaxSteps:        maxSteps,
 			PlannerModel:    cfg.Agent.PlannerModel,
-			PlannerMaxSteps: cfg.Agent.PlannerMaxSteps,
+			PlannerMaxSteps: stepLimit(cfg.Agent.PlannerMaxSteps),
 			SubagentModel:   cfg.Agent.SubagentModel,
 			SubagentModels:  cfg.Agent.SubagentModels,
 			MaxParallel:     cfg.Agent.MaxParallel,
@@ -260,20 +306,43 @@ func workspaceOf(l *config.Loaded, wd string) string {
 	}
 }
 
-// builtinTools is the registry of built-in tools less the disabled ones:
-// what a run offers and `reasonix context` measures.
-func builtinTools(disabled []string) *tools.Registry {
+// builtinTools is the registry of built-in tools less the disabled ones
+// and, when enabled is not empty, only those: what a run offers and
+// `reasonix context` measures.
+func builtinTools(disabled, enabled []string) (*tools.Registry, error) {
 	off := map[string]bool{}
 	for _, n := range disabled {
 		off[n] = true
 	}
+	on := map[string]bool{}
+	for _, n := range enabled {
+		if _, ok := tools.Builtin(n); !ok {
+			return nil, usagef("[tools] enabled: unknown tool %q (built-in tools: %s)", n, strings.Join(tools.BuiltinNames(), ", "))
+		}
+		on[n] = true
+	}
 	reg := tools.NewRegistry()
 	for _, n := range tools.BuiltinNames() {
-		if t, ok := tools.Builtin(n); ok && !off[n] {
+		if t, ok := tools.Builtin(n); ok && !off[n] && (len(on) == 0 || on[n]) {
 			reg.Add(t)
 		}
 	}
-	return reg
+	return reg, nil
+}
+
+// noLimit stands for "no limit" where a limit is a number: max_steps = 0,
+// bash_timeout_seconds = 0.
+const noLimit = 1 << 40
+
+// noTimeLimit is bash_timeout_seconds = 0: about 146 years.
+const noTimeLimit = time.Duration(1 << 62)
+
+// stepLimit maps a configured step limit to the sessions': 0 is no limit.
+func stepLimit(n int) int {
+	if n == 0 {
+		return noLimit
+	}
+	return n
 }
 
 // compactRatio is the configured [agent] compact_ratio, 0 (the default)

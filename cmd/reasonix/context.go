@@ -111,10 +111,17 @@ func cmdContext(args []string, io stdio) error {
 	if err != nil {
 		return usageError{err}
 	}
-	reg := builtinTools(cfg.Tools.Disabled) // the same tools assemble offers
-	text := pre.Text()
+	reg, err := builtinTools(cfg.Tools.Disabled, cfg.Tools.Enabled) // the same tools assemble offers
+	if err != nil {
+		return err
+	}
+	text := pre.Text() + languageRules(cfg, os.Getenv)
+	system, err := systemPrompt(cfg, loaded)
+	if err != nil {
+		return err
+	}
 	coord := orchestrator.New(orchestrator.Runtime{
-		Workspace: workspace, Tools: reg, Roles: roleSet, Skills: catalog,
+		Workspace: workspace, Tools: reg, Roles: roleSet, Skills: catalog, System: system,
 		SkillAllow: func(name string) bool {
 			return pol.Decide(skills.ToolName, true, tools.Access{Kind: tools.KindDelegate, Skill: name}) != permission.Deny
 		},

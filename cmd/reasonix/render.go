@@ -69,6 +69,12 @@ func (r *textRenderer) Publish(e events.Event) {
 	case events.Notice:
 		r.endLine()
 		fmt.Fprintf(r.errOut, "%s note: %s\n", r.prefix(e), e.Text)
+	case events.HookRun:
+		// Quiet hooks stay quiet; a hook that blocked or failed is shown.
+		if h := e.Hook; h != nil && h.Outcome != events.HookOK && h.Outcome != events.HookSkipped {
+			r.endLine()
+			fmt.Fprintf(r.errOut, "%s hook %s %s: %s %s\n", r.prefix(e), h.Event, h.Outcome, text.Clip(h.Command, 60), text.Clip(h.Message, 160))
+		}
 	case events.Error:
 		r.endLine()
 		fmt.Fprintf(r.errOut, "%s error: %s\n", r.prefix(e), e.Error)

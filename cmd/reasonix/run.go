@@ -25,6 +25,8 @@ type runFlags struct {
 	cont                              bool
 	maxSteps                          int
 	execute, yolo, auto               bool
+	// hooksTrust runs the project's hooks without asking (--hooks-trust).
+	hooksTrust bool
 }
 
 // parseInterleaved parses flags that may appear before or after the
@@ -69,6 +71,7 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 	fs.BoolVar(&f.execute, "execute", false, "plan: execute the plan after printing it")
 	fs.BoolVar(&f.yolo, "yolo", false, "allow every non-dangerous action without asking")
 	fs.BoolVar(&f.auto, "auto", false, "allow writes without asking; explicit ask rules still apply")
+	fs.BoolVar(&f.hooksTrust, "hooks-trust", false, "run this project's hooks (reasonix.toml, .claude/settings*.json) without asking")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return usageError{err}

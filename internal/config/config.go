@@ -39,22 +39,55 @@ type Config struct {
 	// Instructions are extra rules files added to every session's system
 	// prompt after AGENTS.md and friends; relative paths resolve against
 	// the workspace, "~/" against the user's home, and globs expand.
-	Instructions []string    `toml:"instructions" merge:"concat"`
-	Agent        Agent       `toml:"agent"`
-	Providers    []Provider  `toml:"providers"`
-	Tools        Tools       `toml:"tools"`
-	Permissions  Permissions `toml:"permissions"`
-	Sandbox      Sandbox     `toml:"sandbox"`
-	Skills       Skills      `toml:"skills"`
+	Instructions []string `toml:"instructions" merge:"concat"`
+	// Language is the language the model is asked to answer in (a tag
+	// such as "zh" or "en"); empty falls back to $REASONIX_LANG, then
+	// $LANG (see [Config.AnswerLanguage]).
+	Language string `toml:"language"`
+	// CredentialsStore is where `reasonix setup` keeps API keys: auto (the
+	// OS credential store, else a file under the Reasonix home), keyring
+	// or file (internal/credentials).
+	CredentialsStore string      `toml:"credentials_store" enum:"auto,keyring,file"`
+	Agent            Agent       `toml:"agent"`
+	Providers        []Provider  `toml:"providers"`
+	Tools            Tools       `toml:"tools"`
+	Permissions      Permissions `toml:"permissions"`
+	Sandbox          Sandbox     `toml:"sandbox"`
+	Skills           Skills      `toml:"skills"`
+	// Hooks are the [[hooks]] entries of every layer, concatenated.
+	Hooks []Hook `toml:"hooks"`
+}
+
+// Hook is one [[hooks]] entry: a command run at an event of a run, in
+// Claude Code's hook protocol (internal/hooks).
+type Hook struct {
+	Event   string `toml:"event"`
+	Matcher string `toml:"matcher"`
+	Command string `toml:"command"`
+	// Timeout is in seconds; 0 is the default (60).
+	Timeout int `toml:"timeout" min:"0"`
+	// Source and Line locate the entry; Project is set when it came from
+	// the project's reasonix.toml, whose hooks run only once trusted.
+	Source  string `toml:"-"`
+	Line    int    `toml:"-"`
+	Project bool   `toml:"-"`
 }
 
 // Agent holds the [agent] table: step limits, role models and parallelism.
 type Agent struct {
-	MaxSteps int `toml:"max_steps" min:"1"`
+	// MaxSteps and PlannerMaxSteps are step limits; 0 means no limit.
+	MaxSteps int `toml:"max_steps" min:"0"`
+	// SystemPrompt, or the file SystemPromptFile names (relative to the
+	// config file that sets it), replaces the executor's system prompt.
+	SystemPrompt     string `toml:"system_prompt"`
+	SystemPromptFile string `toml:"system_prompt_file"`
+	// ReasoningLanguage asks for visible reasoning in zh or en; auto (or
+	// empty) asks nothing.
+	ReasoningLanguage string `toml:"reasoning_language" enum:",auto,zh,en"`
 	// PlannerModel, when set and different from the executor model, makes
 	// runs plan-then-execute.
 	PlannerModel    string `toml:"planner_model"`
-	PlannerMaxSteps int    `toml:"planner_max_steps" min:"1"`
+	PlannerMaxSteps int    `toml:"planner_max_steps" min:"0"`
 	SubagentModel   string `toml:"subagent_model"`
 	// SubagentModels maps a subagent role name to its model reference.
 	SubagentModels map[string]string `toml:"subagent_models"`
@@ -106,12 +139,25 @@ type Tools struct {
 	BashMaxTimeout time.Duration `toml:"bash_max_timeout"`
 	// Disabled lists tool names never offered to the model.
 	Disabled []string `toml:"disabled"`
+	// Enabled, when not empty, lists the only built-in tools offered.
+	Enabled []string `toml:"enabled"`
+	// BashTimeoutSeconds, when set, replaces bash_timeout and
+	// bash_max_timeout; 0 means no time limit.
+	BashTimeoutSeconds *int  `toml:"bash_timeout_seconds" min:"0"`
+	Shell              Shell `toml:"shell"`
+}
+
+// Shell holds [tools.shell]: which shell runs bash commands.
+type Shell struct {
+	Prefer string `toml:"prefer" enum:"auto,bash,powershell,pwsh"`
+	// Path is the shell executable; empty finds it on PATH.
+	Path string `toml:"path"`
 }
 
 // Permissions holds the [permissions] table. Rule lists accumulate across
 // layers so a project can add rules without repeating the user's.
 type Permissions struct {
-	Mode      string   `toml:"mode" enum:"ask,auto,yolo"`
+	Mode      string   `toml:"mode" enum:"ask,allow,auto,deny,yolo"`
 	Allow     []string `toml:"allow" merge:"concat"`
 	Ask       []string `toml:"ask" merge:"concat"`
 	Deny      []string `toml:"deny" merge:"concat"`
@@ -148,9 +194,11 @@ func Default() *Config {
 			OutputLimit:    30000,
 			BashTimeout:    120 * time.Second,
 			BashMaxTimeout: 600 * time.Second,
+			Shell:          Shell{Prefer: "auto"},
 		},
-		Permissions: Permissions{Mode: "ask"},
-		Sandbox:     Sandbox{Bash: "enforce"},
+		Permissions:      Permissions{Mode: "ask"},
+		Sandbox:          Sandbox{Bash: "enforce"},
+		CredentialsStore: "auto",
 	}
 }
 
@@ -233,6 +281,9 @@ func Load(opts Options) (*Loaded, error) {
 	}
 
 	m := newMerger(env)
+	if opts.Workspace != "" {
+		m.project = filepath.Join(opts.Workspace, ProjectFile)
+	}
 	seen := map[string]bool{}
 	var errs []error
 	for _, lf := range layers {

@@ -359,7 +359,7 @@ func TestErrorsNameFileLineAndKey(t *testing.T) {
 		{"syntax error", "[agent]\nmax_steps = = 3\n",
 			[]string{ProjectFile + ":2:"}},
 		{"bad mode", "[permissions]\n\nmode = \"sometimes\"\n",
-			[]string{ProjectFile + `:3: key "permissions.mode": invalid value "sometimes"`, `"ask", "auto", "yolo"`}},
+			[]string{ProjectFile + `:3: key "permissions.mode": invalid value "sometimes"`, `"ask", "allow", "auto", "deny", "yolo"`}},
 		{"bad sandbox bash", "[sandbox]\nbash = \"maybe\"\n",
 			[]string{`:2: key "sandbox.bash": invalid value "maybe"`}},
 		{"max_parallel range", "[agent]\nmax_parallel = 11\n",
@@ -609,6 +609,8 @@ func TestEveryKeyDecodes(t *testing.T) {
 	f := newFixture(t)
 	f.write(f.wsFile, `
 default_model = "p"
+language = "zh"
+credentials_store = "file"
 instructions = ["docs/rules.md"]
 [agent]
 max_steps = 7
@@ -620,6 +622,9 @@ max_parallel = 10
 goal_max_turns = 2
 temperature = 0.5
 plan_write_window = "90s"
+system_prompt = "be brief"
+system_prompt_file = "p.md"
+reasoning_language = "en"
 [[providers]]
 name = "p"
 kind = "openai"
@@ -641,6 +646,11 @@ output_limit = 5
 bash_timeout = "1s"
 bash_max_timeout = "2s"
 disabled = ["x"]
+enabled = ["read_file"]
+bash_timeout_seconds = 0
+[tools.shell]
+prefer = "bash"
+path = "/bin/bash"
 [permissions]
 mode = "yolo"
 allow = ["a"]
@@ -665,11 +675,13 @@ disabled_skills = ["z"]
 		Instructions: []string{"docs/rules.md"},
 		Agent: Agent{MaxSteps: 7, PlannerModel: "p/plan", PlannerMaxSteps: 3, SubagentModel: "p/sub",
 			SubagentModels: map[string]string{"explore": "p/x"}, MaxParallel: 10, GoalMaxTurns: 2, Temperature: &temp,
-			PlanWriteWindow: 90 * time.Second},
+			PlanWriteWindow: 90 * time.Second, SystemPrompt: "be brief", SystemPromptFile: "p.md", ReasoningLanguage: "en"},
 		Providers: []Provider{{Name: "p", Kind: "openai", BaseURL: "http://p", APIKey: "k", APIKeyEnv: "P_KEY", Model: "m",
 			Models: []string{"m", "n"}, Default: "n", Headers: map[string]string{"A": "b"}, Timeout: time.Second,
 			ContextWindow: intp(9), Thinking: "disabled", ReasoningEffort: "low", MaxAttempts: 1}},
-		Tools:       Tools{OutputLimit: 5, BashTimeout: time.Second, BashMaxTimeout: 2 * time.Second, Disabled: []string{"x"}},
+		Tools: Tools{OutputLimit: 5, BashTimeout: time.Second, BashMaxTimeout: 2 * time.Second, Disabled: []string{"x"},
+			Enabled: []string{"read_file"}, BashTimeoutSeconds: intp(0), Shell: Shell{Prefer: "bash", Path: "/bin/bash"}},
+		Language: "zh", CredentialsStore: "file",
 		Permissions: Permissions{Mode: "yolo", Allow: []string{"a"}, Ask: []string{"b"}, Deny: []string{"c"}, Dangerous: []string{"d"}},
 		Sandbox:     Sandbox{WorkspaceRoot: "/w", AllowRead: []string{"/r"}, AllowWrite: []string{"/x"}, Network: true, Bash: "off"},
 		Skills:      Skills{Paths: []string{"s"}, ExcludedPaths: []string{"e"}, DisabledSkills: []string{"z"}},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/reasonix/reasonix/internal/hooks"
 	"github.com/reasonix/reasonix/internal/permission"
 )
 
@@ -59,6 +60,8 @@ type merger struct {
 	sources map[string]string
 	files   []string
 	indexes map[string]keyIndex
+	// project is the project layer's file, whose hooks need trust.
+	project string
 	// provLoc remembers the last definition of each provider so errors
 	// found after merging can still point into a file.
 	provLoc map[string]*Error
@@ -293,6 +296,8 @@ func (d *fileDecoder) decodeField(v any, fv reflect.Value, sf reflect.StructFiel
 			return nil
 		}
 		fv.Set(reflect.ValueOf(list))
+	case t.Kind() == reflect.Slice && t.Elem() == reflect.TypeFor[Hook]():
+		return d.decodeHooks(v, fv, kp)
 	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct:
 		return d.decodeProviders(v, fv, kp, sp)
 	case t.Kind() == reflect.Map:
@@ -407,6 +412,61 @@ func (d *fileDecoder) decodeProviders(v any, fv reflect.Value, kp, sp string) []
 		d.m.provLoc[name] = &Error{File: d.file, Line: d.ix.lookup(ekp), Key: ekp}
 	}
 	return errs
+}
+
+// decodeHooks appends this file's [[hooks]] entries to those of the
+// layers below: hooks add up, they never override one another.
+func (d *fileDecoder) decodeHooks(v any, fv reflect.Value, kp string) []error {
+	entries, err := tables(v)
+	if err != "" {
+		return []error{d.errorf(kp, "%s", err)}
+	}
+	list := fv.Addr().Interface().(*[]Hook)
+	var errs []error
+	for i, e := range entries {
+		ekp := kp + "[" + strconv.Itoa(i) + "]"
+		var h Hook
+		if es := d.decodeStruct(e, reflect.ValueOf(&h).Elem(), ekp, ekp); len(es) > 0 {
+			errs = append(errs, es...)
+			continue
+		}
+		switch {
+		case !hooks.Known(h.Event):
+			errs = append(errs, d.errorf(ekp+".event", "unknown hook event %q: want one of %s", h.Event, strings.Join(hooks.Events, ", ")))
+			continue
+		case strings.TrimSpace(h.Command) == "":
+			errs = append(errs, d.errorf(ekp+".command", "a hook needs a command"))
+			continue
+		}
+		h.Source, h.Line, h.Project = d.file, d.ix.lookup(ekp), d.m.project != "" && sameFile(d.file, d.m.project)
+		*list = append(*list, h)
+	}
+	return errs
+}
+
+// tables reads an array of tables.
+func tables(v any) ([]map[string]any, string) {
+	switch x := v.(type) {
+	case []map[string]any:
+		return x, ""
+	case []any:
+		var out []map[string]any
+		for _, e := range x {
+			t, ok := e.(map[string]any)
+			if !ok {
+				return nil, "expected an array of tables, got " + tomlType(e) + " in it"
+			}
+			out = append(out, t)
+		}
+		return out, ""
+	}
+	return nil, "expected an array of tables ([[hooks]]), got " + tomlType(v)
+}
+
+func sameFile(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == bb
 }
 
 func checkRange(sf reflect.StructField, n int64) string {

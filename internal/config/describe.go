@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
@@ -37,10 +38,23 @@ func (l *Loaded) Describe(redact bool) string {
 		}
 		d.b.WriteString("\n[" + name + "]\n")
 		d.table(rv.Field(i), name, false)
+		// Nested tables ([tools.shell]) follow their parent's keys.
+		st := f.Type
+		for j := range st.NumField() {
+			if st.Field(j).Type.Kind() == reflect.Struct && st.Field(j).Type != durationType {
+				sub := name + "." + st.Field(j).Tag.Get("toml")
+				d.b.WriteString("\n[" + sub + "]\n")
+				d.table(rv.Field(i).Field(j), sub, false)
+			}
+		}
 	}
 	for _, p := range l.Config.Providers {
 		d.b.WriteString("\n[[providers]]\n")
 		d.table(reflect.ValueOf(p), "providers."+p.Name, true)
+	}
+	for _, h := range l.Config.Hooks {
+		fmt.Fprintf(&d.b, "\n[[hooks]]  # from %s\n", h.Source)
+		fmt.Fprintf(&d.b, "event = %s\nmatcher = %s\ncommand = %s\ntimeout = %d\n", quote(h.Event), quote(h.Matcher), quote(h.Command), h.Timeout)
 	}
 	return d.b.String()
 }
@@ -55,6 +69,9 @@ func (d *describer) table(rv reflect.Value, path string, skipZero bool) {
 	t := rv.Type()
 	for i := range t.NumField() {
 		name := t.Field(i).Tag.Get("toml")
+		if name == "-" || t.Field(i).Type.Kind() == reflect.Struct && t.Field(i).Type != durationType {
+			continue
+		}
 		d.field(rv.Field(i), name, joinKey(path, name), skipZero && name != "name")
 	}
 }

@@ -124,9 +124,7 @@ func ParseRule(s string) (Rule, error) {
 	switch {
 	case strings.HasPrefix(name, "mcp__"):
 		// mcp__server__* is every tool of that server, like mcp__server.
-		if strings.HasSuffix(name, "__*") {
-			name = strings.TrimSuffix(name, "__*")
-		}
+		name = strings.TrimSuffix(name, "__*")
 		r.Tool = name
 	case name[0] >= 'A' && name[0] <= 'Z':
 		f, ok := familyAliases[name]

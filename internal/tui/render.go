@@ -149,6 +149,10 @@ func (a *App) render(e events.Event) {
 		a.planLine(e)
 	case events.Notice:
 		a.line(prefix + "[yellow]note:[-] " + tview.Escape(e.Text))
+	case events.HookRun:
+		if h := e.Hook; h != nil && h.Outcome != events.HookOK && h.Outcome != events.HookSkipped {
+			a.line(prefix + "[yellow]hook " + h.Event + " " + h.Outcome + ":[-] " + tview.Escape(oneLine(h.Message, 160)))
+		}
 	case events.Error:
 		a.line(prefix + "[red]error:[-] " + tview.Escape(e.Error))
 	case events.Done:

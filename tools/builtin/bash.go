@@ -97,7 +97,7 @@ func (bashTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage
 
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := shellCommand(a.Command)
+	cmd := shellCommand(env.Shell, a.Command)
 	cmd.Dir = env.Root
 	// Always an explicit environment, never the inherited one: provider
 	// keys and anything holding a secret value are withheld.

@@ -7,10 +7,15 @@ import (
 	"syscall"
 )
 
-// shellCommand builds the command that runs script: bash when installed,
-// POSIX sh otherwise.
-func shellCommand(script string) *exec.Cmd {
-	shell := "sh"
+// shellCommand builds the command that runs script: the configured shell,
+// else bash when installed, POSIX sh otherwise.
+func shellCommand(shell, script string) *exec.Cmd {
+	if shell != "" {
+		cmd := exec.Command(shell, "-c", script)
+		setGroup(cmd)
+		return cmd
+	}
+	shell = "sh"
 	if p, err := exec.LookPath("bash"); err == nil {
 		shell = p
 	}
@@ -32,3 +37,6 @@ func killProcessGroup(cmd *exec.Cmd) error {
 	}
 	return err
 }
+
+// setGroup gives the command a process group of its own.
+func setGroup(cmd *exec.Cmd) { cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} }

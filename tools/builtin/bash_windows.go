@@ -10,7 +10,12 @@ import (
 
 // shellCommand builds the command that runs script: bash (Git for Windows,
 // MSYS) when installed, cmd.exe otherwise.
-func shellCommand(script string) *exec.Cmd {
+func shellCommand(shell, script string) *exec.Cmd {
+	if shell != "" {
+		cmd := exec.Command(shell, "-c", script)
+		setGroup(cmd)
+		return cmd
+	}
 	if p, err := exec.LookPath("bash"); err == nil {
 		cmd := exec.Command(p, "-c", script)
 		cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP}
@@ -36,4 +41,9 @@ func killProcessGroup(cmd *exec.Cmd) error {
 		return cmd.Process.Kill()
 	}
 	return nil
+}
+
+// setGroup gives the command a process group of its own.
+func setGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP}
 }

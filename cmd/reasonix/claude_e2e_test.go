@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/reasonix/reasonix/providers/scripted"
+)
+
+// A deny rule in a Claude Code project's .claude/settings.json is enforced:
+// the model asks to read .env and is refused, and the secret never leaves.
+func TestE2EClaudeSettingsDenyReadEnv(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": ".env"})}},
+		scripted.Turn{Text: "I may not read it."},
+	)
+	e.write(".env", "DB_PASSWORD=hunter2-very-secret\n")
+	e.write(".claude/settings.json", `{
+  "permissions": {
+    "allow": ["Bash(npm run lint)", "WebFetch(domain:docs.example.com)"],
+    "deny": ["Read(./.env)", "Read(~/.ssh/**)", "mcp__github__*"]
+  }
+}
+`)
+	r := e.run("", "run", "what is in .env?")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("requests = %d", len(reqs))
+	}
+	msgs := string(messagesOf(t, reqs[1]))
+	if !strings.Contains(msgs, "denied by rule Deny: Read(./.env)") {
+		t.Errorf("the read was not refused by the settings rule:\n%s", msgs)
+	}
+	if strings.Contains(msgs, "hunter2") {
+		t.Errorf("the secret reached the model")
+	}
+}
+
+// A malformed settings file stops the run with its file, line and key.
+func TestE2EClaudeSettingsMalformed(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, scripted.Turn{Text: "never sent"})
+	e.write(".claude/settings.json", "{\n  \"permissions\": {\n    \"deny\": \"Read(./.env)\"\n  }\n}\n")
+	r := e.run("", "run", "hi")
+	want := filepath.Join(".claude", "settings.json") + `:3: key "permissions.deny": expected an array`
+	if r.code != 2 || !strings.Contains(r.stderr, want) {
+		t.Errorf("exit %d, stderr %q, want exit 2 and %q", r.code, r.stderr, want)
+	}
+}
+
+const hookSettings = `{
+  "hooks": {
+    "SessionStart": [{"hooks": [{"type": "command", "command": "touch session-started"}]}],
+    "PreToolUse": [
+      {"matcher": "Bash", "hooks": [{"type": "command", "command": "if grep -q curl; then echo 'curl is blocked here: use the package mirror' >&2; exit 2; fi"}]}
+    ],
+    "PostToolUse": [
+      {"matcher": "Read", "hooks": [{"type": "command", "command": "cat > post-payload.json", "timeout": 10}]}
+    ]
+  }
+}
+`
+
+func skipNoPOSIX(t *testing.T) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the hook fixtures are POSIX shell commands")
+	}
+}
+
+// A trusted project's PreToolUse hook blocks a curl command with its
+// reason sent to the model, and its PostToolUse hook gets the payload.
+func TestE2EHooksBlockAndPayload(t *testing.T) {
+	t.Parallel()
+	skipNoPOSIX(t)
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "curl -s https://example.invalid/x.tgz -o x.tgz"})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "notes.md"})}},
+		scripted.Turn{Text: "done"},
+	)
+	e.write("notes.md", "the notes\n")
+	e.write(".claude/settings.json", hookSettings)
+	r := e.run("", "run", "--hooks-trust", "--output-format", "stream-json", "fetch the tarball")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("requests = %d", len(reqs))
+	}
+	if msgs := messagesOf(t, reqs[1]); !bytes.Contains(msgs, []byte("curl is blocked here: use the package mirror")) {
+		t.Errorf("the model did not see the hook's reason:\n%s", msgs)
+	}
+	if _, err := os.Stat(filepath.Join(e.repo, "x.tgz")); err == nil {
+		t.Error("the blocked command ran")
+	}
+	var p map[string]any
+	if err := json.Unmarshal([]byte(e.read("post-payload.json")), &p); err != nil {
+		t.Fatalf("payload: %v", err)
+	}
+	in, _ := p["tool_input"].(map[string]any)
+	resp, _ := p["tool_response"].(map[string]any)
+	if p["hook_event_name"] != "PostToolUse" || p["tool_name"] != "Read" || p["reasonix_tool"] != "read_file" ||
+		in["path"] != "notes.md" || !strings.Contains(resp["content"].(string), "the notes") || p["session_id"] == "" {
+		t.Errorf("payload %v", p)
+	}
+	if cwd, _ := filepath.EvalSymlinks(p["cwd"].(string)); cwd != mustEval(t, e.repo) {
+		t.Errorf("cwd %v", p["cwd"])
+	}
+	e.read("session-started")
+	// Every hook outcome is on the event stream.
+	var outcomes []string
+	for _, line := range strings.Split(r.stdout, "\n") {
+		var ev struct {
+			Type string `json:"type"`
+			Hook struct {
+				Event, Outcome string
+			} `json:"hook"`
+		}
+		if json.Unmarshal([]byte(line), &ev) == nil && ev.Type == "hook" {
+			outcomes = append(outcomes, ev.Hook.Event+":"+ev.Hook.Outcome)
+		}
+	}
+	if got := strings.Join(outcomes, ","); got != "SessionStart:ok,PreToolUse:blocked,PostToolUse:ok" {
+		t.Errorf("hook events %q", got)
+	}
+}
+
+func mustEval(t *testing.T, p string) string {
+	t.Helper()
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// An untrusted project's hooks do not run in a headless run without
+// --hooks-trust; the user's own hooks do.
+func TestE2EUntrustedProjectHooksDoNotRun(t *testing.T) {
+	t.Parallel()
+	skipNoPOSIX(t)
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "notes.md"})}},
+		scripted.Turn{Text: "done"},
+	)
+	e.write("notes.md", "the notes\n")
+	e.write(".claude/settings.json", hookSettings)
+	e.write("reasonix.toml", "[[hooks]]\nevent = \"UserPromptSubmit\"\ncommand = \"touch toml-hook-ran\"\n")
+	userMarker := filepath.Join(e.home, "user-hook-ran")
+	userSettings := filepath.Join(filepath.Dir(e.repo), ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(userSettings), 0o755)
+	os.WriteFile(userSettings, []byte(`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "touch '`+userMarker+`'"}]}]}}`), 0o644)
+	r := e.run("", "run", "read the notes")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	for _, f := range []string{"session-started", "post-payload.json", "toml-hook-ran"} {
+		if _, err := os.Stat(filepath.Join(e.repo, f)); err == nil {
+			t.Errorf("untrusted project hook ran (%s)", f)
+		}
+	}
+	if !strings.Contains(r.stderr, "project hook(s) not run") {
+		t.Errorf("no notice about the skipped hooks:\n%s", r.stderr)
+	}
+	if _, err := os.Stat(userMarker); err != nil {
+		t.Errorf("the user's own Stop hook did not run: %v", err)
+	}
+}
