@@ -44,26 +44,37 @@ func cmdACP(ctx context.Context, args []string, io stdio) error {
 		return err
 	}
 	defer app.Close()
-	return srv.Serve(ctx, &acpHost{app: app, hub: hub, broker: broker}, io.in, io.out)
+	return srv.Serve(ctx, &acpHost{engines{app: app, hub: hub, broker: broker}}, io.in, io.out)
 }
 
 // acpHost opens the editor's sessions as engines on the one coordinator.
-type acpHost struct {
+type acpHost struct{ engines }
+
+func (h *acpHost) Open() (acp.Engine, error)            { return h.open() }
+func (h *acpHost) Resume(id string) (acp.Engine, error) { return h.resume(id) }
+
+// engines opens conversations for a front end that serves several at
+// once (an editor, the browser): each is an engine on the one
+// coordinator, publishing to the one hub and asking through the one
+// broker.
+type engines struct {
 	app    *app
 	hub    *events.Hub
 	broker *permission.Broker
 }
 
-func (h *acpHost) Open() (acp.Engine, error) {
+func (h *engines) open() (*orchestrator.Engine, error) {
 	return orchestrator.NewEngine(h.app.coord, h.hub, h.broker)
 }
 
-func (h *acpHost) Resume(id string) (acp.Engine, error) {
+// resume reopens the saved conversation id (or a unique prefix); its
+// history is published as a History event.
+func (h *engines) resume(id string) (*orchestrator.Engine, error) {
 	path, err := h.app.coord.FindSession(id)
 	if err != nil {
 		return nil, err
 	}
-	eng, err := orchestrator.NewEngine(h.app.coord, h.hub, h.broker)
+	eng, err := h.open()
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +85,8 @@ func (h *acpHost) Resume(id string) (acp.Engine, error) {
 	return eng, nil
 }
 
-func (h *acpHost) Sessions() ([]store.Summary, error) {
+// Sessions lists the project's conversations, newest first.
+func (h *engines) Sessions() ([]store.Summary, error) {
 	dir := h.app.coord.SessionsDir()
 	if dir == "" {
 		return nil, nil
@@ -82,4 +94,5 @@ func (h *acpHost) Sessions() ([]store.Summary, error) {
 	return orchestrator.Conversations(dir)
 }
 
-func (h *acpHost) Workspace() string { return h.app.workspace }
+// Workspace is the root the conversations work in.
+func (h *engines) Workspace() string { return h.app.workspace }

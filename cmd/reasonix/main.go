@@ -90,6 +90,8 @@ Usage:
   reasonix rewind [ID] [--to TURN] [--files-only|--conversation-only] [--undo]
                                    take the conversation and the files back to before a turn
   reasonix acp [--auto|--yolo]     serve an editor over the Agent Client Protocol on stdio
+  reasonix serve [--addr A] [--no-open]
+                                   a browser UI on a loopback address, behind a token
   reasonix models                  list the configured models
   reasonix config                  print the merged config and where each value came from
   reasonix context [--json] [--role NAME]
@@ -167,6 +169,8 @@ func dispatch(ctx context.Context, args []string, io stdio) int {
 		err = cmdRewind(ctx, args[1:], io)
 	case "acp":
 		err = cmdACP(ctx, args[1:], io)
+	case "serve":
+		err = cmdServe(ctx, args[1:], io)
 	default:
 		fmt.Fprintf(io.err, "reasonix: unknown command %q\n\n%s", args[0], helpText)
 		return exitUsage

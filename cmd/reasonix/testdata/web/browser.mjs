@@ -1,0 +1,71 @@
+// Drives the page of `reasonix serve` in a real Chromium through
+// playwright-core. Env: SERVE_URL (with the token), CHROMIUM (binary),
+// SHOTS (folder for screenshots). Prints a JSON report the Go test checks;
+// a step that fails throws, and the report says which.
+import { chromium } from "playwright-core";
+
+const shots = process.env.SHOTS;
+const report = { steps: [] };
+const browser = await chromium.launch({ executablePath: process.env.CHROMIUM, headless: true, args: ["--no-sandbox"] });
+const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
+const errors = [];
+page.on("pageerror", (e) => errors.push(String(e)));
+const step = async (name, f) => {
+  report.current = name;
+  await f();
+  report.steps.push(name);
+  await page.screenshot({ path: `${shots}/${report.steps.length}-${name}.png` });
+};
+const transcript = () => page.locator(".transcript:not([hidden])");
+
+try {
+  await step("open", async () => {
+    await page.goto(process.env.SERVE_URL);
+    report.urlAfterLogin = page.url();
+    await page.click("#new-session");
+    await page.waitForSelector("#input:not([disabled])");
+  });
+  await step("markdown", async () => {
+    await page.fill("#input", "say hello");
+    await page.press("#input", "Enter");
+    await transcript().locator(".answer strong", { hasText: "world" }).waitFor();
+    await transcript().locator(".answer pre code .tok-kw", { hasText: "func" }).waitFor();
+    report.answerHTML = await transcript().locator(".answer").first().innerHTML();
+  });
+  await step("approval", async () => {
+    await page.fill("#input", "make the marker file");
+    await page.press("#input", "Enter");
+    await page.waitForSelector("#approval[open]");
+    report.approvalText = await page.locator("#approval").innerText();
+    await page.click('#ap-choices button[data-choice="allow"]');
+    await transcript().locator(".answer", { hasText: "Made it." }).waitFor();
+    report.toolLine = await transcript().locator(".tool").last().innerText();
+  });
+  await step("plan", async () => {
+    await page.fill("#input", "/pl");
+    await page.waitForSelector("#menu li");
+    report.menu = await page.locator("#menu").innerText();
+    await page.press("#input", "Tab");
+    await page.type("#input", "add a farewell");
+    await page.press("#input", "Enter");
+    await page.waitForSelector("#plan[open]");
+    report.planText = await page.locator("#plan").innerText();
+    await page.click("#plan-approve");
+    await transcript().locator(".notice, .worker", { hasText: "Executed the plan." }).first().waitFor();
+  });
+  await step("reload-mid-stream", async () => {
+    await page.fill("#input", "count slowly");
+    await page.press("#input", "Enter");
+    await transcript().locator(".answer", { hasText: "one two" }).waitFor();
+    await page.reload();
+    await page.waitForSelector(".transcript:not([hidden])");
+    await transcript().locator(".answer", { hasText: "ten END" }).waitFor({ timeout: 20000 });
+    report.afterReload = await transcript().innerText();
+  });
+} catch (e) {
+  report.error = `${report.current}: ${e.message}`;
+  await page.screenshot({ path: `${shots}/failed-${report.current}.png` }).catch(() => {});
+}
+report.pageErrors = errors;
+await browser.close();
+process.stdout.write(JSON.stringify(report));

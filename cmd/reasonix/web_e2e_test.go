@@ -1,0 +1,156 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/reasonix/reasonix/internal/nodetest"
+	"github.com/reasonix/reasonix/providers/scripted"
+)
+
+// chromiumPath finds the system Chromium `.ci/run` installs, or skips.
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("skipped: no Chromium (run .ci/run, which installs Debian's chromium)")
+	return ""
+}
+
+// TestE2EServeInABrowser starts `reasonix serve` against the scripted
+// server and drives its page in headless Chromium: streamed Markdown with
+// highlighted code, a bash call approved in the dialog, /plan completed
+// from the menu and approved, and a reload in the middle of a streamed
+// answer that still shows the whole transcript once. Screenshots go to
+// $REASONIX_ARTIFACTS (else a temporary folder) for people to look at.
+func TestE2EServeInABrowser(t *testing.T) {
+	t.Parallel()
+	chromium := chromiumPath(t)
+	mods := nodetest.Module(t, "playwright-core")
+	slow := "one two three four five six seven eight nine ten END"
+	e := newE2E(t,
+		scripted.Turn{Text: "Hello **world**.\n\n```go\nfunc main() {}\n```\n", ChunkSize: 5},
+		scripted.Turn{Text: "Making it.", ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "touch marker.txt", "description": "create the marker"})}},
+		scripted.Turn{Text: "Made it."},
+		scripted.Turn{ToolCalls: []scripted.Call{call("submit_plan", map[string]any{
+			"goal":  "add a farewell constant",
+			"steps": []map[string]any{{"id": "s1", "title": "Add farewell to greet.go", "files": []string{"greet.go"}}},
+		})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("edit_file", map[string]any{"path": "greet.go", "old_string": "hello", "new_string": "hello, farewell"})}},
+		scripted.Turn{Text: "Executed the plan."},
+		scripted.Turn{Text: slow, ChunkSize: 4, ChunkDelayMS: 250},
+	)
+	e.write("greet.go", "package main\n\nconst greeting = \"hello\"\n")
+
+	serve := exec.Command(binPath, "serve", "--no-open")
+	serve.Dir = e.repo
+	serve.Env = e.env
+	stdout, _ := serve.StdoutPipe()
+	var stderr bytes.Buffer
+	serve.Stderr = &stderr
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer serve.Process.Kill()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no URL printed: %v\nstderr: %s", err, stderr.String())
+	}
+	url := regexp.MustCompile(`http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{32}`).FindString(line)
+	if url == "" {
+		t.Fatalf("serve printed %q, want a loopback URL with a token", line)
+	}
+
+	shots := os.Getenv("REASONIX_ARTIFACTS")
+	if shots == "" {
+		shots = t.TempDir()
+	} else {
+		shots = filepath.Join(shots, "serve")
+	}
+	if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("testdata", "web", "browser.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink(mods, filepath.Join(dir, "node_modules"))
+	script := filepath.Join(dir, "browser.mjs")
+	os.WriteFile(script, src, 0o644)
+	cmd := exec.Command("node", script)
+	cmd.Env = append(os.Environ(), "SERVE_URL="+url, "CHROMIUM="+chromium, "SHOTS="+shots)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("browser script: %v\n%s\n%s", err, out.String(), errb.String())
+	}
+	var rep struct {
+		Steps        []string
+		Error        string
+		URLAfter     string `json:"urlAfterLogin"`
+		AnswerHTML   string
+		ApprovalText string
+		ToolLine     string
+		Menu         string
+		PlanText     string
+		AfterReload  string
+		PageErrors   []string
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("report: %v\n%s", err, out.String())
+	}
+	if rep.Error != "" {
+		t.Fatalf("in the browser: %s (done: %v; screenshots in %s)\nserve stderr: %s", rep.Error, rep.Steps, shots, stderr.String())
+	}
+	if strings.Contains(rep.URLAfter, "token=") {
+		t.Errorf("the token stayed in the address bar: %s", rep.URLAfter)
+	}
+	if !strings.Contains(rep.AnswerHTML, "<strong>world</strong>") || !strings.Contains(rep.AnswerHTML, `class="tok-kw">func<`) {
+		t.Errorf("answer not rendered as Markdown with highlighting: %s", rep.AnswerHTML)
+	}
+	if !strings.Contains(rep.ApprovalText, "touch marker.txt") || !strings.Contains(rep.ApprovalText, "Making it.") || !strings.Contains(rep.ApprovalText, "Allow once") {
+		t.Errorf("approval dialog: %q", rep.ApprovalText)
+	}
+	if _, err := os.Stat(filepath.Join(e.repo, "marker.txt")); err != nil {
+		t.Errorf("the approved command did not run: %v", err)
+	}
+	if !strings.Contains(rep.Menu, "/plan") || !strings.Contains(rep.PlanText, "Add farewell to greet.go") {
+		t.Errorf("menu %q, plan dialog %q", rep.Menu, rep.PlanText)
+	}
+	if got := e.read("greet.go"); !strings.Contains(got, "hello, farewell") {
+		t.Errorf("the approved plan did not run: %q", got)
+	}
+	if n := strings.Count(rep.AfterReload, slow); n != 1 {
+		t.Errorf("after the reload the streamed answer appears %d times, want once:\n%s", n, rep.AfterReload)
+	}
+	for _, want := range []string{"say hello", "make the marker file", "Made it."} {
+		if !strings.Contains(rep.AfterReload, want) {
+			t.Errorf("after the reload the transcript lacks %q", want)
+		}
+	}
+	if len(rep.PageErrors) > 0 {
+		t.Errorf("page errors: %v", rep.PageErrors)
+	}
+	// Ctrl-C stops the server cleanly.
+	serve.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- serve.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Errorf("serve did not stop after SIGINT")
+	}
+}

@@ -1,0 +1,484 @@
+// The browser front end of `reasonix serve`: renders the event stream
+// (server-sent events, resumed after a reconnect by Last-Event-ID, replayed
+// whole after a reload) and sends commands to the HTTP API. The token
+// lives in a same-site, HTTP-only cookie the server set.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const el = (tag, cls, text) => {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+};
+
+const state = {
+  sessions: new Map(), // id -> session view
+  current: null,
+  approvals: [], // queued approval events
+  plan: null, // the plan question shown
+  follow: true,
+};
+
+async function api(method, path, body) {
+  const res = await fetch(path, {
+    method, headers: body ? { "Content-Type": "application/json" } : {},
+    body: body ? JSON.stringify(body) : undefined, credentials: "same-origin",
+  });
+  if (!res.ok) throw new Error(`${res.status} ${await res.text()}`);
+  const type = res.headers.get("Content-Type") || "";
+  return type.includes("json") ? res.json() : null;
+}
+
+// ---- sessions -------------------------------------------------------
+
+function sessionView(id) {
+  let s = state.sessions.get(id);
+  if (s) return s;
+  const root = el("div", "transcript");
+  root.dataset.session = id;
+  root.hidden = true;
+  $("transcripts").append(root);
+  s = { id, root, answer: null, thinking: null, tools: new Map(), workers: new Map(),
+    todos: null, running: false, usage: { prompt: 0, completion: 0, hit: 0, miss: 0 }, goal: "", commands: [], title: "" };
+  state.sessions.set(id, s);
+  const li = el("li", "", id);
+  li.dataset.session = id;
+  li.onclick = () => show(id);
+  $("open-sessions").append(li);
+  s.item = li;
+  return s;
+}
+
+function show(id) {
+  state.current = id;
+  for (const s of state.sessions.values()) {
+    s.root.hidden = s.id !== id;
+    s.item.classList.toggle("current", s.id === id);
+  }
+  $("empty").hidden = true;
+  $("input").disabled = false;
+  $("send").disabled = false;
+  $("input").focus();
+  status();
+  scrollEnd(true);
+}
+
+async function newSession() {
+  const r = await api("POST", "/api/sessions");
+  sessionView(r.id);
+  show(r.id);
+}
+
+async function loadSaved() {
+  const r = await api("GET", "/api/sessions");
+  $("version").textContent = r.version || "";
+  $("workspace").textContent = r.workspace || "";
+  const ul = $("saved-sessions");
+  ul.replaceChildren();
+  for (const s of r.saved) {
+    const li = el("li", "", s.title || s.id);
+    li.title = `${s.id} · ${s.turns} turns · ${s.updated}`;
+    li.onclick = async () => {
+      const res = await api("POST", `/api/sessions/${encodeURIComponent(s.id)}/resume`);
+      sessionView(res.id);
+      show(res.id);
+    };
+    ul.append(li);
+  }
+}
+
+// ---- transcript -----------------------------------------------------
+
+function atEnd() {
+  const t = $("transcripts");
+  return t.scrollHeight - t.scrollTop - t.clientHeight < 40;
+}
+
+function scrollEnd(force) {
+  const t = $("transcripts");
+  if (force || state.follow) {
+    t.scrollTop = t.scrollHeight;
+    $("below").hidden = true;
+  } else {
+    $("below").hidden = false;
+  }
+}
+
+function append(s, node) {
+  s.root.append(node);
+  if (s.id === state.current) scrollEnd(false);
+}
+
+// Answers render at most once a frame; each block keeps its own source,
+// so a block another event has closed in the same frame still renders.
+let renderQueued = new Set();
+function renderAnswer(s) {
+  const block = s.answer;
+  block.dataset.dirty = "1";
+  renderQueued.add(block);
+  if (renderQueued.size > 1) return;
+  requestAnimationFrame(() => {
+    for (const b of renderQueued) {
+      b.innerHTML = md.render(b.mdSource);
+      delete b.dataset.dirty;
+    }
+    renderQueued = new Set();
+    if (state.current) scrollEnd(false);
+  });
+}
+
+// container is where a session's (or a subagent's) output goes.
+function container(s, e) {
+  if (e.session === e.root || !e.session) return s.root;
+  let w = s.workers.get(e.session);
+  if (!w) {
+    w = el("details", "worker");
+    w.open = true;
+    w.append(el("summary", "", `${e.role || "worker"} ${e.session.slice(-6)}`));
+    s.workers.set(e.session, w);
+    append(s, w);
+  }
+  return w;
+}
+
+function userTurn(s, text) {
+  s.answer = null;
+  s.thinking = null;
+  append(s, el("div", "turn-user", text));
+  if (!s.title) {
+    s.title = text.slice(0, 60);
+    s.item.textContent = s.title;
+    s.item.title = s.id;
+  }
+}
+
+function textDelta(s, e) {
+  if (e.session !== e.root) {
+    const w = container(s, e);
+    let p = w.querySelector(":scope > .worker-text");
+    if (!p) { p = el("div", "worker-text notice"); w.append(p); }
+    p.textContent += e.text;
+    return;
+  }
+  if (!s.answer) {
+    s.answer = el("div", "answer md");
+    append(s, s.answer);
+  }
+  s.answer.mdSource = (s.answer.mdSource || "") + e.text;
+  renderAnswer(s);
+}
+
+function reasoning(s, e) {
+  const c = container(s, e);
+  if (!s.thinking || s.thinking.parentNode !== c) {
+    s.thinking = el("details", "thinking");
+    s.thinking.append(el("summary", "", "Thinking"), el("div"));
+    c.append(s.thinking);
+  }
+  s.thinking.lastChild.textContent += e.text;
+}
+
+function diffPre(text) {
+  const pre = el("pre", "diff");
+  for (const line of text.split("\n")) {
+    const cls = line.startsWith("@@") ? "hunk" : line.startsWith("+") && !line.startsWith("+++") ? "add"
+      : line.startsWith("-") && !line.startsWith("---") ? "del" : "";
+    pre.append(el("span", cls, line + "\n"));
+  }
+  return pre;
+}
+
+const looksLikeDiff = (t) => /^(---|\+\+\+|@@) /m.test(t);
+
+function toolStart(s, e) {
+  const t = e.tool;
+  const d = el("details", "tool");
+  const sum = el("summary");
+  sum.append(el("span", "", `→ ${t.name} `), el("span", "subject", t.subject || ""));
+  d.append(sum);
+  s.tools.set(`${e.session}/${t.call_id}`, d);
+  s.answer = null; // text after a tool call starts a new block
+  container(s, e).append(d);
+  if (s.id === state.current) scrollEnd(false);
+}
+
+function toolEnd(s, e) {
+  const t = e.tool;
+  const d = s.tools.get(`${e.session}/${t.call_id}`);
+  if (!d) return;
+  const ok = !(t.is_error || t.denied);
+  const mark = el("span", ok ? "ok" : "bad", ok ? ` ✓ ${t.summary || ""}` : ` ✗ ${t.denied ? "denied" : t.summary || "failed"}`);
+  d.firstChild.append(mark);
+  if (t.result) d.append(looksLikeDiff(t.result) ? diffPre(t.result) : el("pre", "", t.result));
+}
+
+function todos(s, e) {
+  if (!s.todos) {
+    s.todos = el("ul", "todos");
+    append(s, s.todos);
+  }
+  s.todos.replaceChildren(...e.todos.map((t) => el("li", t.status, `${t.status === "completed" ? "☑" : "☐"} ${t.content}`)));
+  const done = e.todos.filter((t) => t.status === "completed").length;
+  s.todoText = `todos ${done}/${e.todos.length}`;
+  status();
+}
+
+function planBlock(s, e) {
+  const b = el("div", "plan-block md");
+  b.innerHTML = md.render(e.plan ? planMarkdown(e.plan) : e.text || "");
+  append(s, b);
+}
+
+function planMarkdown(p) {
+  if (!p) return "";
+  return `**Plan:** ${p.goal}\n\n` + (p.steps || []).map((st, i) => `${i + 1}. ${st.title}` +
+    (st.files && st.files.length ? ` (${st.files.join(", ")})` : "")).join("\n");
+}
+
+function history(s, e) {
+  for (const m of e.messages || []) {
+    if (m.role === "user") userTurn(s, m.content);
+    else if (m.role === "assistant" && m.content) {
+      const a = el("div", "answer md");
+      a.innerHTML = md.render(m.content);
+      append(s, a);
+    } else if (m.role === "assistant") {
+      for (const c of m.tool_calls || []) append(s, el("div", "tool", `→ ${c.function.name}`));
+    }
+  }
+}
+
+function usage(s, u) {
+  if (!u) return;
+  s.usage.prompt += u.prompt_tokens || 0;
+  s.usage.completion += u.completion_tokens || 0;
+  s.usage.hit += u.cache_hit_tokens || 0;
+  s.usage.miss += u.cache_miss_tokens || 0;
+  status();
+}
+
+function status() {
+  const s = state.sessions.get(state.current);
+  if (!s) return;
+  $("st-session").textContent = `session ${s.id}`;
+  $("st-state").textContent = s.running ? "● running" : "idle";
+  $("st-goal").textContent = s.goal;
+  $("st-todos").textContent = s.todoText || "";
+  const u = s.usage;
+  const cached = u.hit + u.miss ? ` · cache ${Math.round((100 * u.hit) / (u.hit + u.miss))}%` : "";
+  $("st-usage").textContent = `tokens in ${u.prompt} · out ${u.completion}${cached}`;
+  $("stop").disabled = !s.running;
+}
+
+// ---- questions ------------------------------------------------------
+
+function nextApproval() {
+  const dlg = $("approval");
+  if (dlg.open || state.approvals.length === 0) return;
+  const e = state.approvals[0];
+  const a = e.approval;
+  $("ap-title").textContent = `${a.tool}: ${a.subject || ""}`;
+  $("ap-reason").textContent = a.reason ? `“${a.reason}”` : "";
+  $("ap-impact").textContent = a.impact || "";
+  $("ap-command").hidden = !a.command;
+  $("ap-command").textContent = a.command || "";
+  $("ap-diff").replaceChildren(...(a.preview || []).filter((p) => p.diff).map((p) => diffPre(p.diff)));
+  $("ap-rules").textContent = a.rules && a.rules.length ? `“Always” saves: ${a.rules.join(", ")}` : "";
+  const names = { allow: "Allow once", allow_session: "Allow for this session", allow_always: "Always allow", deny: "Deny" };
+  $("ap-choices").replaceChildren(...a.choices.map((c) => {
+    const b = el("button", c === "allow" ? "primary" : "", names[c] || c);
+    b.type = "button";
+    b.dataset.choice = c;
+    b.onclick = async () => {
+      try {
+        await api("POST", `/api/approvals/${encodeURIComponent(a.id)}`, { session: e.root, choice: c });
+      } catch (err) {
+        console.error(err);
+      }
+      closeApproval(a.id);
+    };
+    return b;
+  }));
+  dlg.showModal();
+}
+
+function closeApproval(id) {
+  state.approvals = state.approvals.filter((e) => e.approval.id !== id);
+  const dlg = $("approval");
+  if (dlg.open && $("ap-choices").dataset.id !== undefined) dlg.close();
+  if (dlg.open) dlg.close();
+  nextApproval();
+}
+
+function planRequest(e) {
+  state.plan = e;
+  $("plan-body").innerHTML = md.render(e.text || planMarkdown(e.plan));
+  $("plan").showModal();
+}
+
+async function decidePlan(decision) {
+  const e = state.plan;
+  if (!e) return;
+  state.plan = null;
+  $("plan").close();
+  await api("POST", `/api/plans/${encodeURIComponent(e.plan_id)}`, { decision });
+}
+
+// ---- events ---------------------------------------------------------
+
+function handle(e) {
+  const s = e.root ? sessionView(e.root) : null;
+  if (!s) return;
+  switch (e.type) {
+    case "session_open": s.commands = e.commands || []; if (!state.current) show(s.id); break;
+    case "turn_start": s.running = true; userTurn(s, e.text); status(); break;
+    case "turn_done":
+      s.running = false;
+      s.answer = null;
+      if (e.error) append(s, el("div", "error", `Error: ${e.error}`));
+      else if (e.text) append(s, el("div", "notice", e.text));
+      status();
+      break;
+    case "text_delta": textDelta(s, e); break;
+    case "reasoning_delta": reasoning(s, e); break;
+    case "tool_start": toolStart(s, e); break;
+    case "tool_end": toolEnd(s, e); break;
+    case "approval_request": state.approvals.push(e); nextApproval(); break;
+    case "approval_resolved": closeApproval(e.approval.id); break;
+    case "todo_update": todos(s, e); break;
+    case "plan_ready": planBlock(s, e); break;
+    case "plan_request": planRequest(e); break;
+    case "plan_resolved": if (state.plan && state.plan.plan_id === e.plan_id) { state.plan = null; $("plan").close(); } break;
+    case "goal_update": s.goal = e.goal ? `goal: ${e.goal.status} · turn ${e.goal.turns || 0}` : ""; status(); break;
+    case "usage": usage(s, e.usage); break;
+    case "notice": container(s, e).append(el("div", "notice", e.text)); break;
+    case "error": container(s, e).append(el("div", "error", e.error)); break;
+    case "history": history(s, e); break;
+  }
+}
+
+function connect() {
+  const src = new EventSource("/api/events");
+  src.onmessage = (m) => {
+    try {
+      handle(JSON.parse(m.data));
+    } catch (err) {
+      console.error(err);
+    }
+  };
+  src.addEventListener("reset", () => location.reload());
+}
+
+// ---- composer -------------------------------------------------------
+
+const menu = { items: [], sel: 0, kind: null, start: 0 };
+
+function hideMenu() {
+  menu.items = [];
+  menu.kind = null;
+  $("menu").hidden = true;
+}
+
+function drawMenu() {
+  const ul = $("menu");
+  ul.replaceChildren(...menu.items.map((it, i) => {
+    const li = el("li", i === menu.sel ? "sel" : "", it.label);
+    if (it.hint) li.append(el("small", "", it.hint));
+    li.onmousedown = (ev) => { ev.preventDefault(); menu.sel = i; complete(); };
+    return li;
+  }));
+  ul.hidden = menu.items.length === 0;
+}
+
+async function updateMenu() {
+  const input = $("input");
+  const upto = input.value.slice(0, input.selectionStart);
+  const s = state.sessions.get(state.current);
+  let m;
+  if ((m = /^\/([\w:.-]*)$/.exec(upto))) {
+    const builtin = [{ name: "plan", description: "plan read-only, approve, then run" }, { name: "goal", description: "keep working until the goal is done" }];
+    const all = builtin.concat(s ? s.commands : []);
+    menu.items = all.filter((c) => c.name.startsWith(m[1])).slice(0, 50)
+      .map((c) => ({ label: "/" + c.name, hint: c.description || c.source || "", insert: "/" + c.name + " " }));
+    menu.kind = "/";
+    menu.start = 0;
+  } else if ((m = /(^|\s)@([^\s@]*)$/.exec(upto))) {
+    const path = m[2];
+    const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/") + 1) : "";
+    let list = [];
+    try {
+      list = await api("GET", `/api/files?dir=${encodeURIComponent(dir)}`);
+    } catch (err) { list = []; }
+    menu.items = list.filter((p) => p.startsWith(path)).slice(0, 50).map((p) => ({ label: "@" + p, insert: "@" + p + (p.endsWith("/") ? "" : " ") }));
+    menu.kind = "@";
+    menu.start = upto.length - path.length - 1;
+  } else {
+    hideMenu();
+    return;
+  }
+  menu.sel = 0;
+  drawMenu();
+}
+
+function complete() {
+  const it = menu.items[menu.sel];
+  if (!it) return;
+  const input = $("input");
+  const end = input.selectionStart;
+  input.value = input.value.slice(0, menu.start) + it.insert + input.value.slice(end);
+  const pos = menu.start + it.insert.length;
+  input.setSelectionRange(pos, pos);
+  hideMenu();
+  if (it.insert.endsWith("/")) updateMenu();
+  input.focus();
+}
+
+async function send() {
+  const input = $("input");
+  const text = input.value.trim();
+  if (!text || !state.current) return;
+  input.value = "";
+  hideMenu();
+  state.follow = true;
+  try {
+    await api("POST", `/api/sessions/${encodeURIComponent(state.current)}/prompt`, { text });
+  } catch (err) {
+    const s = state.sessions.get(state.current);
+    append(s, el("div", "error", String(err.message || err)));
+  }
+}
+
+function init() {
+  $("new-session").onclick = () => newSession().catch(console.error);
+  $("composer").onsubmit = (ev) => { ev.preventDefault(); send(); };
+  $("stop").onclick = () => state.current && api("POST", `/api/sessions/${encodeURIComponent(state.current)}/interrupt`);
+  $("plan-approve").onclick = () => decidePlan("approve");
+  $("plan-reject").onclick = () => decidePlan("reject");
+  $("plan").addEventListener("cancel", (ev) => { ev.preventDefault(); decidePlan("reject"); });
+  $("approval").addEventListener("cancel", (ev) => ev.preventDefault());
+  $("below").onclick = () => { state.follow = true; scrollEnd(true); };
+  $("transcripts").addEventListener("scroll", () => {
+    state.follow = atEnd();
+    if (state.follow) $("below").hidden = true;
+  });
+  const input = $("input");
+  input.addEventListener("input", () => updateMenu());
+  input.addEventListener("keydown", (ev) => {
+    if (!$("menu").hidden && menu.items.length) {
+      if (ev.key === "ArrowDown") { menu.sel = (menu.sel + 1) % menu.items.length; drawMenu(); ev.preventDefault(); return; }
+      if (ev.key === "ArrowUp") { menu.sel = (menu.sel + menu.items.length - 1) % menu.items.length; drawMenu(); ev.preventDefault(); return; }
+      if (ev.key === "Tab" || ev.key === "Enter") { complete(); ev.preventDefault(); return; }
+      if (ev.key === "Escape") { hideMenu(); ev.preventDefault(); return; }
+    }
+    if (ev.key === "Enter" && !ev.shiftKey && !ev.isComposing) { ev.preventDefault(); send(); }
+    if (ev.key === "Escape") {
+      const s = state.sessions.get(state.current);
+      if (s && s.running) api("POST", `/api/sessions/${encodeURIComponent(s.id)}/interrupt`);
+    }
+  });
+  loadSaved().catch(console.error);
+  connect();
+}
+
+init();
