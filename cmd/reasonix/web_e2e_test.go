@@ -41,6 +41,7 @@ func TestE2EServeInABrowser(t *testing.T) {
 	mods := nodetest.Module(t, "playwright-core")
 	slow := "one two three four five six seven eight nine ten END"
 	e := newE2E(t,
+		scripted.Turn{Text: "PINEAPPLE noted."},
 		scripted.Turn{Text: "Hello **world**.\n\n```go\nfunc main() {}\n```\n", ChunkSize: 5},
 		scripted.Turn{Text: "Making it.", ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "touch marker.txt", "description": "create the marker"})}},
 		scripted.Turn{Text: "Made it."},
@@ -53,6 +54,10 @@ func TestE2EServeInABrowser(t *testing.T) {
 		scripted.Turn{Text: slow, ChunkSize: 4, ChunkDelayMS: 250},
 	)
 	e.write("greet.go", "package main\n\nconst greeting = \"hello\"\n")
+	// A conversation from the terminal, to open in the page.
+	if r := e.run("", "run", "remember the word PINEAPPLE"); r.code != 0 {
+		t.Fatalf("run: %d %s", r.code, r.stderr)
+	}
 
 	serve := exec.Command(binPath, "serve", "--no-open")
 	serve.Dir = e.repo
@@ -107,6 +112,7 @@ func TestE2EServeInABrowser(t *testing.T) {
 		Menu         string
 		PlanText     string
 		AfterReload  string
+		Resumed      string
 		PageErrors   []string
 	}
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
@@ -140,6 +146,9 @@ func TestE2EServeInABrowser(t *testing.T) {
 		if !strings.Contains(rep.AfterReload, want) {
 			t.Errorf("after the reload the transcript lacks %q", want)
 		}
+	}
+	if !strings.Contains(rep.Resumed, "remember the word PINEAPPLE") {
+		t.Errorf("the terminal's session did not open in the page with its history:\n%s", rep.Resumed)
 	}
 	if len(rep.PageErrors) > 0 {
 		t.Errorf("page errors: %v", rep.PageErrors)

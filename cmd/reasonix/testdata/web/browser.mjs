@@ -62,6 +62,11 @@ try {
     await transcript().locator(".answer", { hasText: "ten END" }).waitFor({ timeout: 20000 });
     report.afterReload = await transcript().innerText();
   });
+  await step("resume", async () => {
+    await page.locator("#saved-sessions li", { hasText: "remember the word" }).click();
+    await transcript().locator(".answer", { hasText: "PINEAPPLE noted" }).waitFor();
+    report.resumed = await transcript().innerText();
+  });
 } catch (e) {
   report.error = `${report.current}: ${e.message}`;
   await page.screenshot({ path: `${shots}/failed-${report.current}.png` }).catch(() => {});
