@@ -221,6 +221,7 @@ func (s *Session) Compact(ctx context.Context, out *Outcome) error {
 	}
 	s.msgs, s.raw = msgs, raw
 	s.lastPrompt, s.stuckAt = 0, 0
+	s.resetCache("compaction")
 	c.Messages, c.AfterMessages = msgs, len(msgs)
 	c.AfterTokens = s.estimate()
 	if s.cfg.OnCompact != nil {

@@ -76,6 +76,11 @@ type Config struct {
 	// BeforeCompact, when set, is called before a compaction with its
 	// trigger, "auto" or "manual" (PreCompact hooks).
 	BeforeCompact func(ctx context.Context, trigger string)
+	// Price, when known, prices each request (Usage.Cost); Budget, when
+	// set, is the run's spending limit, shared with other sessions
+	// (cost.go).
+	Price  *providers.Price
+	Budget *Budget
 }
 
 // ToolHooks runs hooks around tool calls (internal/hooks through the
@@ -154,6 +159,13 @@ type Session struct {
 	// autoCompact is set while fit compacts, so BeforeCompact hears
 	// "auto" rather than "manual".
 	autoCompact bool
+	// prefix is the fingerprint of the system prompt and tool schemas;
+	// resetReason, when set, marks the next request as a cache reset
+	// (cost.go). lastCost is the newest request's cost, the estimate of
+	// the next one for the budget.
+	prefix      string
+	resetReason string
+	lastCost    float64
 }
 
 // New builds a session and serialises its prefix (system prompt and tool
@@ -186,6 +198,7 @@ func New(cfg Config) (*Session, error) {
 			return nil, err
 		}
 	}
+	s.resetCache("")
 	return s, nil
 }
 
@@ -291,6 +304,9 @@ func (s *Session) loop(ctx context.Context, out *Outcome) (res Outcome, err erro
 		if err := s.fit(ctx, out); err != nil {
 			return *out, err
 		}
+		if err := s.cfg.Budget.check(s.lastCost); err != nil {
+			return *out, err
+		}
 		out.Steps++
 		msg, usage, err := s.stream(ctx)
 		if usage != nil {
@@ -394,7 +410,8 @@ func (s *Session) stream(ctx context.Context) (providers.Message, *providers.Usa
 	msg.ReasoningContent = reasoning.String()
 	if usage != nil {
 		s.observe(size, usage)
-		s.publish(events.Event{Type: events.UsageUpdate, Usage: usage})
+		total := s.account(usage)
+		s.publish(events.Event{Type: events.UsageUpdate, Usage: usage, Total: &total})
 	}
 	if streamErr == nil && ctx.Err() != nil {
 		streamErr = ctx.Err()

@@ -52,7 +52,10 @@ type Event struct {
 	Tool    *Tool  `json:"tool,omitempty"`
 	// Usage is the usage of one request (UsageUpdate) or of the whole
 	// session (Done).
-	Usage    *providers.Usage `json:"usage,omitempty"`
+	Usage *providers.Usage `json:"usage,omitempty"`
+	// Total, on UsageUpdate, is the session's running total (tokens,
+	// cost, cache hits), for status lines.
+	Total    *providers.Usage `json:"total,omitempty"`
 	Todos    []Todo           `json:"todos,omitempty"`
 	Plan     *Plan            `json:"plan,omitempty"`
 	Goal     *GoalState       `json:"goal,omitempty"`

@@ -46,6 +46,9 @@ type Settings struct {
 	// CompactRatio is the share of a model's context window at which its
 	// sessions compact their history (0: agents.DefaultCompactRatio).
 	CompactRatio float64
+	// Budget is the most the coordinator's sessions may cost together,
+	// in the models' price currency; 0 is no limit.
+	Budget float64
 }
 
 // Defaults and limits of the coordinator.
@@ -154,6 +157,7 @@ type Coordinator struct {
 	rt          Runtime
 	maxParallel int
 	slots       *semaphore.Weighted
+	budget      *agents.Budget // nil without a limit
 }
 
 // New returns a coordinator over rt.
@@ -172,7 +176,11 @@ func New(rt Runtime) *Coordinator {
 		n = DefaultMaxParallel
 	}
 	n = min(max(n, 1), MaxMaxParallel)
-	return &Coordinator{rt: rt, maxParallel: n, slots: semaphore.NewWeighted(int64(n))}
+	c := &Coordinator{rt: rt, maxParallel: n, slots: semaphore.NewWeighted(int64(n))}
+	if rt.Settings.Budget > 0 {
+		c.budget = &agents.Budget{Limit: rt.Settings.Budget}
+	}
+	return c
 }
 
 // MaxParallel reports the effective bound on concurrently running subagents.
@@ -339,6 +347,7 @@ func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 		BeforeChange: beforeChange, Guard: c.rt.Guard,
 		ContextWindow: providers.WindowOf(prov, model), CompactRatio: c.rt.Settings.CompactRatio,
 		OnCompact: w.onCompact, Restate: w.restate,
+		Price: priceOf(prov, model), Budget: c.budget,
 	})
 	if err != nil {
 		w.close()
@@ -602,4 +611,12 @@ func (c *Coordinator) touchedFiles(w *worker, calls []agents.CallRecord) []strin
 	}
 	sort.Strings(out)
 	return out
+}
+
+// priceOf is the price of model, nil when unknown.
+func priceOf(p providers.Provider, model string) *providers.Price {
+	if pr, ok := providers.PriceOf(p, model); ok {
+		return &pr
+	}
+	return nil
 }

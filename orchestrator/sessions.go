@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/reasonix/reasonix/agents"
 	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/internal/checkpoint"
 	"github.com/reasonix/reasonix/internal/store"
@@ -32,8 +33,11 @@ type sessionLog struct {
 	dir     string
 	hdr     store.Header
 	pending []providers.Message
-	title   string
-	turns   int
+	// requests are request records held with pending until the file
+	// exists; they follow the messages (records are read in any order).
+	requests []store.Request
+	title    string
+	turns    int
 }
 
 // file returns the open transcript, creating it on first use. Call with
@@ -56,6 +60,12 @@ func (l *sessionLog) file() (*store.Transcript, error) {
 		}
 	}
 	l.pending = nil
+	for _, r := range l.requests {
+		if err := t.Record(r); err != nil {
+			return nil, err
+		}
+	}
+	l.requests = nil
 	return t, nil
 }
 
@@ -94,6 +104,19 @@ func (l *sessionLog) EndStep() error {
 		return err
 	}
 	return t.Sync()
+}
+
+// RecordRequest appends a request record (agents.RequestRecorder): its
+// usage, cost and prefix fingerprint, for `reasonix stats` and `diff`.
+func (l *sessionLog) RecordRequest(r agents.Request) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	rec := store.Request{Type: store.TypeRequest, Time: time.Now().UTC(), Turn: r.Turn, Usage: r.Usage, Prefix: r.Prefix, Reset: r.Reset}
+	if l.t == nil {
+		l.requests = append(l.requests, rec)
+		return nil
+	}
+	return l.t.Record(rec)
 }
 
 // mark appends a checkpoint or rewind record.

@@ -133,6 +133,10 @@ type Usage struct {
 	CacheHitTokens   int `json:"cache_hit_tokens"`
 	CacheMissTokens  int `json:"cache_miss_tokens"`
 	ReasoningTokens  int `json:"reasoning_tokens,omitempty"`
+	// Cost is what the tokens cost in Currency, when the model's price
+	// is known (Price.Cost); sessions fill it in, providers do not.
+	Cost     float64 `json:"cost,omitempty"`
+	Currency string  `json:"currency,omitempty"`
 }
 
 // Add accumulates u2 into u.
@@ -142,6 +146,10 @@ func (u *Usage) Add(u2 Usage) {
 	u.CacheHitTokens += u2.CacheHitTokens
 	u.CacheMissTokens += u2.CacheMissTokens
 	u.ReasoningTokens += u2.ReasoningTokens
+	u.Cost += u2.Cost
+	if u.Currency == "" {
+		u.Currency = u2.Currency
+	}
 }
 
 // Chunk is one piece of a streamed response. A stream ends when the channel
@@ -189,4 +197,8 @@ type Config struct {
 	RetryMaxDelay  time.Duration
 	// Script is the path of a scripted-provider script (kind "scripted").
 	Script string
+	// Price, when set, is what every model of the provider costs;
+	// ModelPrices overrides it per model (PriceFor).
+	Price       *Price
+	ModelPrices map[string]Price
 }

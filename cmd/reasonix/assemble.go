@@ -287,6 +287,7 @@ func assemble(o assembleOptions) (*app, error) {
 			GoalMaxTurns:    cfg.Agent.GoalMaxTurns,
 			Temperature:     cfg.Agent.Temperature,
 			CompactRatio:    compactRatio(cfg.Agent.CompactRatio),
+			Budget:          budgetOf(cfg.Agent.Budget),
 		},
 	})
 	return a, nil
@@ -367,4 +368,12 @@ func (a *app) startRules(opts rules.Options, sink events.Sink) func() string {
 	}()
 	a.closers = append(a.closers, func() { <-done })
 	return get
+}
+
+// budgetOf is the configured [agent] budget, 0 (no limit) when unset.
+func budgetOf(b *float64) float64 {
+	if b == nil || *b < 0 {
+		return 0
+	}
+	return *b
 }

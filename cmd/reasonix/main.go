@@ -92,6 +92,8 @@ Usage:
   reasonix acp [--auto|--yolo]     serve an editor over the Agent Client Protocol on stdio
   reasonix serve [--addr A] [--no-open]
                                    a browser UI on a loopback address, behind a token
+  reasonix stats [ID] [--json]     tokens, cache hits, cost and cache resets of a session, turn by turn
+                                   (the newest conversation without ID)
   reasonix models                  list the configured models
   reasonix config                  print the merged config and where each value came from
   reasonix context [--json] [--role NAME]
@@ -167,6 +169,8 @@ func dispatch(ctx context.Context, args []string, io stdio) int {
 		err = cmdFork(args[1:], io)
 	case "rewind":
 		err = cmdRewind(ctx, args[1:], io)
+	case "stats":
+		err = cmdStats(args[1:], io)
 	case "acp":
 		err = cmdACP(ctx, args[1:], io)
 	case "serve":

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"sync"
 
+	"github.com/reasonix/reasonix/agents"
 	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/internal/text"
 	"github.com/reasonix/reasonix/providers"
@@ -201,15 +203,39 @@ func (j *jsonCollector) Close() {}
 
 // finalJSON is the object `--output-format json` prints.
 type finalJSON struct {
-	Answer    string          `json:"answer"`
-	Stop      string          `json:"stop,omitempty"`
-	Steps     int             `json:"steps"`
-	Session   string          `json:"session,omitempty"`
-	Usage     providers.Usage `json:"usage"`
-	ToolCalls any             `json:"tool_calls"`
-	PlanID    string          `json:"plan_id,omitempty"`
-	Plan      any             `json:"plan,omitempty"`
-	Goal      any             `json:"goal,omitempty"`
-	Notices   []string        `json:"notices,omitempty"`
-	Error     string          `json:"error,omitempty"`
+	Answer    string    `json:"answer"`
+	Stop      string    `json:"stop,omitempty"`
+	Steps     int       `json:"steps"`
+	Session   string    `json:"session,omitempty"`
+	Usage     usageJSON `json:"usage"`
+	Cost      *float64  `json:"cost,omitempty"`
+	Currency  string    `json:"currency,omitempty"`
+	ToolCalls any       `json:"tool_calls"`
+	PlanID    string    `json:"plan_id,omitempty"`
+	Plan      any       `json:"plan,omitempty"`
+	Goal      any       `json:"goal,omitempty"`
+	Notices   []string  `json:"notices,omitempty"`
+	Error     string    `json:"error,omitempty"`
+}
+
+// usageJSON is a run's usage as the json output shows it: the token
+// counts, the cost, and the share of prompt tokens the cache served.
+type usageJSON struct {
+	providers.Usage
+	CacheHitRatio float64 `json:"cache_hit_ratio"`
+}
+
+func newUsageJSON(u providers.Usage) usageJSON {
+	return usageJSON{Usage: u, CacheHitRatio: round4(u.CacheHitRatio())}
+}
+
+func round4(f float64) float64 { return math.Round(f*10000) / 10000 }
+
+// usageLine is the last line of a text run: tokens, cache hits, cost.
+func usageLine(u providers.Usage) string {
+	line := fmt.Sprintf("tokens: %d in (%d cached, %.1f%% hit), %d out", u.PromptTokens, u.CacheHitTokens, 100*u.CacheHitRatio(), u.CompletionTokens)
+	if u.Cost > 0 || u.Currency != "" {
+		line += " · cost " + agents.Money(u.Cost, u.Currency)
+	}
+	return line
 }

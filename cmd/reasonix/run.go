@@ -229,7 +229,11 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 			calls = []any{}
 		}
 		out := finalJSON{Answer: res.Text, Stop: res.Stop, Steps: res.Steps, Session: res.SessionID,
-			Usage: usage, ToolCalls: calls, Notices: collector.notes, PlanID: res.PlanID}
+			Usage: newUsageJSON(usage), ToolCalls: calls, Notices: collector.notes, PlanID: res.PlanID}
+		if usage.Currency != "" {
+			cost := usage.Cost
+			out.Cost, out.Currency = &cost, usage.Currency
+		}
 		if plan != nil {
 			out.Plan = plan
 		}
@@ -259,7 +263,7 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 			fmt.Fprintf(io.err, "reasonix: stopped at the step limit (%d); raise --max-steps or agent.max_steps to let it continue\n", res.Steps)
 		}
 		if usage.PromptTokens > 0 {
-			fmt.Fprintf(io.err, "tokens: %d in (%d cached), %d out\n", usage.PromptTokens, usage.CacheHitTokens, usage.CompletionTokens)
+			fmt.Fprintln(io.err, usageLine(usage))
 		}
 	}
 	if runErr != nil {

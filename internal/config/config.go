@@ -104,6 +104,9 @@ type Agent struct {
 	// tokens of a request may reach before the session compacts its
 	// history; nil is the default (0.8).
 	CompactRatio *float64 `toml:"compact_ratio"`
+	// Budget is the most a run (or a goal) may cost, in the models'
+	// price currency; nil or 0 is no limit.
+	Budget *float64 `toml:"budget"`
 }
 
 // Provider is one [[providers]] entry. Entries merge across layers by Name.
@@ -130,6 +133,24 @@ type Provider struct {
 	// Script is the scripted-provider script; a relative path is resolved
 	// against the directory of the file that set it.
 	Script string `toml:"script"`
+	// Price is what the provider's models cost per million tokens;
+	// ModelPrices sets it per model. Unset, DeepSeek's own API gets
+	// DeepSeek's published prices and other providers no cost.
+	Price       Price            `toml:"price"`
+	ModelPrices map[string]Price `toml:"model_prices"`
+}
+
+// Price is a price table: per million tokens, in Currency (default USD).
+type Price struct {
+	InputHit  *float64 `toml:"input_hit"`
+	InputMiss *float64 `toml:"input_miss"`
+	Output    *float64 `toml:"output"`
+	Currency  string   `toml:"currency"`
+}
+
+// set reports whether any part of the price is configured.
+func (p Price) set() bool {
+	return p.InputHit != nil || p.InputMiss != nil || p.Output != nil
 }
 
 // Tools holds the [tools] table.

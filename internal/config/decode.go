@@ -300,6 +300,31 @@ func (d *fileDecoder) decodeField(v any, fv reflect.Value, sf reflect.StructFiel
 		return d.decodeHooks(v, fv, kp)
 	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct:
 		return d.decodeProviders(v, fv, kp, sp)
+	case t.Kind() == reflect.Map && t.Elem().Kind() == reflect.Struct:
+		// A table of tables ([providers.model_prices]): each entry is
+		// decoded as the struct, keyed by its name.
+		table, ok := v.(map[string]any)
+		if !ok {
+			return typeErr("table of tables")
+		}
+		if fv.IsNil() {
+			fv.Set(reflect.MakeMap(t))
+		}
+		var errs []error
+		for _, k := range d.orderedKeys(table, kp) {
+			sub, ok := table[k].(map[string]any)
+			if !ok {
+				errs = append(errs, d.errorf(joinKey(kp, k), "expected table, got %s", tomlType(table[k])))
+				continue
+			}
+			ev := reflect.New(t.Elem()).Elem()
+			if cur := fv.MapIndex(reflect.ValueOf(k)); cur.IsValid() {
+				ev.Set(cur)
+			}
+			errs = append(errs, d.decodeStruct(sub, ev, joinKey(kp, k), joinKey(sp, k))...)
+			fv.SetMapIndex(reflect.ValueOf(k), ev)
+		}
+		return errs
 	case t.Kind() == reflect.Map:
 		table, ok := v.(map[string]any)
 		if !ok {

@@ -80,7 +80,40 @@ func (p *Provider) toProviderConfig(env func(string) string) providers.Config {
 		ReasoningEffort: p.ReasoningEffort,
 		MaxAttempts:     p.MaxAttempts,
 		Script:          p.Script,
+		Price:           p.Price.provider(),
+		ModelPrices:     modelPrices(p.ModelPrices),
 	}
+}
+
+// provider converts a configured price; nil when none is set. Parts
+// left out cost nothing.
+func (p Price) provider() *providers.Price {
+	if !p.set() {
+		return nil
+	}
+	out := &providers.Price{Currency: p.Currency}
+	for _, f := range []struct {
+		v   *float64
+		dst *float64
+	}{{p.InputHit, &out.InputHit}, {p.InputMiss, &out.InputMiss}, {p.Output, &out.Output}} {
+		if f.v != nil {
+			*f.dst = *f.v
+		}
+	}
+	return out
+}
+
+func modelPrices(m map[string]Price) map[string]providers.Price {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]providers.Price, len(m))
+	for k, p := range m {
+		if pp := p.provider(); pp != nil {
+			out[k] = *pp
+		}
+	}
+	return out
 }
 
 // NoProviderHelp is the message shown when no provider is configured. It

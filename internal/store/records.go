@@ -32,7 +32,21 @@ const (
 	TypeRewind     = "rewind"
 	TypeUnrewind   = "unrewind"
 	TypeCompaction = "compaction"
+	TypeRequest    = "request"
 )
+
+// Request records one model request: its usage (with its cost when the
+// price was known), the SHA-256 fingerprint of the prefix (system prompt
+// and tool schemas) it was sent with, and, when the provider's cache was
+// knowingly thrown away before it, why (Reset: "compaction", ...).
+type Request struct {
+	Type   string          `json:"type"` // "request"
+	Time   time.Time       `json:"time"`
+	Turn   int             `json:"turn"`
+	Usage  providers.Usage `json:"usage"`
+	Prefix string          `json:"prefix,omitempty"`
+	Reset  string          `json:"reset,omitempty"`
+}
 
 // Compaction records that a session compacted its history: from this
 // line on, the conversation is Messages (system prompt first) plus what
@@ -113,6 +127,9 @@ type Loaded struct {
 	Notices []string
 	// Compactions counts the compaction records applied.
 	Compactions int
+	// Requests are the request records, oldest first, whatever rewinds
+	// later did to the conversation: they are what was spent.
+	Requests []Request
 
 	lastRecord *Mark // a rewind or unrewind just read, for Load to apply
 }
@@ -271,6 +288,12 @@ func (l *Loaded) apply(n int, line []byte, marks *[]Mark) error {
 			l.Messages = append([]providers.Message(nil), c.Messages...)
 			l.Compactions++
 		}
+	case TypeRequest:
+		var r Request
+		if err := json.Unmarshal(line, &r); err != nil {
+			return err
+		}
+		l.Requests = append(l.Requests, r)
 	case TypeCheckpoint, TypeRewind, TypeUnrewind:
 		var m Mark
 		if err := json.Unmarshal(line, &m); err != nil {

@@ -445,3 +445,6 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 
 // ContextWindow is the context size of model (providers.Windowed).
 func (p *Provider) ContextWindow(model string) int { return p.cfg.WindowFor(model) }
+
+// PriceFor is the price of model (providers.Priced).
+func (p *Provider) PriceFor(model string) (providers.Price, bool) { return p.cfg.PriceFor(model) }

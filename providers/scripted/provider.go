@@ -263,3 +263,6 @@ func sleep(ctx context.Context, d time.Duration) error {
 		return ctx.Err()
 	}
 }
+
+// PriceFor is the configured price of model (providers.Priced).
+func (p *Provider) PriceFor(model string) (providers.Price, bool) { return p.cfg.PriceFor(model) }

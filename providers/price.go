@@ -1,0 +1,94 @@
+package providers
+
+import (
+	"net/url"
+	"strings"
+)
+
+// Price is what a model charges, per million tokens, in Currency: prompt
+// tokens served from the provider's prefix cache (InputHit), the other
+// prompt tokens (InputMiss) and completion tokens (Output).
+type Price struct {
+	InputHit  float64 `json:"input_hit"`
+	InputMiss float64 `json:"input_miss"`
+	Output    float64 `json:"output"`
+	Currency  string  `json:"currency,omitempty"`
+}
+
+// Cost is the price of u. Prompt tokens the provider did not split into
+// hits and misses are charged as misses.
+func (p Price) Cost(u Usage) float64 {
+	hit, miss := u.CacheHitTokens, u.CacheMissTokens
+	if hit+miss == 0 {
+		miss = u.PromptTokens
+	}
+	return (float64(hit)*p.InputHit + float64(miss)*p.InputMiss + float64(u.CompletionTokens)*p.Output) / 1e6
+}
+
+// Priced is a provider that knows what its models cost. Providers built
+// from a Config implement it through Config.PriceFor.
+type Priced interface {
+	PriceFor(model string) (Price, bool)
+}
+
+// PriceOf is the price of model served by p, and whether it is known.
+func PriceOf(p Provider, model string) (Price, bool) {
+	if pp, ok := p.(Priced); ok {
+		return pp.PriceFor(model)
+	}
+	return Price{}, false
+}
+
+// PriceFor is the price of model under c: the model's own entry in
+// ModelPrices, else the provider's Price, else DeepSeek's published price
+// when the provider is DeepSeek's own API.
+func (c Config) PriceFor(model string) (Price, bool) {
+	var p Price
+	switch mp, ok := c.ModelPrices[model]; {
+	case ok:
+		p = mp
+	case c.Price != nil:
+		p = *c.Price
+	default:
+		d, ok := deepSeekPrice(c.BaseURL, model)
+		if !ok {
+			return Price{}, false
+		}
+		p = d
+	}
+	if p.Currency == "" {
+		p.Currency = "USD"
+	}
+	return p, true
+}
+
+// deepSeekPrices are DeepSeek's published prices in USD per million
+// tokens (api-docs.deepseek.com, "Models & Pricing"); deepseek-chat and
+// deepseek-reasoner are aliases of the flash model. Prices change: a
+// configured price always wins.
+var deepSeekPrices = map[string]Price{
+	"deepseek-v4-flash": {InputHit: 0.0028, InputMiss: 0.14, Output: 0.28},
+	"deepseek-v4-pro":   {InputHit: 0.003625, InputMiss: 0.435, Output: 0.87},
+	"deepseek-chat":     {InputHit: 0.0028, InputMiss: 0.14, Output: 0.28},
+	"deepseek-reasoner": {InputHit: 0.0028, InputMiss: 0.14, Output: 0.28},
+}
+
+func deepSeekPrice(baseURL, model string) (Price, bool) {
+	u, err := url.Parse(baseURL)
+	if err != nil || !strings.HasSuffix(strings.ToLower(u.Hostname()), "deepseek.com") {
+		return Price{}, false
+	}
+	p, ok := deepSeekPrices[strings.ToLower(model)]
+	p.Currency = "USD"
+	return p, ok
+}
+
+// CacheHitRatio is the share of prompt tokens served from the cache, 0
+// when nothing was reported.
+func (u Usage) CacheHitRatio() float64 {
+	total := u.CacheHitTokens + u.CacheMissTokens
+	if total == 0 {
+		return 0
+	}
+	return float64(u.CacheHitTokens) / float64(total)
+}
