@@ -329,6 +329,7 @@ func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 	if env == nil {
 		env = c.rt.Env.Fork()
 	}
+	env.Session = id
 	maxSteps := spec.maxSteps
 	if maxSteps <= 0 {
 		maxSteps = c.rt.Settings.MaxSteps

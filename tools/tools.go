@@ -80,6 +80,25 @@ type Env struct {
 	Reads *ReadSet
 	// State holds per-session values owned by individual tools (todo list).
 	State *State
+	// Session is the id of the session the tools work for.
+	Session string
+	// Editor, when set, is an editor's view of the files (see [Editor]).
+	Editor Editor
+}
+
+// Editor is an editor's view of the workspace's files, such as an Agent
+// Client Protocol client's open buffers. File tools read through it, so
+// they see unsaved changes, and tell it what they wrote, so edits show
+// in the editor at once. Disk stays the record: every write still lands
+// there first, so checkpoints, rewind and the control-file guard see it.
+// Implementations bound their own waiting; a file the editor cannot give
+// is read from disk.
+type Editor interface {
+	// ReadText returns the editor's text of the file at abs; ok is false
+	// when the editor has nothing to say about it.
+	ReadText(session, abs string) (text string, ok bool)
+	// Wrote tells the editor the file at abs now holds content.
+	Wrote(session, abs, content string)
 }
 
 // Resolve resolves a path argument through the guard.

@@ -45,6 +45,10 @@ type acpSeen struct {
 			Title      string `json:"title"`
 		} `json:"toolCall"`
 	} `json:"permissions"`
+	Reads  []string `json:"reads"`
+	Writes []struct {
+		Path, Content, SessionID string
+	} `json:"writes"`
 	List struct {
 		Sessions []struct {
 			SessionID string `json:"sessionId"`
@@ -146,8 +150,20 @@ func TestE2EACPEditorSession(t *testing.T) {
 	if seen.Second.StopReason != "cancelled" {
 		t.Errorf("second prompt stop reason %q, want cancelled", seen.Second.StopReason)
 	}
-	if got := e.read("greet.go"); !strings.Contains(got, `"hello, world"`) {
-		t.Errorf("the approved edit did not land: %q", got)
+	// The edit worked on the editor's buffer (its unsaved change kept),
+	// landed on disk and was handed to the editor.
+	if got := e.read("greet.go"); !strings.Contains(got, `"hello, world" // unsaved buffer`) {
+		t.Errorf("the approved edit did not land on the editor's buffer: %q", got)
+	}
+	if len(seen.Writes) != 1 || seen.Writes[0].Path != filepath.Join(e.repo, "greet.go") ||
+		!strings.Contains(seen.Writes[0].Content, `"hello, world" // unsaved buffer`) || seen.Writes[0].SessionID != seen.SessionID {
+		t.Errorf("fs/write_text_file requests: %+v", seen.Writes)
+	}
+	if reqs := e.srv.Requests(); len(reqs) < 2 || !bytes.Contains(reqs[1], []byte("unsaved buffer")) {
+		t.Errorf("read_file did not return the editor's buffer to the model")
+	}
+	if !contains(seen.Reads, filepath.Join(e.repo, "greet.go")) {
+		t.Errorf("fs/read_text_file requests: %v", seen.Reads)
 	}
 	if got := e.read("build.out"); got != "artifact\n" {
 		t.Errorf("the cancelled command ran: build.out = %q", got)

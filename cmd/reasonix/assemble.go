@@ -37,6 +37,9 @@ type assembleOptions struct {
 	planApprover orchestrator.PlanApprover
 	// approver asks a person about tool calls; nil is a headless run.
 	approver permission.Approver
+	// editor is an editor's view of the files (reasonix acp); nil reads
+	// and writes the disk only.
+	editor tools.Editor
 }
 
 // app is one assembled process: config, providers, tools, gate, coordinator.
@@ -182,6 +185,7 @@ func assemble(o assembleOptions) (*app, error) {
 		sink.Publish(events.Event{Type: events.Notice, Text: "[tools.shell] prefer = \"" + p + "\" is not supported yet: commands run in bash (or sh)"})
 	}
 	env.Shell = cfg.Tools.Shell.Path
+	env.Editor = o.editor
 	sbOpts := permission.SandboxOptions{Mode: cfg.Sandbox.Bash, Workspace: workspace, AllowWrite: allowWrite,
 		Network: cfg.Sandbox.Network, Home: loaded.Home,
 		Notify: func(msg string) { sink.Publish(events.Event{Type: events.Notice, Text: msg}) }}

@@ -90,6 +90,8 @@ type Server struct {
 	planning *session
 	planMu   sync.Mutex
 	nextPlan int
+	// fs is what the editor offers for files (see ReadText and Wrote).
+	fs sdk.FileSystemCapabilities
 
 	// asks are the permission requests in flight; Serve waits for them.
 	asks sync.WaitGroup
@@ -165,6 +167,9 @@ var _ sdk.AgentLoader = (*Server)(nil)
 // Initialize answers the handshake with the protocol version both sides
 // speak and what this agent offers.
 func (s *Server) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
+	s.mu.Lock()
+	s.fs = p.ClientCapabilities.Fs
+	s.mu.Unlock()
 	v := p.ProtocolVersion
 	if v > sdk.ProtocolVersionNumber || v <= 0 {
 		v = sdk.ProtocolVersionNumber
@@ -393,7 +398,7 @@ func (s *Server) checkCwd(cwd string) error {
 	if rc, err := filepath.EvalSymlinks(c); err == nil {
 		c = rc
 	}
-	if c == ws || strings.HasPrefix(c, ws+string(filepath.Separator)) {
+	if c == ws || inside(ws, c) {
 		return nil
 	}
 	return sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf(
@@ -420,4 +425,9 @@ func (s *Server) update(id string, u sdk.SessionUpdate) {
 		return
 	}
 	_ = conn.SessionUpdate(ctx, sdk.SessionNotification{SessionId: sdk.SessionId(id), Update: u})
+}
+
+// inside reports whether path is below dir.
+func inside(dir, path string) bool {
+	return strings.HasPrefix(filepath.Clean(path), dir+string(filepath.Separator))
 }

@@ -67,7 +67,7 @@ func planEdits(ctx context.Context, env *tools.Env, pa pathArg, edits []editSpec
 		return editOutcome{}, err
 	}
 	display := displayPath(env, abs)
-	cur, err := loadText(abs, display)
+	cur, err := loadText(env, abs, display)
 	if err != nil {
 		return editOutcome{}, err
 	}
@@ -159,7 +159,7 @@ func (t editFileTool) Execute(ctx context.Context, env *tools.Env, raw json.RawM
 	if err != nil {
 		return tools.Result{}, err
 	}
-	if err := commitChanges(ctx, []fileChange{out.change}); err != nil {
+	if err := commitChanges(ctx, env, []fileChange{out.change}); err != nil {
 		return tools.Result{}, err
 	}
 	return editResult(env, out), nil

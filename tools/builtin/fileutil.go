@@ -120,7 +120,7 @@ var errBinary = errors.New("binary file")
 
 // loadText reads a file for editing. A missing file is not an error (exists
 // is false); a directory, an oversized or a binary file is.
-func loadText(abs, display string) (textFile, error) {
+func loadText(env *tools.Env, abs, display string) (textFile, error) {
 	info, err := os.Stat(abs)
 	if errors.Is(err, fs.ErrNotExist) {
 		return textFile{mode: newFileMode}, nil
@@ -140,6 +140,11 @@ func loadText(abs, display string) (textFile, error) {
 	data, err := os.ReadFile(abs)
 	if err != nil {
 		return textFile{}, fmt.Errorf("cannot read %s: %w", display, err)
+	}
+	if text, ok := editorText(env, abs); ok {
+		// Edit what the person sees in the editor, unsaved changes
+		// included; the write then lands on disk and in the editor.
+		data = []byte(text)
 	}
 	if looksBinary(data) {
 		return textFile{mode: info.Mode().Perm(), exists: true},
@@ -222,7 +227,32 @@ func (c fileChange) counts() (int, int) {
 
 // commitChanges applies changes in order. If one fails, the ones already
 // applied are restored best effort, so the workspace is left as it was.
-func commitChanges(ctx context.Context, changes []fileChange) error {
+// editorText is the editor's text of abs, when an editor is attached and
+// has it.
+func editorText(env *tools.Env, abs string) (string, bool) {
+	if env == nil || env.Editor == nil {
+		return "", false
+	}
+	return env.Editor.ReadText(env.Session, abs)
+}
+
+// commitChanges writes every change or none, then shows what was written
+// in the attached editor, if any.
+func commitChanges(ctx context.Context, env *tools.Env, changes []fileChange) error {
+	if err := commitAll(ctx, changes); err != nil {
+		return err
+	}
+	if env != nil && env.Editor != nil {
+		for _, c := range changes {
+			if c.exist && (!c.existed || c.before != c.after) {
+				env.Editor.Wrote(env.Session, c.abs, c.after)
+			}
+		}
+	}
+	return nil
+}
+
+func commitAll(ctx context.Context, changes []fileChange) error {
 	for i, c := range changes {
 		if err := ctx.Err(); err != nil {
 			rollback(changes[:i])

@@ -44,7 +44,7 @@ func (t multiEditTool) Execute(ctx context.Context, env *tools.Env, raw json.Raw
 	if err != nil {
 		return tools.Result{}, err
 	}
-	if err := commitChanges(ctx, []fileChange{out.change}); err != nil {
+	if err := commitChanges(ctx, env, []fileChange{out.change}); err != nil {
 		return tools.Result{}, err
 	}
 	return editResult(env, out), nil

@@ -115,7 +115,7 @@ func (p *patcher) load(name string) (string, *stagedFile, error) {
 	if st, ok := p.files[abs]; ok {
 		return abs, st, nil
 	}
-	cur, err := loadText(abs, displayPath(p.env, abs))
+	cur, err := loadText(p.env, abs, displayPath(p.env, abs))
 	if err != nil {
 		return "", nil, err
 	}
@@ -545,7 +545,7 @@ func (t patchTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMess
 	if err != nil {
 		return tools.Result{}, err
 	}
-	if err := commitChanges(ctx, plan.changes); err != nil {
+	if err := commitChanges(ctx, env, plan.changes); err != nil {
 		return tools.Result{}, err
 	}
 	var b strings.Builder

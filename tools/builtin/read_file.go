@@ -80,13 +80,20 @@ func (readFileTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMes
 		// A FIFO or device could block or never end.
 		return tools.Result{}, fmt.Errorf("%s is not a regular file (%v)", display, info.Mode().Type())
 	}
-	f, err := os.Open(abs)
-	if err != nil {
-		return tools.Result{}, fmt.Errorf("cannot open %s: %w", display, err)
+	var src io.Reader
+	if text, ok := editorText(env, abs); ok {
+		// The editor's buffer, unsaved changes included.
+		src = strings.NewReader(text)
+	} else {
+		f, err := os.Open(abs)
+		if err != nil {
+			return tools.Result{}, fmt.Errorf("cannot open %s: %w", display, err)
+		}
+		defer f.Close()
+		src = f
 	}
-	defer f.Close()
 
-	br := bufio.NewReaderSize(f, 64<<10)
+	br := bufio.NewReaderSize(src, 64<<10)
 	head, _ := br.Peek(binarySniffLen)
 	if looksBinary(head) {
 		env.Reads.Add(abs)

@@ -47,7 +47,7 @@ func (writeFileTool) plan(env *tools.Env, raw json.RawMessage) (fileChange, erro
 		return fileChange{}, err
 	}
 	display := displayPath(env, abs)
-	cur, err := loadTextForWrite(abs, display)
+	cur, err := loadTextForWrite(env, abs, display)
 	if err != nil {
 		return fileChange{}, err
 	}
@@ -60,8 +60,8 @@ func (writeFileTool) plan(env *tools.Env, raw json.RawMessage) (fileChange, erro
 
 // loadTextForWrite is loadText except that a binary file may be replaced
 // (after it was read): the model saw its description and chose to overwrite.
-func loadTextForWrite(abs, display string) (textFile, error) {
-	cur, err := loadText(abs, display)
+func loadTextForWrite(env *tools.Env, abs, display string) (textFile, error) {
+	cur, err := loadText(env, abs, display)
 	if errors.Is(err, errBinary) {
 		return cur, nil
 	}
@@ -83,7 +83,7 @@ func (t writeFileTool) Execute(ctx context.Context, env *tools.Env, raw json.Raw
 	default:
 		msg = fmt.Sprintf("updated %s (+%d -%d)", c.display, add, del)
 	}
-	if err := commitChanges(ctx, []fileChange{c}); err != nil {
+	if err := commitChanges(ctx, env, []fileChange{c}); err != nil {
 		return tools.Result{}, err
 	}
 	// The model now knows the whole content, so later overwrites are fine.

@@ -16,12 +16,22 @@ const cwd = process.env.ACP_CWD;
 const child = spawn(process.env.REASONIX_BIN, ["acp"], { cwd, stdio: ["pipe", "pipe", "inherit"] });
 const stream = ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
 
-const seen = { updates: [], permissions: [] };
+const seen = { updates: [], permissions: [], reads: [], writes: [] };
 let onPermission = () => ({ outcome: { outcome: "cancelled" } });
 
 const app = client({ name: "reasonix-acp-test" })
   .onNotification(methods.client.session.update, ({ params }) => {
     seen.updates.push(params);
+  })
+  // The editor's buffers: greet.go is open with an unsaved change.
+  .onRequest(methods.client.fs.readTextFile, ({ params }) => {
+    seen.reads.push(params.path);
+    if (params.path.endsWith("/greet.go")) return { content: 'package main\n\nconst greeting = "hello" // unsaved buffer\n' };
+    throw new Error("not open in the editor");
+  })
+  .onRequest(methods.client.fs.writeTextFile, ({ params }) => {
+    seen.writes.push(params);
+    return {};
   })
   .onRequest(methods.client.session.requestPermission, async ({ params, agent }) => {
     seen.permissions.push(params);
@@ -38,7 +48,7 @@ try {
   await app.connectWith(stream, async (ctx) => {
     seen.init = await ctx.request(methods.agent.initialize, {
       protocolVersion: PROTOCOL_VERSION,
-      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+      clientCapabilities: { fs: { readTextFile: mode !== "load", writeTextFile: mode !== "load" }, terminal: false },
     });
     if (mode === "load") {
       seen.load = await ctx.request(methods.agent.session.load, {
