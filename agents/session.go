@@ -37,6 +37,9 @@ type Config struct {
 	ID     string
 	Role   string
 	Parent string
+	// Step is the plan step this session works on ("" outside plan
+	// runs); the gate names it in approval requests.
+	Step string
 
 	Provider    providers.Provider
 	Model       string
@@ -562,7 +565,7 @@ func (s *Session) runOne(ctx context.Context, c providers.ToolCall, reason strin
 	}
 	approved := false
 	if s.cfg.Gate != nil {
-		v := s.cfg.Gate.Authorize(ctx, tools.Invocation{Session: s.cfg.ID, Role: s.cfg.Role, CallID: c.ID,
+		v := s.cfg.Gate.Authorize(ctx, tools.Invocation{Session: s.cfg.ID, Role: s.cfg.Role, Step: s.cfg.Step, CallID: c.ID,
 			Tool: t, Args: args, Access: acc, Env: s.cfg.Env, Reason: reason})
 		if !v.Allow {
 			r.denied = true

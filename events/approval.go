@@ -38,6 +38,9 @@ type Approval struct {
 	// Rules are what allow_always would save.
 	Rules   []string `json:"rules,omitempty"`
 	Choices []string `json:"choices"`
+	// Step is the plan step whose worker asks, when a plan runs in
+	// parallel: several workers' questions queue in one place.
+	Step string `json:"step,omitempty"`
 	// Choice is set on ApprovalResolved: the answer taken, or empty when
 	// the question was withdrawn (its call was cancelled).
 	Choice string `json:"choice,omitempty"`

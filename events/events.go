@@ -39,6 +39,9 @@ const (
 	// HookRun reports one hook command that ran (or was skipped) and how
 	// it ended (Hook).
 	HookRun Type = "hook"
+	// StepUpdate reports a plan step's state (StepResult) each time it
+	// changes: running when a worker takes it, then its outcome.
+	StepUpdate Type = "step_update"
 )
 
 // Event is one thing that happened in a session, tagged with the session's
@@ -48,8 +51,11 @@ type Event struct {
 	Session string `json:"session,omitempty"`
 	Role    string `json:"role,omitempty"`
 	Parent  string `json:"parent,omitempty"`
-	Text    string `json:"text,omitempty"`
-	Tool    *Tool  `json:"tool,omitempty"`
+	// Step is the plan step the publishing session works on (plan
+	// workers only), so front ends can group a run's events by step.
+	Step string `json:"step,omitempty"`
+	Text string `json:"text,omitempty"`
+	Tool *Tool  `json:"tool,omitempty"`
 	// Usage is the usage of one request (UsageUpdate) or of the whole
 	// session (Done).
 	Usage *providers.Usage `json:"usage,omitempty"`
@@ -63,7 +69,9 @@ type Event struct {
 	Hook     *Hook            `json:"hook,omitempty"`
 	// Messages is the conversation of a resumed session (History).
 	Messages []providers.Message `json:"messages,omitempty"`
-	Error    string              `json:"error,omitempty"`
+	// StepResult is a plan step's state (StepUpdate).
+	StepResult *StepResult `json:"step_result,omitempty"`
+	Error      string      `json:"error,omitempty"`
 }
 
 // Tool describes a tool call for ToolStart and ToolEnd.

@@ -23,8 +23,8 @@ func TestEngineCarriesWhatRanIntoTheNextTurn(t *testing.T) {
 		{Match: "fix what the review found", Text: "fixed"},
 		{Match: "PLAN-IT", ToolCalls: []scripted.Call{call(SubmitPlanTool, map[string]any{
 			"goal": "add x", "steps": []map[string]any{{"id": "s1", "title": "write x.go"}}})}},
-		{Match: "Carry out the approved plan", ToolCalls: []scripted.Call{call("write_file", map[string]string{"path": "x.go", "content": "package x"})}},
-		{Match: "Carry out the approved plan", Text: "PLAN DONE: x.go written"},
+		{Match: "assigned step s1 ", ToolCalls: []scripted.Call{call("write_file", map[string]string{"path": "x.go", "content": "package x"})}},
+		{Match: "assigned step s1 ", Text: "PLAN DONE: x.go written"},
 		{Match: "and after the plan", Text: "ok"},
 	}, withSkills(t, setup))
 	hub := &events.Hub{}

@@ -99,3 +99,53 @@ func (goalStatusTool) Execute(_ context.Context, _ *tools.Env, args json.RawMess
 	b, _ := json.Marshal(r)
 	return tools.Result{Content: string(b), Summary: "goal " + r.Status, Halt: true}, nil
 }
+
+// ReportStepTool is the tool a plan worker ends its step with when it
+// cannot finish it; a plain final answer marks the step done.
+const ReportStepTool = "report_step"
+
+// stepReport is one report_step call.
+type stepReport struct {
+	Status  string `json:"status" jsonschema:"failed: the step cannot be done as described; blocked: it needs something only a person can give; done: finished (a plain final answer says the same)"`
+	Summary string `json:"summary" jsonschema:"What was done, and exactly why the step failed or what blocks it"`
+}
+
+// reportStepTool lets a plan worker end its step as failed or blocked.
+type reportStepTool struct{}
+
+func (reportStepTool) Name() string { return ReportStepTool }
+
+func (reportStepTool) Description() string {
+	return "End your plan step with a status. Use it when the step failed (it cannot be done as described) or is blocked " +
+		"(it needs something only a person can give), and say exactly why; the coordinator may re-plan the rest. " +
+		"When the step is done, just answer with a short summary instead."
+}
+
+// Schema is stepReportSchema (schemas_gen.go), generated from stepReport.
+func (reportStepTool) Schema() json.RawMessage { return json.RawMessage(stepReportSchema) }
+
+// ReadOnly is true: a report changes nothing.
+func (reportStepTool) ReadOnly() bool { return true }
+
+// Access: a step report changes nothing outside the session.
+func (reportStepTool) Access(json.RawMessage) (tools.Access, error) {
+	return tools.Access{Kind: tools.KindOther, SessionOnly: true, Detail: "step report"}, nil
+}
+
+func (reportStepTool) Execute(_ context.Context, _ *tools.Env, args json.RawMessage) (tools.Result, error) {
+	var r stepReport
+	if err := tools.DecodeStrict(args, &r); err != nil {
+		return tools.Result{}, err
+	}
+	r.Status = strings.ToLower(strings.TrimSpace(r.Status))
+	switch r.Status {
+	case events.StepDone, events.StepFailed, events.StepBlocked:
+	default:
+		return tools.Result{}, fmt.Errorf("status %q is not one of failed, blocked, done", r.Status)
+	}
+	if strings.TrimSpace(r.Summary) == "" {
+		return tools.Result{}, fmt.Errorf("summary is empty; say what was done and why the step %s", r.Status)
+	}
+	b, _ := json.Marshal(r)
+	return tools.Result{Content: string(b), Summary: "step " + r.Status, Halt: true}, nil
+}

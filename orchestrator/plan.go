@@ -23,21 +23,6 @@ type (
 // ParsePlan decodes and validates a plan.
 func ParsePlan(data []byte) (Plan, error) { return events.ParsePlan(data) }
 
-// executorBrief is the executor's first user turn for a plan. The plan
-// travels as JSON so nothing is lost between the two models.
-func executorBrief(p Plan) string {
-	var b strings.Builder
-	b.WriteString("Carry out the approved plan below. Work through the steps in order, respecting depends_on. ")
-	b.WriteString("Your todo list already holds one item per step: mark an item in_progress when you start it and completed when its acceptance criterion holds. ")
-	b.WriteString("If a step turns out to be wrong, adapt it and say why. ")
-	if strings.TrimSpace(p.Validation) != "" {
-		b.WriteString("When every step is done, run the validation command and fix what it reports. ")
-	}
-	b.WriteString("Finish with a short summary of what changed.\n\nPlan (JSON):\n")
-	b.Write(p.JSON())
-	return b.String()
-}
-
 // PlansDir is where saved plans of a state directory live.
 func PlansDir(stateDir string) string { return filepath.Join(stateDir, "plans") }
 

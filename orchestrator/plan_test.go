@@ -1,8 +1,8 @@
 package orchestrator
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -120,9 +120,9 @@ func TestPlanThenExecute(t *testing.T) {
 		// An invalid plan comes back as an error the planner can fix.
 		{Match: "Plan this task", ToolCalls: []scripted.Call{{Name: SubmitPlanTool, Arguments: planArgs(bad)}}, Usage: usage(10)},
 		{Match: "Plan this task", ToolCalls: []scripted.Call{{Name: SubmitPlanTool, Arguments: planArgs(helloPlan)}}, Usage: usage(10)},
-		{Match: "Carry out the approved plan", ToolCalls: []scripted.Call{call("todo_read", map[string]string{})}, Usage: usage(100)},
-		{Match: "Carry out the approved plan", ToolCalls: []scripted.Call{call("write_file", map[string]string{"path": "hello.txt", "content": "hello\n"})}, Usage: usage(100)},
-		{Match: "Carry out the approved plan", Text: "All steps done.", Usage: usage(100)},
+		{Match: "assigned step s1 ", ToolCalls: []scripted.Call{call("write_file", map[string]string{"path": "hello.txt", "content": "hello\n"})}, Usage: usage(100)},
+		{Match: "assigned step s1 ", Text: "Wrote hello.txt.", Usage: usage(100)},
+		{Match: "assigned step s2 ", Text: "Checked it.", Usage: usage(100)},
 	}
 	h := newHarness(t, turns, func(rt *Runtime) { rt.Settings.PlannerModel = "planner-model" })
 	if err := os.WriteFile(filepath.Join(h.ws, "README"), []byte("project"), 0o644); err != nil {
@@ -135,7 +135,8 @@ func TestPlanThenExecute(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(h.ws, "hello.txt")); err != nil || string(b) != "hello\n" {
 		t.Fatalf("hello.txt = %q, %v", b, err)
 	}
-	if res.Text != "All steps done." || res.PlanID == "" || res.Plan == nil || res.Plan.Goal != helloPlan.Goal {
+	if !strings.Contains(res.Text, "s1 done: Wrote hello.txt.") || !strings.Contains(res.Text, "s2 done: Checked it.") ||
+		res.PlanID == "" || res.Plan == nil || res.Plan.Goal != helloPlan.Goal || len(res.StepResults) != 2 {
 		t.Errorf("result: %+v", res)
 	}
 	if !slices.Equal(res.Files, []string{"hello.txt"}) {
@@ -148,9 +149,9 @@ func TestPlanThenExecute(t *testing.T) {
 		t.Errorf("saved plan: %v", err)
 	}
 
-	planner, exec := h.session("Plan this task"), h.session("Carry out the approved plan")
-	if planner == exec {
-		t.Fatal("planner and executor share a session")
+	planner, exec, exec2 := h.session("Plan this task"), h.session("assigned step s1 "), h.session("assigned step s2 ")
+	if planner == exec || exec == exec2 {
+		t.Fatal("planner and workers share a session")
 	}
 	pt := planner.toolNames()
 	if slices.Contains(pt, "write_file") || !slices.Contains(pt, SubmitPlanTool) || !slices.Contains(pt, "read_file") {
@@ -159,19 +160,23 @@ func TestPlanThenExecute(t *testing.T) {
 	if pr := planner.requests(); pr[0].Model != "planner-model" || exec.requests()[0].Model != "exec-model" {
 		t.Errorf("models: planner %q executor %q", pr[0].Model, exec.requests()[0].Model)
 	}
-	if et := exec.toolNames(); slices.Contains(et, SubmitPlanTool) || !slices.Contains(et, "write_file") || !slices.Contains(et, TaskTool) {
-		t.Errorf("executor tools %v", et)
+	if et := exec.toolNames(); slices.Contains(et, SubmitPlanTool) || !slices.Contains(et, "write_file") || !slices.Contains(et, TaskTool) || !slices.Contains(et, ReportStepTool) {
+		t.Errorf("worker tools %v", et)
 	}
 	if !strings.Contains(planner.lastToolResults()[1], `depends_on \"s9\"`) && !strings.Contains(planner.lastToolResults()[1], `depends_on "s9"`) {
 		t.Errorf("invalid plan error not returned: %q", planner.lastToolResults()[1])
 	}
-	// The todo list was seeded from the steps before the executor started.
-	var todos []events.Todo
-	if err := json.Unmarshal([]byte(exec.lastToolResults()[0]), &todos); err != nil || len(todos) != 2 || todos[0].Status != "pending" || !strings.Contains(todos[0].Content, "Write hello.txt") {
-		t.Errorf("seeded todos %q (%v)", exec.lastToolResults()[0], err)
+	// Both workers share one prefix: same system prompt, same tools.
+	a, b := exec.requests()[0], exec2.requests()[0]
+	if a.Messages[0].Content != b.Messages[0].Content || !bytes.Equal(a.EncodedTools, b.EncodedTools) {
+		t.Error("workers' prefixes differ")
 	}
 	if !strings.Contains(exec.firstUser(), `"id": "s2"`) {
 		t.Errorf("plan not in the first user turn: %s", exec.firstUser())
+	}
+	// s2 is told what s1 did.
+	if !strings.Contains(exec2.firstUser(), "s1 (done): Wrote hello.txt.") || !strings.Contains(exec2.firstUser(), "files: hello.txt") {
+		t.Errorf("dependency results not in s2's brief: %s", exec2.firstUser())
 	}
 	pr := h.events(events.PlanReady)
 	if len(pr) != 1 || pr[0].Text != res.PlanID {
@@ -222,7 +227,7 @@ func TestPlanApproval(t *testing.T) {
 			return p
 		}}
 		var approved []Plan
-		h := newHarness(t, []scripted.Turn{submit, {Match: "Added by the user", Text: "ok"}}, func(rt *Runtime) {
+		h := newHarness(t, []scripted.Turn{submit, {Match: "assigned step s3 ", Text: "ok"}}, func(rt *Runtime) {
 			rt.PlanApprover = ap
 			rt.OnPlanApproved = func(p Plan) { approved = append(approved, p) }
 		})
@@ -230,7 +235,7 @@ func TestPlanApproval(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(approved) != 1 || len(approved[0].Steps) != 3 || res.Text != "ok" {
+		if len(approved) != 1 || len(approved[0].Steps) != 3 || !strings.Contains(res.Text, "s3 done: ok") {
 			t.Fatalf("approved %+v res %+v", approved, res)
 		}
 		saved, _, err := LoadPlan(h.state, res.PlanID)
@@ -266,15 +271,16 @@ func TestPlannerReminder(t *testing.T) {
 
 func TestExecuteSavedPlan(t *testing.T) {
 	h := newHarness(t, []scripted.Turn{
-		{Match: "Carry out the approved plan", ToolCalls: []scripted.Call{call("write_file", map[string]string{"path": "hello.txt", "content": "later\n"})}},
-		{Match: "Carry out the approved plan", Text: "done"},
+		{Match: "assigned step s1 ", ToolCalls: []scripted.Call{call("write_file", map[string]string{"path": "hello.txt", "content": "later\n"})}},
+		{Match: "assigned step s1 ", Text: "done"},
+		{Match: "assigned step s2 ", Text: "checked"},
 	})
 	id, err := SavePlan(h.state, "", helloPlan)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// A new coordinator, as after a restart.
-	res, err := h.coord.ExecuteSaved(context.Background(), id[:len(id)-4])
+	res, err := h.coord.ExecuteSaved(context.Background(), id[:len(id)-4], false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,9 +290,15 @@ func TestExecuteSavedPlan(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(h.ws, "hello.txt")); string(b) != "later\n" {
 		t.Errorf("hello.txt = %q", b)
 	}
-	todo := h.events(events.TodoUpdate)
-	if len(todo) != 1 || len(todo[0].Todos) != 2 || todo[0].Session != res.SessionID {
-		t.Errorf("todo events %+v", todo)
+	steps, err := LoadProgress(h.state, id)
+	if err != nil || len(steps) != 2 || steps[0].Status != StepDone || steps[1].Status != StepDone || steps[0].Session == "" {
+		t.Errorf("saved progress %+v %v", steps, err)
+	}
+	// Every event of a worker carries its step.
+	for _, e := range h.rec.Events() {
+		if e.Type == events.ToolStart && e.Step != "s1" {
+			t.Errorf("tool event without its step: %+v", e)
+		}
 	}
 	h.checkPrefixes()
 }

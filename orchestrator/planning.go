@@ -39,6 +39,24 @@ func (c *Coordinator) plannerTools(r roles.Role) *tools.Registry {
 // directory is configured) and publishes it as PlanReady. It returns the
 // plan, its id ("" when not saved) and the planner's session result.
 func (c *Coordinator) Plan(ctx context.Context, prompt string) (Plan, string, Result, error) {
+	p, res, err := c.planSession(ctx, prompt)
+	if err != nil {
+		return p, "", res, err
+	}
+	id := ""
+	if c.rt.StateDir != "" {
+		if id, err = SavePlan(c.rt.StateDir, "", p); err != nil {
+			return p, "", res, err
+		}
+	}
+	res.PlanID, res.Plan = id, &p
+	c.rt.Sink.Publish(events.Event{Type: events.PlanReady, Session: res.SessionID, Role: roles.Planner, Plan: &p, Text: id})
+	return p, id, res, nil
+}
+
+// planSession runs a planner session on prompt and returns its plan,
+// neither saved nor published.
+func (c *Coordinator) planSession(ctx context.Context, prompt string) (Plan, Result, error) {
 	r := c.plannerRole()
 	modelRef := c.rt.Settings.PlannerModel
 	if modelRef == "" {
@@ -55,7 +73,7 @@ func (c *Coordinator) Plan(ctx context.Context, prompt string) (Plan, string, Re
 	w, err := c.open(sessionSpec{role: roles.Planner, modelRef: modelRef, system: r.System, perms: r.Permissions,
 		tools: reg, maxSteps: maxSteps, planMode: true})
 	if err != nil {
-		return Plan{}, "", Result{}, fmt.Errorf("start planner: %w", err)
+		return Plan{}, Result{}, fmt.Errorf("start planner: %w", err)
 	}
 	defer w.close()
 
@@ -68,24 +86,16 @@ func (c *Coordinator) Plan(ctx context.Context, prompt string) (Plan, string, Re
 	}
 	res := c.finish(w, total, err)
 	if err != nil {
-		return Plan{}, "", res, fmt.Errorf("planner: %w", err)
+		return Plan{}, res, fmt.Errorf("planner: %w", err)
 	}
 	if out.HaltTool != SubmitPlanTool {
-		return Plan{}, "", res, ErrNoPlan
+		return Plan{}, res, ErrNoPlan
 	}
 	p, err := ParsePlan([]byte(out.HaltResult))
 	if err != nil {
-		return Plan{}, "", res, fmt.Errorf("planner: %w", err)
+		return Plan{}, res, fmt.Errorf("planner: %w", err)
 	}
-	id := ""
-	if c.rt.StateDir != "" {
-		if id, err = SavePlan(c.rt.StateDir, "", p); err != nil {
-			return p, "", res, err
-		}
-	}
-	res.PlanID, res.Plan = id, &p
-	c.rt.Sink.Publish(events.Event{Type: events.PlanReady, Session: w.ID(), Role: roles.Planner, Plan: &p, Text: id})
-	return p, id, res, nil
+	return p, res, nil
 }
 
 // mergeOutcomes adds a follow-up Send's outcome to an earlier one.
@@ -97,21 +107,21 @@ func mergeOutcomes(a, b agents.Outcome) agents.Outcome {
 	return a
 }
 
-// Execute runs plan in a fresh executor session: its first user turn is
-// the plan as structured text and its todo list starts with one pending
-// item per step. The planner's session is never reused, so neither
-// disturbs the other's cached prefix.
+// Execute runs plan, which is not saved, as a DAG of parallel workers
+// (see ExecutePlan).
 func (c *Coordinator) Execute(ctx context.Context, plan Plan) (Result, error) {
-	if err := plan.Validate(); err != nil {
-		return Result{}, err
-	}
-	todos := plan.Todos()
-	res, err := c.runExecutor(ctx, executorBrief(plan), func(id string, env *tools.Env) {
-		env.SetTodos(todos)
-		c.rt.Sink.Publish(events.Event{Type: events.TodoUpdate, Session: id, Role: roles.Executor, Todos: todos})
-	})
-	res.Plan = &plan
-	return res, err
+	return c.executePlan(ctx, plan, "", false)
+}
+
+// ExecutePlan runs plan as a DAG: steps whose dependencies are done go
+// to a pool of agent.max_parallel executor workers, each its own session
+// with the same prefix, isolated as agent.plan_isolation says; then the
+// plan's validation runs, with bounded fix-up steps when it fails. A
+// failed or blocked step triggers one re-plan of the remaining steps.
+// With id set, progress is saved after every step; resume keeps the
+// steps an earlier run of id finished.
+func (c *Coordinator) ExecutePlan(ctx context.Context, plan Plan, id string, resume bool) (Result, error) {
+	return c.executePlan(ctx, plan, id, resume)
 }
 
 // PlanThenExecute plans prompt, asks the PlanApprover (if any), then
@@ -127,7 +137,7 @@ func (c *Coordinator) PlanThenExecute(ctx context.Context, prompt string) (Resul
 	if err != nil {
 		return pres, err
 	}
-	res, err := c.Execute(ctx, plan)
+	res, err := c.executePlan(ctx, plan, id, false)
 	res.PlanID = id
 	res.Total.Add(pres.Total)
 	return res, err
@@ -166,13 +176,14 @@ func (c *Coordinator) approve(ctx context.Context, id string, plan Plan) (Plan, 
 	return plan, nil
 }
 
-// ExecuteSaved loads a saved plan (id, id prefix or file) and executes it.
-func (c *Coordinator) ExecuteSaved(ctx context.Context, idOrFile string) (Result, error) {
+// ExecuteSaved loads a saved plan (id, id prefix or file) and executes
+// it; resume runs only the steps an earlier run did not finish.
+func (c *Coordinator) ExecuteSaved(ctx context.Context, idOrFile string, resume bool) (Result, error) {
 	p, id, err := LoadPlan(c.rt.StateDir, idOrFile)
 	if err != nil {
 		return Result{}, err
 	}
-	res, err := c.Execute(ctx, p)
+	res, err := c.executePlan(ctx, p, id, resume)
 	res.PlanID = id
 	return res, err
 }

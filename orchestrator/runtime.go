@@ -49,6 +49,12 @@ type Settings struct {
 	// Budget is the most the coordinator's sessions may cost together,
 	// in the models' price currency; 0 is no limit.
 	Budget float64
+	// PlanIsolation is how parallel plan workers are kept apart:
+	// worktree (the default; files outside a git repository), files or
+	// none. See [IsolationWorktree].
+	PlanIsolation string
+	// NoReplan turns off the one re-plan a failed step may trigger.
+	NoReplan bool
 }
 
 // Defaults and limits of the coordinator.
@@ -129,6 +135,14 @@ type Runtime struct {
 	OnPlanApproved func(Plan)
 	// Hooks runs the user's hook commands (internal/hooks); nil runs none.
 	Hooks *hooks.Runner
+	// Home is the Reasonix home; plan workers' git worktrees live under
+	// it. "" puts them under the state directory.
+	Home string
+	// WorkspaceFor, when set, builds the tool environment and the
+	// control-file guard of a plan worker whose workspace is root (its
+	// worktree): path confinement and the bash sandbox rooted there.
+	// nil forks Env with Root set to root and a lexical path check.
+	WorkspaceFor func(root string) (*tools.Env, agents.ChangeGuard, error)
 }
 
 // Result is what a session hands back to its caller.
@@ -149,6 +163,8 @@ type Result struct {
 	// PlanID and Plan are set when the run executed a plan.
 	PlanID string
 	Plan   *Plan
+	// StepResults are a plan run's steps with their outcomes.
+	StepResults []StepResult
 }
 
 // Coordinator runs sessions for one process. It is safe for concurrent
@@ -233,6 +249,14 @@ type sessionSpec struct {
 	// resume, when set, reopens a saved session (same id and file) with
 	// its history instead of creating one.
 	resume *resumeState
+	// step is the plan step a plan worker works on; its events and
+	// approval requests carry it.
+	step string
+	// root, when set, is the session's workspace (a plan worker's
+	// worktree): its gate view reads path rules against it.
+	root string
+	// guard replaces the runtime's control-file guard (a worktree's).
+	guard agents.ChangeGuard
 }
 
 // RoleGate is a gate that gives each role its own view: the permission
@@ -258,10 +282,26 @@ type worker struct {
 	// c is the coordinator that opened the worker.
 	c *Coordinator
 
+	// sink is where the session publishes (stamped with its step).
+	sink events.Sink
+
 	mu   sync.Mutex
 	goal *events.GoalState
 	// started is set once the session's SessionStart hooks ran.
 	started bool
+}
+
+// stepSink stamps a plan worker's events with its step id.
+type stepSink struct {
+	s    events.Sink
+	step string
+}
+
+func (s stepSink) Publish(e events.Event) {
+	if e.Step == "" {
+		e.Step = s.step
+	}
+	s.s.Publish(e)
 }
 
 func newSessionID(role string) string {
@@ -310,8 +350,12 @@ func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 		w.close = log.close
 	case c.rt.StateDir != "":
 		dir := filepath.Join(c.rt.StateDir, "sessions")
+		cwd := c.rt.Workspace
+		if spec.root != "" {
+			cwd = spec.root
+		}
 		log = &sessionLog{w: w, dir: dir,
-			hdr: store.Header{ID: id, Role: spec.role, Parent: spec.parent, Model: model, Cwd: c.rt.Workspace}}
+			hdr: store.Header{ID: id, Role: spec.role, Parent: spec.parent, Model: model, Cwd: cwd}}
 		rec, w.path, w.log = log, store.PathFor(dir, id), log
 		w.close = log.close
 	}
@@ -324,6 +368,19 @@ func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 				Text: fmt.Sprintf("agent %s: permission override ignored, writes refused: %v", spec.role, err)})
 		}
 		gate = view
+	}
+	if ws, ok := gate.(interface {
+		InWorkspace(root string) tools.Authorizer
+	}); ok && spec.root != "" {
+		gate = ws.InWorkspace(spec.root)
+	}
+	sink := c.rt.Sink
+	if spec.step != "" {
+		sink = stepSink{s: sink, step: spec.step}
+	}
+	guard := c.rt.Guard
+	if spec.guard != nil {
+		guard = spec.guard
 	}
 	env := spec.env
 	if env == nil {
@@ -341,11 +398,11 @@ func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 	toolHooks, beforeCompact := c.sessionHooks(id)
 	s, err := agents.New(agents.Config{
 		Hooks: toolHooks, BeforeCompact: beforeCompact,
-		ID: id, Role: spec.role, Parent: spec.parent,
+		ID: id, Role: spec.role, Parent: spec.parent, Step: spec.step,
 		Provider: prov, Model: model, System: c.systemPrompt(spec.system, spec.tools),
 		Tools: spec.tools, Env: env, Gate: gate, MaxSteps: maxSteps,
-		Temperature: c.rt.Settings.Temperature, Sink: c.rt.Sink, Transcript: rec,
-		BeforeChange: beforeChange, Guard: c.rt.Guard,
+		Temperature: c.rt.Settings.Temperature, Sink: sink, Transcript: rec,
+		BeforeChange: beforeChange, Guard: guard,
 		ContextWindow: providers.WindowOf(prov, model), CompactRatio: c.rt.Settings.CompactRatio,
 		OnCompact: w.onCompact, Restate: w.restate,
 		Price: priceOf(prov, model), Budget: c.budget,
@@ -363,7 +420,8 @@ func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 		env.SetTodos(r.loaded.Meta.Todos)
 		w.setGoal(r.loaded.Meta.Goal)
 	}
-	c.rt.Sink.Publish(events.Event{Type: events.SessionStart, Session: id, Role: spec.role, Parent: spec.parent, Text: model})
+	sink.Publish(events.Event{Type: events.SessionStart, Session: id, Role: spec.role, Parent: spec.parent, Text: model})
+	w.sink = sink
 	return w, nil
 }
 
@@ -378,7 +436,11 @@ func (c *Coordinator) finish(w *worker, out agents.Outcome, err error) Result {
 	if err != nil {
 		ev.Error = err.Error()
 	}
-	c.rt.Sink.Publish(ev)
+	sink := w.sink
+	if sink == nil {
+		sink = c.rt.Sink
+	}
+	sink.Publish(ev)
 	return res
 }
 

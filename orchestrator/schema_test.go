@@ -18,6 +18,7 @@ var schemaSpecs = []schemagen.Spec{
 	schemagen.For[GoalReport]("goalStatusSchema", GoalStatusTool, schemagen.WithEnum("status", GoalDone, GoalBlocked, GoalContinue)),
 	schemagen.For[Plan]("planSchema", SubmitPlanTool, schemagen.WithMinItems("steps", 1)),
 	schemagen.For[taskArgs]("taskSchema", TaskTool, taskEnum(agentsPlaceholder)),
+	schemagen.For[stepReport]("stepReportSchema", ReportStepTool, schemagen.WithEnum("status", "failed", "blocked", "done")),
 }
 
 // taskEnum is the task tool's edit naming agents.
@@ -45,6 +46,7 @@ func TestSchemas(t *testing.T) {
 		{Name: GoalStatusTool, Schema: goalStatusTool{}.Schema()},
 		{Name: SubmitPlanTool, Schema: submitPlanTool{}.Schema()},
 		{Name: TaskTool, Schema: task.Schema()},
+		{Name: ReportStepTool, Schema: reportStepTool{}.Schema()},
 	}
 	schematest.Check(t, entries)
 	for i, e := range entries {

@@ -13,3 +13,6 @@ const planSchema = `{"type":"object","properties":{"goal":{"type":"string","desc
 
 // taskSchema is the task tool's argument schema, generated from orchestrator.taskArgs.
 const taskSchema = `{"type":"object","properties":{"agent":{"type":"string","description":"Which subagent to start","enum":["@agents@"]},"description":{"type":"string","description":"A few words saying what the subagent does, shown to the user"},"prompt":{"type":"string","description":"The complete task for the subagent"}},"required":["agent","description","prompt"],"additionalProperties":false}`
+
+// stepReportSchema is the report_step tool's argument schema, generated from orchestrator.stepReport.
+const stepReportSchema = `{"type":"object","properties":{"status":{"type":"string","description":"failed: the step cannot be done as described; blocked: it needs something only a person can give; done: finished (a plain final answer says the same)","enum":["failed","blocked","done"]},"summary":{"type":"string","description":"What was done, and exactly why the step failed or what blocks it"}},"required":["status","summary"],"additionalProperties":false}`

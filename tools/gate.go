@@ -11,9 +11,11 @@ import (
 type Invocation struct {
 	Session string
 	Role    string
-	CallID  string
-	Tool    Tool
-	Args    json.RawMessage
+	// Step is the plan step the session works on, "" outside plan runs.
+	Step   string
+	CallID string
+	Tool   Tool
+	Args   json.RawMessage
 	// Access is the tool's description of this call ([Describe]). The
 	// session fills it; when its Kind is empty the gate describes the
 	// call itself.

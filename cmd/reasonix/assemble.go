@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/reasonix/reasonix/agents"
 	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/internal/config"
 	"github.com/reasonix/reasonix/internal/hooks"
@@ -275,6 +276,24 @@ func assemble(o assembleOptions) (*app, error) {
 		System:      system,
 		Hooks:       a.hooks,
 		Checkpoints: checkpointOpener(workspace, loaded.Home),
+		Home:        loaded.Home,
+		// A plan worker in its own worktree is confined there, with the
+		// same extra roots, sandbox posture and control-file guard.
+		WorkspaceFor: func(root string) (*tools.Env, agents.ChangeGuard, error) {
+			g, err := guard.WithWorkspace(root)
+			if err != nil {
+				return nil, nil, err
+			}
+			wenv := env.Fork()
+			wenv.Guard, wenv.Root = g, g.Workspace()
+			if cfg.Sandbox.Bash != "off" {
+				o := sbOpts
+				o.Workspace = g.Workspace()
+				wenv.Sandbox = permission.SandboxCommand(o)
+			}
+			cg := permission.NewControlGuard(g.Workspace(), loaded.Home)
+			return wenv, cg, nil
+		},
 		// A person who approved a plan is not asked again about each of
 		// its edits for a while; automatic approval opens no window.
 		PlanApprover: o.planApprover,
@@ -288,6 +307,7 @@ func assemble(o assembleOptions) (*app, error) {
 			SubagentModel:   cfg.Agent.SubagentModel,
 			SubagentModels:  cfg.Agent.SubagentModels,
 			MaxParallel:     cfg.Agent.MaxParallel,
+			PlanIsolation:   cfg.Agent.PlanIsolation,
 			GoalMaxTurns:    cfg.Agent.GoalMaxTurns,
 			Temperature:     cfg.Agent.Temperature,
 			CompactRatio:    compactRatio(cfg.Agent.CompactRatio),

@@ -38,8 +38,22 @@ func (r *textRenderer) Publish(e events.Event) {
 	defer r.mu.Unlock()
 	// Sessions started by another (subagents, tasks) are workers: their
 	// text is not the answer.
-	worker := e.Parent != ""
+	// Plan workers run in parallel: their text is progress, and the
+	// run's answer is the summary of their steps.
+	worker := e.Parent != "" || e.Step != ""
 	switch e.Type {
+	case events.StepUpdate:
+		r.endLine()
+		if s := e.StepResult; s != nil {
+			line := s.Status
+			switch {
+			case s.Status == events.StepRunning && s.Summary == "":
+				line += ": " + text.OneLine(s.Title)
+			case s.Summary != "":
+				line += ": " + text.Clip(text.OneLine(s.Summary), 160)
+			}
+			fmt.Fprintf(r.errOut, "[step %s] %s\n", s.Step, line)
+		}
 	case events.TextDelta:
 		if worker {
 			return
@@ -86,7 +100,7 @@ func (r *textRenderer) Publish(e events.Event) {
 			fmt.Fprintf(r.errOut, "\n%s\n", e.Plan.Markdown())
 		}
 	case events.SessionStart:
-		if worker {
+		if e.Parent != "" {
 			fmt.Fprintf(r.errOut, "[%s %s] started\n", e.Role, shortID(e.Session))
 		}
 	case events.Done:
@@ -97,6 +111,9 @@ func (r *textRenderer) Publish(e events.Event) {
 }
 
 func (r *textRenderer) prefix(e events.Event) string {
+	if e.Step != "" {
+		return fmt.Sprintf("[step %s]", e.Step)
+	}
 	if e.Parent != "" {
 		return fmt.Sprintf("[%s %s]", e.Role, shortID(e.Session))
 	}
@@ -213,9 +230,11 @@ type finalJSON struct {
 	ToolCalls any       `json:"tool_calls"`
 	PlanID    string    `json:"plan_id,omitempty"`
 	Plan      any       `json:"plan,omitempty"`
-	Goal      any       `json:"goal,omitempty"`
-	Notices   []string  `json:"notices,omitempty"`
-	Error     string    `json:"error,omitempty"`
+	// PlanSteps are a plan run's steps with their outcomes.
+	PlanSteps any      `json:"plan_steps,omitempty"`
+	Goal      any      `json:"goal,omitempty"`
+	Notices   []string `json:"notices,omitempty"`
+	Error     string   `json:"error,omitempty"`
 }
 
 // usageJSON is a run's usage as the json output shows it: the token

@@ -72,6 +72,15 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 	fs.BoolVar(&f.yolo, "yolo", false, "allow every non-dangerous action without asking")
 	fs.BoolVar(&f.auto, "auto", false, "allow writes without asking; explicit ask rules still apply")
 	fs.BoolVar(&f.hooksTrust, "hooks-trust", false, "run this project's hooks (reasonix.toml, .claude/settings*.json) without asking")
+	if planOnly && len(args) == 2 && args[0] == "show" {
+		if ok, err := showPlan(args[1], io); ok {
+			return err
+		}
+	}
+	resumePlan := false
+	if !planOnly {
+		args, resumePlan = bareResume(args)
+	}
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return usageError{err}
@@ -110,6 +119,9 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 	}
 	if prompt == "" && f.plan == "" && f.goal == "" {
 		return usagef("%s needs a PROMPT (or - to read it from stdin)", name)
+	}
+	if resumePlan && f.plan == "" {
+		return usagef("--resume needs a session id, or --plan ID to resume a plan run")
 	}
 	resuming := f.cont || f.resume != ""
 	if resuming && (f.plan != "" || (f.goal != "" && f.goal != "resume")) {
@@ -168,7 +180,7 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 		res, runErr = app.coord.PlanThenExecute(ctx, prompt)
 		plan = res.Plan
 	case f.plan != "":
-		res, runErr = app.coord.ExecuteSaved(ctx, f.plan)
+		res, runErr = app.coord.ExecuteSaved(ctx, f.plan, resumePlan)
 		plan = res.Plan
 	case f.goal == "resume" && resuming:
 		var cv *orchestrator.Conversation
@@ -237,6 +249,9 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 		if plan != nil {
 			out.Plan = plan
 		}
+		if len(res.StepResults) > 0 {
+			out.PlanSteps = res.StepResults
+		}
 		if goal != nil {
 			out.Goal = &goal.GoalState
 		}
@@ -248,6 +263,9 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(out)
 	case "text":
+		if len(res.StepResults) > 0 {
+			fmt.Fprintln(io.out, res.Text)
+		}
 		if planOnly && !f.execute && plan != nil {
 			fmt.Fprint(io.out, plan.Markdown())
 			fmt.Fprintf(io.err, "plan saved as %s; run it with: reasonix run --plan %s\n", res.PlanID, res.PlanID)
@@ -291,6 +309,25 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 		return fmt.Errorf("goal not reached: %s", goal.Status)
 	}
 	return nil
+}
+
+// bareResume takes a --resume without a value (the last argument, or
+// followed by another flag) out of args: with --plan it resumes the
+// plan's saved run.
+func bareResume(args []string) ([]string, bool) {
+	out := make([]string, 0, len(args))
+	found := false
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...), found
+		}
+		if (a == "--resume" || a == "-resume") && (i == len(args)-1 || strings.HasPrefix(args[i+1], "-")) {
+			found = true
+			continue
+		}
+		out = append(out, a)
+	}
+	return out, found
 }
 
 // historyText is the prompt history's entry for a run: the prompt, or

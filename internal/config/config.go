@@ -92,7 +92,11 @@ type Agent struct {
 	// SubagentModels maps a subagent role name to its model reference.
 	SubagentModels map[string]string `toml:"subagent_models"`
 	MaxParallel    int               `toml:"max_parallel" min:"1" max:"10"`
-	GoalMaxTurns   int               `toml:"goal_max_turns" min:"1"`
+	// PlanIsolation keeps parallel plan workers apart: worktree (each in
+	// its own git worktree; files outside git), files (steps sharing a
+	// file never run together) or none.
+	PlanIsolation string `toml:"plan_isolation" enum:"worktree,files,none"`
+	GoalMaxTurns  int    `toml:"goal_max_turns" min:"1"`
 	// Temperature is nil when not configured, so the provider default
 	// applies.
 	Temperature *float64 `toml:"temperature"`
@@ -208,6 +212,7 @@ func Default() *Config {
 			MaxSteps:        50,
 			PlannerMaxSteps: 12,
 			MaxParallel:     4,
+			PlanIsolation:   "worktree",
 			GoalMaxTurns:    20,
 			PlanWriteWindow: 10 * time.Minute,
 		},

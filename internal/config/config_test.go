@@ -619,6 +619,7 @@ planner_max_steps = 3
 subagent_model = "p/sub"
 subagent_models = { explore = "p/x" }
 max_parallel = 10
+plan_isolation = "files"
 goal_max_turns = 2
 temperature = 0.5
 plan_write_window = "90s"
@@ -674,7 +675,7 @@ disabled_skills = ["z"]
 		DefaultModel: "p",
 		Instructions: []string{"docs/rules.md"},
 		Agent: Agent{MaxSteps: 7, PlannerModel: "p/plan", PlannerMaxSteps: 3, SubagentModel: "p/sub",
-			SubagentModels: map[string]string{"explore": "p/x"}, MaxParallel: 10, GoalMaxTurns: 2, Temperature: &temp,
+			SubagentModels: map[string]string{"explore": "p/x"}, MaxParallel: 10, PlanIsolation: "files", GoalMaxTurns: 2, Temperature: &temp,
 			PlanWriteWindow: 90 * time.Second, SystemPrompt: "be brief", SystemPromptFile: "p.md", ReasoningLanguage: "en"},
 		Providers: []Provider{{Name: "p", Kind: "openai", BaseURL: "http://p", APIKey: "k", APIKeyEnv: "P_KEY", Model: "m",
 			Models: []string{"m", "n"}, Default: "n", Headers: map[string]string{"A": "b"}, Timeout: time.Second,

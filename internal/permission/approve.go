@@ -53,7 +53,9 @@ type Request struct {
 	Role    string
 	// CallID is the tool call asked about.
 	CallID string
-	Tool   string
+	// Step is the plan step whose worker asks ("" outside plan runs).
+	Step string
+	Tool string
 	// Subject is the command or the paths, one line.
 	Subject string
 	// Command is the exact bash command line (bash only).
@@ -109,7 +111,7 @@ func NewBroker(publish func(events.Event)) *Broker {
 // Approve publishes req and waits for its answer or for ctx.
 func (b *Broker) Approve(ctx context.Context, req Request) (Reply, error) {
 	ev := &events.Approval{CallID: req.CallID, Tool: req.Tool, Subject: req.Subject, Command: req.Command, Reason: req.Reason,
-		Impact: req.Impact, Dangerous: req.Dangerous, Preview: req.Preview, Rules: req.Rules}
+		Impact: req.Impact, Dangerous: req.Dangerous, Preview: req.Preview, Rules: req.Rules, Step: req.Step}
 	for _, c := range req.Choices {
 		ev.Choices = append(ev.Choices, string(c))
 	}
@@ -128,7 +130,7 @@ func (b *Broker) Approve(ctx context.Context, req Request) (Reply, error) {
 	b.pending[ev.ID] = p
 	b.mu.Unlock()
 
-	b.publish(events.Event{Type: events.ApprovalRequest, Session: req.Session, Role: req.Role, Approval: ev})
+	b.publish(events.Event{Type: events.ApprovalRequest, Session: req.Session, Role: req.Role, Step: req.Step, Approval: ev})
 	select {
 	case r := <-p.reply:
 		return r, nil
@@ -151,7 +153,7 @@ func (b *Broker) take(id string) *pendingApproval {
 func (b *Broker) resolved(p *pendingApproval, choice string) {
 	done := *p.req
 	done.Choice = choice
-	b.publish(events.Event{Type: events.ApprovalResolved, Session: p.session, Role: p.role, Approval: &done})
+	b.publish(events.Event{Type: events.ApprovalResolved, Session: p.session, Role: p.role, Step: done.Step, Approval: &done})
 }
 
 // Answer answers the pending request id with one of the choices it

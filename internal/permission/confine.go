@@ -207,3 +207,18 @@ func realPath(abs string) (string, error) {
 func splitPath(p string) []string {
 	return strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == filepath.Separator })
 }
+
+// WithWorkspace returns a confiner with the same extra roots and home
+// whose workspace is root (a plan worker's worktree).
+func (c *Confiner) WithWorkspace(root string) (*Confiner, error) {
+	ws, err := resolveRoot(root)
+	if err != nil {
+		return nil, fmt.Errorf("confiner: workspace root: %w", err)
+	}
+	if fi, err := os.Stat(ws); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("confiner: workspace root %s is not a directory", root)
+	}
+	n := *c
+	n.workspace = ws
+	return &n, nil
+}

@@ -373,7 +373,7 @@ func askBlockedMessage(c *call, out Outcome) string {
 
 func (g *Gate) request(ctx context.Context, inv tools.Invocation, c *call, out Outcome) Request {
 	req := Request{
-		Session: inv.Session, Role: inv.Role, CallID: inv.CallID, Tool: c.tool,
+		Session: inv.Session, Role: inv.Role, CallID: inv.CallID, Step: inv.Step, Tool: c.tool,
 		Subject:   strings.Join(out.Subjects, ", "),
 		Command:   c.command,
 		Reason:    inv.Reason,
@@ -463,4 +463,21 @@ func (g *Gate) finish(e logEntry, allow bool, by, rule, msg string) tools.Verdic
 		}
 	}
 	return tools.Verdict{Allow: allow, Message: msg}
+}
+
+// InWorkspace returns a view of g whose workspace is root: a plan worker
+// running in its own worktree has its path rules, control files and
+// impact lines read against that directory. The view shares prompts,
+// grants and the log with g.
+func (g *Gate) InWorkspace(root string) tools.Authorizer {
+	ws := root
+	if abs, err := filepath.Abs(ws); err == nil {
+		ws = abs
+	}
+	if real, err := realPath(ws); err == nil {
+		ws = real
+	}
+	v := *g
+	v.policy.Workspace = ws
+	return &v
 }
