@@ -549,8 +549,8 @@ func (r *planRun) replan(ctx context.Context, bad []StepResult) error {
 	r.prog.Replanned = true
 	var b strings.Builder
 	b.WriteString("An approved plan is being carried out by parallel workers, and a step did not succeed. ")
-	b.WriteString("Plan the remaining work again. Submit a plan whose steps are only the work still to do; done steps stay as they are, ")
-	b.WriteString("and new steps may name them in depends_on. Use ids that are not taken.\n\nThe plan (JSON):\n")
+	b.WriteString("Plan the remaining work again and submit the whole plan: first the done steps, unchanged and with their ids, ")
+	b.WriteString("then new steps for the work still to do (new steps may depend on done ones; give them ids not used before).\n\nThe plan (JSON):\n")
 	b.Write(r.plan.JSON())
 	b.WriteString("\nDone steps:\n")
 	done := map[string]bool{}
@@ -576,7 +576,13 @@ func (r *planRun) replan(ctx context.Context, bad []StepResult) error {
 	if merged.Validation == "" {
 		merged.Validation = r.plan.Validation
 	}
-	merged.Steps = append(kept, p.Steps...)
+	// Done steps stay as they ran, whatever the planner wrote for them.
+	merged.Steps = kept
+	for _, s := range p.Steps {
+		if !done[s.ID] {
+			merged.Steps = append(merged.Steps, s)
+		}
+	}
 	if err := merged.Validate(); err != nil {
 		return fmt.Errorf("re-plan after %s: %w", bad[0].Step, err)
 	}
