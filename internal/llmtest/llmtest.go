@@ -36,8 +36,18 @@ type Server struct {
 	srv *httptest.Server
 	q   *scripted.Queue
 
-	mu   sync.Mutex
-	reqs []Received
+	mu    sync.Mutex
+	reqs  []Received
+	delay time.Duration
+}
+
+// SetDelay makes the server answer every request d after it arrives,
+// unless its turn sets its own delay_ms: a stand-in for a real model's
+// latency, so tests can measure what runs in parallel.
+func (s *Server) SetDelay(d time.Duration) {
+	s.mu.Lock()
+	s.delay = d
+	s.mu.Unlock()
 }
 
 // New starts a server for script. Close it when done.
@@ -107,6 +117,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.reqs = append(s.reqs, Received{Body: body, Header: r.Header.Clone(), At: time.Now()})
+	delay := s.delay
 	s.mu.Unlock()
 
 	var head struct {
@@ -117,7 +128,10 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	turn, _ := s.q.Next(body)
-	if turn.DelayMS > 0 && !sleep(r.Context(), time.Duration(turn.DelayMS)*time.Millisecond) {
+	if turn.DelayMS > 0 {
+		delay = time.Duration(turn.DelayMS) * time.Millisecond
+	}
+	if delay > 0 && !sleep(r.Context(), delay) {
 		return
 	}
 	if turn.Status != 0 {

@@ -250,3 +250,23 @@ func TestDelayAndKeepalive(t *testing.T) {
 		t.Fatalf("raw stream %q", str)
 	}
 }
+
+func TestServerDelayAppliesToEveryRequest(t *testing.T) {
+	s := Start(t, &scripted.Script{Turns: []scripted.Turn{{Text: "a"}, {Text: "b", DelayMS: 1}}})
+	s.SetDelay(80 * time.Millisecond)
+	start := time.Now()
+	if _, _, err := post(t, s, `{}`); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < 80*time.Millisecond {
+		t.Fatalf("first request answered after %v, want the server's delay", d)
+	}
+	// A turn's own delay_ms wins.
+	start = time.Now()
+	if _, _, err := post(t, s, `{}`); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d >= 80*time.Millisecond {
+		t.Errorf("turn delay_ms not preferred: %v", d)
+	}
+}

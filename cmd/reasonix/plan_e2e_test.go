@@ -1,0 +1,360 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reasonix/reasonix/internal/llmtest"
+	"github.com/reasonix/reasonix/providers"
+	"github.com/reasonix/reasonix/providers/scripted"
+)
+
+// savePlan writes a plan where `reasonix run --plan ID` finds it.
+func (e *e2e) savePlan(id string, plan map[string]any) {
+	e.t.Helper()
+	b, _ := json.MarshalIndent(plan, "", "  ")
+	e.write(filepath.Join(".reasonix", "plans", id+".json"), string(b))
+}
+
+// git runs git in the test repository.
+func (e *e2e) git(args ...string) string {
+	e.t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
+	cmd.Dir = e.repo
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		e.t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// gitInit makes the test repository a git repository with everything in
+// it committed.
+func (e *e2e) gitInit() {
+	e.t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		e.t.Skip("git is not installed; worktree isolation needs it")
+	}
+	e.write(".gitignore", ".reasonix/\n")
+	e.git("init", "-q")
+	e.git("add", "-A")
+	e.git("commit", "-q", "-m", "init")
+}
+
+// stepWorker scripts the worker of plan step id: optional tool calls,
+// then a final answer.
+func stepWorker(id string, calls ...scripted.Call) []scripted.Turn {
+	m := "assigned step " + id + " "
+	var out []scripted.Turn
+	for _, c := range calls {
+		out = append(out, scripted.Turn{Match: m, ToolCalls: []scripted.Call{c}})
+	}
+	return append(out, scripted.Turn{Match: m, Text: "did " + id, Usage: &providers.Usage{PromptTokens: 100, CompletionTokens: 5}})
+}
+
+// firstUserOf returns a request's first user message.
+func firstUserOf(t *testing.T, body []byte) string {
+	var req struct {
+		Messages []struct{ Role, Content string } `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range req.Messages {
+		if m.Role == "user" {
+			return m.Content
+		}
+	}
+	return ""
+}
+
+// prefixBeforeUser is a request's bytes before its first user message:
+// the model, the system prompt and the tool schemas.
+func prefixBeforeUser(t *testing.T, body []byte) []byte {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil {
+		t.Fatal(err)
+	}
+	var msgs []json.RawMessage
+	json.Unmarshal(m["messages"], &msgs)
+	return bytes.Join([][]byte{m["model"], msgs[0], m["tools"]}, []byte("\n"))
+}
+
+func sixSteps() map[string]any {
+	var steps []map[string]any
+	for i := 1; i <= 6; i++ {
+		steps = append(steps, map[string]any{"id": fmt.Sprintf("s%d", i), "title": fmt.Sprintf("write file %d", i),
+			"files": []string{fmt.Sprintf("f%d.txt", i)}})
+	}
+	return map[string]any{"goal": "six independent files", "steps": steps}
+}
+
+// TestE2EPlanParallelWorkers runs six independent steps against a server
+// that answers every request after 300 ms, with max_parallel 1 and 4.
+func TestE2EPlanParallelWorkers(t *testing.T) {
+	t.Parallel()
+	const delay = 300 * time.Millisecond
+	run := func(parallel int) (time.Duration, *llmtest.Server) {
+		var turns []scripted.Turn
+		for i := 1; i <= 6; i++ {
+			id := fmt.Sprintf("s%d", i)
+			turns = append(turns, stepWorker(id, call("write_file", map[string]any{"path": fmt.Sprintf("f%d.txt", i), "content": id + "\n"}))...)
+		}
+		e := newE2E(t, turns...)
+		e.srv.SetDelay(delay)
+		e.write("reasonix.toml", fmt.Sprintf("[agent]\nmax_parallel = %d\n", parallel))
+		e.savePlan("plan-six", sixSteps())
+		r := e.run("", "run", "--yolo", "--plan", "plan-six")
+		if r.code != 0 {
+			t.Fatalf("max_parallel %d: exit %d\n%s", parallel, r.code, r.stderr)
+		}
+		for i := 1; i <= 6; i++ {
+			if got := e.read(fmt.Sprintf("f%d.txt", i)); got != fmt.Sprintf("s%d\n", i) {
+				t.Errorf("f%d.txt = %q", i, got)
+			}
+		}
+		if !strings.Contains(r.stdout, "s6 done: did s6") {
+			t.Errorf("summary not printed:\n%s", r.stdout)
+		}
+		// The plan's span on the server: first request in to last answer out.
+		recv := e.srv.Received()
+		return recv[len(recv)-1].At.Sub(recv[0].At) + delay, e.srv
+	}
+	serial, _ := run(1)
+	parallel, srv := run(4)
+	t.Logf("six steps: max_parallel 1 %v, max_parallel 4 %v (%.0f%%)", serial, parallel, 100*float64(parallel)/float64(serial))
+	if float64(parallel) >= 0.4*float64(serial) {
+		t.Errorf("max_parallel 4 took %v, not under 40%% of max_parallel 1's %v", parallel, serial)
+	}
+	// Requests from distinct sessions overlapped, and every session's
+	// prefix up to its first user message is the same bytes.
+	recv := srv.Received()
+	overlap := false
+	for i := range recv {
+		for j := i + 1; j < len(recv); j++ {
+			if recv[j].At.Sub(recv[i].At) < delay/2 && firstUserOf(t, recv[i].Body) != firstUserOf(t, recv[j].Body) {
+				overlap = true
+			}
+		}
+	}
+	if !overlap {
+		t.Error("no two sessions' requests overlapped")
+	}
+	sessions := map[string]bool{}
+	want := prefixBeforeUser(t, recv[0].Body)
+	for _, r := range recv {
+		sessions[firstUserOf(t, r.Body)] = true
+		if got := prefixBeforeUser(t, r.Body); !bytes.Equal(got, want) {
+			t.Errorf("a worker's prefix differs:\n%.300s\nvs\n%.300s", got, want)
+		}
+	}
+	if len(sessions) != 6 {
+		t.Errorf("%d distinct worker sessions, want 6", len(sessions))
+	}
+	assertEverySessionPrefixStable(t, srv.Requests())
+}
+
+// TestE2EPlanGitMergeChainAndShow: in a git repository, two steps edit
+// the same file in their worktrees and both edits land; a third step
+// that depends on both starts after them and sees their results; plan
+// show prints the DAG with statuses and workers.
+func TestE2EPlanGitMergeChainAndShow(t *testing.T) {
+	t.Parallel()
+	turns := append(stepWorker("s1", call("edit_file", map[string]any{"path": "list.txt", "old_string": "one\n", "new_string": "ONE\n"})),
+		stepWorker("s2", call("edit_file", map[string]any{"path": "list.txt", "old_string": "three\n", "new_string": "THREE\n"}))...)
+	turns = append(turns, stepWorker("s3", call("read_file", map[string]any{"path": "list.txt"}))...)
+	e := newE2E(t, turns...)
+	e.write("list.txt", "one\ntwo\nthree\n")
+	e.gitInit()
+	e.savePlan("plan-git", map[string]any{"goal": "capitalise", "steps": []map[string]any{
+		{"id": "s1", "title": "first line", "files": []string{"list.txt"}},
+		{"id": "s2", "title": "last line", "files": []string{"list.txt"}},
+		{"id": "s3", "title": "check", "depends_on": []string{"s1", "s2"}},
+	}})
+	r := e.run("", "run", "--yolo", "--plan", "plan-git")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if got := e.read("list.txt"); got != "ONE\ntwo\nTHREE\n" {
+		t.Errorf("list.txt = %q; both edits must land", got)
+	}
+	recv := e.srv.Received()
+	var lastDep, firstS3 time.Time
+	for _, q := range recv {
+		u := firstUserOf(t, q.Body)
+		switch {
+		case strings.Contains(u, "assigned step s3 "):
+			if firstS3.IsZero() {
+				firstS3 = q.At
+			}
+			if !strings.Contains(u, "s1 (done): did s1") || !strings.Contains(u, "s2 (done): did s2") || !strings.Contains(u, "+ONE") {
+				t.Errorf("s3's brief lacks its dependencies' results:\n%s", u)
+			}
+			if !strings.Contains(u, filepath.Join(e.home, "worktrees")) {
+				t.Errorf("s3 not told its worktree:\n%.400s", u)
+			}
+		default:
+			lastDep = q.At
+		}
+	}
+	if firstS3.Before(lastDep) {
+		t.Error("s3 started before the steps it depends on finished")
+	}
+	// Nothing left behind: no worktrees, no temporary branches, no commits.
+	if out := e.git("branch", "--list", "reasonix/*"); strings.TrimSpace(out) != "" {
+		t.Errorf("temporary branches left: %s", out)
+	}
+	if out := e.git("worktree", "list"); strings.Count(out, "\n") != 1 {
+		t.Errorf("worktrees left:\n%s", out)
+	}
+	if out := e.git("log", "--oneline"); strings.Count(out, "\n") != 1 {
+		t.Errorf("commits made on the user's branch:\n%s", out)
+	}
+	show := e.run("", "plan", "show", "plan-git")
+	if show.code != 0 {
+		t.Fatalf("plan show: exit %d\n%s", show.code, show.stderr)
+	}
+	for _, want := range []string{"plan plan-git: capitalise", "s1  done", "s3  done     check  ← s1, s2", "worker e-", "tokens"} {
+		if !strings.Contains(show.stdout, want) {
+			t.Errorf("plan show lacks %q:\n%s", want, show.stdout)
+		}
+	}
+}
+
+// TestE2EPlanConflictGetsResolutionStep: two steps change the same line;
+// the second to finish conflicts, and a resolution worker that sees the
+// conflict markers merges both.
+func TestE2EPlanConflictGetsResolutionStep(t *testing.T) {
+	t.Parallel()
+	turns := append(stepWorker("s1", call("edit_file", map[string]any{"path": "v.txt", "old_string": "version = 1", "new_string": "version = 2"})),
+		stepWorker("s2", call("edit_file", map[string]any{"path": "v.txt", "old_string": "version = 1", "new_string": "version = 3"}))...)
+	turns = append(turns,
+		scripted.Turn{Match: "conflict markers", ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "v.txt"})}},
+		scripted.Turn{Match: "conflict markers", ToolCalls: []scripted.Call{call("write_file", map[string]any{"path": "v.txt", "content": "version = 3 # both bumped\n"})}},
+		scripted.Turn{Match: "conflict markers", Text: "kept the higher version"},
+	)
+	e := newE2E(t, turns...)
+	e.write("v.txt", "version = 1\n")
+	e.gitInit()
+	e.savePlan("plan-c", map[string]any{"goal": "bump", "steps": []map[string]any{
+		{"id": "s1", "title": "bump to 2"}, {"id": "s2", "title": "bump to 3"}}})
+	r := e.run("", "run", "--yolo", "--plan", "plan-c")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if got := e.read("v.txt"); got != "version = 3 # both bumped\n" {
+		t.Errorf("v.txt = %q", got)
+	}
+	var saw bool
+	for _, q := range e.srv.Requests() {
+		if u := firstUserOf(t, q); strings.Contains(u, "conflict markers") {
+			saw = true
+		}
+		if bytes.Contains(q, []byte(`<<<<<<< HEAD`)) {
+			saw = saw && true
+		}
+	}
+	if !saw || !strings.Contains(r.stderr, "-resolve") {
+		t.Errorf("no resolution step:\n%s", r.stderr)
+	}
+	// The resolver read the file with both sides in it.
+	found := false
+	for _, q := range e.srv.Requests() {
+		found = found || bytes.Contains(q, []byte("<<<<<<<"))
+	}
+	if !found {
+		t.Error("the resolution worker never saw the conflict markers")
+	}
+}
+
+// TestE2EPlanValidationFixup: the plan's validation fails after the last
+// step, and a fix-up worker repairs it.
+func TestE2EPlanValidationFixup(t *testing.T) {
+	t.Parallel()
+	turns := append(stepWorker("s1", call("write_file", map[string]any{"path": "out.txt", "content": "draft\n"})),
+		stepWorker("fixup-1", call("edit_file", map[string]any{"path": "out.txt", "old_string": "draft", "new_string": "final"}))...)
+	e := newE2E(t, turns...)
+	e.savePlan("plan-v", map[string]any{"goal": "write out", "validation": "grep -q final out.txt",
+		"steps": []map[string]any{{"id": "s1", "title": "write it"}}})
+	r := e.run("", "run", "--yolo", "--plan", "plan-v")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if e.read("out.txt") != "final\n" {
+		t.Errorf("out.txt = %q", e.read("out.txt"))
+	}
+	var brief string
+	for _, q := range e.srv.Requests() {
+		if u := firstUserOf(t, q); strings.Contains(u, "assigned step fixup-1 ") {
+			brief = u
+		}
+	}
+	if !strings.Contains(brief, "grep -q final out.txt") || !strings.Contains(brief, "exit code: 1") {
+		t.Errorf("fix-up brief lacks the failing validation:\n%s", brief)
+	}
+	if !strings.Contains(r.stdout, "Validation passed") || !strings.Contains(r.stderr, "[step validate] failed") {
+		t.Errorf("validation not reported:\n%s\n%s", r.stdout, r.stderr)
+	}
+}
+
+// TestE2EPlanKillAndResume kills a plan run while its second step waits
+// for the model; --resume runs only that step.
+func TestE2EPlanKillAndResume(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, append(stepWorker("s1", call("write_file", map[string]any{"path": "a.txt", "content": "a\n"})),
+		scripted.Turn{Match: "assigned step s2 ", DelayMS: 60000, Text: "never"})...)
+	e.savePlan("plan-k", map[string]any{"goal": "two files", "steps": []map[string]any{
+		{"id": "s1", "title": "a"}, {"id": "s2", "title": "b", "depends_on": []string{"s1"}}}})
+	cmd := exec.Command(binPath, "run", "--yolo", "--plan", "plan-k")
+	cmd.Dir, cmd.Env = e.repo, e.env
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	progress := filepath.Join(e.repo, ".reasonix", "plans", "runs", "plan-k.json")
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b, _ := os.ReadFile(progress)
+		if bytes.Contains(b, []byte(`"status": "running"`)) && bytes.Contains(b, []byte(`"step": "s2"`)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("s2 never started:\n%s", errb.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// A crash, not a clean exit: nothing gets to tidy up.
+	cmd.Process.Kill()
+	cmd.Wait()
+
+	e2 := newE2E(t, stepWorker("s2", call("write_file", map[string]any{"path": "b.txt", "content": "b\n"}))...)
+	e.env = append(e.env, "REASONIX_BASE_URL="+e2.srv.URL())
+	r := e.run("", "run", "--yolo", "--plan", "plan-k", "--resume")
+	if r.code != 0 {
+		t.Fatalf("resume: exit %d\n%s", r.code, r.stderr)
+	}
+	if e.read("a.txt") != "a\n" || e.read("b.txt") != "b\n" {
+		t.Errorf("files a=%q b=%q", e.read("a.txt"), e.read("b.txt"))
+	}
+	for _, q := range e2.srv.Requests() {
+		if u := firstUserOf(t, q); !strings.Contains(u, "assigned step s2 ") {
+			t.Errorf("resume ran more than the remaining step: %.200s", u)
+		}
+	}
+	if len(e2.srv.Requests()) != 2 {
+		t.Errorf("resume sent %d requests, want s2's 2", len(e2.srv.Requests()))
+	}
+	if r := e.run("", "run", "--plan", "plan-nope", "--resume"); r.code == 0 {
+		t.Error("resuming an unknown plan succeeded")
+	}
+}
