@@ -24,6 +24,7 @@ func planApprovalE2E(t *testing.T) *e2e {
 		scripted.Turn{ToolCalls: []scripted.Call{call("submit_plan", farewellPlan)}},
 		scripted.Turn{ToolCalls: []scripted.Call{call("edit_file", map[string]any{"path": "greet.go", "old_string": "hello", "new_string": "hello, farewell"})}},
 		scripted.Turn{Text: "Executed."},
+		scripted.Turn{Text: "Checked."}, // s2, which depends on s1
 	)
 	e.write("greet.go", greetSource)
 	e.env = append(e.env, planApprovalEnv+"=prompt")
@@ -104,8 +105,8 @@ func TestE2EPlanApprovalApprove(t *testing.T) {
 	if got := e.read("greet.go"); !strings.Contains(got, "hello, farewell") {
 		t.Errorf("approved plan not executed: %q", got)
 	}
-	if n := len(e.srv.Requests()); n != 3 {
-		t.Errorf("requests = %d, want planner + 2 executor", n)
+	if n := len(e.srv.Requests()); n != 4 {
+		t.Errorf("requests = %d, want the planner's, s1's 2 and s2's", n)
 	}
 }
 

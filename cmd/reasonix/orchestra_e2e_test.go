@@ -117,9 +117,9 @@ func TestE2EPlanThenExecuteSaved(t *testing.T) {
 	// Execute the saved plan later, in a new process.
 	e.srv = nil
 	e2 := newE2E(t,
-		scripted.Turn{ToolCalls: []scripted.Call{call("todo_read", map[string]any{})}},
-		scripted.Turn{ToolCalls: []scripted.Call{call("edit_file", map[string]any{"path": "greet.go", "old_string": "\"hello\"\n", "new_string": "\"hello\"\n\nconst farewell = \"bye\"\n"})}},
-		scripted.Turn{Text: "Plan executed."},
+		scripted.Turn{Match: "assigned step s1 ", ToolCalls: []scripted.Call{call("edit_file", map[string]any{"path": "greet.go", "old_string": "\"hello\"\n", "new_string": "\"hello\"\n\nconst farewell = \"bye\"\n"})}},
+		scripted.Turn{Match: "assigned step s1 ", Text: "Farewell added."},
+		scripted.Turn{Match: "assigned step s2 ", Text: "Checked."},
 	)
 	e.srv = e2.srv
 	e.env = append(e.env, "REASONIX_BASE_URL="+e2.srv.URL())
@@ -132,18 +132,17 @@ func TestE2EPlanThenExecuteSaved(t *testing.T) {
 	}
 	reqs := e2.srv.Requests()
 	first := string(messagesOf(t, reqs[0]))
-	if !strings.Contains(first, "Add farewell to greet.go") {
-		t.Errorf("executor's first turn lacks the plan: %s", first)
+	if !strings.Contains(first, "Add farewell to greet.go") || !strings.Contains(first, "assigned step s1 ") {
+		t.Errorf("the worker's first turn lacks the plan or its step: %s", first)
 	}
-	// The todo list was seeded from the plan's steps.
-	second := string(messagesOf(t, reqs[1]))
-	if !strings.Contains(second, "[ ] Add farewell to greet.go") && !strings.Contains(second, "Add farewell to greet.go") {
-		t.Errorf("todo list not seeded: %s", second)
+	// s2 runs after s1 and is told what s1 did.
+	last := string(messagesOf(t, reqs[len(reqs)-1]))
+	if !strings.Contains(last, "assigned step s2 ") || !strings.Contains(last, "s1 (done): Farewell added.") {
+		t.Errorf("s2's brief lacks s1's result: %s", last)
 	}
-	if !strings.Contains(second, "Check it") {
-		t.Errorf("todo list lacks step 2: %s", second)
+	if n := assertEverySessionPrefixStable(t, reqs); n != 2 {
+		t.Errorf("sessions = %d, want one worker per step", n)
 	}
-	assertPrefixStable(t, reqs)
 }
 
 func TestE2EPlanExecuteOneRunAndAutoPlan(t *testing.T) {
@@ -151,6 +150,7 @@ func TestE2EPlanExecuteOneRunAndAutoPlan(t *testing.T) {
 		{ToolCalls: []scripted.Call{call("submit_plan", farewellPlan)}},
 		{ToolCalls: []scripted.Call{call("edit_file", map[string]any{"path": "greet.go", "old_string": "hello", "new_string": "hello, farewell"})}},
 		{Text: "Executed."},
+		{Text: "Checked."}, // s2, which depends on s1
 	}
 	e := newE2E(t, turns...)
 	e.write("greet.go", "const greeting = \"hello\"\n")
@@ -158,8 +158,8 @@ func TestE2EPlanExecuteOneRunAndAutoPlan(t *testing.T) {
 	if r.code != 0 || !strings.Contains(e.read("greet.go"), "hello, farewell") {
 		t.Fatalf("plan --execute: exit %d %s; file %q", r.code, r.stderr, e.read("greet.go"))
 	}
-	if n := assertEverySessionPrefixStable(t, e.srv.Requests()); n != 2 {
-		t.Errorf("sessions = %d, want planner and executor", n)
+	if n := assertEverySessionPrefixStable(t, e.srv.Requests()); n != 3 {
+		t.Errorf("sessions = %d, want the planner and a worker per step", n)
 	}
 
 	// A different planner_model makes every run plan first.

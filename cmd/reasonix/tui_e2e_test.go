@@ -215,20 +215,33 @@ func TestTUIGoal(t *testing.T) {
 	tt.quit()
 }
 
+// farewellPlanUnchecked is farewellPlan without a validation command, which
+// would ask the person before it runs.
+func farewellPlanUnchecked() map[string]any {
+	p := map[string]any{}
+	for k, v := range farewellPlan {
+		if k != "validation" {
+			p[k] = v
+		}
+	}
+	return p
+}
+
 // TestTUIPlanApprove: /plan shows the plan in an overlay; a approves it and
 // the executor runs it (the write window covers the plan's file).
 func TestTUIPlanApprove(t *testing.T) {
 	e := newE2E(t,
-		scripted.Turn{ToolCalls: []scripted.Call{call("submit_plan", farewellPlan)}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("submit_plan", farewellPlanUnchecked())}},
 		scripted.Turn{ToolCalls: []scripted.Call{call("edit_file", map[string]any{"path": "greet.go", "old_string": "hello", "new_string": "hello, farewell"})}},
 		scripted.Turn{Text: "Executed the plan."},
+		scripted.Turn{Text: "Checked step two."},
 	)
 	e.write("greet.go", greetSource)
 	tt := startTUI(t, e, "chat")
 	tt.typeLine("/plan add x")
 	tt.waitFor("run this plan?", "Add farewell to greet.go", "a approve")
 	tt.keys("a")
-	tt.waitFor("✓ edit_file greet.go", "Executed the plan.")
+	tt.waitFor("✓ edit_file greet.go", "Executed the plan.", "Checked step two.")
 	if got := e.read("greet.go"); !strings.Contains(got, "hello, farewell") {
 		t.Errorf("plan not executed: %q", got)
 	}
@@ -308,8 +321,9 @@ func TestTUIComposerAndUnknownCommand(t *testing.T) {
 // $EDITOR on the real terminal, and the edited plan is what runs.
 func TestTUIPlanEditInEditor(t *testing.T) {
 	e := newE2E(t,
-		scripted.Turn{ToolCalls: []scripted.Call{call("submit_plan", farewellPlan)}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("submit_plan", farewellPlanUnchecked())}},
 		scripted.Turn{Text: "Executed the edited plan."},
+		scripted.Turn{Text: "Checked step two."},
 	)
 	e.write("greet.go", greetSource)
 	e.env = append(e.env, "EDITOR="+editorScript(t, `sed -i.bak 's/Add farewell to greet.go/Add GOODBYE to greet.go/' "$1"`))
@@ -317,9 +331,9 @@ func TestTUIPlanEditInEditor(t *testing.T) {
 	tt.typeLine("/plan add x")
 	tt.waitFor("run this plan?", "Add farewell to greet.go")
 	tt.keys("e")
-	tt.waitFor("1. Add GOODBYE to greet.go", "Executed the edited plan.")
+	tt.waitFor("1. Add GOODBYE to greet.go", "Executed the edited plan.", "Checked step two.")
 	reqs := e.srv.Requests()
-	if len(reqs) != 2 || !bytes.Contains(reqs[1], []byte("Add GOODBYE to greet.go")) {
+	if len(reqs) != 3 || !bytes.Contains(reqs[1], []byte("Add GOODBYE to greet.go")) {
 		t.Errorf("the executor did not get the edited plan")
 	}
 	if !strings.Contains(savedPlan(t, e), "Add GOODBYE") {
