@@ -126,3 +126,59 @@ func TestParallelEfficiency(t *testing.T) {
 	fmt.Printf("subagent overhead: %v/child (%v without the transcript file); parallel efficiency %s (one subagent: %v with a %dms model)\n",
 		overhead.Round(time.Microsecond), inMemory.Round(time.Microsecond), strings.Join(parts, ", "), one.Round(time.Millisecond), delay)
 }
+
+// planSteps scripts n independent steps whose workers each write a file
+// and answer after delayMS.
+func planSteps(n, delayMS int) (Plan, []scripted.Turn) {
+	p := Plan{Goal: "bench"}
+	var turns []scripted.Turn
+	for i := 1; i <= n; i++ {
+		id := fmt.Sprintf("b%d", i)
+		p.Steps = append(p.Steps, PlanStep{ID: id, Title: "write " + id, Files: []string{id + ".txt"}})
+		m := "assigned step " + id + " "
+		turns = append(turns,
+			scripted.Turn{Match: m, ToolCalls: []scripted.Call{call("write_file", map[string]string{"path": id + ".txt", "content": id})}},
+			scripted.Turn{Match: m, DelayMS: delayMS, Text: "ok"})
+	}
+	return p, turns
+}
+
+// TestPlanParallelEfficiency prints the plan figures `make bench` reports:
+// how close N steps on N workers come to the time of one step, and the
+// coordinator's own cost per step with an instant model, with and
+// without git worktrees (creation, commit, merge and apply included).
+func TestPlanParallelEfficiency(t *testing.T) {
+	if os.Getenv("REASONIX_BENCH") != "1" {
+		t.Skip("timing figures; run with REASONIX_BENCH=1 (make bench)")
+	}
+	const delay = 200
+	run := func(n, workers, delayMS int, opts ...harnessOpt) time.Duration {
+		plan, turns := planSteps(n, delayMS)
+		h := newHarness(t, turns, append([]harnessOpt{func(rt *Runtime) {
+			rt.Settings.MaxParallel = workers
+			rt.Settings.PlanIsolation = IsolationFiles
+		}}, opts...)...)
+		if len(opts) > 0 {
+			gitRepo(t, h.ws, map[string]string{".gitignore": ".reasonix/\n"})
+		}
+		start := time.Now()
+		if _, err := h.coord.Execute(context.Background(), plan); err != nil {
+			t.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	one := min(run(1, 1, delay), run(1, 1, delay)) // the first run pays for warming up
+	var parts []string
+	for _, n := range []int{2, 4, 8} {
+		eff := float64(one) / float64(run(n, n, delay))
+		parts = append(parts, fmt.Sprintf("N=%d: %.2f", n, eff))
+		if eff < 0.5 {
+			t.Errorf("N=%d steps on %d workers ran at efficiency %.2f; the steps are not running in parallel", n, n, eff)
+		}
+	}
+	const steps = 10
+	files := run(steps, 1, 0) / steps
+	worktree := run(steps, 1, 0, func(rt *Runtime) { rt.Settings.PlanIsolation = IsolationWorktree; rt.Home = t.TempDir() }) / steps
+	fmt.Printf("plan parallel efficiency %s (one step: %v with a %dms model); coordinator overhead per step: %v sharing the workspace, %v with a git worktree (create, commit, merge, apply)\n",
+		strings.Join(parts, ", "), one.Round(time.Millisecond), delay, files.Round(time.Microsecond), worktree.Round(time.Microsecond))
+}

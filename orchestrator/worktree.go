@@ -40,6 +40,9 @@ type gitTree struct {
 	dir   string // <home>/worktrees/<run>
 	run   string // branch namespace: reasonix/<run>/...
 	merge string // the integration worktree
+	// at is the integration worktree's head, kept so landing a step
+	// needs no extra git process to ask.
+	at string
 	// kept are branches left for a person (an unresolved conflict).
 	kept []string
 }
@@ -131,6 +134,7 @@ func openGitTree(ctx context.Context, workspace, home, run string) (*gitTree, st
 	if _, err := runGit(ctx, top, nil, "worktree", "add", "-q", "-b", g.run+"/merged", g.merge, base); err != nil {
 		return nil, "", err
 	}
+	g.at = base
 	return g, "", nil
 }
 
@@ -156,21 +160,22 @@ func (g *gitTree) root(wt string) string { return filepath.Join(wt, g.sub) }
 
 func (g *gitTree) branch(id string) string { return g.run + "/" + refName(id) }
 
-// head is the integration worktree's current commit.
+// head reads the integration worktree's current commit.
 func (g *gitTree) head(ctx context.Context) (string, error) {
 	out, err := runGit(ctx, g.merge, nil, "rev-parse", "HEAD")
-	return strings.TrimSpace(out), err
+	if err == nil {
+		g.at = strings.TrimSpace(out)
+	}
+	return g.at, err
 }
 
 // add creates the worktree of job id on a fresh branch at the
 // integration head and returns it and its start commit.
 func (g *gitTree) add(ctx context.Context, id string) (wt, start string, err error) {
-	if start, err = g.head(ctx); err != nil {
-		return "", "", err
-	}
+	// Job ids are unique within a run, and openGitTree removed what an
+	// earlier run of the plan left.
+	start = g.at
 	wt = filepath.Join(g.dir, refName(id))
-	_, _ = runGit(ctx, g.top, nil, "worktree", "remove", "--force", wt)
-	_, _ = runGit(ctx, g.top, nil, "branch", "-D", g.branch(id))
 	if _, err := runGit(ctx, g.top, nil, "worktree", "add", "-q", "-b", g.branch(id), wt, start); err != nil {
 		return "", "", err
 	}
@@ -184,8 +189,13 @@ func (g *gitTree) commit(ctx context.Context, wt, start, msg string) ([]string, 
 		return nil, "", err
 	}
 	_, staged := runGit(ctx, wt, nil, "diff", "--cached", "--quiet")
-	_, merging := runGit(ctx, wt, nil, "rev-parse", "-q", "--verify", "MERGE_HEAD")
-	if staged != nil || merging == nil {
+	merging := false
+	if staged == nil {
+		// Nothing staged may still be a resolved merge to conclude.
+		_, err := runGit(ctx, wt, nil, "rev-parse", "-q", "--verify", "MERGE_HEAD")
+		merging = err == nil
+	}
+	if staged != nil || merging {
 		if _, err := runGit(ctx, wt, nil, "commit", "-q", "--no-verify", "-m", msg); err != nil {
 			return nil, "", err
 		}
@@ -228,10 +238,7 @@ func (e *errConflict) Error() string {
 // what the merge changed to the workspace. A conflict is returned as
 // *errConflict with the integration worktree left clean.
 func (g *gitTree) land(ctx context.Context, id, title string) error {
-	before, err := g.head(ctx)
-	if err != nil {
-		return err
-	}
+	before := g.at
 	if _, err := runGit(ctx, g.merge, nil, "merge", "-q", "--no-ff", "--no-edit", "-m", "merge "+id+": "+title, g.branch(id)); err != nil {
 		out, _ := runGit(ctx, g.merge, nil, "diff", "--name-only", "--diff-filter=U")
 		_, _ = runGit(ctx, g.merge, nil, "merge", "--abort")
