@@ -415,6 +415,9 @@ func (s *Session) stream(ctx context.Context) (providers.Message, *providers.Usa
 		s.observe(size, usage)
 		total := s.account(usage)
 		s.publish(events.Event{Type: events.UsageUpdate, Usage: usage, Total: &total})
+	} else {
+		// Recorded all the same: the request was sent with this prefix.
+		s.account(&providers.Usage{})
 	}
 	if streamErr == nil && ctx.Err() != nil {
 		streamErr = ctx.Err()

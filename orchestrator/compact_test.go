@@ -134,6 +134,18 @@ func TestCompactionLongSession(t *testing.T) {
 	if resets != l.Compactions || l.Compactions < 3 {
 		t.Errorf("%d prefix resets, %d compaction records; want the same, at least 3", resets, l.Compactions)
 	}
+	// Each compaction is recorded as a cache reset on the request after
+	// it; the prefix fingerprint (system prompt and tools) is unchanged.
+	recorded, prefixes := 0, map[string]bool{}
+	for _, r := range l.Requests {
+		prefixes[r.Prefix] = true
+		if r.Reset == "compaction" {
+			recorded++
+		}
+	}
+	if recorded != l.Compactions || len(prefixes) != 1 {
+		t.Errorf("%d requests recorded as cache resets for %d compactions; %d prefix fingerprints, want 1", recorded, l.Compactions, len(prefixes))
+	}
 	// Every user turn is still in the last request verbatim.
 	last := string(joinEncoded(reqs[len(reqs)-1]))
 	for i := 1; i <= turns; i++ {
