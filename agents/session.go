@@ -79,6 +79,9 @@ type Config struct {
 	// BeforeCompact, when set, is called before a compaction with its
 	// trigger, "auto" or "manual" (PreCompact hooks).
 	BeforeCompact func(ctx context.Context, trigger string)
+	// FlattenSchemas advertises deep tool schemas flattened to dot-paths
+	// and re-nests the arguments before the tool runs (flatten.go).
+	FlattenSchemas bool
 	// Price, when known, prices each request (Usage.Cost); Budget, when
 	// set, is the run's spending limit, shared with other sessions
 	// (cost.go).
@@ -169,6 +172,8 @@ type Session struct {
 	prefix      string
 	resetReason string
 	lastCost    float64
+	// flat names the tools advertised with a flattened schema.
+	flat map[string]bool
 }
 
 // New builds a session and serialises its prefix (system prompt and tool
@@ -196,6 +201,11 @@ func New(cfg Config) (*Session, error) {
 	}
 	s.toolsJSON = tj
 	s.specs = cfg.Tools.Specs()
+	if cfg.FlattenSchemas {
+		if err := s.flattenSpecs(); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.System != "" {
 		if err := s.append(providers.Message{Role: providers.RoleSystem, Content: cfg.System}); err != nil {
 			return nil, err
@@ -514,6 +524,7 @@ func (s *Session) runOne(ctx context.Context, c providers.ToolCall, reason strin
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage("{}")
 	}
+	args = s.nest(c.Function.Name, args)
 	info := &events.Tool{CallID: c.ID, Name: c.Function.Name, Args: nil}
 	if json.Valid(args) {
 		info.Args = args

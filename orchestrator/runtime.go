@@ -405,7 +405,7 @@ func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 		BeforeChange: beforeChange, Guard: guard,
 		ContextWindow: providers.WindowOf(prov, model), CompactRatio: c.rt.Settings.CompactRatio,
 		OnCompact: w.onCompact, Restate: w.restate,
-		Price: priceOf(prov, model), Budget: c.budget,
+		Price: priceOf(prov, model), Budget: c.budget, FlattenSchemas: providers.FlattensSchemas(prov),
 	})
 	if err != nil {
 		w.close()

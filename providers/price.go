@@ -92,3 +92,25 @@ func (u Usage) CacheHitRatio() float64 {
 	}
 	return float64(u.CacheHitTokens) / float64(total)
 }
+
+// Flattener is a provider that says whether its models get deep tool
+// schemas flattened. Providers built from a Config implement it.
+type Flattener interface {
+	FlattensSchemas() bool
+}
+
+// FlattensSchemas reports whether p's models get flattened schemas.
+func FlattensSchemas(p Provider) bool {
+	f, ok := p.(Flattener)
+	return ok && f.FlattensSchemas()
+}
+
+// Flattens is the flatten_schemas setting of c: as configured, else on
+// for DeepSeek's own API, whose models lose arguments nested deep.
+func (c Config) Flattens() bool {
+	if c.FlattenSchemas != nil {
+		return *c.FlattenSchemas
+	}
+	u, err := url.Parse(c.BaseURL)
+	return err == nil && strings.HasSuffix(strings.ToLower(u.Hostname()), "deepseek.com")
+}

@@ -201,4 +201,7 @@ type Config struct {
 	// ModelPrices overrides it per model (PriceFor).
 	Price       *Price
 	ModelPrices map[string]Price
+	// FlattenSchemas says whether deep tool schemas are advertised
+	// flattened (nil: on for DeepSeek's API, off elsewhere).
+	FlattenSchemas *bool
 }

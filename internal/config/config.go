@@ -142,6 +142,9 @@ type Provider struct {
 	// DeepSeek's published prices and other providers no cost.
 	Price       Price            `toml:"price"`
 	ModelPrices map[string]Price `toml:"model_prices"`
+	// FlattenSchemas advertises deep tool schemas flattened to dot-paths;
+	// nil is on for DeepSeek's API and off elsewhere.
+	FlattenSchemas *bool `toml:"flatten_schemas"`
 }
 
 // Price is a price table: per million tokens, in Currency (default USD).

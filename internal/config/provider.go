@@ -82,6 +82,7 @@ func (p *Provider) toProviderConfig(env func(string) string) providers.Config {
 		Script:          p.Script,
 		Price:           p.Price.provider(),
 		ModelPrices:     modelPrices(p.ModelPrices),
+		FlattenSchemas:  p.FlattenSchemas,
 	}
 }
 

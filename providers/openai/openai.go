@@ -448,3 +448,6 @@ func (p *Provider) ContextWindow(model string) int { return p.cfg.WindowFor(mode
 
 // PriceFor is the price of model (providers.Priced).
 func (p *Provider) PriceFor(model string) (providers.Price, bool) { return p.cfg.PriceFor(model) }
+
+// FlattensSchemas reports the flatten_schemas setting (providers.Flattener).
+func (p *Provider) FlattensSchemas() bool { return p.cfg.Flattens() }

@@ -266,3 +266,6 @@ func sleep(ctx context.Context, d time.Duration) error {
 
 // PriceFor is the configured price of model (providers.Priced).
 func (p *Provider) PriceFor(model string) (providers.Price, bool) { return p.cfg.PriceFor(model) }
+
+// FlattensSchemas reports the flatten_schemas setting (providers.Flattener).
+func (p *Provider) FlattensSchemas() bool { return p.cfg.Flattens() }
