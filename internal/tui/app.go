@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -48,6 +49,9 @@ type Options struct {
 	// and Down recall them, Ctrl-R searches them. nil keeps them for this
 	// run only.
 	History History
+	// Theme is "dark", "light" or "auto" (also ""): the terminal's
+	// background from COLORFGBG, else dark.
+	Theme string
 	// Prompt, when set, is sent as soon as the UI is up, as if typed
 	// (reasonix demo).
 	Prompt string
@@ -122,6 +126,7 @@ type App struct {
 	overlayN  int
 	screenH   int
 	rs        renderState
+	th        *theme
 	usage     providers.Usage
 	model     string
 	goal      *events.GoalState
@@ -147,8 +152,10 @@ func New(opts Options) *App {
 	if opts.MaxLines <= 0 {
 		opts.MaxLines = defaultMaxLines
 	}
+	useTerminalColours()
 	a := &App{
 		opts: opts,
+		th:   pickTheme(opts.Theme, os.Getenv),
 		app:  tview.NewApplication(),
 		wake: make(chan struct{}, 1),
 		done: make(chan struct{}),

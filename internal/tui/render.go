@@ -17,11 +17,8 @@ import (
 // renderState is what the transcript needs to remember between events.
 // It belongs to the UI goroutine.
 type renderState struct {
-	// midLine: the transcript's last line is unfinished streamed text.
-	midLine bool
-	// hold is the tail of streamed text that could still become a style
-	// tag once the next delta arrives; it is written when it no longer can.
-	hold string
+	// md renders the streamed answer; nil between answers.
+	md *mdStream
 	// thought collects the top-level reasoning (or the planner's prose),
 	// shown collapsed to one dim line when the stream moves on.
 	thought      strings.Builder
@@ -206,7 +203,8 @@ func (a *App) history(e events.Event) {
 			a.line("[::b]›[::-] " + strings.ReplaceAll(tview.Escape(strings.TrimSpace(m.Content)), "\n", "\n  "))
 		case providers.RoleAssistant:
 			if t := strings.TrimSpace(m.Content); t != "" {
-				a.line(tview.Escape(t))
+				md := newMarkdown(a.th)
+				a.write(md.Feed(t) + md.Flush())
 			}
 			for _, c := range m.ToolCalls {
 				a.line("[gray]→ " + tview.Escape(c.Function.Name) + "[-]")
@@ -279,33 +277,28 @@ func (a *App) line(s string) {
 // note appends a dim line of plain text.
 func (a *App) note(s string) { a.line("[gray]" + tview.Escape(s) + "[-]") }
 
-// streamText appends streamed answer text. Text is escaped so the model
-// cannot style the transcript, and a tail that might still become a tag
-// ("[red" before "]" arrives) is held back until the next delta decides it.
+// streamText appends streamed answer text, rendered from Markdown as it
+// arrives (markdown.go). The model's text never reaches the transcript as
+// markup: it cannot style or hide anything.
 func (a *App) streamText(s string) {
-	s = a.rs.hold + s
-	keep := tagTail(s)
-	out := s[:len(s)-len(keep)]
-	a.rs.hold = keep
-	if out == "" {
-		return
+	if a.rs.md == nil {
+		a.rs.md = newMarkdown(a.th)
 	}
-	a.write(tview.Escape(out))
-	a.rs.midLine = !strings.HasSuffix(out, "\n")
+	if out := a.rs.md.Feed(s); out != "" {
+		a.write(out)
+	}
 }
 
-// endStream finishes streamed text: the held tail is written and the line
+// endStream finishes streamed text: what was held is written and the line
 // ended, so what follows starts on a line of its own.
 func (a *App) endStream() {
-	if a.rs.hold != "" {
-		a.write(tview.Escape(a.rs.hold))
-		a.rs.midLine = !strings.HasSuffix(a.rs.hold, "\n")
-		a.rs.hold = ""
+	if a.rs.md == nil {
+		return
 	}
-	if a.rs.midLine {
-		a.write("\n")
-		a.rs.midLine = false
+	if out := a.rs.md.Flush(); out != "" {
+		a.write(out)
 	}
+	a.rs.md = nil
 }
 
 // flushThought writes the collapsed reasoning or planner prose as one dim
@@ -323,28 +316,4 @@ func (a *App) flushThought() {
 		return
 	}
 	a.line(fmt.Sprintf("[gray::d]✻ %s: %s (%d chars)[-::-]", label, tview.Escape(text), n))
-}
-
-// isTagChar reports whether c may appear inside a tview style or region
-// tag.
-func isTagChar(c byte) bool {
-	switch {
-	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		return true
-	}
-	return strings.IndexByte(`_,;: -."#[`, c) >= 0
-}
-
-// tagTail returns the longest suffix of s that starts with '[' and could
-// still grow into a tag, or "" when there is none.
-func tagTail(s string) string {
-	const maxTag = 64
-	i := len(s)
-	for i > 0 && len(s)-i < maxTag && isTagChar(s[i-1]) {
-		i--
-	}
-	if j := strings.IndexByte(s[i:], '['); j >= 0 {
-		return s[i+j:]
-	}
-	return ""
 }

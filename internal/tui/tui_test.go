@@ -177,22 +177,6 @@ func TestEventsRender(t *testing.T) {
 	}
 }
 
-func TestTagTail(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain":          "",
-		"see [red":       "[red",
-		"see [red]":      "",
-		"a [x[":          "[x[",
-		"[":              "[",
-		"end [ok] and [": "[",
-		"x [a b":         "[a b",
-	} {
-		if got := tagTail(in); got != want {
-			t.Errorf("tagTail(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestApprovalOverlayAnswers(t *testing.T) {
 	h := start(t, Options{})
 	req := permission.Request{Tool: "edit_file", Subject: "a.go", Reason: "fix the bug", Impact: "changes 1 file(s): +1 -1",
