@@ -56,17 +56,16 @@ var langs = sync.OnceValue(func() map[string]*lang {
 		"data": {types: words("true false null yes no on off"), line: []string{"#"}, quotes: "\"'"},
 	}
 	for alias, name := range map[string]string{
-	"golang": "go", "py": "python", "python3": "python", "js": "javascript", "jsx": "javascript", "ts": "javascript",
-	"tsx": "javascript", "typescript": "javascript", "json": "data", "yaml": "data", "yml": "data", "toml": "data",
-	"ini": "data", "rs": "rust", "cpp": "c", "c++": "c", "cc": "c", "h": "c", "hpp": "c", "java": "c", "kotlin": "c",
-	"cs": "c", "csharp": "c", "swift": "c", "bash": "sh", "shell": "sh", "zsh": "sh", "console": "sh", "dockerfile": "sh",
-	"make": "sh", "makefile": "sh",
-} {
+		"golang": "go", "py": "python", "python3": "python", "js": "javascript", "jsx": "javascript", "ts": "javascript",
+		"tsx": "javascript", "typescript": "javascript", "json": "data", "yaml": "data", "yml": "data", "toml": "data",
+		"ini": "data", "rs": "rust", "cpp": "c", "c++": "c", "cc": "c", "h": "c", "hpp": "c", "java": "c", "kotlin": "c",
+		"cs": "c", "csharp": "c", "swift": "c", "bash": "sh", "shell": "sh", "zsh": "sh", "console": "sh", "dockerfile": "sh",
+		"make": "sh", "makefile": "sh",
+	} {
 		m[alias] = m[name]
 	}
 	return m
 })
-
 
 func findLang(name string) *lang {
 	return langs()[name]
