@@ -167,6 +167,7 @@ func New(opts Options) *App {
 		SetScrollable(true).SetMaxLines(opts.MaxLines)
 	a.transcript.ScrollToEnd()
 	a.composer = tview.NewTextArea().SetPlaceholder("Ask Reasonix… (Enter sends, Ctrl-J newline, /help)")
+	a.composer.SetPlaceholderStyle(tcell.StyleDefault.Foreground(tcell.ColorGray))
 	a.composer.SetBorder(true).SetBorderPadding(0, 0, 1, 1)
 	a.composer.SetInputCapture(a.composerKey)
 	a.composer.SetChangedFunc(a.resizeComposer)
