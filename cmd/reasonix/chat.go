@@ -117,6 +117,7 @@ func runChat(ctx context.Context, f runFlags, io stdio, first string) error {
 		return err
 	}
 	defer app.Close()
+	ui.SetTheme(app.loaded.Config.Theme)
 	hist.set(app.history())
 	eng, err := orchestrator.NewEngine(app.coord, hub, broker)
 	if err != nil {

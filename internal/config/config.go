@@ -47,13 +47,16 @@ type Config struct {
 	// CredentialsStore is where `reasonix setup` keeps API keys: auto (the
 	// OS credential store, else a file under the Reasonix home), keyring
 	// or file (internal/credentials).
-	CredentialsStore string      `toml:"credentials_store" enum:"auto,keyring,file"`
-	Agent            Agent       `toml:"agent"`
-	Providers        []Provider  `toml:"providers"`
-	Tools            Tools       `toml:"tools"`
-	Permissions      Permissions `toml:"permissions"`
-	Sandbox          Sandbox     `toml:"sandbox"`
-	Skills           Skills      `toml:"skills"`
+	CredentialsStore string `toml:"credentials_store" enum:"auto,keyring,file"`
+	// Theme picks the TUI's colours: "auto" (also empty) reads the
+	// terminal's background from COLORFGBG, else "dark" or "light".
+	Theme       string      `toml:"theme" enum:",auto,dark,light"`
+	Agent       Agent       `toml:"agent"`
+	Providers   []Provider  `toml:"providers"`
+	Tools       Tools       `toml:"tools"`
+	Permissions Permissions `toml:"permissions"`
+	Sandbox     Sandbox     `toml:"sandbox"`
+	Skills      Skills      `toml:"skills"`
 	// Hooks are the [[hooks]] entries of every layer, concatenated.
 	Hooks []Hook `toml:"hooks"`
 }

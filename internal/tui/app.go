@@ -186,6 +186,10 @@ func New(opts Options) *App {
 	return a
 }
 
+// SetTheme picks the colours by name ("auto", "dark", "light"); call it
+// before Run.
+func (a *App) SetTheme(name string) { a.th = pickTheme(name, os.Getenv) }
+
 // Run shows the UI and returns when the user quits (nil) or ctx ends
 // (ctx.Err()). The terminal is restored on every path out, panics
 // included.
