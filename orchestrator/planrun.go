@@ -716,6 +716,10 @@ func (c *Coordinator) openWorker(j *stepJob) (*worker, error) {
 		env = c.rt.Env.Fork()
 		env.Root, env.Guard = j.root, nil
 	}
+	if j.root != c.rt.Workspace {
+		// An editor's buffers show the workspace, not this worktree.
+		env.Editor = nil
+	}
 	fam := &family{}
 	reg := c.toolsFor(r, 0, id, r.Model, fam)
 	reg.Add(reportStepTool{})

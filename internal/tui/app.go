@@ -542,7 +542,9 @@ func (a *App) updateStatus() {
 	if a.cancel != nil {
 		el := time.Since(a.workStart).Truncate(time.Second)
 		w := fmt.Sprintf("[yellow]%c working… %s[-]", spinner(el), el)
-		if r := a.rs.running(); r != "" {
+		if r := a.rs.runningSteps(); r != "" {
+			w += " [gray]" + tview.Escape(r) + "[-]"
+		} else if r := a.rs.running(); r != "" {
 			w += " [gray]" + tview.Escape(r) + "[-]"
 		} else if a.rs.thinking() {
 			w += " [gray]thinking[-]"

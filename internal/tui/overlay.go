@@ -158,6 +158,9 @@ func (a *App) openApproval(e events.Event) {
 		b.WriteString("[white:red:b] DANGEROUS [-:-:-] [red]this answer covers this one call only[-]\n")
 	}
 	field("tool", req.Tool)
+	if req.Step != "" {
+		field("step", req.Step+" (plan workers ask one at a time)")
+	}
 	if e.Role != "" && e.Role != "executor" {
 		field("asked by", e.Role+" "+e.Session)
 	}

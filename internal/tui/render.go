@@ -26,9 +26,26 @@ type renderState struct {
 	thoughtLen   int
 	// tools are the calls started and not yet ended, by call id.
 	tools map[string]string
+	// steps are the plan steps running now, by id, with their titles.
+	steps map[string]string
 }
 
-func newRenderState() renderState { return renderState{tools: map[string]string{}} }
+func newRenderState() renderState {
+	return renderState{tools: map[string]string{}, steps: map[string]string{}}
+}
+
+// runningSteps names the plan steps in flight, for the status line.
+func (r *renderState) runningSteps() string {
+	if len(r.steps) == 0 {
+		return ""
+	}
+	ids := make([]string, 0, len(r.steps))
+	for id := range r.steps {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return fmt.Sprintf("%d step(s) running: %s", len(ids), strings.Join(ids, ", "))
+}
 
 // running names one call in flight, for the status line.
 func (r *renderState) running() string {
@@ -61,7 +78,9 @@ func (a *App) Publish(e events.Event) {
 
 // render adds one event to the transcript. It runs on the UI goroutine.
 func (a *App) render(e events.Event) {
-	worker := e.Parent != ""
+	// A plan worker's prose is its step's report, shown when the step
+	// ends; parallel workers' streams would interleave.
+	worker := e.Parent != "" || e.Step != ""
 	switch e.Type {
 	case events.TextDelta, events.ReasoningDelta:
 		if worker {
@@ -144,6 +163,8 @@ func (a *App) render(e events.Event) {
 		}
 	case events.PlanReady:
 		a.planLine(e)
+	case events.StepUpdate:
+		a.stepLine(e.StepResult)
 	case events.Notice:
 		a.line(prefix + "[yellow]note:[-] " + tview.Escape(e.Text))
 	case events.HookRun:
@@ -166,8 +187,48 @@ func (a *App) render(e events.Event) {
 	}
 }
 
-// workerTag is the "[role id]" label of a worker session.
-func workerTag(e events.Event) string { return "[" + e.Role + " " + shortID(e.Session) + "]" }
+// workerTag is the "[role id]" label of a worker session, "[step id]"
+// for a plan worker.
+func workerTag(e events.Event) string {
+	if e.Step != "" {
+		return "[step " + e.Step + "]"
+	}
+	return "[" + e.Role + " " + shortID(e.Session) + "]"
+}
+
+// stepLine shows a plan step's new state and keeps the running set the
+// status line shows.
+func (a *App) stepLine(s *events.StepResult) {
+	if s == nil {
+		return
+	}
+	tag := "  [blue]" + tview.Escape("[step "+s.Step+"]") + "[-] "
+	switch s.Status {
+	case events.StepRunning:
+		a.rs.steps[s.Step] = s.Title
+		if s.Summary == "" {
+			a.line(tag + "[gray]running:[-] " + tview.Escape(oneLine(s.Title, 120)))
+			return
+		}
+	default:
+		delete(a.rs.steps, s.Step)
+	}
+	color := "green"
+	switch s.Status {
+	case events.StepFailed, events.StepBlocked:
+		color = "red"
+	case events.StepRunning, events.StepPending:
+		color = "yellow"
+	}
+	line := tag + "[" + color + "]" + s.Status + "[-]"
+	if s.Summary != "" {
+		line += ": " + tview.Escape(oneLine(s.Summary, 200))
+	}
+	if len(s.Files) > 0 {
+		line += " [gray](" + tview.Escape(strings.Join(s.Files, ", ")) + ")[-]"
+	}
+	a.line(line)
+}
 
 // shortID is the random tail of a session id.
 func shortID(id string) string {

@@ -415,3 +415,37 @@ func TestClearAsksFirst(t *testing.T) {
 		t.Error("/new asked")
 	}
 }
+
+// TestPlanStepsRender: each running plan step has its line and its place
+// in the status line; workers' prose stays out of the transcript; their
+// tool lines and approvals name the step.
+func TestPlanStepsRender(t *testing.T) {
+	h := start(t, Options{})
+	p := h.app.Publish
+	h.app.post(func() { h.app.cancel, h.app.workStart = func() {}, time.Now() }) // a turn is in flight
+	for _, id := range []string{"s1", "s2"} {
+		p(events.Event{Type: events.StepUpdate, Step: id, StepResult: &events.StepResult{Step: id, Title: "write " + id, Status: events.StepRunning}})
+	}
+	p(events.Event{Type: events.TextDelta, Session: "e-1", Step: "s1", Text: "worker prose"})
+	p(events.Event{Type: events.ToolEnd, Session: "e-1", Step: "s1", Tool: &events.Tool{CallID: "c1", Name: "write_file", Args: json.RawMessage(`{"path":"a.go"}`), Subject: "a.go", Summary: "wrote a.go"}})
+	h.waitFor("[step s1] running: write s1", "[step s2] running: write s2", "[step s1] ✓ write_file a.go", "2 step(s)")
+	p(events.Event{Type: events.StepUpdate, Step: "s1", StepResult: &events.StepResult{Step: "s1", Status: events.StepDone, Summary: "wrote it", Files: []string{"a.go"}}})
+	p(events.Event{Type: events.StepUpdate, Step: "s2", StepResult: &events.StepResult{Step: "s2", Status: events.StepFailed, Summary: "no such API"}})
+	s := h.waitFor("[step s1] done: wrote it (a.go)", "[step s2] failed: no such API")
+	if strings.Contains(s, "worker prose") {
+		t.Errorf("a plan worker's prose reached the transcript:\n%s", s)
+	}
+	if strings.Contains(s, "step(s)") {
+		t.Errorf("finished steps still shown as running:\n%s", s)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		h.broker.Approve(context.Background(), permission.Request{Tool: "bash", Command: "go test", Step: "s3",
+			Choices: []permission.Answer{permission.AllowOnce, permission.DenyAnswer}})
+	}()
+	h.waitFor("approve bash?", "step     s3")
+	h.rune('n')
+	<-done
+	h.app.post(func() { h.app.cancel = nil })
+}
