@@ -54,17 +54,21 @@ func TestE2EControlFilesGuardedOnDisk(t *testing.T) {
 	}
 	reqs := e.srv.Requests()
 	next := string(messagesOf(t, reqs[len(reqs)-1]))
-	for _, f := range []string{"reasonix.toml", ".git/hooks/pre-commit"} {
-		want := "this call changed control file " + f + ", which needs a person's approval; the change was reverted"
-		if !strings.Contains(next, want) {
-			t.Errorf("the model was not told %q: %s", want, next)
-		}
+	want := "this call changed control file reasonix.toml, which needs a person's approval; the change was reverted"
+	if !strings.Contains(next, want) {
+		t.Errorf("the model was not told %q: %s", want, next)
+	}
+	// The gate names .git/hooks as a control path, so the write is refused
+	// before it happens; were it not, the guard would revert it.
+	if !strings.Contains(next, "changed control file .git/hooks/pre-commit") &&
+		!strings.Contains(next, `blocked: \".git/hooks/pre-commit\" is a dangerous command`) {
+		t.Errorf("the model was not told the hook write was refused or reverted: %s", next)
 	}
 	if python && !strings.Contains(next, "changed control file .reasonix/agents/rev.md") {
 		t.Errorf("the model was not told about the agent file: %s", next)
 	}
 	log, err := os.ReadFile(filepath.Join(e.home, "permissions.log"))
-	if err != nil || !strings.Contains(string(log), `"subject":".git/hooks/pre-commit","decision":"revert","by":"guard"`) {
+	if err != nil || !strings.Contains(string(log), `"subject":"reasonix.toml","decision":"revert","by":"guard"`) {
 		t.Errorf("decision log: %v %s", err, log)
 	}
 }

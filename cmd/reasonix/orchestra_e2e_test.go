@@ -209,8 +209,11 @@ func TestE2ESixParallelTasks(t *testing.T) {
 	if len(rec) != 8 {
 		t.Fatalf("requests = %d, want 8", len(rec))
 	}
-	if took := rec[7].At.Sub(rec[0].At); took > 540*time.Millisecond {
-		t.Errorf("six 300ms tasks took %v; want well under 600ms", took)
+	// The bound is loose on purpose (a loaded machine stretches every
+	// request); speed itself is a make bench figure. One after another
+	// could not finish under 1.8 s.
+	if took := rec[7].At.Sub(rec[0].At); took > 1200*time.Millisecond {
+		t.Errorf("six 300ms tasks took %v; want well under 1.8 s (they did not run at once)", took)
 	}
 	// Every child asked before the first could have finished.
 	if spread := rec[6].At.Sub(rec[1].At); spread > 250*time.Millisecond {
