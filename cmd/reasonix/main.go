@@ -94,6 +94,10 @@ Usage:
                                    a browser UI on a loopback address, behind a token
   reasonix stats [ID] [--json]     tokens, cache hits, cost and cache resets of a session, turn by turn
                                    (the newest conversation without ID)
+  reasonix replay [ID] [--as-script]
+                                   show a saved session again without a model; --as-script prints
+                                   a scripted-provider script that makes run repeat its calls
+  reasonix diff A B [--json]       compare two sessions turn by turn: tool calls, tokens, cache, cost
   reasonix models                  list the configured models
   reasonix config                  print the merged config and where each value came from
   reasonix context [--json] [--role NAME]
@@ -171,6 +175,10 @@ func dispatch(ctx context.Context, args []string, io stdio) int {
 		err = cmdRewind(ctx, args[1:], io)
 	case "stats":
 		err = cmdStats(args[1:], io)
+	case "replay":
+		err = cmdReplay(args[1:], io)
+	case "diff":
+		err = cmdDiff(args[1:], io)
 	case "acp":
 		err = cmdACP(ctx, args[1:], io)
 	case "serve":
