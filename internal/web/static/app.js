@@ -40,7 +40,7 @@ function sessionView(id) {
   root.hidden = true;
   $("transcripts").append(root);
   s = { id, root, answer: null, thinking: null, tools: new Map(), workers: new Map(),
-    todos: null, running: false, usage: { prompt: 0, completion: 0, hit: 0, miss: 0 }, goal: "", commands: [], title: "" };
+    todos: null, running: false, usage: { prompt: 0, completion: 0, hit: 0, miss: 0, cost: 0, currency: "" }, goal: "", commands: [], title: "" };
   state.sessions.set(id, s);
   const li = el("li", "", id);
   li.dataset.session = id;
@@ -135,7 +135,8 @@ function container(s, e) {
   if (!w) {
     w = el("details", "worker");
     w.open = true;
-    w.append(el("summary", "", `${e.role || "worker"} ${e.session.slice(-6)}`));
+    // A plan step's worker is named by its step, a subagent by its role.
+    w.append(el("summary", "", e.step ? `step ${e.step} · ${e.role || "executor"}` : `${e.role || "worker"} ${e.session.slice(-6)}`));
     s.workers.set(e.session, w);
     append(s, w);
   }
@@ -255,6 +256,8 @@ function usage(s, u) {
   s.usage.completion += u.completion_tokens || 0;
   s.usage.hit += u.cache_hit_tokens || 0;
   s.usage.miss += u.cache_miss_tokens || 0;
+  s.usage.cost += u.cost || 0;
+  if (u.currency) s.usage.currency = u.currency;
   status();
 }
 
@@ -267,7 +270,8 @@ function status() {
   $("st-todos").textContent = s.todoText || "";
   const u = s.usage;
   const cached = u.hit + u.miss ? ` · cache ${Math.round((100 * u.hit) / (u.hit + u.miss))}%` : "";
-  $("st-usage").textContent = `tokens in ${u.prompt} · out ${u.completion}${cached}`;
+  const cost = u.cost ? ` · ${u.cost.toFixed(4)} ${u.currency || "USD"}` : "";
+  $("st-usage").textContent = `tokens in ${u.prompt} · out ${u.completion}${cached}${cost}`;
   $("stop").disabled = !s.running;
 }
 
