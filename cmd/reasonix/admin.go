@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"os"
 	"runtime"
 	"strings"
 	"text/tabwriter"
@@ -18,7 +17,7 @@ func cmdModels(args []string, io stdio) error {
 	if err != nil {
 		return err
 	}
-	pcfgs, err := loaded.Config.ProviderConfigs(os.Getenv)
+	pcfgs, err := loaded.Config.ProviderConfigs(keyEnv(loaded))
 	if err != nil {
 		return usageError{err}
 	}
@@ -89,7 +88,7 @@ func cmdDoctor(args []string, io stdio) error {
 	} else {
 		fmt.Fprintln(io.out, "config:     none (defaults)")
 	}
-	pcfgs, err := cfg.ProviderConfigs(os.Getenv)
+	pcfgs, err := cfg.ProviderConfigs(keyEnv(loaded))
 	switch {
 	case err != nil:
 		fmt.Fprintf(io.out, "providers:  error: %v\n", err)

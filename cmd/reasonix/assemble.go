@@ -13,6 +13,7 @@ import (
 	"github.com/reasonix/reasonix/agents"
 	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/internal/config"
+	"github.com/reasonix/reasonix/internal/credentials"
 	"github.com/reasonix/reasonix/internal/hooks"
 	"github.com/reasonix/reasonix/internal/permission"
 	"github.com/reasonix/reasonix/internal/rules"
@@ -86,6 +87,16 @@ func loadConfig(file string) (*config.Loaded, string, error) {
 	return l, wd, nil
 }
 
+// keyEnv reads api_key_env variables: the environment, the working
+// directory's .env, then the credential store.
+func keyEnv(l *config.Loaded) func(string) string {
+	get := l.Getenv
+	if get == nil {
+		get = os.Getenv
+	}
+	return credentials.Lookup(get, credentials.Open(l.Home, l.Config.CredentialsStore))
+}
+
 // providerSet resolves model references lazily and builds each provider
 // once; nothing touches the network until a session streams.
 type providerSet struct {
@@ -122,7 +133,8 @@ func assemble(o assembleOptions) (*app, error) {
 		return nil, err
 	}
 	cfg := loaded.Config
-	pcfgs, err := cfg.ProviderConfigs(os.Getenv)
+	getenv := keyEnv(loaded)
+	pcfgs, err := cfg.ProviderConfigs(getenv)
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -167,7 +179,7 @@ func assemble(o assembleOptions) (*app, error) {
 			env.BashTimeout, env.BashMaxTimeout = noTimeLimit, noTimeLimit
 		}
 	}
-	env.Secrets = runSecrets(cfg, pcfgs, os.Getenv)
+	env.Secrets = runSecrets(cfg, pcfgs, getenv)
 	guard, err := permission.NewConfiner(workspace, allowRead, allowWrite, loaded.Home)
 	if err != nil {
 		return nil, usageError{err}

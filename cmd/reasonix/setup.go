@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/reasonix/reasonix/internal/config"
+	"github.com/reasonix/reasonix/internal/credentials"
 	"github.com/reasonix/reasonix/providers/openai"
 )
 
@@ -63,6 +64,16 @@ func cmdSetup(ctx context.Context, args []string, io stdio) error {
 	if err != nil {
 		return err
 	}
+	keyWhere := ""
+	if p.Key != "" && p.KeyEnv != "" {
+		// A pasted key goes to the credential store, not the config file;
+		// api_key_env lookups find it there.
+		if where, err := credentials.Open(home, credentials.Auto).Set(p.KeyEnv, p.Key); err == nil {
+			p.Key, keyWhere = "", where
+		} else {
+			fmt.Fprintf(io.err, "could not store the key (%v); it goes into the config file\n", err)
+		}
+	}
 	if err := config.AddProvider(path, p, f.force); err != nil {
 		if errors.Is(err, config.ErrProviderExists) {
 			return usagef("%v; pick another --name, or --force to start the file afresh", err)
@@ -73,11 +84,13 @@ func cmdSetup(ctx context.Context, args []string, io stdio) error {
 	switch {
 	case p.Key != "":
 		key = "key saved in the file (private to you)"
+	case keyWhere != "":
+		key = "key saved in " + keyWhere
 	case p.KeyEnv != "":
 		key = "key from $" + p.KeyEnv
 	}
 	fmt.Fprintf(io.out, "wrote %s: provider %s, model %s, %s\n", path, p.Name, p.Default, key)
-	if p.KeyEnv != "" && p.Key == "" && s.getenv(p.KeyEnv) == "" {
+	if p.KeyEnv != "" && p.Key == "" && keyWhere == "" && s.getenv(p.KeyEnv) == "" {
 		fmt.Fprintf(io.out, "export %s before you start reasonix.\n", p.KeyEnv)
 	}
 	fmt.Fprintln(io.out, `next: reasonix (interactive) or reasonix run "explain this project"`)
@@ -120,7 +133,7 @@ func (s *setupRun) choose(ctx context.Context) (config.NewProvider, error) {
 			if pre.SignUp != "" {
 				fmt.Fprintf(s.io.err, "$%s is not set. Get a key at %s\n", p.KeyEnv, pre.SignUp)
 			}
-			key = s.secret(fmt.Sprintf("Paste the key (saved to the config file, private to you; empty: export $%s later): ", p.KeyEnv))
+			key = s.secret(fmt.Sprintf("Paste the key (kept in your credential store, or a private file; empty: export $%s later): ", p.KeyEnv))
 			p.Key = key
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 )
 
@@ -261,10 +262,23 @@ type Loaded struct {
 	Files []string
 	// Home is the resolved Reasonix home.
 	Home string
+	// Getenv reads a variable: the environment, then the working
+	// directory's .env (never REASONIX_* from there). Use it for
+	// api_key_env lookups; it never changes the process environment, so
+	// child processes do not see .env values.
+	Getenv func(string) string
+	// DotEnv is the .env file read, or "".
+	DotEnv string
 }
 
-// Home returns the Reasonix home: REASONIX_HOME when set, else ~/.reasonix.
+// Home returns the Reasonix home: REASONIX_HOME when set; on Windows
+// %AppData%\reasonix (unless only an older ~/.reasonix exists); else
+// ~/.reasonix.
 func Home(env func(string) string) (string, error) {
+	return home(env, runtime.GOOS)
+}
+
+func home(env func(string) string, goos string) (string, error) {
 	if env == nil {
 		env = os.Getenv
 	}
@@ -272,6 +286,17 @@ func Home(env func(string) string) (string, error) {
 		return filepath.Clean(h), nil
 	}
 	uh, err := os.UserHomeDir()
+	if goos == "windows" {
+		if app := env("APPDATA"); app != "" {
+			legacy := filepath.Join(uh, ".reasonix")
+			if _, lerr := os.Stat(legacy); err == nil && lerr == nil {
+				if _, aerr := os.Stat(filepath.Join(app, "reasonix")); aerr != nil {
+					return legacy, nil
+				}
+			}
+			return filepath.Join(app, "reasonix"), nil
+		}
+	}
 	if err != nil {
 		return "", fmt.Errorf("config: cannot locate the home directory (set REASONIX_HOME): %w", err)
 	}
@@ -312,12 +337,22 @@ func Load(opts Options) (*Loaded, error) {
 		layers = append(layers, layerFile{path: flag, required: true})
 	}
 
+	var errs []error
+	dotPath := ""
+	if opts.Workspace != "" {
+		p := filepath.Join(opts.Workspace, DotEnvFile)
+		dot, derrs := readDotEnv(p)
+		errs = append(errs, derrs...)
+		if dot != nil {
+			dotPath = p
+		}
+		env = withDotEnv(env, dot)
+	}
 	m := newMerger(env)
 	if opts.Workspace != "" {
 		m.project = filepath.Join(opts.Workspace, ProjectFile)
 	}
 	seen := map[string]bool{}
-	var errs []error
 	for _, lf := range layers {
 		abs, err := filepath.Abs(lf.path)
 		if err != nil {
@@ -349,5 +384,5 @@ func Load(opts Options) (*Loaded, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	return &Loaded{Config: m.cfg, Sources: m.sources, Files: m.files, Home: home}, nil
+	return &Loaded{Config: m.cfg, Sources: m.sources, Files: m.files, Home: home, Getenv: env, DotEnv: dotPath}, nil
 }

@@ -912,3 +912,53 @@ func TestInstructionsConcatAndEmptyEntryLocated(t *testing.T) {
 }
 
 func intp(n int) *int { return &n }
+
+func TestHomeOnWindowsIsAppData(t *testing.T) {
+	app := t.TempDir()
+	env := func(k string) string {
+		if k == "APPDATA" {
+			return app
+		}
+		return ""
+	}
+	t.Setenv("HOME", t.TempDir()) // no legacy ~/.reasonix
+	if h, err := home(env, "windows"); err != nil || h != filepath.Join(app, "reasonix") {
+		t.Errorf("windows home = %q, %v", h, err)
+	}
+	if h, _ := home(env, "linux"); !strings.HasSuffix(h, ".reasonix") {
+		t.Errorf("linux home = %q", h)
+	}
+	withHome := func(k string) string {
+		if k == "REASONIX_HOME" {
+			return "/x/rh"
+		}
+		return env(k)
+	}
+	if h, _ := home(withHome, "windows"); h != filepath.Clean("/x/rh") {
+		t.Errorf("REASONIX_HOME ignored: %q", h)
+	}
+}
+
+func TestDotEnvFillsExpansionNotReasonixVars(t *testing.T) {
+	f := newFixture(t)
+	f.write(filepath.Join(f.ws, ".env"), "# keys\nexport MY_URL=http://from-dotenv/v1\nREASONIX_BASE_URL=http://evil/v1\nQUOTED=\"a b\" \nBAD LINE\n")
+	_, err := Load(Options{Workspace: f.ws, Home: f.home, Env: func(string) string { return "" }})
+	if err == nil || !strings.Contains(err.Error(), ".env:5: expected KEY=VALUE") {
+		t.Fatalf("bad line: %v", err)
+	}
+	f.write(filepath.Join(f.ws, ".env"), "export MY_URL=http://from-dotenv/v1\nREASONIX_BASE_URL=http://evil/v1\nMY_KEY='k-123'\n")
+	f.write(f.wsFile, "[[providers]]\nname = \"p\"\nbase_url = \"${MY_URL}\"\nmodel = \"m\"\napi_key_env = \"MY_KEY\"\n")
+	l, err := Load(Options{Workspace: f.ws, Home: f.home, Env: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := l.Config.Providers[0].BaseURL; got != "http://from-dotenv/v1" {
+		t.Errorf("base_url %q", got)
+	}
+	if l.Getenv("MY_KEY") != "k-123" || l.Getenv("REASONIX_BASE_URL") != "" {
+		t.Errorf("Getenv: key %q, base %q", l.Getenv("MY_KEY"), l.Getenv("REASONIX_BASE_URL"))
+	}
+	if os.Getenv("MY_KEY") != "" {
+		t.Error(".env leaked into the process environment")
+	}
+}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/reasonix/reasonix/providers/scripted"
+)
+
+// The product spec's sample configuration (testdata/config-sample.toml, a
+// copy of the spec's section 5) loads unchanged apart from its endpoint and
+// runs a turn: its system prompt, max_steps = 0, the trailing-* deny rules
+// and a key from the project's .env all take effect.
+func TestE2ESpecSampleConfigRunsATurn(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "git push origin main"})}},
+		scripted.Turn{Text: "pushing is not allowed here"},
+	)
+	sample, err := os.ReadFile(filepath.Join("testdata", "config-sample.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(sample), `base_url = "https://api.deepseek.com"`, `base_url = "`+e.srv.URL()+`"`, 1)
+	// [[plugins]] starts MCP servers (issue 12); the example server is not
+	// installed here, so the sample's plugin entry is left out.
+	text = regexp.MustCompile(`(?s)\n\[\[plugins\]\].*?\nargs = \[\]\n`).ReplaceAllString(text, "\n")
+	if strings.Contains(text, "https://api.deepseek.com") || strings.Contains(text, "reasonix-plugin-example") {
+		t.Fatal("the sample was not pointed at the test server")
+	}
+	if err := os.WriteFile(filepath.Join(e.home, "config.toml"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.write(".env", "DEEPSEEK_API_KEY=sk-from-dotenv-0123\n")
+	var env []string
+	for _, kv := range e.env {
+		if !strings.HasPrefix(kv, "REASONIX_BASE_URL=") && !strings.HasPrefix(kv, "REASONIX_MODEL=") && !strings.HasPrefix(kv, "REASONIX_API_KEY=") {
+			env = append(env, kv)
+		}
+	}
+	e.env = append(env, "REASONIX_LANG=zh")
+	r := e.run("", "run", "ship it")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	got := e.srv.Received()
+	if len(got) != 2 {
+		t.Fatalf("requests = %d", len(got))
+	}
+	if h := got[0].Header.Get("Authorization"); h != "Bearer sk-from-dotenv-0123" {
+		t.Errorf("Authorization %q: the key from .env was not used", h)
+	}
+	body := string(got[0].Body)
+	for _, want := range []string{`"model":"deepseek-v4-flash"`, `You are Reasonix, a coding agent...`, `Answer the user in Chinese`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("first request lacks %q", want)
+		}
+	}
+	if !strings.Contains(string(got[1].Body), "denied by rule Deny: Bash(git push*)") {
+		t.Errorf("git push was not denied by the sample's rule:\n%s", messagesOf(t, got[1].Body))
+	}
+}

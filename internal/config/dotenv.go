@@ -1,0 +1,93 @@
+package config
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// DotEnvFile is the file in the working directory whose variables fill
+// ${VAR} expansion and api_key_env lookups.
+const DotEnvFile = ".env"
+
+// readDotEnv parses a .env file: KEY=VALUE lines, an optional "export "
+// before the key, # comments, and values in single quotes (taken as
+// written) or double quotes (with \n, \t, \" and \\ escapes). A missing
+// file is no error.
+func readDotEnv(path string) (map[string]string, []error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, []error{&Error{File: path, Msg: err.Error(), Err: err}}
+	}
+	out := map[string]string{}
+	var errs []error
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		line = strings.TrimPrefix(line, "export ")
+		key, val, ok := strings.Cut(line, "=")
+		key = strings.TrimSpace(key)
+		if !ok || !validEnvName(key) {
+			errs = append(errs, &Error{File: path, Line: n, Msg: "expected KEY=VALUE"})
+			continue
+		}
+		val = strings.TrimSpace(val)
+		switch {
+		case len(val) >= 2 && val[0] == '\'' && val[len(val)-1] == '\'':
+			val = val[1 : len(val)-1]
+		case len(val) >= 2 && val[0] == '"' && val[len(val)-1] == '"':
+			u, err := strconv.Unquote(val)
+			if err != nil {
+				errs = append(errs, &Error{File: path, Line: n, Key: key, Msg: "bad double-quoted value"})
+				continue
+			}
+			val = u
+		default:
+			// An unquoted value ends at a comment.
+			if i := strings.Index(val, " #"); i >= 0 {
+				val = strings.TrimSpace(val[:i])
+			}
+		}
+		out[key] = val
+	}
+	return out, errs
+}
+
+func validEnvName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range s {
+		if !(c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// withDotEnv returns env with the .env values behind it: a variable set in
+// the environment wins. REASONIX_* variables are never taken from a .env,
+// so a checked-out repository cannot point Reasonix at another endpoint
+// with the user's key.
+func withDotEnv(env func(string) string, dot map[string]string) func(string) string {
+	if len(dot) == 0 {
+		return env
+	}
+	return func(k string) string {
+		if v := env(k); v != "" || strings.HasPrefix(k, "REASONIX_") {
+			return v
+		}
+		return dot[k]
+	}
+}

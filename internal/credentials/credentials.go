@@ -1,0 +1,191 @@
+// Package credentials keeps the API keys `reasonix setup` is given: in the
+// operating system's credential store where one can be reached without
+// cgo (the macOS keychain through /usr/bin/security, the Secret Service
+// through secret-tool on Linux), else in a 0600 file under the Reasonix
+// home. An index file under the home records which names are stored where,
+// so a lookup at start-up costs one small file read and, only for a key
+// that is in the keychain, one command.
+package credentials
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/reasonix/reasonix/internal/store"
+)
+
+// File is the index (and, for the file store, the values) under the home.
+const File = "credentials.json"
+
+// Service is the name keys are filed under in the OS store.
+const Service = "reasonix"
+
+// Kinds of store ([credentials_store] in the config).
+const (
+	Auto    = "auto"
+	Keyring = "keyring"
+	FileKey = "file"
+)
+
+// Store is a credential store rooted at a Reasonix home.
+type Store struct {
+	home string
+	kind string
+	os   osStore
+}
+
+// osStore is the OS credential store of this platform.
+type osStore interface {
+	available() bool
+	name() string
+	get(name string) (string, error)
+	set(name, value string) error
+	del(name string) error
+}
+
+// Open returns the store of kind (auto, keyring, file; "" is auto) under
+// home. Nothing is read until it is used.
+func Open(home, kind string) *Store {
+	if kind == "" {
+		kind = Auto
+	}
+	return &Store{home: home, kind: kind, os: platformStore()}
+}
+
+// entry is one name in the index: where it is kept and, in the file store,
+// its value.
+type entry struct {
+	Store string `json:"store"`
+	Value string `json:"value,omitempty"`
+}
+
+func (s *Store) path() string { return filepath.Join(s.home, File) }
+
+func (s *Store) read() (map[string]entry, error) {
+	data, err := os.ReadFile(s.path())
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]entry{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("credentials: %w", err)
+	}
+	m := map[string]entry{}
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("credentials: %s: %w", s.path(), err)
+	}
+	return m, nil
+}
+
+func (s *Store) write(m map[string]entry) error {
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(s.home, 0o700); err != nil {
+		return fmt.Errorf("credentials: %w", err)
+	}
+	if err := store.WriteFileAtomic(s.path(), append(data, '\n'), 0o600); err != nil {
+		return fmt.Errorf("credentials: %w", err)
+	}
+	return nil
+}
+
+// useOS reports whether new keys go to the OS store.
+func (s *Store) useOS() bool {
+	switch s.kind {
+	case Keyring:
+		return true
+	case FileKey:
+		return false
+	}
+	return s.os.available()
+}
+
+// Where describes where Set puts keys, for messages.
+func (s *Store) Where() string {
+	if s.useOS() {
+		return s.os.name()
+	}
+	return s.path() + " (mode 0600)"
+}
+
+// Get returns the stored value of name.
+func (s *Store) Get(name string) (string, bool) {
+	m, err := s.read()
+	if err != nil {
+		return "", false
+	}
+	e, ok := m[name]
+	if !ok {
+		return "", false
+	}
+	if e.Store == FileKey {
+		return e.Value, e.Value != ""
+	}
+	v, err := s.os.get(name)
+	return v, err == nil && v != ""
+}
+
+// Set stores value under name and returns where it went.
+func (s *Store) Set(name, value string) (string, error) {
+	m, err := s.read()
+	if err != nil {
+		return "", err
+	}
+	if s.useOS() {
+		if err := s.os.set(name, value); err != nil {
+			if s.kind == Keyring {
+				return "", fmt.Errorf("credentials: %s: %w", s.os.name(), err)
+			}
+			// auto: the OS store refused; the file still works.
+		} else {
+			m[name] = entry{Store: Keyring}
+			return s.os.name(), s.write(m)
+		}
+	}
+	m[name] = entry{Store: FileKey, Value: value}
+	return s.path(), s.write(m)
+}
+
+// Delete forgets name wherever it is kept.
+func (s *Store) Delete(name string) error {
+	m, err := s.read()
+	if err != nil {
+		return err
+	}
+	if e, ok := m[name]; ok && e.Store == Keyring {
+		_ = s.os.del(name)
+	}
+	delete(m, name)
+	return s.write(m)
+}
+
+// Names lists the stored names.
+func (s *Store) Names() []string {
+	m, _ := s.read()
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Lookup returns getenv with the store behind it: a variable set in the
+// environment (or .env) wins, else a stored key of that name.
+func Lookup(getenv func(string) string, s *Store) func(string) string {
+	return func(k string) string {
+		if v := getenv(k); v != "" {
+			return v
+		}
+		if v, ok := s.Get(k); ok {
+			return v
+		}
+		return ""
+	}
+}

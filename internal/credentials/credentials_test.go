@@ -1,0 +1,87 @@
+package credentials
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+type fakeOS struct {
+	m    map[string]string
+	fail bool
+}
+
+func (f *fakeOS) available() bool { return true }
+func (f *fakeOS) name() string    { return "fake keychain" }
+func (f *fakeOS) get(n string) (string, error) {
+	v, ok := f.m[n]
+	if !ok {
+		return "", errors.New("not found")
+	}
+	return v, nil
+}
+func (f *fakeOS) set(n, v string) error {
+	if f.fail {
+		return errors.New("locked")
+	}
+	f.m[n] = v
+	return nil
+}
+func (f *fakeOS) del(n string) error { delete(f.m, n); return nil }
+
+func TestFileStore(t *testing.T) {
+	home := t.TempDir()
+	s := Open(home, FileKey)
+	where, err := s.Set("DEEPSEEK_API_KEY", "sk-file-123")
+	if err != nil || !strings.Contains(where, File) {
+		t.Fatalf("Set: %q %v", where, err)
+	}
+	if v, ok := Open(home, FileKey).Get("DEEPSEEK_API_KEY"); !ok || v != "sk-file-123" {
+		t.Errorf("Get = %q %v", v, ok)
+	}
+	if runtime.GOOS != "windows" {
+		fi, _ := os.Stat(filepath.Join(home, File))
+		if fi.Mode().Perm() != 0o600 {
+			t.Errorf("mode %v", fi.Mode())
+		}
+	}
+	get := Lookup(func(k string) string {
+		if k == "FROM_ENV" {
+			return "env"
+		}
+		return ""
+	}, s)
+	if get("FROM_ENV") != "env" || get("DEEPSEEK_API_KEY") != "sk-file-123" || get("NOPE") != "" {
+		t.Error("Lookup order wrong")
+	}
+	if err := s.Delete("DEEPSEEK_API_KEY"); err != nil || len(s.Names()) != 0 {
+		t.Errorf("Delete: %v %v", err, s.Names())
+	}
+}
+
+func TestAutoPrefersOSStoreAndFallsBack(t *testing.T) {
+	home := t.TempDir()
+	f := &fakeOS{m: map[string]string{}}
+	s := &Store{home: home, kind: Auto, os: f}
+	if where, err := s.Set("K", "sk-os-456"); err != nil || where != "fake keychain" {
+		t.Fatalf("Set: %q %v", where, err)
+	}
+	data, _ := os.ReadFile(filepath.Join(home, File))
+	if strings.Contains(string(data), "sk-os-456") {
+		t.Error("a keychain key was written to the file")
+	}
+	if v, ok := s.Get("K"); !ok || v != "sk-os-456" {
+		t.Errorf("Get %q", v)
+	}
+	f.fail = true
+	if where, err := s.Set("K2", "sk-fallback"); err != nil || !strings.Contains(where, File) {
+		t.Errorf("fallback: %q %v", where, err)
+	}
+	strict := &Store{home: home, kind: Keyring, os: f}
+	if _, err := strict.Set("K3", "v"); err == nil {
+		t.Error("keyring kind fell back to the file")
+	}
+}
