@@ -8,7 +8,9 @@ import (
 	"text/tabwriter"
 
 	"github.com/reasonix/reasonix/internal/config"
+	"github.com/reasonix/reasonix/internal/credentials"
 	"github.com/reasonix/reasonix/internal/permission"
+	"github.com/reasonix/reasonix/internal/settings"
 	"github.com/reasonix/reasonix/providers"
 )
 
@@ -106,8 +108,14 @@ func cmdDoctor(args []string, io stdio) error {
 		}
 	}
 	mode := orDefault(cfg.Permissions.Mode, "ask")
-	fmt.Fprintf(io.out, "permissions: mode %s, %d allow, %d ask, %d deny rules; dangerous commands always need a person\n",
-		mode, len(cfg.Permissions.Allow), len(cfg.Permissions.Ask), len(cfg.Permissions.Deny))
+	userHome := userHomeDir()
+	set, setErr := settings.Load(wd, userHome)
+	if m := set.Mode(); m != "" && loaded.Sources["permissions.mode"] == config.SourceDefault {
+		mode = m + " (from a Claude Code settings file)"
+	}
+	fmt.Fprintf(io.out, "permissions: mode %s, %d allow, %d ask, %d deny rules (with Claude Code settings: %d, %d, %d); dangerous commands always need a person\n",
+		mode, len(cfg.Permissions.Allow), len(cfg.Permissions.Ask), len(cfg.Permissions.Deny),
+		len(cfg.Permissions.Allow)+len(set.Rules("allow")), len(cfg.Permissions.Ask)+len(set.Rules("ask")), len(cfg.Permissions.Deny)+len(set.Rules("deny")))
 	fmt.Fprintf(io.out, "files:      confined to %s (+%d read, +%d write paths, and the Reasonix home)\n",
 		wd, len(cfg.Sandbox.AllowRead), len(cfg.Sandbox.AllowWrite))
 	sb := permission.SandboxOptions{Workspace: wd, AllowWrite: cfg.Sandbox.AllowWrite, Network: cfg.Sandbox.Network, Home: loaded.Home}
@@ -120,6 +128,14 @@ func cmdDoctor(args []string, io stdio) error {
 	default:
 		fmt.Fprintf(io.out, "bash:       NOT confined: %s\n", detail)
 	}
+	if lang, _ := cfg.AnswerLanguage(loaded.Getenv); lang != "" {
+		fmt.Fprintf(io.out, "language:   %s\n", lang)
+	}
+	if loaded.DotEnv != "" {
+		fmt.Fprintf(io.out, ".env:       %s (for ${VAR} and api_key_env; never passed to commands)\n", loaded.DotEnv)
+	}
+	fmt.Fprintf(io.out, "keys:       credentials_store %s: %s\n", cfg.CredentialsStore, credentials.Open(loaded.Home, cfg.CredentialsStore).Where())
+	printImports(io.out, wd, loaded.Home, userHome, allHooks(cfg, set), set, setErr)
 	return nil
 }
 

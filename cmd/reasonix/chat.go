@@ -107,7 +107,10 @@ func runChat(ctx context.Context, f runFlags, io stdio, first string) error {
 	broker := permission.NewBroker(hub.Publish)
 	defer broker.Close("the interface was closed")
 	hist := &lateHistory{}
-	ui := tui.New(tui.Options{Version: version, EditPlan: editPlanInTerminal, History: hist, Prompt: first})
+	// The hooks are known once assembled; /hooks is only typed later.
+	var hookLines []string
+	ui := tui.New(tui.Options{Version: version, EditPlan: editPlanInTerminal, History: hist, Prompt: first,
+		Hooks: func() []string { return hookLines }})
 	var plans orchestrator.PlanApprover = ui.PlanApprover()
 	if os.Getenv(planApprovalEnv) == "auto" {
 		plans = nil
@@ -119,6 +122,13 @@ func runChat(ctx context.Context, f runFlags, io stdio, first string) error {
 	defer app.Close()
 	ui.SetTheme(app.loaded.Config.Theme)
 	hist.set(app.history())
+	for _, h := range app.hooks.Hooks() {
+		scope := "user"
+		if h.Project {
+			scope = "project"
+		}
+		hookLines = append(hookLines, fmt.Sprintf("[%s] %s  (%s:%d)", scope, h.Describe(), h.Source, h.Line))
+	}
 	eng, err := orchestrator.NewEngine(app.coord, hub, broker)
 	if err != nil {
 		return err

@@ -176,3 +176,37 @@ func TestE2EUntrustedProjectHooksDoNotRun(t *testing.T) {
 		t.Errorf("the user's own Stop hook did not run: %v", err)
 	}
 }
+
+// doctor names every Claude Code and OpenCode file it finds and what it did
+// with it, the ignored ones included, and lists the hooks with their trust.
+func TestE2EDoctorReportsForeignFiles(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, scripted.Turn{Text: "unused"})
+	e.write(".claude/settings.json", `{"permissions": {"allow": ["WebFetch(domain:go.dev)"], "deny": ["Read(./.env)"], "defaultMode": "bypassPermissions"},
+ "env": {"X": "1"}, "hooks": {"PostToolUse": [{"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "gofmt -w ."}]}],
+ "Notification": [{"hooks": [{"type": "command", "command": "say hi"}]}]}}`)
+	e.write("CLAUDE.md", "be nice\n")
+	e.write(".claude/agents/cl/code-explorer.md", "---\nname: code-explorer\ndescription: explores\n---\nexplore\n")
+	e.write("opencode.json", `{"agent": {"review": {"prompt": "x"}}}`)
+	e.write(".opencode/agent/review.md", "---\ndescription: r\n---\nreview\n")
+	r := e.run("", "doctor")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	for _, want := range []string{
+		filepath.Join(".claude", "settings.json") + "\n    permissions: 0 allow, 0 ask, 1 deny rule(s) merged",
+		"defaultMode IGNORED: bypassPermissions is honoured only in ~/.claude/settings.json",
+		"KEPT BUT INERT (no such tool in Reasonix): WebFetch(domain:go.dev) (line 1)",
+		`IGNORED: key "env"; hooks for Notification (Reasonix does not run that event)`,
+		"CLAUDE.md\n    rules file",
+		"1 agent file(s): subagents",
+		"opencode.json\n    IGNORED: OpenCode's config is not read",
+		"IGNORED: 1 OpenCode agent file(s)",
+		"hooks:      1 loaded; project hooks NOT trusted yet",
+		"[project] PostToolUse [Edit|Write]: gofmt -w .",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}

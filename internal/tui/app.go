@@ -55,6 +55,9 @@ type Options struct {
 	// Prompt, when set, is sent as soon as the UI is up, as if typed
 	// (reasonix demo).
 	Prompt string
+	// Hooks lists the loaded hooks, one line each, for /hooks; nil lists
+	// none.
+	Hooks func() []string
 }
 
 // Engine is what the TUI drives: the commands a person gives, and a

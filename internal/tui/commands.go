@@ -23,6 +23,7 @@ const helpText = `[::b]commands[::-]
   /resume       pick an earlier conversation of this project and go on with it
   /rewind       pick a turn: the conversation and the files go back to just before it
   /rewind undo  undo the last rewind
+  /hooks        list the loaded hooks (settings.json, reasonix.toml)
   /help         this list
   /quit         leave (also Ctrl-D, or Ctrl-C twice)
   /NAME ARGS    run a skill
@@ -52,6 +53,8 @@ func (a *App) submit(text string) {
 		a.quit()
 	case "help":
 		a.help()
+	case "hooks":
+		a.listHooks()
 	case "new":
 		a.newConversation()
 	case "clear":
@@ -101,6 +104,19 @@ func (a *App) help() {
 	if len(names) > 0 {
 		a.line("[::b]skills[::-]\n  " + tview.Escape(strings.Join(names, " ")))
 	}
+}
+
+// listHooks shows the loaded hooks.
+func (a *App) listHooks() {
+	var lines []string
+	if a.opts.Hooks != nil {
+		lines = a.opts.Hooks()
+	}
+	if len(lines) == 0 {
+		a.note("no hooks loaded (hooks come from [[hooks]] in reasonix.toml and .claude/settings*.json)")
+		return
+	}
+	a.line("[::b]hooks[::-]\n  " + tview.Escape(strings.Join(lines, "\n  ")))
 }
 
 // clear starts a new conversation: a fresh executor session, so a fresh
