@@ -210,3 +210,48 @@ func TestE2EDoctorReportsForeignFiles(t *testing.T) {
 		}
 	}
 }
+
+// The user's own [[hooks]] (config.toml in the Reasonix home) run without
+// a trust question: UserPromptSubmit's output joins the user turn (never
+// the cached prefix), and a Stop hook that exits 2 sends the session back
+// to work with its reason, once, since it checks stop_hook_active.
+func TestE2EUserHooksPromptContextAndStop(t *testing.T) {
+	t.Parallel()
+	skipNoPOSIX(t)
+	e := newE2E(t, scripted.Turn{Text: "first answer"}, scripted.Turn{Text: "tests pass now"})
+	cfg := `[[hooks]]
+event = "UserPromptSubmit"
+command = "echo 'ticket: ABC-123'"
+
+[[hooks]]
+event = "Stop"
+command = "if grep -q '\"stop_hook_active\":true'; then exit 0; fi; echo 'run the tests before you stop' >&2; exit 2"
+timeout = 10
+`
+	if err := os.WriteFile(filepath.Join(e.home, "config.toml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := e.run("", "run", "fix the bug")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("requests = %d, want 2 (the Stop hook sends the session back once)", len(reqs))
+	}
+	var first []struct{ Role, Content string }
+	json.Unmarshal(messagesOf(t, reqs[0]), &first)
+	if first[0].Role != "system" || strings.Contains(first[0].Content, "ABC-123") {
+		t.Errorf("the hook's context reached the system prompt")
+	}
+	if last := first[len(first)-1]; last.Role != "user" || !strings.Contains(last.Content, "fix the bug") || !strings.Contains(last.Content, "ticket: ABC-123") {
+		t.Errorf("user turn %q lacks the hook's context", last.Content)
+	}
+	if !bytes.Contains(messagesOf(t, reqs[1]), []byte("run the tests before you stop")) {
+		t.Errorf("the Stop hook's reason did not reach the model")
+	}
+	if !strings.Contains(r.stdout, "tests pass now") {
+		t.Errorf("final answer %q", r.stdout)
+	}
+	assertPrefixStable(t, reqs)
+}
