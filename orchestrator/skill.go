@@ -39,11 +39,11 @@ func (c *Coordinator) SkillPrompt(name, args string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	body, _, err := s.Load()
+	text, err := s.Instructions(c.rt.Env, args)
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("Use the skill %q (directory %s):\n\n%s", s.Name, s.Dir, skills.ExpandArgs(body, args)), nil
+	return fmt.Sprintf("Use the skill %q:\n\n%s", s.Name, text), nil
 }
 
 func (c *Coordinator) lookupSkill(name string) (skills.Skill, error) {
@@ -62,6 +62,12 @@ func (c *Coordinator) runSkill(ctx context.Context, fam *family, s skills.Skill,
 	body, files, err := s.Load()
 	if err != nil {
 		return Result{}, err
+	}
+	if c.rt.Env != nil {
+		// The subagent reads the files the skill bundles.
+		if err := c.rt.Env.AllowRead(s.Dir); err != nil {
+			return Result{}, err
+		}
 	}
 	tl := skillTools(s.AllowedTools)
 	r := roles.Role{Name: "skill:" + s.Name, Description: s.Description, Tools: tl, Source: s.Path}

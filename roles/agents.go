@@ -85,28 +85,43 @@ func Load(opts LoadOptions) (*Set, []string) {
 	return set, notices
 }
 
-// agentFiles lists the *.md files of dir, sorted; a missing dir has none.
+// agentFiles lists the *.md files of dir and of its subfolders (people
+// group agents in folders, as in .claude/agents/cl/code-explorer.md),
+// sorted; hidden entries are skipped and a missing dir has none.
 func agentFiles(dir string) ([]string, error) {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
+	st, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) || err == nil && !st.IsDir() {
 		return nil, nil
 	}
 	if err != nil {
-		if st, serr := os.Stat(dir); serr == nil && !st.IsDir() {
-			return nil, nil
-		}
 		return nil, err
 	}
 	var out []string
-	for _, e := range entries {
-		name := e.Name()
-		if strings.HasPrefix(name, ".") || !strings.EqualFold(filepath.Ext(name), ".md") {
-			continue
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == dir {
+				return err
+			}
+			return nil // an unreadable subfolder should not hide the rest
 		}
-		p := filepath.Join(dir, name)
+		name := d.Name()
+		if p != dir && strings.HasPrefix(name, ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() || !strings.EqualFold(filepath.Ext(name), ".md") {
+			return nil
+		}
+		// Stat rather than d.Type so a symlinked agent file counts.
 		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
 			out = append(out, p)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	sort.Strings(out)
 	return out, nil

@@ -320,3 +320,24 @@ func TestNameChecks(t *testing.T) {
 		}
 	}
 }
+
+// Plugins such as sentry's group agents in folders; every level is found,
+// and hidden folders are not.
+func TestLoadNestedAgentFiles(t *testing.T) {
+	ws := t.TempDir()
+	dir := filepath.Join(ws, ".claude", "agents")
+	nested := writeAgent(t, filepath.Join(dir, "cl"), "code-explorer.md", "---\nname: code-explorer\ndescription: Explores code.\n---\nExplore.\n")
+	writeAgent(t, filepath.Join(dir, "a", "b"), "deep.md", "---\ndescription: Deep one.\n---\nDeep.\n")
+	writeAgent(t, filepath.Join(dir, ".git"), "hidden.md", "---\ndescription: hidden\n---\nNo.\n")
+	set, notices := Load(LoadOptions{Workspace: ws})
+	r, ok := set.Get("code-explorer")
+	if !ok || r.Source != nested {
+		t.Fatalf("code-explorer = %+v, %v; notices %q", r, ok, notices)
+	}
+	if _, ok := set.Get("deep"); !ok {
+		t.Errorf("two levels down not found; notices %q", notices)
+	}
+	if _, ok := set.Get("hidden"); ok {
+		t.Error("agent in a hidden folder loaded")
+	}
+}

@@ -12,3 +12,14 @@ func TestValidName(t *testing.T) {
 		}
 	}
 }
+
+func TestSlug(t *testing.T) {
+	for in, want := range map[string]string{
+		"Agent Development": "agent-development", "Bad_Name": "bad-name", "  PDF  tools ": "pdf-tools",
+		"a--b": "a-b", "代码审查": "", "v2 API": "v2-api",
+	} {
+		if got := Slug(in); got != want {
+			t.Errorf("Slug(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

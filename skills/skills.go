@@ -273,6 +273,28 @@ func validName(s string) bool {
 	return true
 }
 
+// Slug turns a name as people write it ("Agent Development") into the
+// form a slash command takes ("agent-development"): lowercase ASCII
+// letters and digits, every other run of characters one hyphen. It is ""
+// when nothing of the name survives (a name in another script), and the
+// caller then keeps the name as written.
+func Slug(name string) string {
+	var b strings.Builder
+	hyphen := false
+	for _, r := range strings.ToLower(name) {
+		if 'a' <= r && r <= 'z' || '0' <= r && r <= '9' {
+			if hyphen && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			hyphen = false
+			b.WriteRune(r)
+			continue
+		}
+		hyphen = true
+	}
+	return b.String()
+}
+
 // readSkill reads the frontmatter of dir/SKILL.md and builds the Skill.
 // warns are format violations worth telling the user about.
 func readSkill(dir, source string) (Skill, []string, error) {
@@ -297,6 +319,13 @@ func readSkill(dir, source string) (Skill, []string, error) {
 	}
 	if s.Name == "" {
 		s.Name = folder
+	}
+	written := s.Name
+	if !validName(s.Name) {
+		// "Agent Development" is typed as /agent-development.
+		if slug := Slug(s.Name); slug != "" {
+			s.Name = slug
+		}
 	}
 	if strings.EqualFold(s.Model, "inherit") {
 		s.Model = ""
@@ -332,10 +361,13 @@ func readSkill(dir, source string) (Skill, []string, error) {
 	if s.Description == "" {
 		warn("no description; the model cannot tell when to use it")
 	}
-	if len(s.Name) > MaxNameLen || !validName(s.Name) {
+	switch {
+	case written != s.Name:
+		warn("skill name %q should be lowercase letters, digits and single hyphens; it is offered as %q", written, s.Name)
+	case len(s.Name) > MaxNameLen || !validName(s.Name):
 		warn("skill name %q should be lowercase letters, digits and single hyphens, at most %d characters", s.Name, MaxNameLen)
 	}
-	if s.Name != folder {
+	if s.Name != folder && written != folder {
 		warn("skill name %q does not match its folder %q", s.Name, folder)
 	}
 	if len(s.Description) > MaxDescriptionLen {
@@ -412,7 +444,10 @@ func (c *Catalog) Get(name string) (Skill, bool) {
 	}
 	i, ok := c.byName[name]
 	if !ok {
-		return Skill{}, false
+		// The name as its author wrote it ("Agent Development").
+		if i, ok = c.byName[Slug(name)]; !ok {
+			return Skill{}, false
+		}
 	}
 	s := c.skills[i]
 	s.AllowedTools = append([]string(nil), s.AllowedTools...)

@@ -116,13 +116,15 @@ func TestDiscoverWarnings(t *testing.T) {
 	writeFile(t, filepath.Join(root, "long/SKILL.md"), skillMD("long", strings.Repeat("x", MaxDescriptionLen+1), ""))
 	writeFile(t, filepath.Join(root, "broken/SKILL.md"), "---\nname: broken\n")
 	writeFile(t, filepath.Join(root, "plain/SKILL.md"), "# Plain\n\nHelps with plain things.\nReally.\n\nMore text.\n")
+	writeFile(t, filepath.Join(root, "agent-development/SKILL.md"), skillMD("Agent Development", "Spaced name.", ""))
 
 	c, notices := Discover(f.opts())
-	if got, want := names(c), []string{"Bad_Name", "good", "long", "other-name", "plain"}; !reflect.DeepEqual(got, want) {
+	if got, want := names(c), []string{"agent-development", "bad-name", "good", "long", "other-name", "plain"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("skills = %v, want %v", got, want)
 	}
 	for _, want := range [][]string{
-		{"Bad_Name", "lowercase"},
+		{"Bad_Name", "lowercase", `offered as "bad-name"`},
+		{`"Agent Development"`, `offered as "agent-development"`},
 		{"other-name", `folder "folder"`},
 		{"long", "1025 characters"},
 		{filepath.Join(root, "broken/SKILL.md"), "skipped"},
@@ -133,6 +135,13 @@ func TestDiscoverWarnings(t *testing.T) {
 	}
 	if hasNotice(notices, "good/SKILL.md") {
 		t.Errorf("valid skill warned: %q", notices)
+	}
+	if hasNotice(notices, `folder "agent-development"`) {
+		t.Errorf("a spaced name whose slug is the folder warned about the folder: %q", notices)
+	}
+	// The name as its author wrote it finds the skill too.
+	if s, ok := c.Get("Agent Development"); !ok || s.Name != "agent-development" {
+		t.Errorf("Get(written name) = %+v, %v", s, ok)
 	}
 	p, _ := c.Get("plain")
 	if p.Description != "Helps with plain things. Really." || p.RunAs != RunInline {

@@ -108,9 +108,32 @@ func (t *skillTool) load(ctx context.Context, env *tools.Env, a skillArgs) (tool
 		}
 		return tools.Result{Content: out, Summary: "ran skill " + s.Name + " as a subagent"}, nil
 	}
-	body, files, more, err := s.load()
+	text, err := s.Instructions(env, a.Args)
 	if err != nil {
 		return tools.Result{}, err
+	}
+	limit := 0
+	if env != nil {
+		limit = env.Limit()
+	}
+	return tools.Result{Content: tools.Truncate(text, limit), Summary: "loaded skill " + s.Name}, nil
+}
+
+// Instructions loads the skill for a session: its name, folder, the files
+// it bundles and its instructions with args filled in. The skill tool and
+// front ends running /skill-name share it, so a skill reads the same
+// however it is invoked. The skill's folder becomes readable through env's
+// guard (env may be nil), so a user-level skill's bundled files
+// (~/.claude/skills/pdf/forms.md) can be read while it is in use.
+func (s Skill) Instructions(env *tools.Env, args string) (string, error) {
+	body, files, more, err := s.load()
+	if err != nil {
+		return "", err
+	}
+	if env != nil {
+		if err := env.AllowRead(s.Dir); err != nil {
+			return "", fmt.Errorf("load skill %s: %w", s.Name, err)
+		}
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Skill: %s\nDirectory: %s\n", s.Name, s.Dir)
@@ -127,12 +150,8 @@ func (t *skillTool) load(ctx context.Context, env *tools.Env, a skillArgs) (tool
 		b.WriteString("Allowed tools: " + strings.Join(s.AllowedTools, ", ") + "\n")
 	}
 	b.WriteString("\n")
-	b.WriteString(ExpandArgs(body, a.Args))
-	limit := 0
-	if env != nil {
-		limit = env.Limit()
-	}
-	return tools.Result{Content: tools.Truncate(b.String(), limit), Summary: "loaded skill " + s.Name}, nil
+	b.WriteString(ExpandArgs(body, args))
+	return b.String(), nil
 }
 
 // ExpandArgs fills a skill's instructions with its arguments: it

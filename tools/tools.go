@@ -53,6 +53,21 @@ type PathGuard interface {
 	Resolve(path string, write bool) (string, error)
 }
 
+// ReadRooter is implemented by path guards whose read roots can grow
+// during a run: a loaded skill's folder becomes readable.
+type ReadRooter interface {
+	AllowRead(dir string) error
+}
+
+// AllowRead makes dir readable through the guard for the rest of the run,
+// when the guard supports it (a lexical guard reads only the workspace).
+func (e *Env) AllowRead(dir string) error {
+	if r, ok := e.Guard.(ReadRooter); ok {
+		return r.AllowRead(dir)
+	}
+	return nil
+}
+
 // Env is the per-session environment tools run in.
 type Env struct {
 	// Root is the absolute workspace root; relative paths resolve against it.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -14,9 +15,13 @@ import (
 // directories and Reasonix's home. It implements tools.PathGuard.
 type Confiner struct {
 	workspace  string
-	allowRead  []string
 	allowWrite []string
 	home       string
+
+	// mu guards allowRead, which grows when a skill outside the workspace
+	// is loaded (AllowRead).
+	mu        sync.RWMutex
+	allowRead []string
 }
 
 // maxSymlinks bounds symlink chains, as the kernel does (ELOOP).
@@ -110,7 +115,7 @@ func (c *Confiner) Resolve(p string, write bool) (string, error) {
 			via = " through a symlink"
 		}
 	}
-	if write && c.within(real, c.allowRead) {
+	if write && c.readable(real) {
 		return "", fmt.Errorf("path %q resolves to %s%s, which [sandbox] allow_read permits for reading only; writes are allowed in the workspace %s, [sandbox] allow_write and the Reasonix home", p, real, via, c.workspace)
 	}
 	allowed := "workspace, [sandbox] allow_read, [sandbox] allow_write, Reasonix home"
@@ -124,7 +129,29 @@ func (c *Confiner) allowed(p string, write bool) bool {
 	if within(p, c.workspace) || within(p, c.home) || c.within(p, c.allowWrite) {
 		return true
 	}
-	return !write && c.within(p, c.allowRead)
+	return !write && c.readable(p)
+}
+
+func (c *Confiner) readable(p string) bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.within(p, c.allowRead)
+}
+
+// AllowRead adds dir to the roots read tools may use for the rest of the
+// run: a loaded skill's folder, so the files it bundles can be read even
+// when the skill lives in the user's home. It implements tools.ReadRooter.
+func (c *Confiner) AllowRead(dir string) error {
+	p, err := resolveRoot(dir)
+	if err != nil {
+		return fmt.Errorf("confiner: read root %q: %w", dir, err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.within(p, c.allowRead) {
+		c.allowRead = append(c.allowRead, p)
+	}
+	return nil
 }
 
 func (c *Confiner) within(p string, roots []string) bool {

@@ -758,3 +758,32 @@ func TestHomeControlFilesNeedAPerson(t *testing.T) {
 		t.Errorf("an ordinary home file is not a control file: %v %s", out.Decision, out.Reason)
 	}
 }
+
+// A loaded skill's folder becomes readable, never writable.
+func TestConfinerAllowRead(t *testing.T) {
+	f := newFixture(t)
+	c, err := NewConfiner(f.ws, nil, nil, f.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	skill := filepath.Join(f.outside, "skill")
+	if err := os.MkdirAll(skill, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(skill, "forms.md")
+	if _, err := c.Resolve(file, false); err == nil {
+		t.Fatal("read outside the workspace allowed before AllowRead")
+	}
+	if err := c.AllowRead(skill); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.Resolve(file, false); err != nil || got != file {
+		t.Errorf("read after AllowRead = %q, %v", got, err)
+	}
+	if _, err := c.Resolve(file, true); err == nil || !strings.Contains(err.Error(), "reading only") {
+		t.Errorf("write into a read root: %v", err)
+	}
+	if _, err := c.Resolve(filepath.Join(f.outside, "other"), false); err == nil {
+		t.Error("the read root's parent became readable")
+	}
+}
