@@ -22,7 +22,7 @@ type Frontmatter map[string]any
 
 // ErrUnterminated reports a frontmatter block that opens with "---" but
 // never closes; the file is almost certainly damaged.
-var ErrUnterminated = errors.New("frontmatter opened with --- but never closed")
+var ErrUnterminated = errors.New("line 1: frontmatter opened with --- but never closed")
 
 // ParseFrontmatter splits data into its frontmatter and body. A file without
 // a leading "---" line has no frontmatter: the result is an empty map and the
@@ -202,7 +202,8 @@ func parseLenient(block []byte, trackTags bool) (Frontmatter, error) {
 			if t == "" || strings.HasPrefix(t, "#") {
 				continue
 			}
-			return nil, fmt.Errorf("line %d: expected \"key: value\", got %q", n+1, text.Clip(t, 40))
+			// n+2: the line in the file, whose line 1 is the opening "---".
+			return nil, fmt.Errorf("line %d: expected \"key: value\", got %q", n+2, text.Clip(t, 40))
 		}
 		cur.rest = append(cur.rest, line)
 		if trackTags {
