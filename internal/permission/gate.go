@@ -62,6 +62,9 @@ type gateShared struct {
 	mu     sync.RWMutex
 	grants []Rule
 	seen   map[string]bool
+	// turn are allow rules of running turns (PreApprove).
+	turn   []turnRules
+	turnID int
 
 	clock  func() time.Time
 	window writeWindow
@@ -236,7 +239,8 @@ func (g *Gate) Authorize(ctx context.Context, inv tools.Invocation) tools.Verdic
 		entry.Subject = strings.Join(c.rawPaths, ", ")
 		return g.finish(entry, false, byPolicy, "", err.Error())
 	}
-	out := g.policy.evaluate(&c, g.grantsSnapshot())
+	pol := g.effective()
+	out := pol.evaluate(&c, g.grantsSnapshot())
 	entry.Subject = strings.Join(out.Subjects, ", ")
 	entry.Dangerous = len(out.Dangerous) > 0
 
@@ -277,7 +281,7 @@ func (g *Gate) Authorize(ctx context.Context, inv tools.Invocation) tools.Verdic
 
 	if !dangerous {
 		// A grant given while this call waited for the prompt applies.
-		again := g.policy.evaluate(&c, g.grantsSnapshot())
+		again := pol.evaluate(&c, g.grantsSnapshot())
 		if again.Decision == Allow {
 			return g.finish(entry, true, allowedBy(again), again.Rule, "")
 		}
