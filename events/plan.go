@@ -176,10 +176,13 @@ func codeList(xs []string) string {
 }
 
 // Command is a slash command a front end may offer beyond its own
-// built-ins (a skill today; custom commands and MCP prompts later).
+// built-ins: a custom command, a skill or a prompt command.
 type Command struct {
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
-	// Source says where it comes from: skill, command, mcp.
+	// Source says where it comes from: "command (project)", "skill
+	// (user)", "mcp:server".
 	Source string `json:"source,omitempty"`
+	// Path is the file that defines it, when there is one.
+	Path string `json:"path,omitempty"`
 }

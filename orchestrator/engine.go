@@ -12,7 +12,6 @@ import (
 	"github.com/reasonix/reasonix/internal/store"
 	"github.com/reasonix/reasonix/internal/text"
 	"github.com/reasonix/reasonix/providers"
-	"github.com/reasonix/reasonix/skills"
 )
 
 // Answerer answers approval requests by id: the permission broker.
@@ -77,7 +76,7 @@ func (e *Engine) withRecords(turn string) string {
 		return turn
 	}
 	var b strings.Builder
-	b.WriteString("<earlier-work>\nWhile you were not in the loop, this ran in separate sessions:\n")
+	b.WriteString("<earlier-work>\nSince your last turn, this happened outside this conversation:\n")
 	for _, r := range recs {
 		b.WriteString("\n- " + strings.ReplaceAll(r, "\n", "\n  ") + "\n")
 	}
@@ -130,30 +129,38 @@ func (e *Engine) conversation() *Conversation {
 	return e.conv
 }
 
-// Send runs one user turn: chat text, or "/name args" for a skill (a
-// subagent skill in its own session, an inline one as this turn's
-// instructions).
+// Send runs one entry a person typed, expanded by [Coordinator.Expand]:
+// chat text (its @references inlined), "/name args" for a custom command,
+// a skill (a subagent skill in its own session, an inline one as this
+// turn's instructions) or a prompt command, or "!cmd", which runs in the
+// workspace without calling the model; its command, exit code and output
+// ride in the next turn, so the cached prefix is untouched. An unknown
+// /name is an [*UnknownCommandError] and nothing is sent.
 func (e *Engine) Send(ctx context.Context, text string) error {
 	return e.track(ctx, func(ctx context.Context) error {
 		conv := e.conversation()
-		if name, args, ok := slashCommand(text); ok {
-			s, found := e.skill(name)
-			if !found {
-				return fmt.Errorf("unknown command /%s", name)
-			}
-			if s.RunAs == skills.RunSubagent {
-				res, err := e.c.RunSkill(ctx, s.Name, args)
-				e.record(fmt.Sprintf("The skill /%s ran as a subagent (%s)", s.Name, quoted(args)), res, err)
-				return err
-			}
-			prompt, err := e.c.SkillPrompt(s.Name, args)
-			if err != nil {
-				return err
-			}
-			_, err = conv.Send(ctx, e.withRecords(prompt))
+		ent, err := e.c.Expand(ctx, conv.ID(), text)
+		if err != nil {
 			return err
 		}
-		_, err := conv.Send(ctx, e.withRecords(text))
+		switch {
+		case ent.Shell != nil:
+			e.mu.Lock()
+			e.records = append(e.records, ent.Shell.Record())
+			e.mu.Unlock()
+			return nil
+		case ent.Subagent != "":
+			res, err := e.c.RunSkill(ctx, ent.Subagent, ent.Args)
+			e.record(fmt.Sprintf("The skill /%s ran as a subagent (%s)", ent.Subagent, quoted(ent.Args)), res, err)
+			return err
+		}
+		if ent.Model != "" {
+			e.c.rt.Sink.Publish(events.Event{Type: events.Notice, Session: conv.ID(),
+				Text: fmt.Sprintf("%s asks for the model %q; a conversation keeps its own model (reasonix run %s uses it)", ent.Command, ent.Model, ent.Command)})
+		}
+		release := e.c.PreApprove(conv.ID(), ent.Allow)
+		defer release()
+		_, err = conv.Send(ctx, e.withRecords(ent.Text))
 		return err
 	})
 }
@@ -169,17 +176,6 @@ func slashCommand(text string) (name, args string, ok bool) {
 		name, args = name[:i], name[i+1:]+" "+args
 	}
 	return name, strings.TrimSpace(args), true
-}
-
-func (e *Engine) skill(name string) (skills.Skill, bool) {
-	if e.c.rt.Skills == nil {
-		return skills.Skill{}, false
-	}
-	s, ok := e.c.rt.Skills.Get(name)
-	if ok && e.c.rt.SkillAllow != nil && !e.c.rt.SkillAllow(s.Name) {
-		return skills.Skill{}, false
-	}
-	return s, ok
 }
 
 // Plan plans text read-only, asks the plan approver, then executes the
@@ -314,20 +310,9 @@ func (e *Engine) Sessions() ([]store.Summary, error) {
 // SessionID is the current conversation's id.
 func (e *Engine) SessionID() string { return e.conversation().ID() }
 
-// Commands lists the slash commands the engine runs through Send.
-func (e *Engine) Commands() []events.Command {
-	if e.c.rt.Skills == nil {
-		return nil
-	}
-	var out []events.Command
-	for _, s := range e.c.rt.Skills.List() {
-		if e.c.rt.SkillAllow != nil && !e.c.rt.SkillAllow(s.Name) {
-			continue
-		}
-		out = append(out, events.Command{Name: s.Name, Description: s.Description, Source: "skill"})
-	}
-	return out
-}
+// Commands lists the slash commands the engine runs through Send: custom
+// commands, skills and prompt commands.
+func (e *Engine) Commands() []events.Command { return e.c.Commands() }
 
 // Answer answers the approval request id (see events.Approval.Choices).
 func (e *Engine) Answer(id, choice, reason string) error {

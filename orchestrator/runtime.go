@@ -12,10 +12,12 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sync/semaphore"
 
 	"github.com/reasonix/reasonix/agents"
+	"github.com/reasonix/reasonix/commands"
 	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/internal/checkpoint"
 	"github.com/reasonix/reasonix/internal/hooks"
@@ -118,6 +120,11 @@ type Runtime struct {
 	Settings Settings
 	// Roles are the loaded role profiles; nil uses the built-ins.
 	Roles *roles.Set
+	// Commands are the custom slash commands (nil: none) and Prompts the
+	// prompt commands another component offers, such as MCP servers
+	// (nil: none); Expand runs both.
+	Commands *commands.Catalog
+	Prompts  commands.Prompts
 	// Skills is the discovered skill catalog; nil offers no skill tool.
 	Skills *skills.Catalog
 	// SkillAllow hides and refuses skills a permission rule denies; nil
@@ -174,6 +181,9 @@ type Coordinator struct {
 	maxParallel int
 	slots       *semaphore.Weighted
 	budget      *agents.Budget // nil without a limit
+	// shellCalls numbers the shell commands a person runs (! lines), for
+	// their event ids.
+	shellCalls atomic.Int64
 }
 
 // New returns a coordinator over rt.
@@ -550,6 +560,26 @@ func (c *Coordinator) Run(ctx context.Context, prompt string) (Result, error) {
 		return c.PlanThenExecute(ctx, prompt)
 	}
 	return c.runExecutor(ctx, prompt, nil)
+}
+
+// RunOn is Run on the model modelRef, which a custom command asks for;
+// "" is Run. A reference no configured provider resolves (a command
+// written for another tool's models) is reported as a notice and the
+// default model answers.
+func (c *Coordinator) RunOn(ctx context.Context, prompt, modelRef string) (Result, error) {
+	if modelRef == "" {
+		return c.Run(ctx, prompt)
+	}
+	if _, _, err := c.rt.Resolve(modelRef); err != nil {
+		c.rt.Sink.Publish(events.Event{Type: events.Notice, Text: fmt.Sprintf("the model %q is not configured (%v); using the default model", modelRef, err)})
+		return c.Run(ctx, prompt)
+	}
+	w, err := c.openExecutorWith(nil, nil, modelRef)
+	if err != nil {
+		return Result{}, fmt.Errorf("start executor: %w", err)
+	}
+	defer w.close()
+	return c.run(ctx, w, prompt)
 }
 
 // runExecutor runs one executor session on a first user turn; seed, when

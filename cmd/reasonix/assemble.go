@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/reasonix/reasonix/agents"
+	"github.com/reasonix/reasonix/commands"
 	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/internal/config"
 	"github.com/reasonix/reasonix/internal/credentials"
@@ -54,18 +55,6 @@ type app struct {
 	gate      *permission.Gate
 	skills    *skills.Catalog
 	closers   []func()
-}
-
-// skill returns the skill a "/name args" prompt names, or nil.
-func (a *app) skill(prompt string) *skills.Skill {
-	if a.skills == nil {
-		return nil
-	}
-	name, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(prompt), "/"), " ")
-	if s, ok := a.skills.Get(name); ok {
-		return &s
-	}
-	return nil
 }
 
 func (a *app) Close() {
@@ -250,6 +239,8 @@ func assemble(o assembleOptions) (*app, error) {
 	roleSet, notices := roles.Load(roles.LoadOptions{Workspace: workspace, Home: loaded.Home, UserHome: userHome})
 	catalog, skillNotices := skills.Discover(skills.Options{Workspace: workspace, Home: loaded.Home, UserHome: userHome,
 		Paths: cfg.Skills.Paths, Excluded: cfg.Skills.ExcludedPaths, Disabled: cfg.Skills.DisabledSkills})
+	cmdCatalog, cmdNotices := commands.Discover(commands.Options{Workspace: workspace, Home: loaded.Home, UserHome: userHome})
+	notices = append(notices, cmdNotices...)
 	for _, n := range append(notices, skillNotices...) {
 		sink.Publish(events.Event{Type: events.Notice, Text: n})
 	}
@@ -284,6 +275,7 @@ func assemble(o assembleOptions) (*app, error) {
 		Roles:       roleSet,
 		Skills:      catalog,
 		SkillAllow:  skillAllow,
+		Commands:    cmdCatalog,
 		Rules:       rulesText,
 		System:      system,
 		Hooks:       a.hooks,

@@ -98,6 +98,7 @@ Usage:
                                    show a saved session again without a model; --as-script prints
                                    a scripted-provider script that makes run repeat its calls
   reasonix diff A B [--json]       compare two sessions turn by turn: tool calls, tokens, cache, cost
+  reasonix commands [--json]       list the slash commands (custom commands, skills) and their source
   reasonix models                  list the configured models
   reasonix config                  print the merged config and where each value came from
   reasonix context [--json] [--role NAME]
@@ -169,6 +170,8 @@ func dispatch(ctx context.Context, args []string, io stdio) int {
 		err = cmdDoctor(args[1:], io)
 	case "sessions":
 		err = cmdSessions(args[1:], io)
+	case "commands":
+		err = cmdCommands(args[1:], io)
 	case "fork":
 		err = cmdFork(args[1:], io)
 	case "rewind":

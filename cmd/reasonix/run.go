@@ -15,7 +15,6 @@ import (
 	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/orchestrator"
 	"github.com/reasonix/reasonix/providers"
-	"github.com/reasonix/reasonix/skills"
 )
 
 // runFlags are the flags of `run` and `plan`.
@@ -168,6 +167,7 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 	var runErr error
 	var plan *orchestrator.Plan
 	var goal *orchestrator.GoalResult
+	var shell *orchestrator.ShellRun
 	switch {
 	case planOnly && !f.execute:
 		var p orchestrator.Plan
@@ -205,30 +205,55 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 		g, runErr = app.coord.Goal(ctx, text)
 		goal = &g
 		res = orchestrator.Result{SessionID: g.SessionID, Text: g.Text, Stop: g.Status, Steps: g.Turns, Usage: g.Usage, Total: g.Total}
-	case strings.HasPrefix(prompt, "/") && app.skill(prompt) != nil:
-		// `/skill-name args` runs a skill: a subagent skill in its own
-		// session, an inline one as the executor's instructions.
-		sk := app.skill(prompt)
-		_, args, _ := strings.Cut(strings.TrimSpace(prompt), " ")
-		if sk.RunAs == skills.RunSubagent {
-			res, runErr = app.coord.RunSkill(ctx, sk.Name, strings.TrimSpace(args))
-		} else {
-			var text string
-			if text, runErr = app.coord.SkillPrompt(sk.Name, strings.TrimSpace(args)); runErr == nil {
-				res, runErr = app.coord.Run(ctx, text)
-			}
-		}
 	case resuming:
 		var cv *orchestrator.Conversation
 		if cv, runErr = openResumed(app, f); runErr == nil {
-			res, runErr = cv.Send(ctx, prompt)
+			var ent orchestrator.Entry
+			if ent, runErr = app.coord.Expand(ctx, cv.ID(), prompt); runErr == nil {
+				shell = ent.Shell
+				switch {
+				case ent.Shell != nil:
+				case ent.Subagent != "":
+					res, runErr = app.coord.RunSkill(ctx, ent.Subagent, ent.Args)
+				default:
+					release := app.coord.PreApprove(cv.ID(), ent.Allow)
+					res, runErr = cv.Send(ctx, ent.Text)
+					release()
+				}
+			}
 			cv.Close()
 		}
 	default:
-		res, runErr = app.coord.Run(ctx, prompt)
-		plan = res.Plan
+		// What a person types in the TUI works the same here: /command,
+		// /skill, !shell and @references (orchestrator.Expand).
+		var ent orchestrator.Entry
+		if ent, runErr = app.coord.Expand(ctx, "", prompt); runErr == nil {
+			shell = ent.Shell
+			switch {
+			case ent.Shell != nil:
+			case ent.Subagent != "":
+				res, runErr = app.coord.RunSkill(ctx, ent.Subagent, ent.Args)
+			default:
+				release := app.coord.PreApprove("", ent.Allow)
+				model := ent.Model
+				if f.model != "" {
+					model = "" // --model wins over the command's choice
+				}
+				res, runErr = app.coord.RunOn(ctx, ent.Text, model)
+				release()
+				plan = res.Plan
+			}
+		}
 	}
 	closer.Close()
+	var unknown *orchestrator.UnknownCommandError
+	if errors.As(runErr, &unknown) {
+		// Never sent to the model as text: the user mistyped a command.
+		return usageError{runErr}
+	}
+	if shell != nil {
+		return shellResult(*shell, f.format, io)
+	}
 	usage := res.Total
 	if usage == (providers.Usage{}) {
 		usage = res.Usage
@@ -328,6 +353,36 @@ func bareResume(args []string) ([]string, bool) {
 		out = append(out, a)
 	}
 	return out, found
+}
+
+// shellResult reports a ! line that ran without a model: its output on
+// stdout (the stream-json renderer already carried it as tool events), an
+// error when it was refused or failed.
+func shellResult(r orchestrator.ShellRun, format string, io stdio) error {
+	switch format {
+	case "text":
+		fmt.Fprint(io.out, r.Output)
+		if r.Output != "" && !strings.HasSuffix(r.Output, "\n") {
+			fmt.Fprintln(io.out)
+		}
+	case "json":
+		enc := json.NewEncoder(io.out)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		out := struct {
+			Command string `json:"command"`
+			Output  string `json:"output"`
+			Refused string `json:"refused,omitempty"`
+		}{r.Command, r.Output, r.Refused}
+		_ = enc.Encode(out)
+	}
+	switch {
+	case r.Refused != "":
+		return fmt.Errorf("!%s was not run: %s", r.Command, r.Refused)
+	case r.Failed:
+		return fmt.Errorf("!%s failed", r.Command)
+	}
+	return nil
 }
 
 // historyText is the prompt history's entry for a run: the prompt, or

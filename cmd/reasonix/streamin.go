@@ -277,6 +277,10 @@ func runStreamInput(ctx context.Context, f runFlags, prompt string, io stdio) er
 	if f, ok := io.in.(*os.File); ok && f.SetReadDeadline(time.Now()) == nil {
 		<-read
 	}
+	var unknown *orchestrator.UnknownCommandError
+	if errors.As(err, &unknown) {
+		return usageError{err}
+	}
 	if err != nil && ctx.Err() == nil {
 		return fmt.Errorf("run failed: %w", err)
 	}

@@ -1,6 +1,9 @@
 package permission
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // turnRules are allow rules in force for one turn: a custom command's
 // allowed-tools, or "Bash" while a person's own ! line runs.
@@ -13,19 +16,22 @@ type turnRules struct {
 // custom command's allowed-tools grants the turn it starts. They rank
 // exactly as configured allow rules do, so deny and ask rules, the
 // dangerous class and control files still apply. Every view of the gate
-// sees them. A rule that does not parse is an error naming it, and
-// nothing is added.
+// sees them. A rule that does not parse (a tool Reasonix lacks, such as
+// WebSearch) is left out and named in the error; the others still apply.
 func (g *Gate) PreApprove(rules []string) (release func(), err error) {
 	var parsed []Rule
+	var errs []error
 	for _, s := range rules {
-		r, err := ParseRule(s)
-		if err != nil {
-			return func() {}, fmt.Errorf("allowed-tools: %w", err)
+		r, perr := ParseRule(s)
+		if perr != nil {
+			errs = append(errs, fmt.Errorf("allowed-tools: %w; left out", perr))
+			continue
 		}
 		parsed = append(parsed, r)
 	}
+	err = errors.Join(errs...)
 	if len(parsed) == 0 {
-		return func() {}, nil
+		return func() {}, err
 	}
 	g.sh.mu.Lock()
 	g.sh.turnID++
@@ -42,7 +48,7 @@ func (g *Gate) PreApprove(rules []string) (release func(), err error) {
 			}
 		}
 		g.sh.turn = keep
-	}, nil
+	}, err
 }
 
 // effective is the view's policy with the rules of running turns added.

@@ -2,6 +2,7 @@ package permission
 
 import (
 	"context"
+	"strings"
 	"testing"
 )
 
@@ -33,7 +34,12 @@ func TestPreApproveForOneTurn(t *testing.T) {
 	if v := view.Authorize(ctx, bashInv("git add x")); v.Allow {
 		t.Error("git add still allowed after the turn")
 	}
-	if _, err := g.PreApprove([]string{"Bash(unclosed"}); err == nil {
-		t.Error("a malformed rule was accepted")
+	release, err = g.PreApprove([]string{"Bash(unclosed", "WebSearch", "Bash(git add:*)"})
+	if err == nil || !strings.Contains(err.Error(), "Bash(unclosed") {
+		t.Errorf("malformed rules not named: %v", err)
 	}
+	if v := view.Authorize(ctx, bashInv("git add x")); !v.Allow {
+		t.Errorf("a good rule beside a bad one was dropped: %s", v.Message)
+	}
+	release()
 }
