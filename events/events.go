@@ -11,6 +11,11 @@ import (
 	"github.com/reasonix/reasonix/providers"
 )
 
+// RoleUser is the role of events about work a person started directly,
+// with no model involved: the shell command of a "!" line or of a
+// command file's !`cmd` span.
+const RoleUser = "user"
+
 // Type names an event kind.
 type Type string
 

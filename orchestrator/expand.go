@@ -190,7 +190,7 @@ func (c *Coordinator) refBlocks(ctx context.Context, session, text string) strin
 				return ""
 			}
 			args, _ := json.Marshal(map[string]string{"path": abs})
-			v := c.rt.Gate.Authorize(ctx, tools.Invocation{Session: session, Role: "user", Tool: t, Args: args, Env: env,
+			v := c.rt.Gate.Authorize(ctx, tools.Invocation{Session: session, Role: events.RoleUser, Tool: t, Args: args, Env: env,
 				Reason: "an @reference the person typed"})
 			if v.Allow {
 				return ""
@@ -227,16 +227,16 @@ func (c *Coordinator) shell(ctx context.Context, session, command string, allow 
 	env.OutputLimit = min(env.Limit(), maxShellOutput)
 	info := &events.Tool{CallID: fmt.Sprintf("user-shell-%d", c.shellCalls.Add(1)), Name: t.Name(), Args: args,
 		Kind: string(acc.Kind), Subject: acc.Subject()}
-	c.rt.Sink.Publish(events.Event{Type: events.ToolStart, Session: session, Role: "user", Tool: info})
+	c.rt.Sink.Publish(events.Event{Type: events.ToolStart, Session: session, Role: events.RoleUser, Tool: info})
 	end := func(content, summary string, isErr, denied bool) {
 		e := *info
 		e.Result, e.Summary, e.IsError, e.Denied = content, summary, isErr, denied
-		c.rt.Sink.Publish(events.Event{Type: events.ToolEnd, Session: session, Role: "user", Tool: &e})
+		c.rt.Sink.Publish(events.Event{Type: events.ToolEnd, Session: session, Role: events.RoleUser, Tool: &e})
 	}
 	defer c.PreApprove(session, allow)()
 	approved := false
 	if c.rt.Gate != nil {
-		v := c.rt.Gate.Authorize(ctx, tools.Invocation{Session: session, Role: "user", CallID: info.CallID, Tool: t,
+		v := c.rt.Gate.Authorize(ctx, tools.Invocation{Session: session, Role: events.RoleUser, CallID: info.CallID, Tool: t,
 			Args: args, Access: acc, Env: env, Reason: "typed by the person"})
 		if !v.Allow {
 			run.Refused = v.Message
@@ -247,7 +247,7 @@ func (c *Coordinator) shell(ctx context.Context, session, command string, allow 
 	}
 	var done func(bool) string
 	if c.rt.Guard != nil {
-		done = c.rt.Guard.Watch(session, "user", t.Name())
+		done = c.rt.Guard.Watch(session, events.RoleUser, t.Name())
 	}
 	res, err := t.Execute(ctx, env, args)
 	if err != nil {

@@ -270,3 +270,30 @@ func TestE2EClaudeLoadingFixes(t *testing.T) {
 		t.Errorf("commands --json lacks %v: %s", want, r.stdout)
 	}
 }
+
+// TestTUICustomCommandAndShellLine: in the interactive mode a custom
+// command typed in the composer runs rendered, "!ls" shows its output
+// without a model call, and the listing rides in the next turn.
+func TestTUICustomCommandAndShellLine(t *testing.T) {
+	e := newE2E(t,
+		scripted.Turn{Match: "Summarise TUI-FOCUS please", Text: "Summary done."},
+		scripted.Turn{Match: "after the listing", Text: "Listing seen."},
+	)
+	e.write(".claude/commands/sum.md", "---\ndescription: Summarise\n---\nSummarise $1 please.\n")
+	e.write("gamma-file.txt", "g")
+	tt := startTUI(t, e, "chat")
+	tt.typeLine("/sum TUI-FOCUS")
+	tt.waitFor("Summary done.", "│ ready")
+	tt.typeLine("!ls")
+	tt.waitFor("gamma-file.txt")
+	if n := len(e.srv.Requests()); n != 1 {
+		t.Errorf("!ls made a request (%d requests)", n)
+	}
+	tt.typeLine("after the listing")
+	tt.waitFor("Listing seen.")
+	reqs := e.srv.Requests()
+	if got := lastUser(t, reqs[len(reqs)-1]); !strings.Contains(got, "gamma-file.txt") || !strings.HasSuffix(got, "after the listing") {
+		t.Errorf("the turn after !ls:\n%s", got)
+	}
+	tt.quit()
+}

@@ -156,6 +156,10 @@ func (a *App) render(e events.Event) {
 		}
 		delete(a.rs.tools, e.Tool.CallID)
 		a.line(prefix + toolLine(e.Tool))
+		if e.Role == events.RoleUser && !e.Tool.Denied {
+			// A person's own "!cmd": they want to read what it printed.
+			a.line(prefix + "[gray]" + tview.Escape(strings.TrimRight(e.Tool.Result, "\n")) + "[-]")
+		}
 	case events.TodoUpdate:
 		a.line(prefix + "[::b]todos[::-]")
 		for _, t := range e.Todos {
