@@ -18,10 +18,16 @@ type Confiner struct {
 	allowWrite []string
 	home       string
 
-	// mu guards allowRead, which grows when a skill outside the workspace
-	// is loaded (AllowRead).
-	mu        sync.RWMutex
-	allowRead []string
+	// reads are the read-only roots; they grow when a skill outside the
+	// workspace is loaded (AllowRead), and confiners made by
+	// WithWorkspace share them.
+	reads *readRoots
+}
+
+// readRoots is a list of roots safe for concurrent use.
+type readRoots struct {
+	mu    sync.RWMutex
+	roots []string
 }
 
 // maxSymlinks bounds symlink chains, as the kernel does (ELOOP).
@@ -41,13 +47,13 @@ func NewConfiner(workspace string, allowRead, allowWrite []string, home string) 
 	if fi, err := os.Stat(ws); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("confiner: workspace root %s is not a directory", workspace)
 	}
-	c := &Confiner{workspace: ws}
+	c := &Confiner{workspace: ws, reads: &readRoots{}}
 	for _, r := range allowRead {
 		p, err := resolveRoot(r)
 		if err != nil {
 			return nil, fmt.Errorf("confiner: [sandbox] allow_read %q: %w", r, err)
 		}
-		c.allowRead = append(c.allowRead, p)
+		c.reads.roots = append(c.reads.roots, p)
 	}
 	for _, r := range allowWrite {
 		p, err := resolveRoot(r)
@@ -133,9 +139,9 @@ func (c *Confiner) allowed(p string, write bool) bool {
 }
 
 func (c *Confiner) readable(p string) bool {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return c.within(p, c.allowRead)
+	c.reads.mu.RLock()
+	defer c.reads.mu.RUnlock()
+	return c.within(p, c.reads.roots)
 }
 
 // AllowRead adds dir to the roots read tools may use for the rest of the
@@ -146,10 +152,10 @@ func (c *Confiner) AllowRead(dir string) error {
 	if err != nil {
 		return fmt.Errorf("confiner: read root %q: %w", dir, err)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.within(p, c.allowRead) {
-		c.allowRead = append(c.allowRead, p)
+	c.reads.mu.Lock()
+	defer c.reads.mu.Unlock()
+	if !c.within(p, c.reads.roots) {
+		c.reads.roots = append(c.reads.roots, p)
 	}
 	return nil
 }
