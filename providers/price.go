@@ -1,6 +1,8 @@
 package providers
 
 import (
+	"context"
+	"errors"
 	"net/url"
 	"strings"
 )
@@ -113,4 +115,28 @@ func (c Config) Flattens() bool {
 	}
 	u, err := url.Parse(c.BaseURL)
 	return err == nil && strings.HasSuffix(strings.ToLower(u.Hostname()), "deepseek.com")
+}
+
+// ErrNoBalance says a provider has no balance endpoint.
+var ErrNoBalance = errors.New("this provider has no balance endpoint")
+
+// Balance is what an account has left, per currency.
+type Balance struct {
+	// Available says whether the balance allows API calls.
+	Available bool             `json:"available"`
+	Accounts  []BalanceAccount `json:"accounts"`
+}
+
+// BalanceAccount is the balance in one currency, as the provider writes
+// the amounts.
+type BalanceAccount struct {
+	Currency string `json:"currency"`
+	Total    string `json:"total"`
+	Granted  string `json:"granted,omitempty"`
+	ToppedUp string `json:"topped_up,omitempty"`
+}
+
+// BalanceReporter is a provider that can report its account balance.
+type BalanceReporter interface {
+	Balance(ctx context.Context) (Balance, error)
 }

@@ -99,6 +99,8 @@ Usage:
                                    a scripted-provider script that makes run repeat its calls
   reasonix diff A B [--json]       compare two sessions turn by turn: tool calls, tokens, cache, cost
   reasonix commands [--json]       list the slash commands (custom commands, skills) and their source
+  reasonix balance [--model REF] [--json]
+                                   the provider account's balance (DeepSeek's /user/balance)
   reasonix models                  list the configured models
   reasonix config                  print the merged config and where each value came from
   reasonix context [--json] [--role NAME]
@@ -182,6 +184,8 @@ func dispatch(ctx context.Context, args []string, io stdio) int {
 		err = cmdReplay(args[1:], io)
 	case "diff":
 		err = cmdDiff(args[1:], io)
+	case "balance":
+		err = cmdBalance(ctx, args[1:], io)
 	case "acp":
 		err = cmdACP(ctx, args[1:], io)
 	case "serve":
