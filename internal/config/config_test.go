@@ -579,6 +579,36 @@ func TestProviderConfigs(t *testing.T) {
 	}
 }
 
+func floatp(f float64) *float64 { return &f }
+func boolp(b bool) *bool          { return &b }
+
+func TestPricesReachProviderConfigs(t *testing.T) {
+	f := newFixture(t)
+	f.write(f.wsFile, `[[providers]]
+name = "p"
+base_url = "http://p"
+models = ["a", "b"]
+price = { input_miss = 1.5, output = 2 }
+[providers.model_prices.b]
+input_hit = 0.5
+`)
+	pcs, err := f.load().Config.ProviderConfigs(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pa, ok := pcs[0].PriceFor("a")
+	if !ok || pa.InputMiss != 1.5 || pa.Output != 2 || pa.InputHit != 0 || pa.Currency != "USD" {
+		t.Errorf("price of a = %+v, %v", pa, ok)
+	}
+	if pb, _ := pcs[0].PriceFor("b"); pb.InputHit != 0.5 || pb.Output != 0 {
+		t.Errorf("price of b = %+v (model_prices replaces the provider's price)", pb)
+	}
+	f.write(f.wsFile, "[[providers]]\nname = \"p\"\nbase_url = \"http://p\"\nmodel = \"a\"\nprice = { input_hit = \"cheap\" }\n")
+	if msg := f.loadErr(); !strings.Contains(msg, `key "providers[0].price.input_hit": expected number, got string`) {
+		t.Errorf("bad price: %s", msg)
+	}
+}
+
 func TestScriptPathIsRelativeToItsFile(t *testing.T) {
 	f := newFixture(t)
 	f.write(f.wsFile, "[[providers]]\nname = \"s\"\nkind = \"scripted\"\nscript = \"testdata/demo.json\"\nmodel = \"m\"\n")
@@ -626,6 +656,7 @@ plan_write_window = "90s"
 system_prompt = "be brief"
 system_prompt_file = "p.md"
 reasoning_language = "en"
+budget = 0.25
 [[providers]]
 name = "p"
 kind = "openai"
@@ -642,6 +673,10 @@ thinking = "disabled"
 reasoning_effort = "low"
 max_attempts = 1
 script = ""
+price = { input_hit = 0.1, input_miss = 1, output = 2, currency = "CNY" }
+flatten_schemas = false
+[providers.model_prices.n]
+output = 3.5
 [tools]
 output_limit = 5
 bash_timeout = "1s"
@@ -676,10 +711,13 @@ disabled_skills = ["z"]
 		Instructions: []string{"docs/rules.md"},
 		Agent: Agent{MaxSteps: 7, PlannerModel: "p/plan", PlannerMaxSteps: 3, SubagentModel: "p/sub",
 			SubagentModels: map[string]string{"explore": "p/x"}, MaxParallel: 10, PlanIsolation: "files", GoalMaxTurns: 2, Temperature: &temp,
-			PlanWriteWindow: 90 * time.Second, SystemPrompt: "be brief", SystemPromptFile: "p.md", ReasoningLanguage: "en"},
+			PlanWriteWindow: 90 * time.Second, SystemPrompt: "be brief", SystemPromptFile: "p.md", ReasoningLanguage: "en",
+			Budget: floatp(0.25)},
 		Providers: []Provider{{Name: "p", Kind: "openai", BaseURL: "http://p", APIKey: "k", APIKeyEnv: "P_KEY", Model: "m",
 			Models: []string{"m", "n"}, Default: "n", Headers: map[string]string{"A": "b"}, Timeout: time.Second,
-			ContextWindow: intp(9), Thinking: "disabled", ReasoningEffort: "low", MaxAttempts: 1}},
+			ContextWindow: intp(9), Thinking: "disabled", ReasoningEffort: "low", MaxAttempts: 1,
+			Price:          Price{InputHit: floatp(0.1), InputMiss: floatp(1), Output: floatp(2), Currency: "CNY"},
+			ModelPrices:    map[string]Price{"n": {Output: floatp(3.5)}}, FlattenSchemas: boolp(false)}},
 		Tools: Tools{OutputLimit: 5, BashTimeout: time.Second, BashMaxTimeout: 2 * time.Second, Disabled: []string{"x"},
 			Enabled: []string{"read_file"}, BashTimeoutSeconds: intp(0), Shell: Shell{Prefer: "bash", Path: "/bin/bash"}},
 		Language: "zh", CredentialsStore: "file",

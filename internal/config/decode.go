@@ -329,6 +329,7 @@ func (d *fileDecoder) decodeField(v any, fv reflect.Value, sf reflect.StructFiel
 			}
 			errs = append(errs, d.decodeStruct(sub, ev, joinKey(kp, k), joinKey(sp, k))...)
 			fv.SetMapIndex(reflect.ValueOf(k), ev)
+			d.set(joinKey(sp, k))
 		}
 		return errs
 	case t.Kind() == reflect.Map:

@@ -69,7 +69,16 @@ func (d *describer) table(rv reflect.Value, path string, skipZero bool) {
 	t := rv.Type()
 	for i := range t.NumField() {
 		name := t.Field(i).Tag.Get("toml")
-		if name == "-" || t.Field(i).Type.Kind() == reflect.Struct && t.Field(i).Type != durationType {
+		if name == "-" {
+			continue
+		}
+		if t.Field(i).Type.Kind() == reflect.Struct && t.Field(i).Type != durationType {
+			// A table inside a [[providers]] entry (price) is written
+			// inline; top-level tables get their own headers instead.
+			if skipZero && !rv.Field(i).IsZero() {
+				p := joinKey(path, name)
+				d.b.WriteString(quoteKey(name) + " = " + inlineStruct(rv.Field(i)) + "  # from " + d.prefixSource(p) + "\n")
+			}
 			continue
 		}
 		d.field(rv.Field(i), name, joinKey(path, name), skipZero && name != "name")
@@ -110,6 +119,9 @@ func (d *describer) mapValue(v reflect.Value, path string) (string, string) {
 	var parts, srcs []string
 	for _, k := range keys {
 		val := quote(v.MapIndex(reflect.ValueOf(k)).String())
+		if e := v.MapIndex(reflect.ValueOf(k)); e.Kind() == reflect.Struct {
+			val = inlineStruct(e)
+		}
 		if d.redact && secretName(k) {
 			val = quote(redacted)
 		}
@@ -122,6 +134,42 @@ func (d *describer) mapValue(v reflect.Value, path string) (string, string) {
 		return "{}", d.source(path)
 	}
 	return "{ " + strings.Join(parts, ", ") + " }", strings.Join(srcs, " + ")
+}
+
+// inlineStruct renders a struct's set fields as an inline table.
+func inlineStruct(v reflect.Value) string {
+	t := v.Type()
+	var parts []string
+	for i := range t.NumField() {
+		f := v.Field(i)
+		if f.IsZero() {
+			continue
+		}
+		parts = append(parts, quoteKey(t.Field(i).Tag.Get("toml"))+" = "+formatValue(f))
+	}
+	if len(parts) == 0 {
+		return "{}"
+	}
+	return "{ " + strings.Join(parts, ", ") + " }"
+}
+
+// prefixSource is the source of the first key recorded under path (the
+// keys of an inline table are recorded one by one).
+func (d *describer) prefixSource(path string) string {
+	if s := d.sources[path]; s != "" {
+		return s
+	}
+	var keys []string
+	for k := range d.sources {
+		if strings.HasPrefix(k, path+".") {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	if len(keys) > 0 {
+		return d.sources[keys[0]]
+	}
+	return SourceDefault
 }
 
 // secretName reports whether a header name looks like it carries a

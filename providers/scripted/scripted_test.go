@@ -345,3 +345,21 @@ func BenchmarkSession200(b *testing.B) {
 		}
 	}
 }
+
+func TestProviderFinishReasonOverride(t *testing.T) {
+	p := NewFromScript(&Script{Turns: []Turn{
+		{Text: "cut", FinishReason: "length"},
+		{ToolCalls: []Call{{Name: "x", Arguments: `{"a":`}}, FinishReason: "length"},
+		{ToolCalls: []Call{{Name: "x"}}},
+	}})
+	for i, want := range []string{"length", "length", "tool_calls"} {
+		ch, err := p.Stream(context.Background(), providers.Request{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, final, _, err := collect(t, ch)
+		if err != nil || final.FinishReason != want {
+			t.Errorf("turn %d: finish %q, %v; want %q", i, final.FinishReason, err, want)
+		}
+	}
+}
