@@ -580,7 +580,7 @@ func TestProviderConfigs(t *testing.T) {
 }
 
 func floatp(f float64) *float64 { return &f }
-func boolp(b bool) *bool          { return &b }
+func boolp(b bool) *bool        { return &b }
 
 func TestPricesReachProviderConfigs(t *testing.T) {
 	f := newFixture(t)
@@ -716,8 +716,8 @@ disabled_skills = ["z"]
 		Providers: []Provider{{Name: "p", Kind: "openai", BaseURL: "http://p", APIKey: "k", APIKeyEnv: "P_KEY", Model: "m",
 			Models: []string{"m", "n"}, Default: "n", Headers: map[string]string{"A": "b"}, Timeout: time.Second,
 			ContextWindow: intp(9), Thinking: "disabled", ReasoningEffort: "low", MaxAttempts: 1,
-			Price:          Price{InputHit: floatp(0.1), InputMiss: floatp(1), Output: floatp(2), Currency: "CNY"},
-			ModelPrices:    map[string]Price{"n": {Output: floatp(3.5)}}, FlattenSchemas: boolp(false)}},
+			Price:       Price{InputHit: floatp(0.1), InputMiss: floatp(1), Output: floatp(2), Currency: "CNY"},
+			ModelPrices: map[string]Price{"n": {Output: floatp(3.5)}}, FlattenSchemas: boolp(false)}},
 		Tools: Tools{OutputLimit: 5, BashTimeout: time.Second, BashMaxTimeout: 2 * time.Second, Disabled: []string{"x"},
 			Enabled: []string{"read_file"}, BashTimeoutSeconds: intp(0), Shell: Shell{Prefer: "bash", Path: "/bin/bash"}},
 		Language: "zh", CredentialsStore: "file",

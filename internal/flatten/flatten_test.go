@@ -145,4 +145,3 @@ func TestFlattenRefusesDottedNames(t *testing.T) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
-
