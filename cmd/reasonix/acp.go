@@ -96,3 +96,9 @@ func (h *engines) Sessions() ([]store.Summary, error) {
 
 // Workspace is the root the conversations work in.
 func (h *engines) Workspace() string { return h.app.workspace }
+
+// Posture is the gate's posture.
+func (h *engines) Posture() string { return string(h.app.gate.Posture()) }
+
+// SetPosture switches the gate's posture, as a person chose in a front end.
+func (h *engines) SetPosture(mode string) error { return h.app.gate.SetPosture(permission.Mode(mode)) }

@@ -23,10 +23,12 @@ type acpSeen struct {
 	} `json:"init"`
 	SessionID string `json:"sessionId"`
 	Modes     struct {
+		CurrentModeID  string `json:"currentModeId"`
 		AvailableModes []struct {
 			ID string `json:"id"`
 		} `json:"availableModes"`
 	} `json:"modes"`
+	Third struct{ StopReason string } `json:"third"`
 	First      struct{ StopReason string } `json:"first"`
 	Second     struct{ StopReason string } `json:"second"`
 	AfterFirst int                         `json:"afterFirst"`
@@ -132,6 +134,8 @@ func TestE2EACPEditorSession(t *testing.T) {
 		scripted.Turn{ToolCalls: []scripted.Call{call("edit_file", map[string]any{"path": "greet.go", "old_string": `"hello"`, "new_string": `"hello, world"`})}},
 		scripted.Turn{Text: "Changed the **greeting**.", ChunkSize: 4},
 		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "rm -f build.out && echo removed"})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("write_file", map[string]any{"path": "auto.txt", "content": "written in auto\n"})}},
+		scripted.Turn{Text: "Wrote it."},
 		scripted.Turn{Text: "You asked me to change the greeting."},
 	)
 	e.write("greet.go", "package main\n\nconst greeting = \"hello\"\n")
@@ -141,7 +145,7 @@ func TestE2EACPEditorSession(t *testing.T) {
 	if seen.Init.ProtocolVersion != 1 || !seen.Init.AgentCapabilities.LoadSession {
 		t.Errorf("initialize: %+v", seen.Init)
 	}
-	if seen.SessionID == "" || len(seen.Modes.AvailableModes) != 2 {
+	if seen.SessionID == "" || len(seen.Modes.AvailableModes) != 4 || seen.Modes.CurrentModeID != "ask" {
 		t.Fatalf("session/new: id %q modes %+v", seen.SessionID, seen.Modes)
 	}
 	if seen.First.StopReason != "end_turn" {
@@ -155,7 +159,7 @@ func TestE2EACPEditorSession(t *testing.T) {
 	if got := e.read("greet.go"); !strings.Contains(got, `"hello, world" // unsaved buffer`) {
 		t.Errorf("the approved edit did not land on the editor's buffer: %q", got)
 	}
-	if len(seen.Writes) != 1 || seen.Writes[0].Path != filepath.Join(e.repo, "greet.go") ||
+	if len(seen.Writes) != 2 || seen.Writes[0].Path != filepath.Join(e.repo, "greet.go") ||
 		!strings.Contains(seen.Writes[0].Content, `"hello, world" // unsaved buffer`) || seen.Writes[0].SessionID != seen.SessionID {
 		t.Errorf("fs/write_text_file requests: %+v", seen.Writes)
 	}
@@ -164,6 +168,11 @@ func TestE2EACPEditorSession(t *testing.T) {
 	}
 	if !contains(seen.Reads, filepath.Join(e.repo, "greet.go")) {
 		t.Errorf("fs/read_text_file requests: %v", seen.Reads)
+	}
+	// After the switch to auto the write ran without a question (two
+	// questions in all, checked below).
+	if got := e.read("auto.txt"); seen.Third.StopReason != "end_turn" || got != "written in auto\n" {
+		t.Errorf("auto mode: stop %q, auto.txt %q", seen.Third.StopReason, got)
 	}
 	if got := e.read("build.out"); got != "artifact\n" {
 		t.Errorf("the cancelled command ran: build.out = %q", got)

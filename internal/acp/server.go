@@ -55,13 +55,21 @@ type Host interface {
 	Sessions() ([]store.Summary, error)
 	// Workspace is the absolute root the conversations work in.
 	Workspace() string
+	// Posture is the gate's posture (ask, auto or yolo); SetPosture
+	// switches it for the whole process, as a person chose in the editor.
+	Posture() string
+	SetPosture(mode string) error
 }
 
-// Mode ids offered to the editor. "plan" sends each prompt through the
-// planner: a read-only plan, the editor's approval, then execution.
+// Mode ids offered to the editor: the gate's postures, which hold for
+// every session of the process (one gate), and plan mode, which is the
+// session's own and sends each prompt through the planner: a read-only
+// plan, the editor's approval, then execution.
 const (
-	ModeDefault = "default"
-	ModePlan    = "plan"
+	ModeAsk  = "ask"
+	ModeAuto = "auto"
+	ModeYolo = "yolo"
+	ModePlan = "plan"
 )
 
 // maxResult bounds the tool output shown in a tool call's content; the
@@ -102,8 +110,9 @@ type session struct {
 	id  string
 	eng Engine
 
-	mu      sync.Mutex
-	mode    string
+	mu sync.Mutex
+	// plan sends prompts through the planner.
+	plan    bool
 	running bool
 	// before holds each running write call's files as they were when it
 	// started, so its end can be shown as a diff.
@@ -204,11 +213,11 @@ func (s *Server) NewSession(_ context.Context, p sdk.NewSessionRequest) (sdk.New
 	if err != nil {
 		return sdk.NewSessionResponse{}, sdk.NewInternalError(map[string]any{"error": err.Error()})
 	}
-	ss := &session{id: eng.SessionID(), eng: eng, mode: ModeDefault}
+	ss := &session{id: eng.SessionID(), eng: eng}
 	s.mu.Lock()
 	s.sessions[ss.id] = ss
 	s.mu.Unlock()
-	return sdk.NewSessionResponse{SessionId: sdk.SessionId(ss.id), Modes: modes(ModeDefault)}, nil
+	return sdk.NewSessionResponse{SessionId: sdk.SessionId(ss.id), Modes: modes(s.modeOf(ss))}, nil
 }
 
 // LoadSession reopens a saved conversation and replays it as updates
@@ -225,7 +234,7 @@ func (s *Server) LoadSession(_ context.Context, p sdk.LoadSessionRequest) (sdk.L
 	}
 	// Registered before the engine exists, so the History event the
 	// resume publishes is routed here and replayed.
-	ss := &session{id: id, mode: ModeDefault}
+	ss := &session{id: id}
 	s.sessions[id] = ss
 	s.mu.Unlock()
 	eng, err := s.host.Resume(id)
@@ -238,7 +247,7 @@ func (s *Server) LoadSession(_ context.Context, p sdk.LoadSessionRequest) (sdk.L
 	ss.mu.Lock()
 	ss.eng = eng
 	ss.mu.Unlock()
-	return sdk.LoadSessionResponse{Modes: modes(ModeDefault)}, nil
+	return sdk.LoadSessionResponse{Modes: modes(s.modeOf(ss))}, nil
 }
 
 // ListSessions lists the workspace's saved conversations.
@@ -287,20 +296,55 @@ func (s *Server) CloseSession(_ context.Context, p sdk.CloseSessionRequest) (sdk
 	return sdk.CloseSessionResponse{}, nil
 }
 
-// SetSessionMode switches between the default mode and plan mode.
+// SetSessionMode switches plan mode for the session, or the posture for
+// every session (the others are told of the change).
 func (s *Server) SetSessionMode(_ context.Context, p sdk.SetSessionModeRequest) (sdk.SetSessionModeResponse, error) {
 	ss, err := s.session(p.SessionId)
 	if err != nil {
 		return sdk.SetSessionModeResponse{}, err
 	}
 	m := string(p.ModeId)
-	if m != ModeDefault && m != ModePlan {
-		return sdk.SetSessionModeResponse{}, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("unknown mode %q (want %s or %s)", m, ModeDefault, ModePlan)})
+	switch m {
+	case ModePlan:
+		ss.mu.Lock()
+		ss.plan = true
+		ss.mu.Unlock()
+		return sdk.SetSessionModeResponse{}, nil
+	case ModeAsk, ModeAuto, ModeYolo:
+	default:
+		return sdk.SetSessionModeResponse{}, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("unknown mode %q (want ask, auto, yolo or plan)", m)})
+	}
+	if err := s.host.SetPosture(m); err != nil {
+		return sdk.SetSessionModeResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
 	ss.mu.Lock()
-	ss.mode = m
+	ss.plan = false
 	ss.mu.Unlock()
+	s.mu.Lock()
+	others := make([]*session, 0, len(s.sessions))
+	for _, o := range s.sessions {
+		if o != ss {
+			others = append(others, o)
+		}
+	}
+	s.mu.Unlock()
+	for _, o := range others {
+		if mode := s.modeOf(o); mode != ModePlan {
+			s.update(o.id, sdk.SessionUpdate{CurrentModeUpdate: &sdk.SessionCurrentModeUpdate{CurrentModeId: sdk.SessionModeId(mode)}})
+		}
+	}
 	return sdk.SetSessionModeResponse{}, nil
+}
+
+// modeOf is the session's mode: plan, or the process's posture.
+func (s *Server) modeOf(ss *session) string {
+	ss.mu.Lock()
+	plan := ss.plan
+	ss.mu.Unlock()
+	if plan {
+		return ModePlan
+	}
+	return s.host.Posture()
 }
 
 // SetSessionConfigOption is not offered.
@@ -339,14 +383,14 @@ func (s *Server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 		return sdk.PromptResponse{}, sdk.NewInvalidRequest(map[string]any{"error": "a turn is already running in this session"})
 	}
 	ss.running = true
-	mode, eng := ss.mode, ss.eng
+	plan, eng := ss.plan, ss.eng
 	ss.mu.Unlock()
 	defer func() {
 		ss.mu.Lock()
 		ss.running = false
 		ss.mu.Unlock()
 	}()
-	if mode == ModePlan {
+	if plan {
 		s.planMu.Lock()
 		s.mu.Lock()
 		s.planning = ss
@@ -409,7 +453,9 @@ func modes(current string) *sdk.SessionModeState {
 	return &sdk.SessionModeState{
 		CurrentModeId: sdk.SessionModeId(current),
 		AvailableModes: []sdk.SessionMode{
-			{Id: ModeDefault, Name: "Default", Description: sdk.Ptr("Chat and act; the gate asks before anything it is not allowed to do")},
+			{Id: ModeAsk, Name: "Ask", Description: sdk.Ptr("Ask before every change and command no rule allows")},
+			{Id: ModeAuto, Name: "Auto", Description: sdk.Ptr("Edit files without asking; commands and ask rules still ask")},
+			{Id: ModeYolo, Name: "Yolo", Description: sdk.Ptr("Allow everything not denied; dangerous commands still ask")},
 			{Id: ModePlan, Name: "Plan", Description: sdk.Ptr("Plan read-only first; the plan runs after you approve it")},
 		},
 	}

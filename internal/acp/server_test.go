@@ -53,13 +53,16 @@ func (f *fakeEngine) SessionID() string                   { return f.id }
 func (f *fakeEngine) Close()                              {}
 
 type fakeHost struct {
-	eng *fakeEngine
+	eng     *fakeEngine
+	posture string
 }
 
 func (h *fakeHost) Open() (Engine, error)              { return h.eng, nil }
 func (h *fakeHost) Resume(string) (Engine, error)      { return nil, errors.New("no such session") }
 func (h *fakeHost) Sessions() ([]store.Summary, error) { return nil, nil }
 func (h *fakeHost) Workspace() string                  { return "/work/space" }
+func (h *fakeHost) Posture() string                    { return h.posture }
+func (h *fakeHost) SetPosture(m string) error          { h.posture = m; return nil }
 
 // client is an editor: it records updates and answers plan questions
 // with answer.
@@ -127,7 +130,7 @@ func connect(t *testing.T, c *client) (*sdk.ClientSideConnection, *fakeEngine) {
 	toClientR, toClientW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, &fakeHost{eng: eng}, toAgentR, toClientW) }()
+	go func() { done <- srv.Serve(ctx, &fakeHost{eng: eng, posture: "ask"}, toAgentR, toClientW) }()
 	conn := sdk.NewClientSideConnection(c, toAgentW, toClientR)
 	t.Cleanup(func() {
 		cancel()

@@ -48,6 +48,9 @@ type Gate struct {
 	sh     *gateShared
 	policy Policy
 	role   string
+	// ownMode is set on a view whose agent file chose its own posture:
+	// SetPosture leaves it alone.
+	ownMode bool
 }
 
 type gateShared struct {
@@ -65,6 +68,9 @@ type gateShared struct {
 	// turn are allow rules of running turns (PreApprove).
 	turn   []turnRules
 	turnID int
+	// posture, when set, replaces the run's posture in every view (a
+	// person switched it from a front end); see SetPosture.
+	posture Mode
 
 	clock  func() time.Time
 	window writeWindow
@@ -151,7 +157,43 @@ func (g *Gate) WithOverride(extra Policy) *Gate {
 	}
 	v := *g
 	v.policy = p
+	v.ownMode = v.ownMode || extra.Mode != ""
 	return &v
+}
+
+// SetPosture switches the run's posture (ask, auto or yolo) for every view
+// of the gate from the next call on, except views whose agent file chose
+// its own. Front ends call it when a person switches; it only ever comes
+// from a person, never from a tool. Dangerous commands, deny rules and
+// the control-file guard are untouched by any posture.
+func (g *Gate) SetPosture(m Mode) error {
+	switch m {
+	case ModeAsk, ModeAuto, ModeYolo:
+	default:
+		return fmt.Errorf("posture %q: want ask, auto or yolo", m)
+	}
+	g.sh.mu.Lock()
+	g.sh.posture = m
+	g.sh.mu.Unlock()
+	return nil
+}
+
+// Posture is the posture this view decides with.
+func (g *Gate) Posture() Mode { return g.current().Mode }
+
+// current is the view's policy with a switched posture applied.
+func (g *Gate) current() Policy {
+	p := g.policy
+	g.sh.mu.RLock()
+	m := g.sh.posture
+	g.sh.mu.RUnlock()
+	if m != "" && !g.ownMode {
+		p.Mode = m
+	}
+	if p.Mode == "" {
+		p.Mode = ModeAsk
+	}
+	return p
 }
 
 // Close closes the decision log; the gate must not be used afterwards.

@@ -56,10 +56,10 @@ func (g *Gate) effective() Policy {
 	g.sh.mu.RLock()
 	turn := g.sh.turn
 	g.sh.mu.RUnlock()
+	p := g.current()
 	if len(turn) == 0 {
-		return g.policy
+		return p
 	}
-	p := g.policy
 	p.Allow = append([]Rule(nil), p.Allow...)
 	for _, t := range turn {
 		p.Allow = append(p.Allow, t.rules...)

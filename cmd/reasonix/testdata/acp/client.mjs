@@ -75,6 +75,12 @@ try {
     seen.second = await ctx.request(methods.agent.session.prompt, {
       sessionId: s.sessionId, prompt: [{ type: "text", text: "remove the build output" }],
     });
+    // A person switches the posture to auto: a write no longer asks.
+    onPermission = () => ({ outcome: { outcome: "cancelled" } });
+    await ctx.request(methods.agent.session.setMode, { sessionId: s.sessionId, modeId: "auto" });
+    seen.third = await ctx.request(methods.agent.session.prompt, {
+      sessionId: s.sessionId, prompt: [{ type: "text", text: "write the notes file" }],
+    });
     seen.list = await ctx.request(methods.agent.session.list, {});
   });
 } finally {
