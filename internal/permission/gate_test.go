@@ -337,10 +337,18 @@ func TestGateConfinesPathsBeforeAsking(t *testing.T) {
 func TestGateHonoursContext(t *testing.T) {
 	block := make(chan struct{})
 	defer close(block)
-	ap := &ScriptedApprover{Func: func(Request) Answer { <-block; return AllowOnce }}
+	held := make(chan struct{}, 1)
+	ap := &ScriptedApprover{Func: func(Request) Answer {
+		held <- struct{}{}
+		<-block
+		return AllowOnce
+	}}
 	g := NewGate(GateOptions{Approver: ap, Workspace: t.TempDir()})
 	go g.Authorize(context.Background(), bashInv("npm install a")) // holds the prompt
-	time.Sleep(10 * time.Millisecond)
+	// Wait until the first question is being asked (a sleep is not
+	// enough on a loaded machine: the second call could take the prompt
+	// first and wait for ever on the blocked approver).
+	<-held
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	v := g.Authorize(ctx, bashInv("npm install b"))
