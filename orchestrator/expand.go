@@ -205,7 +205,8 @@ func (c *Coordinator) refBlocks(ctx context.Context, session, text string) strin
 }
 
 // shell runs command as a person's bash call: described and published as
-// a tool call, authorised by the gate with allow as rules for this call
+// a tool call, authorised by a view of the gate with allow as rules for
+// this call only
 // ("Bash" for a ! line: typed by the person, so it runs unless a rule
 // denies it or it is dangerous, which still asks), confined by the
 // sandbox, watched by the control-file guard and redacted like any tool
@@ -233,10 +234,10 @@ func (c *Coordinator) shell(ctx context.Context, session, command string, allow 
 		e.Result, e.Summary, e.IsError, e.Denied = content, summary, isErr, denied
 		c.rt.Sink.Publish(events.Event{Type: events.ToolEnd, Session: session, Role: events.RoleUser, Tool: &e})
 	}
-	defer c.PreApprove(session, allow)()
+	gate := c.callGate(session, allow)
 	approved := false
-	if c.rt.Gate != nil {
-		v := c.rt.Gate.Authorize(ctx, tools.Invocation{Session: session, Role: events.RoleUser, CallID: info.CallID, Tool: t,
+	if gate != nil {
+		v := gate.Authorize(ctx, tools.Invocation{Session: session, Role: events.RoleUser, CallID: info.CallID, Tool: t,
 			Args: args, Access: acc, Env: env, Reason: "typed by the person"})
 		if !v.Allow {
 			run.Refused = v.Message
@@ -311,6 +312,29 @@ func (c *Coordinator) skill(name string) (skills.Skill, bool) {
 		return skills.Skill{}, false
 	}
 	return s, ok
+}
+
+// callGate is the gate with allow added for one call only: a view, so no
+// other session running meanwhile gains anything. A rule that does not
+// parse is left out with a notice.
+func (c *Coordinator) callGate(session string, allow []string) tools.Authorizer {
+	rg, ok := c.rt.Gate.(RoleGate)
+	if !ok || len(allow) == 0 {
+		return c.rt.Gate
+	}
+	var good []string
+	for _, r := range allow {
+		if _, err := rg.RoleView(events.RoleUser, false, "", []string{r}, nil, nil); err != nil {
+			c.rt.Sink.Publish(events.Event{Type: events.Notice, Session: session, Text: fmt.Sprintf("allowed-tools: %v; left out", err)})
+			continue
+		}
+		good = append(good, r)
+	}
+	v, err := rg.RoleView(events.RoleUser, false, "", good, nil, nil)
+	if err != nil {
+		return c.rt.Gate
+	}
+	return v
 }
 
 // PreApprove allows rules for one turn through the gate (a command's

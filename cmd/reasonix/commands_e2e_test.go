@@ -297,3 +297,50 @@ func TestTUICustomCommandAndShellLine(t *testing.T) {
 	}
 	tt.quit()
 }
+
+// TestE2ECommandAllowedToolsForItsTurnOnly: a command's allowed-tools let
+// the model's touch run without a question during the command's turn; the
+// same call in the next turn asks again, and a dangerous command inside
+// the command's turn still asks.
+func TestE2ECommandAllowedToolsForItsTurnOnly(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{Match: "Make the marker files", ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "touch in-turn.txt"})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "rm -rf in-turn.txt"})}},
+		scripted.Turn{Text: "Made it."},
+		scripted.Turn{Match: "one more", ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "touch after-turn.txt"})}},
+		scripted.Turn{Text: "Done."},
+	)
+	e.write(".claude/commands/mark.md", "---\nallowed-tools: Bash(touch:*), Bash(rm:*), WebSearch\n---\nMake the marker files.\n")
+	c := startStream(t, e)
+	c.send(userLine("/mark"))
+	req := c.await("the question about rm -rf", typed("approval_request"))
+	if !strings.Contains(fmt.Sprint(req["command"]), "rm -rf") {
+		t.Fatalf("the first question is about %v, not the dangerous rm (touch should have run unasked)", req["command"])
+	}
+	c.send(map[string]any{"type": "approval", "id": req["id"], "decision": "deny"})
+	c.await("the command's turn end", turnDone)
+	if _, err := os.Stat(filepath.Join(e.repo, "in-turn.txt")); err != nil {
+		t.Errorf("the pre-approved touch did not run: %v", err)
+	}
+	c.send(userLine("one more"))
+	req = c.await("the question in the next turn", typed("approval_request"))
+	if !strings.Contains(fmt.Sprint(req["command"]), "touch after-turn.txt") {
+		t.Errorf("the next turn asked about %v", req["command"])
+	}
+	c.send(map[string]any{"type": "approval", "id": req["id"], "decision": "allow"})
+	c.await("the next turn's end", turnDone)
+	c.stdin.Close()
+	for range c.lines {
+	}
+	<-c.exit
+	found := false
+	for _, m := range c.seen {
+		if m["type"] == "notice" && strings.Contains(fmt.Sprint(m["text"]), "WebSearch") {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("no notice about the allowed-tools rule Reasonix cannot use (WebSearch)")
+	}
+}

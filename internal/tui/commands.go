@@ -26,8 +26,7 @@ const helpText = `[::b]commands[::-]
   /hooks        list the loaded hooks (settings.json, reasonix.toml)
   /help         this list
   /quit         leave (also Ctrl-D, or Ctrl-C twice)
-  /NAME ARGS    run a custom command or a skill · !CMD runs a shell command
-  @PATH         attach a file (@a.go#L10-40) or a folder listing
+  /NAME ARGS    a custom command or skill · !CMD shell · @PATH attach
 [::b]keys[::-]
   Enter sends · Ctrl-J or Alt-Enter newline · PgUp/PgDn scroll · Ctrl-C cancels the running turn
   ↑/↓ recall earlier prompts (on the first/last line) · Ctrl-R searches them`
