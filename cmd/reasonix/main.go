@@ -114,7 +114,8 @@ Usage:
                                    file afresh; --example prints a commented example config)
   reasonix demo [--headless]       watch a scripted session fix a bug in a sample project
                                    (no key, no network)
-  reasonix doctor                  report providers, sandbox and permission posture
+  reasonix doctor                  report providers, sandbox, permissions, hooks, and what was done
+                                   with each Claude Code or OpenCode file found
   reasonix version                 print the version
 
 Run flags:
@@ -128,6 +129,8 @@ Run flags:
   --goal TEXT          keep working until the goal is reported done
                        (--goal resume continues a saved goal, --goal clear forgets it)
   --yolo / --auto      permission posture for this run
+  --hooks-trust        run this project's hooks (reasonix.toml, .claude/settings*.json)
+                       without asking; headless runs skip untrusted project hooks
   --continue           add the turn to the newest session of this project (also chat)
   --resume ID          add the turn to that session; a unique prefix will do (also chat)
 
