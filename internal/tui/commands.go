@@ -23,8 +23,7 @@ const helpText = `[::b]commands[::-]
   /resume       pick an earlier conversation of this project and go on with it
   /rewind       pick a turn: the conversation and the files go back to just before it
   /rewind undo  undo the last rewind
-  /hooks        list the loaded hooks (settings.json, reasonix.toml)
-  /help         this list
+  /help         this list · /hooks lists the loaded hooks
   /quit         leave (also Ctrl-D, or Ctrl-C twice)
   /NAME ARGS    a custom command or skill · !CMD shell · @PATH attach
 [::b]keys[::-]
