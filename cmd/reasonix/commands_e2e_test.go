@@ -102,6 +102,11 @@ func TestE2ECustomCommandInRun(t *testing.T) {
 		t.Errorf("a path prompt: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 
+	// doctor says the command files are used, not ignored.
+	if r := e.run("", "doctor"); !strings.Contains(r.stdout, "2 command file(s): custom slash commands") {
+		t.Errorf("doctor on the command files:\n%s", r.stdout)
+	}
+
 	// reasonix commands lists both, with where they come from.
 	r = e.run("", "commands")
 	for _, want := range []string{"/git:commit", "/review", "command (project)", ".claude/commands/review.md", "[focus] [depth]"} {

@@ -16,7 +16,7 @@ import (
 // words its report by them, so a file is never listed as used when it is
 // not. The helpers that build them switch them on.
 const (
-	commandsBuilt = false // .claude/commands and .reasonix/commands as slash commands
+	commandsBuilt = true  // .claude/commands and .reasonix/commands as slash commands
 	mcpBuilt      = false // .mcp.json and [[plugins]] as MCP servers
 )
 
@@ -97,7 +97,7 @@ func foreignFiles(workspace, userHome string, set *settings.Set, setErr error) [
 	for _, d := range []string{filepath.Join(workspace, ".claude", "commands"), filepath.Join(userHome, ".claude", "commands")} {
 		if n := countFiles(d, ".md"); n > 0 {
 			if commandsBuilt {
-				add(d, fmt.Sprintf("%d command file(s): custom slash commands", n))
+				add(d, fmt.Sprintf("%d command file(s): custom slash commands (reasonix commands lists them; a skipped file is a notice)", n))
 			} else {
 				add(d, fmt.Sprintf("IGNORED: %d command file(s); custom slash commands are not built yet", n))
 			}
