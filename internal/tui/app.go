@@ -137,6 +137,17 @@ type App struct {
 	// approvals close the overlay of each open approval request, by id.
 	approvals map[string]func()
 	recall    recall
+	// follow: the transcript shows its end and keeps showing it as output
+	// arrives; a scroll up turns it off, a scroll back to the end (or
+	// End, or sending a prompt) on. unseen: output arrived while off.
+	follow, unseen bool
+	// pastes are the large pastes held in the composer as placeholders;
+	// queued the prompts typed while a turn ran.
+	pastes []paste
+	queued []queuedPrompt
+	// composerItem is the composer as the layout holds it.
+	composerItem tview.Primitive
+	composerRows int // screen rows the draft needs
 }
 
 const (
@@ -165,6 +176,7 @@ func New(opts Options) *App {
 		rs:   newRenderState(),
 
 		approvals: map[string]func(){},
+		follow:    true,
 	}
 	a.transcript = tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetWordWrap(true).
 		SetScrollable(true).SetMaxLines(opts.MaxLines)
@@ -174,14 +186,18 @@ func New(opts Options) *App {
 	a.composer.SetBorder(true).SetBorderPadding(0, 0, 1, 1)
 	a.composer.SetInputCapture(a.composerKey)
 	a.composer.SetChangedFunc(a.resizeComposer)
+	a.composerItem = composerBox{TextArea: a.composer, a: a}
 	a.status = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
 	a.body = tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(a.transcript, 0, 1, false).
-		AddItem(a.composer, 3, 0, true).
+		AddItem(a.composerItem, 3, 0, true).
 		AddItem(a.status, 1, 0, false)
 	a.pages = tview.NewPages().AddPage(composerID, a.body, true, true)
 	a.app.SetRoot(a.pages, true).SetFocus(a.composer)
 	a.app.SetInputCapture(a.globalKey)
+	a.app.EnableMouse(true)
+	a.app.EnablePaste(true)
+	a.app.SetMouseCapture(a.mouse)
 	a.app.SetBeforeDrawFunc(func(s tcell.Screen) bool {
 		_, a.screenH = s.Size()
 		return false
@@ -435,6 +451,7 @@ func (a *App) startWork(label string, f func(ctx context.Context) error) {
 			default:
 				a.line("[red]error:[-] " + tview.Escape(err.Error()))
 			}
+			a.sendQueued()
 		})
 	})
 }
@@ -448,6 +465,12 @@ func (a *App) globalKey(ev *tcell.EventKey) *tcell.EventKey {
 	case tcell.KeyCtrlC:
 		a.interrupt()
 		return nil // tview would stop the application on Ctrl-C
+	case tcell.KeyEscape:
+		if len(a.overlays) == 0 && a.cancel != nil {
+			a.cancel()
+			a.unqueue()
+			return nil
+		}
 	case tcell.KeyCtrlD:
 		if len(a.overlays) == 0 && a.composer.GetText() == "" {
 			a.quit()
@@ -457,11 +480,57 @@ func (a *App) globalKey(ev *tcell.EventKey) *tcell.EventKey {
 		if len(a.overlays) == 0 {
 			a.armed = false
 			a.transcript.InputHandler()(ev, func(tview.Primitive) {})
+			a.scrolled()
+			return nil
+		}
+	case tcell.KeyEnd, tcell.KeyHome:
+		// Home and End scroll the transcript while it is scrolled back
+		// (or with Ctrl); otherwise they belong to the composer.
+		if len(a.overlays) == 0 && (!a.follow || ev.Modifiers()&tcell.ModCtrl != 0) {
+			a.armed = false
+			if ev.Key() == tcell.KeyEnd {
+				a.followEnd()
+			} else {
+				a.transcript.ScrollToBeginning()
+				a.follow = false
+			}
 			return nil
 		}
 	}
 	a.armed = false
 	return ev
+}
+
+// scrolled updates following after the transcript moved: at its end it
+// follows again.
+func (a *App) scrolled() {
+	row, _ := a.transcript.GetScrollOffset()
+	_, _, _, h := a.transcript.GetInnerRect()
+	if row+h >= a.transcript.GetWrappedLineCount() {
+		a.followEnd()
+		return
+	}
+	a.follow = false
+}
+
+// followEnd shows the end of the transcript and follows it.
+func (a *App) followEnd() {
+	a.transcript.ScrollToEnd()
+	a.follow, a.unseen = true, false
+	a.updateStatus()
+}
+
+// mouse lets the wheel scroll the transcript (tview does the scrolling)
+// and notes where it ended up.
+func (a *App) mouse(ev *tcell.EventMouse, action tview.MouseAction) (*tcell.EventMouse, tview.MouseAction) {
+	if action == tview.MouseScrollUp || action == tview.MouseScrollDown {
+		if len(a.overlays) == 0 {
+			a.transcript.MouseHandler()(action, ev, func(tview.Primitive) {})
+			a.scrolled()
+			return nil, action
+		}
+	}
+	return ev, action
 }
 
 // interrupt is Ctrl-C: it cancels in-flight work; on an idle composer it
@@ -470,6 +539,7 @@ func (a *App) interrupt() {
 	switch {
 	case a.cancel != nil:
 		a.cancel()
+		a.unqueue()
 		a.armed = true
 	case a.armed:
 		a.quit()
@@ -503,8 +573,14 @@ func (a *App) composerKey(ev *tcell.EventKey) *tcell.EventKey {
 		text := strings.TrimSpace(a.composer.GetText())
 		if text != "" {
 			a.composer.SetText("", false)
-			a.submit(text)
-			a.remember(text)
+			full := a.expandPastes(text)
+			a.pastes = nil
+			if a.cancel != nil && !strings.HasPrefix(full, "/") {
+				a.queuePrompt(full, text)
+			} else {
+				a.submitShown(full, text)
+			}
+			a.remember(full)
 		}
 		return nil
 	case ev.Key() == tcell.KeyCtrlR:
@@ -519,17 +595,18 @@ func (a *App) composerKey(ev *tcell.EventKey) *tcell.EventKey {
 // maxComposerLines is the most lines the composer grows to.
 const maxComposerLines = 8
 
-// resizeComposer grows the composer with its text, up to maxComposerLines.
-func (a *App) resizeComposer() {
-	n := strings.Count(a.composer.GetText(), "\n") + 1
-	a.body.ResizeItem(a.composer, min(n, maxComposerLines)+2, 0)
-}
-
 // updateStatus redraws the status line from the UI state.
 func (a *App) updateStatus() {
 	var parts []string
 	if a.model != "" {
 		parts = append(parts, "[::b]"+tview.Escape(a.model)+"[::-]")
+	}
+	// What needs the person's eye first, before the line is cut.
+	if a.unseen {
+		parts = append(parts, "[black:yellow] ↓ new output below (End) [-:-]")
+	}
+	if n := len(a.queued); n > 0 {
+		parts = append(parts, fmt.Sprintf("[::b]%d queued[::-]", n))
 	}
 	u := a.usage
 	parts = append(parts, fmt.Sprintf("tokens %s in (%s cached) %s out", count(u.PromptTokens), count(u.CacheHitTokens), count(u.CompletionTokens)))

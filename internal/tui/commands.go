@@ -32,12 +32,17 @@ const helpText = `[::b]commands[::-]
 
 // submit handles one composer entry: a slash command or a chat turn.
 // UI goroutine only.
-func (a *App) submit(text string) {
+func (a *App) submit(text string) { a.submitShown(text, text) }
+
+// submitShown is submit with what the transcript shows of the prompt
+// (large pastes as their placeholders).
+func (a *App) submitShown(text, shown string) {
 	a.endStream()
+	a.followEnd() // a new request is read at the end
 	if a.transcript.GetOriginalLineCount() > 1 {
 		a.write("\n") // a blank line sets each request apart
 	}
-	a.line("[::b]›[::-] " + strings.ReplaceAll(tview.Escape(text), "\n", "\n  "))
+	a.line("[::b]›[::-] " + strings.ReplaceAll(tview.Escape(shown), "\n", "\n  "))
 	if !strings.HasPrefix(text, "/") {
 		a.chat(text)
 		return

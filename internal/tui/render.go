@@ -331,6 +331,9 @@ func (a *App) planLine(e events.Event) {
 // write appends markup to the transcript.
 func (a *App) write(s string) {
 	_, _ = a.transcript.Write([]byte(s))
+	if !a.follow {
+		a.unseen = true
+	}
 }
 
 // line appends one finished line of markup.

@@ -1,0 +1,168 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/providers"
+	"github.com/reasonix/reasonix/providers/scripted"
+)
+
+// paste sends text as a terminal's bracketed paste.
+func (h *harness) paste(text string) {
+	h.sim.PostEvent(tcell.NewEventPaste(true))
+	for _, r := range text {
+		if r == '\n' {
+			h.sim.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+		} else {
+			h.sim.InjectKey(tcell.KeyRune, r, tcell.ModNone)
+		}
+	}
+	h.sim.PostEvent(tcell.NewEventPaste(false))
+}
+
+// TestPasteIsOneInput: a 60-line paste is one prompt, held as a block in
+// the composer and sent whole; a 3-line paste shows every line.
+func TestPasteIsOneInput(t *testing.T) {
+	h := start(t, Options{}, scripted.Turn{Text: "got it"}, scripted.Turn{Text: "again"})
+	var lines []string
+	for i := range 60 {
+		lines = append(lines, fmt.Sprintf("line %02d of the paste", i+1))
+	}
+	h.paste(strings.Join(lines, "\n"))
+	h.waitFor("[Pasted text #1, 60 lines]")
+	time.Sleep(50 * time.Millisecond)
+	if n := len(h.model.Requests()); n != 0 {
+		t.Fatalf("the paste sent %d request(s) by itself", n)
+	}
+	h.typeText(" please")
+	h.key(tcell.KeyEnter)
+	s := h.waitFor("› [Pasted text #1, 60 lines] please", "got it")
+	if strings.Contains(s, "line 30 of the paste") {
+		t.Errorf("the transcript shows the whole paste:\n%s", s)
+	}
+	reqs := h.model.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests, want 1", len(reqs))
+	}
+	body := lastUser(reqs[0])
+	if !strings.Contains(body, "line 01 of the paste") || !strings.Contains(body, "line 60 of the paste") || !strings.Contains(body, "please") {
+		t.Errorf("the request lacks the pasted text: %.300s", body)
+	}
+
+	// A short multi-line paste goes into the composer as text, every line
+	// of it in view.
+	h.paste("alpha line\nbeta line\ngamma line")
+	s = h.waitFor("alpha line", "beta line", "gamma line")
+	if n := len(h.model.Requests()); n != 1 {
+		t.Fatalf("a short paste sent a request (%d)", n)
+	}
+	_ = s
+}
+
+// TestComposerShowsEveryLine: a draft of several lines typed with
+// Ctrl-J keeps its first line in view.
+func TestComposerShowsEveryLine(t *testing.T) {
+	h := start(t, Options{})
+	for i, w := range []string{"first draft line", "second draft line", "third draft line", "fourth draft line"} {
+		if i > 0 {
+			h.key(tcell.KeyCtrlJ)
+		}
+		h.typeText(w)
+	}
+	h.waitFor("first draft line", "fourth draft line")
+}
+
+// TestEnterDuringATurnQueues: a prompt sent while a turn runs is shown as
+// queued and sent when the turn ends.
+func TestEnterDuringATurnQueues(t *testing.T) {
+	h := start(t, Options{},
+		scripted.Turn{Text: "first answer", DelayMS: 600},
+		scripted.Turn{Text: "second answer"})
+	h.typeText("first question")
+	h.key(tcell.KeyEnter)
+	h.waitFor("working")
+	h.typeText("second question")
+	h.key(tcell.KeyEnter)
+	h.waitFor("queued: second question", "1 queued")
+	if n := len(h.model.Requests()); n != 1 {
+		t.Fatalf("%d requests while the first turn runs", n)
+	}
+	h.waitFor("first answer", "› second question", "second answer")
+	reqs := h.model.Requests()
+	if len(reqs) != 2 || !strings.Contains(lastUser(reqs[1]), "second question") {
+		t.Fatalf("requests: %d", len(reqs))
+	}
+}
+
+// TestEscInterruptsTheTurn: Esc cancels the running turn, and a prompt
+// queued behind it comes back to the composer instead of being sent.
+func TestEscInterruptsTheTurn(t *testing.T) {
+	h := start(t, Options{}, scripted.Turn{Text: "too late", DelayMS: 5000})
+	h.typeText("slow question")
+	h.key(tcell.KeyEnter)
+	h.waitFor("working")
+	h.typeText("follow-up")
+	h.key(tcell.KeyEnter)
+	h.waitFor("queued: follow-up")
+	h.key(tcell.KeyEscape)
+	s := h.waitFor("interrupted", "ready")
+	if strings.Contains(s, "too late") {
+		t.Errorf("the answer arrived after Esc:\n%s", s)
+	}
+	if got := h.composerText(); got != "follow-up" {
+		t.Errorf("composer after Esc: %q", got)
+	}
+	if n := len(h.model.Requests()); n != 1 {
+		t.Errorf("%d requests: the queued prompt was sent", n)
+	}
+}
+
+
+// TestFollowMode: the transcript follows output until scrolled up; then a
+// marker says new output is below, and scrolling back to the end (PgDn or
+// End) follows again.
+func TestFollowMode(t *testing.T) {
+	h := start(t, Options{})
+	for i := range 100 {
+		h.app.Publish(events.Event{Type: events.Notice, Text: fmt.Sprintf("filler %03d", i)})
+	}
+	h.waitFor("filler 099")
+	h.key(tcell.KeyPgUp)
+	h.waitFor("filler 07")
+	h.app.Publish(events.Event{Type: events.Notice, Text: "LATEST output"})
+	s := h.waitFor("new output below")
+	if strings.Contains(s, "LATEST output") {
+		t.Fatalf("a scrolled-back transcript jumped to new output:\n%s", s)
+	}
+	h.key(tcell.KeyEnd)
+	s = h.waitFor("LATEST output")
+	if strings.Contains(s, "new output below") {
+		t.Errorf("the marker stayed after End:\n%s", s)
+	}
+	// PgUp, then PgDn back to the end: following again.
+	h.key(tcell.KeyPgUp)
+	h.waitFor("filler 07")
+	for range 5 {
+		h.key(tcell.KeyPgDn)
+	}
+	h.waitFor("LATEST output")
+	h.app.Publish(events.Event{Type: events.Notice, Text: "NEWEST output"})
+	s = h.waitFor("NEWEST output")
+	if strings.Contains(s, "new output below") {
+		t.Errorf("marker while following:\n%s", s)
+	}
+}
+
+// lastUser is the content of a request's last message.
+func lastUser(r providers.Request) string {
+	if len(r.Messages) == 0 {
+		return ""
+	}
+	return r.Messages[len(r.Messages)-1].Content
+}
