@@ -123,7 +123,6 @@ func TestEscInterruptsTheTurn(t *testing.T) {
 	}
 }
 
-
 // TestFollowMode: the transcript follows output until scrolled up; then a
 // marker says new output is below, and scrolling back to the end (PgDn or
 // End) follows again.
