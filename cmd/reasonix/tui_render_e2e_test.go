@@ -1,9 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reasonix/reasonix/providers/scripted"
 )
@@ -77,4 +82,80 @@ func hasColour(ps []string) bool {
 		}
 	}
 	return false
+}
+
+// TestTUIComposerInARealTerminal: Chinese typing with a backspace, a
+// 60-line bracketed paste sent as one prompt, PgUp then End with the next
+// answer on screen, and Enter during a turn queueing the prompt.
+func TestTUIComposerInARealTerminal(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{Text: "收到中文"},
+		scripted.Turn{Text: "pasted text received"},
+		scripted.Turn{Text: strings.Repeat("filler line\n", 60) + "end of the long answer"},
+		scripted.Turn{Text: "answer after scrolling"},
+		scripted.Turn{Text: "slow answer", DelayMS: 1500},
+		scripted.Turn{Text: "answer to the queued prompt"},
+	)
+	tt := startTUI(t, e)
+
+	// Chinese, then a backspace removes the last (wide) character.
+	tt.tmux("send-keys", "-t", "rx", "-l", "你好世界吗")
+	tt.keys("BSpace", "Enter")
+	tt.waitFor("› 你好世界", "收到中文")
+	if s := tt.screen(); strings.Contains(s, "你好世界吗") {
+		t.Errorf("backspace did not remove the wide character:\n%s", s)
+	}
+
+	// A 60-line paste, bracketed as a terminal sends it.
+	var lines []string
+	for i := range 60 {
+		lines = append(lines, fmt.Sprintf("pasted line %02d", i+1))
+	}
+	buf := filepath.Join(t.TempDir(), "paste.txt")
+	if err := os.WriteFile(buf, []byte(strings.Join(lines, "\n")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tt.tmux("load-buffer", "-b", "p", buf)
+	tt.tmux("paste-buffer", "-p", "-b", "p", "-t", "rx")
+	tt.waitFor("[Pasted text #1, 60 lines]")
+	tt.keys("Enter")
+	tt.waitFor("pasted text received")
+	reqs := e.srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests after the paste, want 2 (one for the paste)", len(reqs))
+	}
+	if !bytes.Contains(reqs[1], []byte("pasted line 01")) || !bytes.Contains(reqs[1], []byte("pasted line 60")) {
+		t.Errorf("the paste's request lacks its lines")
+	}
+
+	// A long answer, PgUp, End: the next answer is on screen.
+	tt.typeLine("long one")
+	tt.waitFor("end of the long answer")
+	tt.keys("PageUp")
+	for deadline := time.Now().Add(5 * time.Second); strings.Contains(tt.screen(), "end of the long answer"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("PgUp did not scroll back:\n%s", tt.screen())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	tt.keys("End")
+	tt.waitFor("end of the long answer")
+	tt.typeLine("next")
+	tt.waitFor("answer after scrolling", "› next")
+
+	// Enter while the (slow) turn runs queues the prompt.
+	tt.typeLine("slow")
+	tt.waitFor("working")
+	tt.typeLine("queued prompt")
+	tt.waitFor("queued: queued prompt")
+	if n := len(e.srv.Requests()); n != 5 {
+		t.Errorf("%d requests while the slow turn runs, want 5", n)
+	}
+	tt.waitFor("slow answer", "answer to the queued prompt")
+	reqs = e.srv.Requests()
+	if len(reqs) != 6 || !bytes.Contains(reqs[5], []byte("queued prompt")) {
+		t.Errorf("%d requests, want 6, the last with the queued prompt", len(reqs))
+	}
+	tt.quit()
 }
