@@ -367,7 +367,7 @@ func TestChatTurnCommandsAndQuit(t *testing.T) {
 	}
 	h.typeText("/help")
 	h.key(tcell.KeyEnter)
-	h.waitFor("/goal TEXT", "Ctrl-C cancels")
+	h.waitFor("/plan TEXT", "Ctrl-C cancels")
 	h.typeText("/bogus")
 	h.key(tcell.KeyEnter)
 	h.waitFor("unknown command /bogus")
