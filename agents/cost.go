@@ -100,6 +100,19 @@ func (b *Budget) Spent() float64 {
 	return b.spent
 }
 
+// nextCost estimates the next request's cost for the budget: the
+// previous request's, or for a session's first request its estimated
+// prompt at the cache-miss price (nothing is cached yet).
+func (s *Session) nextCost() float64 {
+	if s.cfg.Budget == nil || s.cfg.Budget.Limit <= 0 {
+		return 0
+	}
+	if s.lastCost > 0 || s.cfg.Price == nil {
+		return s.lastCost
+	}
+	return float64(s.estimate()) * s.cfg.Price.InputMiss / 1e6
+}
+
 // fingerprint is the SHA-256 of the prefix bytes every request starts
 // with: the system message as sent and the tools array.
 func fingerprint(system []byte, tools []byte) string {

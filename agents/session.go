@@ -317,7 +317,7 @@ func (s *Session) loop(ctx context.Context, out *Outcome) (res Outcome, err erro
 		if err := s.fit(ctx, out); err != nil {
 			return *out, err
 		}
-		if err := s.cfg.Budget.check(s.lastCost); err != nil {
+		if err := s.cfg.Budget.check(s.nextCost()); err != nil {
 			return *out, err
 		}
 		out.Steps++

@@ -144,17 +144,21 @@ func TestE2EBudgetStopsGoal(t *testing.T) {
 		turns = append(turns, scripted.Turn{ToolCalls: []scripted.Call{call("goal_status", map[string]any{"status": "continue", "summary": "still going"})}, Usage: u})
 	}
 	e := newE2E(t, turns...)
-	// Each request costs (1000*1 + 100*2) / 1e6 = 0.0012; the budget is a
-	// fifth of a cent, so the second request would pass it.
-	pricedConfig(e, "[agent]\nbudget = 0.002\n")
+	// Each request costs (1000*1 + 100*2) / 1e6 = 0.0012. Half a cent
+	// pays for four (0.0048); a fifth would pass it. (The first request
+	// is estimated from the prompt's size, ~1 USD per million bytes/4,
+	// well under the budget.)
+	pricedConfig(e, "[agent]\nbudget = 0.005\n")
 	r := e.run("", "run", "--goal", "polish everything")
 	if r.code != 1 {
 		t.Fatalf("exit %d, want 1\n%s", r.code, r.stderr)
 	}
-	if !strings.Contains(r.stderr, "budget reached") || !strings.Contains(r.stderr, "0.002000 USD") {
+	if !strings.Contains(r.stderr, "budget reached: this run has cost 0.004800 USD of its 0.005000 USD budget") {
 		t.Errorf("no clear budget message:\n%s", r.stderr)
 	}
-	if n := len(e.srv.Requests()); n != 1 {
-		t.Errorf("requests = %d, want 1 (the second would pass the budget)", n)
+	if n := len(e.srv.Requests()); n != 4 {
+		t.Errorf("requests = %d, want 4 (a fifth would pass the budget)", n)
 	}
 }
+
+
