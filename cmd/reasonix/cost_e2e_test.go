@@ -160,5 +160,3 @@ func TestE2EBudgetStopsGoal(t *testing.T) {
 		t.Errorf("requests = %d, want 4 (a fifth would pass the budget)", n)
 	}
 }
-
-
