@@ -60,6 +60,10 @@ type Config struct {
 	Skills      Skills      `toml:"skills"`
 	// Hooks are the [[hooks]] entries of every layer, concatenated.
 	Hooks []Hook `toml:"hooks"`
+	// Plugins are MCP servers ([[plugins]]); entries merge across layers
+	// by name like providers. Servers from .mcp.json files are read by
+	// [MCPServers], not here.
+	Plugins []Plugin `toml:"plugins"`
 }
 
 // Hook is one [[hooks]] entry: a command run at an event of a run, in
@@ -76,6 +80,40 @@ type Hook struct {
 	Line    int    `toml:"-"`
 	Project bool   `toml:"-"`
 }
+
+// Plugin is one [[plugins]] entry: an MCP server Reasonix starts (stdio)
+// or connects to (http, sse) and whose tools it offers as
+// mcp__<name>__<tool>.
+type Plugin struct {
+	Name string `toml:"name"`
+	// Type is "stdio" (also when empty), "http" (streamable HTTP) or
+	// "sse" (the older HTTP+SSE transport).
+	Type    string            `toml:"type" enum:",stdio,http,sse"`
+	Command string            `toml:"command"`
+	Args    []string          `toml:"args"`
+	Env     map[string]string `toml:"env"`
+	URL     string            `toml:"url"`
+	Headers map[string]string `toml:"headers"`
+	// Cwd is the stdio server's working directory; relative to the
+	// workspace, empty is the workspace.
+	Cwd string `toml:"cwd"`
+	// Enabled is nil when not written (enabled).
+	Enabled *bool `toml:"enabled"`
+	// TimeoutMS bounds the handshake and each listing; 0 is the default.
+	TimeoutMS int         `toml:"timeout_ms" min:"0"`
+	Tools     PluginTools `toml:"tools"`
+}
+
+// PluginTools filters a server's tools by their remote names (globs).
+type PluginTools struct {
+	// Allow, when non-empty, offers only the tools it matches.
+	Allow []string `toml:"allow"`
+	// Deny hides the tools it matches, after Allow.
+	Deny []string `toml:"deny"`
+}
+
+// On reports whether the plugin is enabled.
+func (p Plugin) On() bool { return p.Enabled == nil || *p.Enabled }
 
 // Agent holds the [agent] table: step limits, role models and parallelism.
 type Agent struct {

@@ -263,6 +263,12 @@ func (d *fileDecoder) decodeField(v any, fv reflect.Value, sf reflect.StructFiel
 			return typeErr("boolean")
 		}
 		fv.SetBool(b)
+	case t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Bool:
+		b, ok := v.(bool)
+		if !ok {
+			return typeErr("boolean")
+		}
+		fv.Set(reflect.ValueOf(&b))
 	case t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Int:
 		n, ok := v.(int64)
 		if !ok {
@@ -305,7 +311,7 @@ func (d *fileDecoder) decodeField(v any, fv reflect.Value, sf reflect.StructFiel
 	case t.Kind() == reflect.Slice && t.Elem() == reflect.TypeFor[Hook]():
 		return d.decodeHooks(v, fv, kp)
 	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct:
-		return d.decodeProviders(v, fv, kp, sp)
+		return d.decodeNamed(v, fv, kp, sp)
 	case t.Kind() == reflect.Map && t.Elem().Kind() == reflect.Struct:
 		// A table of tables ([providers.model_prices]): each entry is
 		// decoded as the struct, keyed by its name.
@@ -396,9 +402,10 @@ func (d *fileDecoder) stringList(v any, kp string) ([]string, []error) {
 	return out, errs
 }
 
-// decodeProviders merges [[providers]] entries by name: an entry naming an
-// existing provider overrides it field by field, a new name is appended.
-func (d *fileDecoder) decodeProviders(v any, fv reflect.Value, kp, sp string) []error {
+// decodeNamed merges arrays of tables keyed by name ([[providers]],
+// [[plugins]]): an entry naming an existing one overrides it field by
+// field, a new name is appended.
+func (d *fileDecoder) decodeNamed(v any, fv reflect.Value, kp, sp string) []error {
 	var entries []map[string]any
 	switch x := v.(type) {
 	case []map[string]any:
@@ -414,34 +421,42 @@ func (d *fileDecoder) decodeProviders(v any, fv reflect.Value, kp, sp string) []
 	default:
 		return []error{d.errorf(kp, "expected array of tables ([[%s]]), got %s", kp, tomlType(v))}
 	}
-	provs := fv.Addr().Interface().(*[]Provider)
-	seen := map[string]string{} // name -> key of its entry in this file
+	what := strings.TrimSuffix(kp, "s") // "provider", "plugin"
+	seen := map[string]string{}         // name -> key of its entry in this file
 	var errs []error
 	for i, e := range entries {
 		ekp := kp + "[" + strconv.Itoa(i) + "]"
 		name, _ := e["name"].(string)
 		if name == "" {
-			errs = append(errs, d.errorf(ekp, "provider has no name: every [[providers]] entry needs name = \"...\""))
+			errs = append(errs, d.errorf(ekp, "%s has no name: every [[%s]] entry needs name = \"...\"", what, kp))
 			continue
 		}
 		if prev, dup := seen[name]; dup {
-			errs = append(errs, d.errorf(ekp, "duplicate provider name %q (also defined at line %d)", name, d.ix.lookup(prev)))
+			errs = append(errs, d.errorf(ekp, "duplicate %s name %q (also defined at line %d)", what, name, d.ix.lookup(prev)))
 			continue
 		}
 		seen[name] = ekp
-		j := slices.IndexFunc(*provs, func(p Provider) bool { return p.Name == name })
+		j := -1
+		for k := range fv.Len() {
+			if fv.Index(k).FieldByName("Name").String() == name {
+				j = k
+				break
+			}
+		}
 		if j < 0 {
-			*provs = append(*provs, Provider{})
-			j = len(*provs) - 1
+			fv.Set(reflect.Append(fv, reflect.New(fv.Type().Elem()).Elem()))
+			j = fv.Len() - 1
 		}
-		p := &(*provs)[j]
-		errs = append(errs, d.decodeStruct(e, reflect.ValueOf(p).Elem(), ekp, joinKey(sp, name))...)
-		// The script path is written relative to the file that names it,
-		// not to wherever reasonix happens to run.
-		if s, ok := e["script"].(string); ok && s != "" && !filepath.IsAbs(p.Script) {
-			p.Script = filepath.Join(filepath.Dir(d.file), p.Script)
+		ev := fv.Index(j)
+		errs = append(errs, d.decodeStruct(e, ev, ekp, joinKey(sp, name))...)
+		if p, ok := ev.Addr().Interface().(*Provider); ok {
+			// The script path is written relative to the file that names
+			// it, not to wherever reasonix happens to run.
+			if s, ok := e["script"].(string); ok && s != "" && !filepath.IsAbs(p.Script) {
+				p.Script = filepath.Join(filepath.Dir(d.file), p.Script)
+			}
+			d.m.provLoc[name] = &Error{File: d.file, Line: d.ix.lookup(ekp), Key: ekp}
 		}
-		d.m.provLoc[name] = &Error{File: d.file, Line: d.ix.lookup(ekp), Key: ekp}
 	}
 	return errs
 }

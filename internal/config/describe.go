@@ -56,6 +56,10 @@ func (l *Loaded) Describe(redact bool) string {
 		fmt.Fprintf(&d.b, "\n[[hooks]]  # from %s\n", h.Source)
 		fmt.Fprintf(&d.b, "event = %s\nmatcher = %s\ncommand = %s\ntimeout = %d\n", quote(h.Event), quote(h.Matcher), quote(h.Command), h.Timeout)
 	}
+	for _, p := range l.Config.Plugins {
+		d.b.WriteString("\n[[plugins]]\n")
+		d.table(reflect.ValueOf(p), "plugins."+p.Name, true)
+	}
 	return d.b.String()
 }
 
@@ -98,7 +102,7 @@ func (d *describer) field(v reflect.Value, name, path string, skipZero bool) {
 			val = quote(redacted)
 		}
 	}
-	d.b.WriteString(quoteKey(name) + " = " + val + "  # from " + src + "\n")
+	d.b.WriteString(dottedKey(name) + " = " + val + "  # from " + src + "\n")
 }
 
 func (d *describer) source(path string) string {
@@ -224,4 +228,13 @@ func formatDuration(dur time.Duration) string {
 		s = strings.TrimSuffix(s, "0m")
 	}
 	return s
+}
+
+// dottedKey quotes each part of a dotted key (tools.allow) as TOML needs.
+func dottedKey(name string) string {
+	parts := strings.Split(name, ".")
+	for i, p := range parts {
+		parts[i] = quoteKey(p)
+	}
+	return strings.Join(parts, ".")
 }

@@ -133,6 +133,11 @@ func (m *merger) validate() []error {
 			errs = append(errs, e)
 		}
 	}
+	for _, p := range c.Plugins {
+		if msg := p.Problem(); msg != "" {
+			errs = append(errs, m.locate("plugins."+p.Name+".name", "plugin %q %s", p.Name, msg))
+		}
+	}
 	if c.Tools.BashTimeout <= 0 {
 		errs = append(errs, m.locate("tools.bash_timeout", "must be positive"))
 	}

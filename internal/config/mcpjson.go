@@ -1,0 +1,205 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// MCPFile is the project file of MCP servers in Claude Code's schema.
+const MCPFile = ".mcp.json"
+
+// Problem says what a merged plugin lacks, or "" when it is usable.
+func (p Plugin) Problem() string {
+	switch p.Type {
+	case "", "stdio":
+		if strings.TrimSpace(p.Command) == "" {
+			return "has no command: a stdio server needs command = \"...\""
+		}
+	case "http", "sse":
+		if strings.TrimSpace(p.URL) == "" {
+			return fmt.Sprintf("is of type %q but has no url", p.Type)
+		}
+	default:
+		return fmt.Sprintf("has unknown type %q: want \"stdio\", \"http\" or \"sse\"", p.Type)
+	}
+	return ""
+}
+
+// MCPServer is one MCP server definition with where it came from.
+type MCPServer struct {
+	Plugin
+	// Source is the file that defined it.
+	Source string
+	// Project is set for servers from the project's .mcp.json (and the
+	// project entries of ~/.claude.json): a cloned repository wrote
+	// them, so they start only once a person trusted them.
+	Project bool
+}
+
+// mcpJSON is Claude Code's .mcp.json: {"mcpServers": {name: server}}.
+type mcpJSON struct {
+	MCPServers map[string]mcpJSONServer `json:"mcpServers"`
+}
+
+type mcpJSONServer struct {
+	Type    string            `json:"type"`
+	Command string            `json:"command"`
+	Args    []string          `json:"args"`
+	Env     map[string]string `json:"env"`
+	URL     string            `json:"url"`
+	Headers map[string]string `json:"headers"`
+	Cwd     string            `json:"cwd"`
+	// Disabled is not Claude Code's; some clients write it.
+	Disabled bool `json:"disabled"`
+}
+
+// claudeJSON is the part of ~/.claude.json that holds MCP servers: user
+// scope at the top, local scope per project path.
+type claudeJSON struct {
+	MCPServers map[string]mcpJSONServer `json:"mcpServers"`
+	Projects   map[string]struct {
+		MCPServers map[string]mcpJSONServer `json:"mcpServers"`
+	} `json:"projects"`
+}
+
+// MCPServers lists the MCP servers of a run: the [[plugins]] of cfg, then
+// the project's .mcp.json and the user's ~/.claude.json (user scope and
+// this project's local scope), with ${VAR} and ${VAR:-default} expanded
+// through env in command, args, env, url and headers. A name defined in
+// reasonix.toml wins over the JSON files; the project file wins over
+// ~/.claude.json. userHome "" skips ~/.claude.json. Errors name the file
+// and the server.
+//
+// Variables whose names are in withheld expand to nothing in JSON-file
+// servers: a repository's .mcp.json must not be able to hand a provider
+// key to a program it names.
+func MCPServers(cfg *Config, sources map[string]string, workspace, userHome string, env func(string) string, withheld []string) ([]MCPServer, error) {
+	if env == nil {
+		env = os.Getenv
+	}
+	var out []MCPServer
+	seen := map[string]bool{}
+	for _, p := range cfg.Plugins {
+		out = append(out, MCPServer{Plugin: p, Source: sources["plugins."+p.Name+".name"]})
+		seen[p.Name] = true
+	}
+	guarded := func(name string) string {
+		if slices.ContainsFunc(withheld, func(w string) bool { return strings.EqualFold(w, name) }) {
+			return ""
+		}
+		return env(name)
+	}
+	var errs []error
+	add := func(file string, servers map[string]mcpJSONServer, project bool) {
+		for _, name := range sortedServerNames(servers) {
+			if seen[name] {
+				continue
+			}
+			seen[name] = true
+			s := servers[name]
+			p := Plugin{Name: name, Type: s.Type, Command: s.Command, Args: s.Args, Env: s.Env,
+				URL: s.URL, Headers: s.Headers, Cwd: s.Cwd}
+			if p.Type == "streamable-http" || p.Type == "streamableHttp" {
+				p.Type = "http"
+			}
+			if p.Type == "" && p.Command == "" && p.URL != "" {
+				p.Type = "http"
+			}
+			if s.Disabled {
+				off := false
+				p.Enabled = &off
+			}
+			expandPlugin(&p, guarded)
+			if msg := p.Problem(); msg != "" {
+				errs = append(errs, fmt.Errorf("%s: mcpServers.%s: server %s", file, name, msg))
+				continue
+			}
+			out = append(out, MCPServer{Plugin: p, Source: file, Project: project})
+		}
+	}
+	if workspace != "" {
+		path := filepath.Join(workspace, MCPFile)
+		var f mcpJSON
+		if ok, err := readJSON(path, &f); err != nil {
+			errs = append(errs, err)
+		} else if ok {
+			add(path, f.MCPServers, true)
+		}
+	}
+	if userHome != "" {
+		path := filepath.Join(userHome, ".claude.json")
+		var f claudeJSON
+		if ok, err := readJSON(path, &f); err != nil {
+			errs = append(errs, err)
+		} else if ok {
+			if pr, ok := f.Projects[workspace]; ok && workspace != "" {
+				add(path, pr.MCPServers, true)
+			}
+			add(path, f.MCPServers, false)
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+func sortedServerNames(m map[string]mcpJSONServer) []string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// readJSON decodes path into v; a missing file is (false, nil). A syntax
+// error names the file and its line.
+func readJSON(path string, v any) (bool, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("config: %w", err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			return false, fmt.Errorf("%s:%d: %s", path, lineOf(data, se.Offset), se.Error())
+		case errors.As(err, &te):
+			return false, fmt.Errorf("%s:%d: key %q: expected %s, got %s", path, lineOf(data, te.Offset), te.Field, te.Type, te.Value)
+		}
+		return false, fmt.Errorf("%s: %w", path, err)
+	}
+	return true, nil
+}
+
+func lineOf(data []byte, off int64) int {
+	off = min(max(off, 0), int64(len(data)))
+	return bytes.Count(data[:off], []byte("\n")) + 1
+}
+
+// expandPlugin expands ${VAR} in the fields a server definition may
+// reference variables in.
+func expandPlugin(p *Plugin, env func(string) string) {
+	p.Command = Expand(p.Command, env)
+	p.URL = Expand(p.URL, env)
+	p.Cwd = Expand(p.Cwd, env)
+	for i, a := range p.Args {
+		p.Args[i] = Expand(a, env)
+	}
+	for k, v := range p.Env {
+		p.Env[k] = Expand(v, env)
+	}
+	for k, v := range p.Headers {
+		p.Headers[k] = Expand(v, env)
+	}
+}

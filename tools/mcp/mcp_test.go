@@ -1,0 +1,432 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/reasonix/reasonix/tools"
+)
+
+// The test binary doubles as the MCP servers the tests start: with
+// serverEnv set it serves the named mode on stdio instead of testing.
+const serverModeEnv = "REASONIX_MCP_TEST_SERVER"
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(serverModeEnv); mode != "" {
+		serve(mode)
+		return
+	}
+	os.Exit(m.Run())
+}
+
+type textArgs struct {
+	Text string `json:"text"`
+}
+
+func testServer() *sdk.Server {
+	s := sdk.NewServer(&sdk.Implementation{Name: "test", Version: "1"}, nil)
+	sdk.AddTool(s, &sdk.Tool{Name: "echo", Description: "echo"}, func(_ context.Context, _ *sdk.CallToolRequest, in textArgs) (*sdk.CallToolResult, any, error) {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: in.Text}}}, nil, nil
+	})
+	sdk.AddTool(s, &sdk.Tool{Name: "count", Description: "count", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
+		func(_ context.Context, _ *sdk.CallToolRequest, in textArgs) (*sdk.CallToolResult, struct {
+			Words int `json:"words"`
+		}, error) {
+			return nil, struct {
+				Words int `json:"words"`
+			}{len(strings.Fields(in.Text))}, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "env", Description: "environment"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.Join(os.Environ(), "\n")}}}, nil, nil
+	})
+	sdk.AddTool(s, &sdk.Tool{Name: "die", Description: "exit"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+		os.Exit(3)
+		return nil, nil, nil
+	})
+	sdk.AddTool(s, &sdk.Tool{Name: "add_tool", Description: "add a tool"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+		sdk.AddTool(s, &sdk.Tool{Name: "late", Description: "added later"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "late"}}}, nil, nil
+		})
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "added"}}}, nil, nil
+	})
+	s.AddPrompt(&sdk.Prompt{Name: "review", Arguments: []*sdk.PromptArgument{{Name: "file", Required: true}, {Name: "focus"}}},
+		func(_ context.Context, r *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+			return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{{Role: "user",
+				Content: &sdk.TextContent{Text: "review " + r.Params.Arguments["file"] + " focus " + r.Params.Arguments["focus"]}}}}, nil
+		})
+	s.AddResource(&sdk.Resource{URI: "test://hello", Name: "hello"}, func(_ context.Context, r *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+		return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: r.Params.URI, Text: "hello resource"}}}, nil
+	})
+	return s
+}
+
+func serve(mode string) {
+	fmt.Fprintln(os.Stderr, "test server starting in mode", mode)
+	switch mode {
+	case "ok":
+		_ = testServer().Run(context.Background(), &sdk.StdioTransport{})
+	case "hang":
+		time.Sleep(time.Minute)
+	case "garbage":
+		fmt.Println("this is not JSON-RPC")
+		fmt.Println("{\"neither\": is this")
+		time.Sleep(time.Minute)
+	}
+}
+
+func selfServer(name, mode string) Config {
+	exe, _ := os.Executable()
+	return Config{Name: name, Command: exe, Env: map[string]string{serverModeEnv: mode, "FROM_CONFIG": "yes"}, Timeout: 10 * time.Second}
+}
+
+type notices struct {
+	mu   sync.Mutex
+	list []string
+}
+
+func (n *notices) add(s string) { n.mu.Lock(); n.list = append(n.list, s); n.mu.Unlock() }
+func (n *notices) all() string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return strings.Join(n.list, "\n")
+}
+
+func newManager(t *testing.T, cfgs ...Config) (*Manager, *notices) {
+	t.Helper()
+	n := &notices{}
+	environ := append(os.Environ(), "DEEPSEEK_API_KEY=sk-secret-value-123", "SOME_TOKEN=abc")
+	m := New(cfgs, Options{Root: t.TempDir(), LogDir: filepath.Join(t.TempDir(), "logs"), Environ: environ, Notify: n.add, Backoff: 50 * time.Millisecond})
+	t.Cleanup(m.Close)
+	m.Start()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := m.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return m, n
+}
+
+func toolByName(t *testing.T, m *Manager, name string) tools.Tool {
+	t.Helper()
+	for _, tl := range m.Tools() {
+		if tl.Name() == name {
+			return tl
+		}
+	}
+	t.Fatalf("no tool %s in %v", name, names(m.Tools()))
+	return nil
+}
+
+func names(ts []tools.Tool) []string {
+	var out []string
+	for _, t := range ts {
+		out = append(out, t.Name())
+	}
+	return out
+}
+
+func call(t *testing.T, tl tools.Tool, args string) tools.Result {
+	t.Helper()
+	res, err := tl.Execute(context.Background(), tools.NewEnv(t.TempDir()), json.RawMessage(args))
+	if err != nil {
+		t.Fatalf("%s: %v", tl.Name(), err)
+	}
+	return res
+}
+
+func TestStdioServerToolsAccessAndResults(t *testing.T) {
+	t.Parallel()
+	m, _ := newManager(t, selfServer("t", "ok"))
+	got := names(m.Tools())
+	want := []string{"mcp__t__add_tool", "mcp__t__count", "mcp__t__die", "mcp__t__echo", "mcp__t__env"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("tools = %v, want %v", got, want)
+	}
+	echo, count := toolByName(t, m, "mcp__t__echo"), toolByName(t, m, "mcp__t__count")
+	if r := call(t, echo, `{"text":"hi there"}`); r.Content != "hi there" || r.IsError {
+		t.Fatalf("echo = %+v", r)
+	}
+	if r := call(t, count, `{"text":"a b c"}`); !strings.Contains(r.Content, `"words":3`) {
+		t.Fatalf("count = %q: structured content should be kept", r.Content)
+	}
+	if echo.ReadOnly() || !count.ReadOnly() {
+		t.Fatal("only the readOnlyHint tool is read-only")
+	}
+	a, err := tools.Describe(count, json.RawMessage(`{"text":"x"}`))
+	if err != nil || a.Kind != tools.KindRead {
+		t.Fatalf("count access = %+v, %v", a, err)
+	}
+	a, err = tools.Describe(echo, json.RawMessage(`{"text":"x"}`))
+	if err != nil || a.Kind != tools.KindOther || a.Unknown {
+		t.Fatalf("echo access = %+v, %v", a, err)
+	}
+	if _, err := tools.Describe(echo, json.RawMessage(`[1]`)); err == nil {
+		t.Fatal("a non-object argument must be refused before anyone is asked")
+	}
+	// Schemas are byte-stable between listings.
+	before := string(echo.Schema())
+	if !strings.Contains(before, `"text"`) || !json.Valid(echo.Schema()) {
+		t.Fatalf("schema = %s", before)
+	}
+	log, err := os.ReadFile(m.LogPath("t"))
+	if err != nil || !strings.Contains(string(log), "test server starting") {
+		t.Fatalf("stderr log = %q, %v", log, err)
+	}
+	st, _ := m.Status("t")
+	if st.State != StateRunning || len(st.Tools) != 5 || len(st.Prompts) != 1 || len(st.Resources) != 1 {
+		t.Fatalf("status = %+v", st)
+	}
+}
+
+func TestServerEnvironmentHoldsOnlyBasicsAndItsOwn(t *testing.T) {
+	t.Parallel()
+	m, _ := newManager(t, selfServer("t", "ok"))
+	r := call(t, toolByName(t, m, "mcp__t__env"), `{}`)
+	if !strings.Contains(r.Content, "FROM_CONFIG=yes") || !strings.Contains(r.Content, "PATH=") {
+		t.Fatalf("env lacks config or basics:\n%s", r.Content)
+	}
+	for _, leak := range []string{"DEEPSEEK_API_KEY", "SOME_TOKEN", "sk-secret"} {
+		if strings.Contains(r.Content, leak) {
+			t.Fatalf("server environment holds %s:\n%s", leak, r.Content)
+		}
+	}
+}
+
+func TestCrashedServerRestarts(t *testing.T) {
+	t.Parallel()
+	m, n := newManager(t, selfServer("t", "ok"))
+	die := toolByName(t, m, "mcp__t__die")
+	if _, err := die.Execute(context.Background(), nil, json.RawMessage(`{}`)); err == nil {
+		t.Fatal("a call whose server died must fail")
+	}
+	echo := toolByName(t, m, "mcp__t__echo")
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		res, err := echo.Execute(context.Background(), nil, json.RawMessage(`{"text":"back"}`))
+		if err == nil && res.Content == "back" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server did not come back: %v; notices:\n%s", err, n.all())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(n.all(), "restarting") {
+		t.Fatalf("no restart notice:\n%s", n.all())
+	}
+}
+
+func TestHangingServerTimesOut(t *testing.T) {
+	t.Parallel()
+	c := selfServer("slow", "hang")
+	c.Timeout = 300 * time.Millisecond
+	start := time.Now()
+	m, n := newManager(t, c, selfServer("fine", "ok"))
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("waiting took %s", d)
+	}
+	if st, _ := m.Status("slow"); st.State != StateFailed || !strings.Contains(st.Err, "no handshake within") {
+		t.Fatalf("status = %+v", st)
+	}
+	if !strings.Contains(n.all(), "MCP server slow failed") {
+		t.Fatalf("notices:\n%s", n.all())
+	}
+	if len(m.Tools()) != 5 {
+		t.Fatalf("the good server's tools are missing: %v", names(m.Tools()))
+	}
+}
+
+func TestGarbageServerIsDropped(t *testing.T) {
+	t.Parallel()
+	c := selfServer("junk", "garbage")
+	c.Timeout = 2 * time.Second
+	m, n := newManager(t, c)
+	if st, _ := m.Status("junk"); st.State != StateFailed {
+		t.Fatalf("status = %+v", st)
+	}
+	if !strings.Contains(n.all(), "MCP server junk failed") || len(m.Tools()) != 0 {
+		t.Fatalf("notices:\n%s\ntools %v", n.all(), names(m.Tools()))
+	}
+}
+
+func TestToolListChangeIsAnnouncedNotSwapped(t *testing.T) {
+	t.Parallel()
+	m, _ := newManager(t, selfServer("t", "ok"))
+	snapshot := names(m.Tools())
+	call(t, toolByName(t, m, "mcp__t__add_tool"), `{}`)
+	deadline := time.Now().Add(10 * time.Second)
+	var ch string
+	for ch == "" && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+		ch = m.Changes()
+	}
+	if !strings.Contains(ch, "mcp__t__late") {
+		t.Fatalf("changes = %q", ch)
+	}
+	if m.Changes() != "" {
+		t.Fatal("a change is announced once")
+	}
+	if slices.Contains(snapshot, "mcp__t__late") {
+		t.Fatal("the earlier snapshot must not change")
+	}
+	if !slices.Contains(names(m.Tools()), "mcp__t__late") {
+		t.Fatal("a new snapshot offers the new tool")
+	}
+}
+
+func TestUntrustedServerDoesNotStart(t *testing.T) {
+	t.Parallel()
+	c := selfServer("repo", "ok")
+	c.NeedsTrust = true
+	m, _ := newManager(t, c)
+	if st, _ := m.Status("repo"); st.State != StateUntrusted {
+		t.Fatalf("state = %s", st.State)
+	}
+	if _, err := os.Stat(m.LogPath("repo")); err == nil {
+		t.Fatal("an untrusted server was started (its log exists)")
+	}
+	if len(m.Untrusted()) != 1 || !m.Trust("repo") {
+		t.Fatal("Trust should start the waiting server")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := m.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := m.Status("repo"); st.State != StateRunning {
+		t.Fatalf("state after trust = %+v", st)
+	}
+}
+
+func TestToolsAllowDeny(t *testing.T) {
+	t.Parallel()
+	c := selfServer("t", "ok")
+	c.Allow = []string{"e*", "count"}
+	c.Deny = []string{"env"}
+	m, _ := newManager(t, c)
+	if got := names(m.Tools()); !slices.Equal(got, []string{"mcp__t__count", "mcp__t__echo"}) {
+		t.Fatalf("tools = %v", got)
+	}
+}
+
+func TestPromptsAndResources(t *testing.T) {
+	t.Parallel()
+	m, _ := newManager(t, selfServer("t", "ok"))
+	p, ok := m.Prompt("/mcp__t__review")
+	if !ok {
+		t.Fatalf("prompts = %+v", m.Prompts())
+	}
+	args, err := PromptArgs(p, []string{"focus=errors", "main.go"})
+	if err != nil || args["file"] != "main.go" || args["focus"] != "errors" {
+		t.Fatalf("args = %v, %v", args, err)
+	}
+	if _, err := PromptArgs(p, nil); err == nil || !strings.Contains(err.Error(), `"file"`) {
+		t.Fatalf("missing required argument: %v", err)
+	}
+	txt, err := m.GetPrompt(context.Background(), "t", "review", args)
+	if err != nil || txt != "review main.go focus errors" {
+		t.Fatalf("prompt = %q, %v", txt, err)
+	}
+	out, notes := m.ExpandResources(context.Background(), "summarise @t:test://hello and @nobody:x please")
+	if len(notes) != 0 || !strings.Contains(out, "hello resource") || !strings.Contains(out, `uri="test://hello"`) {
+		t.Fatalf("expanded = %q, %v", out, notes)
+	}
+}
+
+func TestStreamableHTTPWithHeaders(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var auth []string
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return testServer() }, nil)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		auth = append(auth, r.Header.Get("Authorization"))
+		mu.Unlock()
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	m, _ := newManager(t, Config{Name: "remote", Type: TypeHTTP, URL: srv.URL, Headers: map[string]string{"Authorization": "Bearer tok"}, Timeout: 10 * time.Second})
+	if r := call(t, toolByName(t, m, "mcp__remote__echo"), `{"text":"over http"}`); r.Content != "over http" {
+		t.Fatalf("echo = %+v", r)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(auth) == 0 || auth[0] != "Bearer tok" {
+		t.Fatalf("headers = %v", auth)
+	}
+}
+
+func TestToolName(t *testing.T) {
+	cases := map[[2]string]string{
+		{"sentry", "search_issues"}: "mcp__sentry__search_issues",
+		{"my server", "get.thing"}:  "mcp__my_server__get_thing",
+		{"ü", "a/b"}:                "mcp_____a_b",
+	}
+	for in, want := range cases {
+		if got := ToolName(in[0], in[1]); got != want {
+			t.Errorf("ToolName(%q, %q) = %q, want %q", in[0], in[1], got, want)
+		}
+	}
+	long := ToolName("a-very-long-server-name", strings.Repeat("x", 80))
+	if len(long) != MaxNameLen || long != ToolName("a-very-long-server-name", strings.Repeat("x", 80)) {
+		t.Fatalf("long name %q (%d)", long, len(long))
+	}
+	if other := ToolName("a-very-long-server-name", strings.Repeat("x", 81)); other == long {
+		t.Fatal("two long names that share a prefix must differ")
+	}
+}
+
+func TestResultText(t *testing.T) {
+	res := &sdk.CallToolResult{Content: []sdk.Content{
+		&sdk.TextContent{Text: "hello"},
+		&sdk.ImageContent{MIMEType: "image/png", Data: []byte("12345")},
+		&sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "file:///a.txt", MIMEType: "text/plain", Text: "body"}},
+		&sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "file:///b.bin", Blob: []byte{1, 2}}},
+		&sdk.ResourceLink{URI: "file:///c", Name: "c"},
+	}, StructuredContent: map[string]any{"n": 1}}
+	got := ResultText(res)
+	for _, want := range []string{"hello", "[image: image/png, 5 bytes]", "[resource file:///a.txt (text/plain)]\nbody",
+		"[resource file:///b.bin: unknown type, 2 bytes of binary data]", "[resource link: file:///c (c)]", `[structured content]` + "\n" + `{"n":1}`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("result lacks %q:\n%s", want, got)
+		}
+	}
+	// Structured content already in a text part is not repeated.
+	dup := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: `{"n": 1}`}}, StructuredContent: map[string]any{"n": 1}}
+	if got := ResultText(dup); strings.Contains(got, "structured") {
+		t.Fatalf("duplicated structured content: %q", got)
+	}
+}
+
+func TestTrustIsPerDefinition(t *testing.T) {
+	tr := OpenTrust(t.TempDir())
+	c := Config{Name: "s", Command: "npx", Args: []string{"srv"}}
+	if tr.Trusted("/p", c) {
+		t.Fatal("nothing approved yet")
+	}
+	if err := tr.Approve("/p", c); err != nil {
+		t.Fatal(err)
+	}
+	if !tr.Trusted("/p", c) {
+		t.Fatal("approved definition not trusted")
+	}
+	if tr.Trusted("/other", c) {
+		t.Fatal("trust is per project")
+	}
+	c.Args = []string{"evil"}
+	if tr.Trusted("/p", c) {
+		t.Fatal("a changed command must ask again")
+	}
+}

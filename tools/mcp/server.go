@@ -1,0 +1,400 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/reasonix/reasonix/internal/text"
+)
+
+// State is where a server stands.
+type State string
+
+// Server states.
+const (
+	StateStarting  State = "starting"
+	StateRunning   State = "running"
+	StateFailed    State = "failed"
+	StateUntrusted State = "untrusted"
+	StateDisabled  State = "disabled"
+)
+
+// server is one configured server and its current connection.
+type server struct {
+	cfg Config
+	m   *Manager
+
+	mu        sync.Mutex
+	state     State
+	err       error
+	sess      *sdk.ClientSession
+	tools     []*Tool
+	prompts   []*sdk.Prompt
+	resources []*sdk.Resource
+	// toolsChanged is set when the server announced a new tool list that
+	// sessions already running have not been told about.
+	toolsChanged bool
+	started      bool
+	ready        chan struct{} // closed when the first attempt has ended
+	readyOnce    sync.Once
+}
+
+func (s *server) markReady() { s.readyOnce.Do(func() { close(s.ready) }) }
+
+// session is the live connection, or an error that says why there is none.
+func (s *server) session() (*sdk.ClientSession, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sess == nil {
+		if s.err != nil {
+			return nil, fmt.Errorf("MCP server %s is not running: %v", s.cfg.Name, s.err)
+		}
+		return nil, fmt.Errorf("MCP server %s is not running (%s)", s.cfg.Name, s.state)
+	}
+	return s.sess, nil
+}
+
+func (s *server) setState(st State, err error) {
+	s.mu.Lock()
+	s.state, s.err = st, err
+	s.mu.Unlock()
+}
+
+// run connects, lists, and waits for the connection to end; a stdio
+// server that stops after it was up is restarted with backoff, at most
+// m.opts.Restarts times in a row (a server that stayed up for a minute
+// starts the count again). A server whose first handshake fails is failed.
+func (s *server) run(ctx context.Context) {
+	restarts := 0
+	for {
+		sess, err := s.connect(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				s.setState(StateFailed, ctx.Err())
+				s.markReady()
+				return
+			}
+			s.setState(StateFailed, err)
+			s.markReady()
+			s.m.notify(fmt.Sprintf("MCP server %s failed: %v (stderr log: %s)", s.cfg.Name, err, s.m.LogPath(s.cfg.Name)))
+			return
+		}
+		up := time.Now()
+		s.markReady()
+		// Closing the manager ends the connection whatever its transport.
+		stop := context.AfterFunc(ctx, func() { _ = sess.Close() })
+		err = sess.Wait()
+		stop()
+		s.mu.Lock()
+		if s.sess == sess {
+			s.sess = nil
+		}
+		s.mu.Unlock()
+		if ctx.Err() != nil {
+			return
+		}
+		if err == nil {
+			err = errors.New("connection closed")
+		}
+		if time.Since(up) > time.Minute {
+			restarts = 0
+		}
+		if s.cfg.kind() != TypeStdio || restarts >= s.m.opts.Restarts {
+			s.setState(StateFailed, fmt.Errorf("stopped: %v", err))
+			s.m.notify(fmt.Sprintf("MCP server %s stopped (%v); its tools are unavailable (stderr log: %s)", s.cfg.Name, err, s.m.LogPath(s.cfg.Name)))
+			return
+		}
+		restarts++
+		s.setState(StateStarting, fmt.Errorf("restarting after: %v", err))
+		delay := s.m.opts.Backoff << (restarts - 1)
+		s.m.notify(fmt.Sprintf("MCP server %s stopped (%v); restarting in %s (attempt %d of %d)", s.cfg.Name, err, delay, restarts, s.m.opts.Restarts))
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(delay):
+		}
+	}
+}
+
+// connect starts or reaches the server, completes the handshake and lists
+// its tools, prompts and resources, each within the server's timeout.
+func (s *server) connect(ctx context.Context) (*sdk.ClientSession, error) {
+	s.setState(StateStarting, nil)
+	transport, err := s.transport(ctx)
+	if err != nil {
+		return nil, err
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: "reasonix", Version: s.m.opts.Version}, &sdk.ClientOptions{
+		// No roots, sampling or elicitation: the client offers nothing a
+		// server could use to reach back into the session.
+		Capabilities: &sdk.ClientCapabilities{},
+		ToolListChangedHandler: func(_ context.Context, req *sdk.ToolListChangedRequest) {
+			s.m.relist(s, req.Session)
+		},
+	})
+	hctx, cancel := context.WithTimeout(ctx, s.cfg.timeout())
+	defer cancel()
+	sess, err := client.Connect(hctx, transport, nil)
+	if err != nil {
+		if errors.Is(hctx.Err(), context.DeadlineExceeded) {
+			return nil, fmt.Errorf("no handshake within %s", s.cfg.timeout())
+		}
+		return nil, fmt.Errorf("handshake: %w", err)
+	}
+	if err := s.list(ctx, sess, false); err != nil {
+		_ = sess.Close()
+		return nil, err
+	}
+	s.mu.Lock()
+	s.sess, s.state, s.err = sess, StateRunning, nil
+	s.mu.Unlock()
+	return sess, nil
+}
+
+// list reads the server's tools (and, when it offers them, prompts and
+// resources) within its timeout. changed marks a re-listing after a
+// tools/list_changed notification.
+func (s *server) list(ctx context.Context, sess *sdk.ClientSession, changed bool) error {
+	lctx, cancel := context.WithTimeout(ctx, s.cfg.timeout())
+	defer cancel()
+	caps := sess.InitializeResult().Capabilities
+	var remote []*sdk.Tool
+	if caps == nil || caps.Tools != nil {
+		for t, err := range sess.Tools(lctx, nil) {
+			if err != nil {
+				if errors.Is(lctx.Err(), context.DeadlineExceeded) {
+					return fmt.Errorf("tools/list: no answer within %s", s.cfg.timeout())
+				}
+				return fmt.Errorf("tools/list: %w", err)
+			}
+			remote = append(remote, t)
+		}
+	}
+	var prompts []*sdk.Prompt
+	var resources []*sdk.Resource
+	if caps != nil && caps.Prompts != nil {
+		for p, err := range sess.Prompts(lctx, nil) {
+			if err != nil {
+				break // prompts are optional; tools still work
+			}
+			prompts = append(prompts, p)
+		}
+	}
+	if caps != nil && caps.Resources != nil {
+		for r, err := range sess.Resources(lctx, nil) {
+			if err != nil {
+				break
+			}
+			resources = append(resources, r)
+		}
+	}
+	adapted, notices := s.adapt(remote)
+	for _, n := range notices {
+		s.m.notify(n)
+	}
+	s.mu.Lock()
+	old := toolNames(s.tools)
+	s.tools, s.prompts, s.resources = adapted, prompts, resources
+	if changed && !slices.Equal(old, toolNames(adapted)) {
+		s.toolsChanged = true
+	}
+	s.mu.Unlock()
+	return nil
+}
+
+func toolNames(ts []*Tool) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.name
+	}
+	return out
+}
+
+// adapt turns listed tools into [Tool]s, sorted by name: filtered by the
+// allow and deny lists, a tool whose schema is too big or whose name
+// clashes dropped, and at most MaxTools kept, each drop with a notice.
+func (s *server) adapt(remote []*sdk.Tool) ([]*Tool, []string) {
+	var out []*Tool
+	var notices []string
+	seen := map[string]string{}
+	sort.Slice(remote, func(i, j int) bool { return remote[i].Name < remote[j].Name })
+	for _, rt := range remote {
+		if rt == nil || rt.Name == "" || !s.offered(rt.Name) {
+			continue
+		}
+		name := ToolName(s.cfg.Name, rt.Name)
+		if prev, dup := seen[name]; dup {
+			notices = append(notices, fmt.Sprintf("MCP server %s: tools %q and %q have the same name %s; %q is left out", s.cfg.Name, prev, rt.Name, name, rt.Name))
+			continue
+		}
+		schema, err := encodeSchema(rt.InputSchema)
+		if err != nil {
+			notices = append(notices, fmt.Sprintf("MCP server %s: tool %q has an unusable input schema (%v); it is left out", s.cfg.Name, rt.Name, err))
+			continue
+		}
+		if len(schema) > s.m.opts.MaxSchema {
+			notices = append(notices, fmt.Sprintf("MCP server %s: tool %q has a %d-byte input schema, over the %d-byte limit; it is left out", s.cfg.Name, rt.Name, len(schema), s.m.opts.MaxSchema))
+			continue
+		}
+		seen[name] = rt.Name
+		desc := rt.Description
+		if desc == "" && rt.Annotations != nil {
+			desc = rt.Annotations.Title
+		}
+		out = append(out, &Tool{srv: s, name: name, remote: rt.Name, desc: text.Clip(strings.TrimSpace(desc), maxDescription),
+			schema: schema, readOnly: rt.Annotations != nil && rt.Annotations.ReadOnlyHint})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	if n := s.m.opts.MaxTools; len(out) > n {
+		notices = append(notices, fmt.Sprintf("MCP server %s offers %d tools; only the first %d by name are used (narrow them with tools.allow in its [[plugins]] entry)", s.cfg.Name, len(out), n))
+		out = out[:n]
+	}
+	return out, notices
+}
+
+// offered applies the server's allow and deny globs to a remote name.
+func (s *server) offered(name string) bool {
+	match := func(globs []string) bool {
+		return slices.ContainsFunc(globs, func(g string) bool {
+			ok, _ := path.Match(g, name)
+			return ok || g == name
+		})
+	}
+	if len(s.cfg.Allow) > 0 && !match(s.cfg.Allow) {
+		return false
+	}
+	return !match(s.cfg.Deny)
+}
+
+// encodeSchema re-encodes an input schema with sorted keys, so the bytes
+// are the same every time the server is listed.
+func encodeSchema(v any) (json.RawMessage, error) {
+	if v == nil {
+		return json.RawMessage(`{"type":"object"}`), nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var generic any
+	if err := json.Unmarshal(b, &generic); err != nil {
+		return nil, err
+	}
+	m, ok := generic.(map[string]any)
+	if !ok {
+		return nil, errors.New("not a JSON object")
+	}
+	if _, ok := m["type"]; !ok {
+		m["type"] = "object"
+	}
+	return json.Marshal(m)
+}
+
+// transport builds the connection the server's type names.
+func (s *server) transport(ctx context.Context) (sdk.Transport, error) {
+	switch s.cfg.kind() {
+	case TypeStdio:
+		cmd := exec.CommandContext(ctx, s.cfg.Command, s.cfg.Args...)
+		cmd.Env = serverEnv(s.m.opts.Environ, s.cfg.Env)
+		cmd.Dir = s.m.opts.Root
+		if s.cfg.Cwd != "" {
+			cmd.Dir = s.cfg.Cwd
+			if !filepath.IsAbs(s.cfg.Cwd) {
+				cmd.Dir = filepath.Join(s.m.opts.Root, s.cfg.Cwd)
+			}
+		}
+		log, err := s.m.openLog(s.cfg.Name)
+		if err != nil {
+			return nil, err
+		}
+		cmd.Stderr = log
+		// The log stays open for the process's life; exec closes its copy
+		// when Wait returns, ours when the manager closes.
+		s.m.addCloser(log)
+		cmd.WaitDelay = 2 * time.Second
+		return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil
+	case TypeHTTP:
+		return &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.httpClient(), MaxRetries: 2}, nil
+	case TypeSSE:
+		return &sdk.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.httpClient()}, nil
+	}
+	return nil, fmt.Errorf("unknown type %q", s.cfg.Type)
+}
+
+func (s *server) httpClient() *http.Client {
+	return &http.Client{Transport: headerTransport{headers: s.cfg.Headers, base: http.DefaultTransport}}
+}
+
+// headerTransport adds the configured headers to every request.
+type headerTransport struct {
+	headers map[string]string
+	base    http.RoundTripper
+}
+
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if len(h.headers) > 0 {
+		r = r.Clone(r.Context())
+		for k, v := range h.headers {
+			r.Header.Set(k, v)
+		}
+	}
+	return h.base.RoundTrip(r)
+}
+
+// basicEnv are the variables a server inherits from Reasonix's own
+// environment: what finding programs, a home, a locale and a temp
+// directory need, nothing that carries a credential.
+var basicEnv = []string{
+	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE",
+	"TMPDIR", "TZ", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME",
+	// Windows
+	"SYSTEMROOT", "SYSTEMDRIVE", "WINDIR", "COMSPEC", "PATHEXT", "TEMP", "TMP", "USERPROFILE",
+	"USERNAME", "APPDATA", "LOCALAPPDATA", "PROGRAMDATA", "PROGRAMFILES", "PROGRAMFILES(X86)",
+	"HOMEDRIVE", "HOMEPATH", "NUMBER_OF_PROCESSORS", "PROCESSOR_ARCHITECTURE",
+}
+
+// serverEnv is a stdio server's environment: the basics from environ and
+// the server's own env entries, which win.
+func serverEnv(environ []string, extra map[string]string) []string {
+	out := make([]string, 0, len(basicEnv)+len(extra))
+	for _, kv := range environ {
+		name, _, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		if _, own := extra[name]; own {
+			continue
+		}
+		if slices.ContainsFunc(basicEnv, func(b string) bool {
+			if runtime.GOOS == "windows" {
+				return strings.EqualFold(b, name)
+			}
+			return b == name
+		}) {
+			out = append(out, kv)
+		}
+	}
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		out = append(out, k+"="+extra[k])
+	}
+	return out
+}

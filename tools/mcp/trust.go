@@ -1,0 +1,79 @@
+package mcp
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/reasonix/reasonix/internal/store"
+)
+
+// TrustFile is the file under the Reasonix home that remembers which
+// project-defined servers a person approved.
+const TrustFile = "mcp-trust.json"
+
+// Trust remembers, per project directory and server name, the definition
+// hash ([Config.Hash]) a person approved, so a repository's .mcp.json
+// server runs only as it was when approved.
+type Trust struct {
+	path string
+}
+
+type trustData struct {
+	// Projects maps a project directory to server name to hash.
+	Projects map[string]map[string]string `json:"projects"`
+}
+
+// OpenTrust returns the trust record kept under home.
+func OpenTrust(home string) *Trust { return &Trust{path: filepath.Join(home, TrustFile)} }
+
+func (t *Trust) read() (trustData, error) {
+	var d trustData
+	b, err := os.ReadFile(t.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return trustData{Projects: map[string]map[string]string{}}, nil
+	}
+	if err != nil {
+		return d, fmt.Errorf("mcp trust: %w", err)
+	}
+	if err := json.Unmarshal(b, &d); err != nil {
+		return d, fmt.Errorf("mcp trust: %s: %w", t.path, err)
+	}
+	if d.Projects == nil {
+		d.Projects = map[string]map[string]string{}
+	}
+	return d, nil
+}
+
+// Trusted reports whether a person approved this definition of the
+// server in this project. A record that cannot be read trusts nothing.
+func (t *Trust) Trusted(project string, c Config) bool {
+	d, err := t.read()
+	if err != nil {
+		return false
+	}
+	return d.Projects[project][c.Name] == c.Hash()
+}
+
+// Approve records a person's approval of the server's current definition.
+func (t *Trust) Approve(project string, c Config) error {
+	d, err := t.read()
+	if err != nil {
+		return err
+	}
+	if d.Projects[project] == nil {
+		d.Projects[project] = map[string]string{}
+	}
+	d.Projects[project][c.Name] = c.Hash()
+	b, err := json.MarshalIndent(d, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(t.path), 0o700); err != nil {
+		return fmt.Errorf("mcp trust: %w", err)
+	}
+	return store.WriteFileAtomic(t.path, append(b, '\n'), 0o600)
+}
