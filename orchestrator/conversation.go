@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/tools"
 )
 
 // Conversation is one executor session kept open across user turns, for
@@ -18,15 +20,43 @@ type Conversation struct {
 	c  *Coordinator
 	mu sync.Mutex // one turn at a time: a session is not safe for concurrent Sends
 	w  *worker
+	// extNames are the extension tools the session opened with; sent is
+	// set once a turn ran (or the session was resumed with history).
+	extNames []string
+	sent     atomic.Bool
+}
+
+// used reports whether a turn has run in the conversation.
+func (cv *Conversation) used() bool { return cv.sent.Load() }
+
+func toolNames(ts []tools.Tool) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.Name()
+	}
+	return out
+}
+
+func sameNames(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // Converse opens an interactive executor session.
 func (c *Coordinator) Converse() (*Conversation, error) {
+	names := toolNames(c.extensionTools())
 	w, err := c.openGoalSession()
 	if err != nil {
 		return nil, err
 	}
-	return &Conversation{c: c, w: w}, nil
+	return &Conversation{c: c, w: w, extNames: names}, nil
 }
 
 // ID returns the session id.
@@ -36,6 +66,7 @@ func (cv *Conversation) ID() string { return cv.w.ID() }
 func (cv *Conversation) Send(ctx context.Context, text string) (Result, error) {
 	cv.mu.Lock()
 	defer cv.mu.Unlock()
+	cv.sent.Store(true)
 	return cv.c.run(ctx, cv.w, text)
 }
 
@@ -48,6 +79,7 @@ func (cv *Conversation) Goal(ctx context.Context, text string) (GoalResult, erro
 	}
 	cv.mu.Lock()
 	defer cv.mu.Unlock()
+	cv.sent.Store(true)
 	st := &GoalState{Goal: text, Status: GoalActive, MaxTurns: cv.c.goalMaxTurns(), SessionID: cv.w.ID(),
 		Transcript: cv.w.path, Started: time.Now().UTC()}
 	if err := cv.c.saveGoal(cv.w, st); err != nil {
@@ -60,6 +92,7 @@ func (cv *Conversation) Goal(ctx context.Context, text string) (GoalResult, erro
 func (cv *Conversation) ResumeGoal(ctx context.Context) (GoalResult, error) {
 	cv.mu.Lock()
 	defer cv.mu.Unlock()
+	cv.sent.Store(true)
 	return cv.c.resumeGoal(ctx, cv.w)
 }
 

@@ -123,6 +123,22 @@ func (e *Engine) track(ctx context.Context, f func(context.Context) error) error
 	return f(ctx)
 }
 
+// fresh returns the conversation, first reopened when no turn has run in
+// it yet and the extension tools have changed since it opened (MCP
+// servers that came up after the front end started): nothing is cached
+// yet, so the first request may as well carry them.
+func (e *Engine) fresh() *Conversation {
+	conv := e.conversation()
+	if conv.used() || e.c.rt.Extensions == nil || sameNames(conv.extNames, toolNames(e.c.extensionTools())) {
+		return conv
+	}
+	if next, err := e.c.Converse(); err == nil {
+		e.replace(next)
+		return next
+	}
+	return conv
+}
+
 func (e *Engine) conversation() *Conversation {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -138,7 +154,7 @@ func (e *Engine) conversation() *Conversation {
 // /name is an [*UnknownCommandError] and nothing is sent.
 func (e *Engine) Send(ctx context.Context, text string) error {
 	return e.track(ctx, func(ctx context.Context) error {
-		conv := e.conversation()
+		conv := e.fresh()
 		ent, err := e.c.Expand(ctx, conv.ID(), text)
 		if err != nil {
 			return err
@@ -160,7 +176,7 @@ func (e *Engine) Send(ctx context.Context, text string) error {
 		}
 		release := e.c.PreApprove(conv.ID(), ent.Allow)
 		defer release()
-		_, err = conv.Send(ctx, e.withRecords(ent.Text))
+		_, err = conv.Send(ctx, e.withRecords(e.c.withToolChanges(ent.Text)))
 		return err
 	})
 }
@@ -204,7 +220,7 @@ func (e *Engine) Goal(ctx context.Context, text string) error {
 		if strings.TrimSpace(text) == "resume" {
 			_, err = e.conversation().ResumeGoal(ctx)
 		} else {
-			_, err = e.conversation().Goal(ctx, text)
+			_, err = e.fresh().Goal(ctx, text)
 		}
 		return err
 	})

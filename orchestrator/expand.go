@@ -177,7 +177,27 @@ func (c *Coordinator) inlineRefs(ctx context.Context, session, text string) stri
 // returns what they add; each read passes the gate as a read_file call
 // would, so Read deny rules hold for what a person types too.
 func (c *Coordinator) refBlocks(ctx context.Context, session, text string) string {
-	if c.rt.Env == nil || !strings.Contains(text, "@") {
+	if !strings.Contains(text, "@") {
+		return ""
+	}
+	return c.fileRefBlocks(ctx, session, text) + c.resourceBlocks(ctx, session, text)
+}
+
+// resourceBlocks reads the MCP resources text names (@server:uri).
+func (c *Coordinator) resourceBlocks(ctx context.Context, session, text string) string {
+	if c.rt.Extensions == nil {
+		return ""
+	}
+	out, notes := c.rt.Extensions.Resources(ctx, text)
+	for _, n := range notes {
+		c.rt.Sink.Publish(events.Event{Type: events.Notice, Session: session, Text: n})
+	}
+	return out
+}
+
+// fileRefBlocks is refBlocks for the workspace files text names.
+func (c *Coordinator) fileRefBlocks(ctx context.Context, session, text string) string {
+	if c.rt.Env == nil {
 		return ""
 	}
 	env := c.rt.Env

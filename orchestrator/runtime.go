@@ -98,8 +98,12 @@ type Runtime struct {
 	// transcripts, saved plans and goals.
 	StateDir string
 	Resolve  Resolver
-	// Tools holds every tool a session may be offered; roles filter it.
+	// Tools holds every built-in tool a session may be offered; roles
+	// filter it.
 	Tools *tools.Registry
+	// Extensions add MCP servers' tools (taken when a session opens),
+	// prompt commands and resources; nil has none.
+	Extensions Extensions
 	// Env is the template environment; each session gets a Fork.
 	Env *tools.Env
 	// Guard, when set, watches every session's writing calls and undoes
@@ -500,6 +504,11 @@ func (c *Coordinator) toolPool(run subagentRunner) *tools.Registry {
 	for _, n := range c.rt.Tools.Names() {
 		t, _ := c.rt.Tools.Get(n)
 		pool.Add(t)
+	}
+	for _, t := range c.extensionTools() {
+		if _, builtin := pool.Get(t.Name()); !builtin {
+			pool.Add(t)
+		}
 	}
 	if c.rt.Skills != nil && len(c.rt.Skills.List()) > 0 {
 		pool.Add(skills.NewTool(c.rt.Skills, c.rt.SkillAllow, run))

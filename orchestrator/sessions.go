@@ -264,7 +264,9 @@ func (c *Coordinator) Resume(path, modelRef string) (*Conversation, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Conversation{c: c, w: w}, nil
+	cv := &Conversation{c: c, w: w}
+	cv.sent.Store(true) // it has history: its prefix is what was cached
+	return cv, nil
 }
 
 // keepCheckpoints is how many checkpoints of a workspace are kept.

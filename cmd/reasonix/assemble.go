@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -24,6 +25,7 @@ import (
 	"github.com/reasonix/reasonix/roles"
 	"github.com/reasonix/reasonix/skills"
 	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/mcp"
 
 	// Built-in tools and provider kinds register themselves.
 	_ "github.com/reasonix/reasonix/providers/openai"
@@ -43,6 +45,14 @@ type assembleOptions struct {
 	// editor is an editor's view of the files (reasonix acp); nil reads
 	// and writes the disk only.
 	editor tools.Editor
+	// waitMCP, when set, makes assembly wait (under this context) until
+	// the trusted MCP servers have finished their handshakes, each within
+	// its own timeout, so their tools are in the first request. The TUI
+	// leaves it nil: its composer never waits for a server.
+	waitMCP context.Context
+	// askMCPTrust asks the approver whether each untrusted project
+	// server may start (interactive front ends).
+	askMCPTrust bool
 }
 
 // app is one assembled process: config, providers, tools, gate, coordinator.
@@ -54,6 +64,7 @@ type app struct {
 	coord     *orchestrator.Coordinator
 	gate      *permission.Gate
 	skills    *skills.Catalog
+	mcp       *mcp.Manager
 	closers   []func()
 }
 
@@ -249,6 +260,35 @@ func assemble(o assembleOptions) (*app, error) {
 		return pol.Decide(skills.ToolName, true, tools.Access{Kind: tools.KindDelegate, Skill: name}) != permission.Deny
 	}
 
+	// MCP servers start in the background now; sessions take a snapshot
+	// of the tools of the servers that are up when they open.
+	notify := func(msg string) { sink.Publish(events.Event{Type: events.Notice, Text: msg}) }
+	ms := mcpSetup{loaded: loaded, workspace: workspace, userHome: userHome, trustAll: o.flags.mcpTrust, notify: notify}
+	if mcfgs := mcpServers(ms); len(mcfgs) > 0 {
+		a.mcp = newMCPManager(ms, mcfgs)
+		a.closers = append(a.closers, a.mcp.Close)
+		a.mcp.Start()
+		if o.waitMCP != nil {
+			if err := a.mcp.Wait(o.waitMCP); err != nil {
+				a.Close()
+				return nil, err
+			}
+			for _, c := range a.mcp.Untrusted() {
+				notify(fmt.Sprintf("MCP server %s (from %s) is not started: this project's servers run only once trusted; run `reasonix` to answer, or pass --mcp-trust", c.Name, c.Source))
+			}
+		}
+		if o.askMCPTrust && o.approver != nil && len(a.mcp.Untrusted()) > 0 {
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				askTrust(ctx, a.mcp, o.approver, workspace, loaded.Home, sink.Publish)
+			}()
+			// Before the manager closes: the question is withdrawn first.
+			a.closers = append(a.closers, func() { cancel(); <-done })
+		}
+	}
+
 	maxSteps := stepLimit(cfg.Agent.MaxSteps)
 	if o.flags.maxSteps > 0 {
 		maxSteps = o.flags.maxSteps
@@ -268,7 +308,10 @@ func assemble(o assembleOptions) (*app, error) {
 		Resolve:   ps.resolve,
 		Tools:     reg,
 		Env:       env,
-		Gate:      gate,
+		// nil when no server is configured: an interface holding a nil
+		// manager would not be nil.
+		Extensions: extensionsOf(a.mcp),
+		Gate:       gate,
 		// Control files are also guarded by what changes on disk.
 		Guard:       controlGuard,
 		Sink:        events.Serial(sink),
@@ -276,6 +319,7 @@ func assemble(o assembleOptions) (*app, error) {
 		Skills:      catalog,
 		SkillAllow:  skillAllow,
 		Commands:    cmdCatalog,
+		Prompts:     promptsOf(a.mcp),
 		Rules:       rulesText,
 		System:      system,
 		Hooks:       a.hooks,
@@ -319,6 +363,23 @@ func assemble(o assembleOptions) (*app, error) {
 		},
 	})
 	return a, nil
+}
+
+// extensionsOf adapts the MCP manager, nil when there is none.
+func extensionsOf(m *mcp.Manager) orchestrator.Extensions {
+	if m == nil {
+		return nil
+	}
+	return mcpExtensions{m}
+}
+
+// promptsOf offers the MCP servers' prompts as commands, nil when there
+// is no manager.
+func promptsOf(m *mcp.Manager) commands.Prompts {
+	if m == nil {
+		return nil
+	}
+	return mcpExtensions{m}
 }
 
 // workspaceOf is the workspace root: [sandbox] workspace_root, relative to

@@ -30,6 +30,7 @@ func cmdChat(ctx context.Context, args []string, io stdio) error {
 	fs.BoolVar(&f.hooksTrust, "hooks-trust", false, "run this project's hooks without asking")
 	fs.BoolVar(&f.cont, "continue", false, "go on with the newest conversation of this project")
 	fs.StringVar(&f.resume, "resume", "", "go on with the conversation with this id (or a unique prefix)")
+	fs.BoolVar(&f.mcpTrust, "mcp-trust", false, "start the MCP servers of this project's .mcp.json without asking")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return usageError{err}
@@ -115,7 +116,7 @@ func runChat(ctx context.Context, f runFlags, io stdio, first string) error {
 	if os.Getenv(planApprovalEnv) == "auto" {
 		plans = nil
 	}
-	app, err := assemble(assembleOptions{flags: f, sink: hub, stderr: io.err, planApprover: plans, approver: broker})
+	app, err := assemble(assembleOptions{flags: f, sink: hub, stderr: io.err, planApprover: plans, approver: broker, askMCPTrust: true})
 	if err != nil {
 		return err
 	}

@@ -101,6 +101,8 @@ Usage:
   reasonix commands [--json]       list the slash commands (custom commands, skills) and their source
   reasonix balance [--model REF] [--json]
                                    the provider account's balance (DeepSeek's /user/balance)
+  reasonix mcp list                list the MCP servers, their state and tool counts
+  reasonix mcp get NAME            show one MCP server's tools, prompts and resources
   reasonix models                  list the configured models
   reasonix config                  print the merged config and where each value came from
   reasonix context [--json] [--role NAME]
@@ -131,6 +133,7 @@ Run flags:
   --yolo / --auto      permission posture for this run
   --hooks-trust        run this project's hooks (reasonix.toml, .claude/settings*.json)
                        without asking; headless runs skip untrusted project hooks
+  --mcp-trust          start this project's .mcp.json servers without asking (also chat)
   --continue           add the turn to the newest session of this project (also chat)
   --resume ID          add the turn to that session; a unique prefix will do (also chat)
 
@@ -193,6 +196,8 @@ func dispatch(ctx context.Context, args []string, io stdio) int {
 		err = cmdACP(ctx, args[1:], io)
 	case "serve":
 		err = cmdServe(ctx, args[1:], io)
+	case "mcp":
+		err = cmdMCP(ctx, args[1:], io)
 	default:
 		fmt.Fprintf(io.err, "reasonix: unknown command %q\n\n%s", args[0], helpText)
 		return exitUsage

@@ -26,6 +26,8 @@ type runFlags struct {
 	execute, yolo, auto               bool
 	// hooksTrust runs the project's hooks without asking (--hooks-trust).
 	hooksTrust bool
+	// mcpTrust starts the project's .mcp.json servers without asking.
+	mcpTrust bool
 }
 
 // parseInterleaved parses flags that may appear before or after the
@@ -71,6 +73,7 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 	fs.BoolVar(&f.yolo, "yolo", false, "allow every non-dangerous action without asking")
 	fs.BoolVar(&f.auto, "auto", false, "allow writes without asking; explicit ask rules still apply")
 	fs.BoolVar(&f.hooksTrust, "hooks-trust", false, "run this project's hooks (reasonix.toml, .claude/settings*.json) without asking")
+	fs.BoolVar(&f.mcpTrust, "mcp-trust", false, "start the MCP servers of this project's .mcp.json without asking")
 	if planOnly && len(args) == 2 && args[0] == "show" {
 		if ok, err := showPlan(args[1], io); ok {
 			return err
@@ -151,7 +154,7 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 		return clearGoal(f.config, io)
 	}
 
-	app, err := assemble(assembleOptions{flags: f, sink: sink, stderr: io.err, planApprover: approver})
+	app, err := assemble(assembleOptions{flags: f, sink: sink, stderr: io.err, planApprover: approver, waitMCP: ctx})
 	if err != nil {
 		return err
 	}

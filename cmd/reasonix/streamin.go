@@ -246,7 +246,7 @@ func runStreamInput(ctx context.Context, f runFlags, prompt string, io stdio) er
 	defer unsubscribe()
 	broker := permission.NewBroker(hub.Publish)
 	defer broker.Close("the run ended")
-	app, err := assemble(assembleOptions{flags: f, sink: hub, stderr: io.err, approver: broker})
+	app, err := assemble(assembleOptions{flags: f, sink: hub, stderr: io.err, approver: broker, waitMCP: ctx})
 	if err != nil {
 		return err
 	}

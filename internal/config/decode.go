@@ -65,6 +65,8 @@ type merger struct {
 	// provLoc remembers the last definition of each provider so errors
 	// found after merging can still point into a file.
 	provLoc map[string]*Error
+	// plugLoc does the same for [[plugins]] entries.
+	plugLoc map[string]*Error
 }
 
 func newMerger(env func(string) string) *merger {
@@ -74,6 +76,7 @@ func newMerger(env func(string) string) *merger {
 		sources: map[string]string{},
 		indexes: map[string]keyIndex{},
 		provLoc: map[string]*Error{},
+		plugLoc: map[string]*Error{},
 	}
 	recordDefaults(reflect.ValueOf(m.cfg).Elem(), "", m.sources)
 	return m
@@ -456,6 +459,8 @@ func (d *fileDecoder) decodeNamed(v any, fv reflect.Value, kp, sp string) []erro
 				p.Script = filepath.Join(filepath.Dir(d.file), p.Script)
 			}
 			d.m.provLoc[name] = &Error{File: d.file, Line: d.ix.lookup(ekp), Key: ekp}
+		} else {
+			d.m.plugLoc[name] = &Error{File: d.file, Line: d.ix.lookup(ekp), Key: ekp}
 		}
 	}
 	return errs

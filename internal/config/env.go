@@ -135,7 +135,11 @@ func (m *merger) validate() []error {
 	}
 	for _, p := range c.Plugins {
 		if msg := p.Problem(); msg != "" {
-			errs = append(errs, m.locate("plugins."+p.Name+".name", "plugin %q %s", p.Name, msg))
+			e := m.locate("plugins."+p.Name+".name", "plugin %q %s", p.Name, msg)
+			if loc, ok := m.plugLoc[p.Name]; ok {
+				e.File, e.Line, e.Key = loc.File, loc.Line, loc.Key
+			}
+			errs = append(errs, e)
 		}
 	}
 	if c.Tools.BashTimeout <= 0 {

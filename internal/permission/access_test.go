@@ -134,3 +134,33 @@ func TestRoleViewMergesAnOverrideAndFailsClosed(t *testing.T) {
 		t.Fatalf("broken override: %+v", v)
 	}
 }
+
+// An MCP server's tools are named by mcp__server, mcp__server__* or their
+// exact name; other servers' tools are not.
+func TestMCPServerRuleForms(t *testing.T) {
+	for _, raw := range []string{"mcp__sentry", "mcp__sentry__*"} {
+		r, err := ParseRule(raw)
+		if err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		if !r.appliesTo("mcp__sentry__search_issues", "mcp__sentry__search_issues") {
+			t.Errorf("%s does not match a sentry tool", raw)
+		}
+		if r.appliesTo("mcp__sentryx__search", "mcp__sentryx__search") || r.appliesTo("mcp__other__t", "mcp__other__t") {
+			t.Errorf("%s matches another server", raw)
+		}
+		if r.String() != raw {
+			t.Errorf("rule shows as %q, written %q", r.String(), raw)
+		}
+	}
+	exact, err := ParseRule("mcp__sentry__search_issues")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !exact.appliesTo("mcp__sentry__search_issues", "mcp__sentry__search_issues") || exact.appliesTo("mcp__sentry__delete", "mcp__sentry__delete") {
+		t.Error("an exact rule names one tool")
+	}
+	if _, err := ParseRule("mcp__sentry__search*"); err == nil {
+		t.Error("a partial wildcard is not a rule form")
+	}
+}

@@ -207,11 +207,11 @@ func TestServerEnvironmentHoldsOnlyBasicsAndItsOwn(t *testing.T) {
 func TestCrashedServerRestarts(t *testing.T) {
 	t.Parallel()
 	m, n := newManager(t, selfServer("t", "ok"))
-	die := toolByName(t, m, "mcp__t__die")
+	// A session holds its tools across a restart.
+	die, echo := toolByName(t, m, "mcp__t__die"), toolByName(t, m, "mcp__t__echo")
 	if _, err := die.Execute(context.Background(), nil, json.RawMessage(`{}`)); err == nil {
 		t.Fatal("a call whose server died must fail")
 	}
-	echo := toolByName(t, m, "mcp__t__echo")
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		res, err := echo.Execute(context.Background(), nil, json.RawMessage(`{"text":"back"}`))
@@ -339,7 +339,7 @@ func TestPromptsAndResources(t *testing.T) {
 	if err != nil || txt != "review main.go focus errors" {
 		t.Fatalf("prompt = %q, %v", txt, err)
 	}
-	out, notes := m.ExpandResources(context.Background(), "summarise @t:test://hello and @nobody:x please")
+	out, notes := m.ResourceBlocks(context.Background(), "summarise @t:test://hello and @nobody:x please")
 	if len(notes) != 0 || !strings.Contains(out, "hello resource") || !strings.Contains(out, `uri="test://hello"`) {
 		t.Fatalf("expanded = %q, %v", out, notes)
 	}

@@ -131,16 +131,15 @@ func (m *Manager) ReadResource(ctx context.Context, server, uri string) (string,
 	return strings.Join(parts, "\n"), nil
 }
 
-// ExpandResources replaces every @<server>:<uri> reference to a running
-// server in a prompt with the resource's contents, each wrapped in a
-// <resource> element after the prompt's text. References to unknown
-// servers are left as written (they may be file paths or mentions);
-// failures to read come back as notices.
-func (m *Manager) ExpandResources(ctx context.Context, prompt string) (string, []string) {
+// ResourceBlocks reads every @<server>:<uri> reference to a configured
+// server in text and returns the resources' contents, each wrapped in a
+// <resource> element, to append to the text. References to unknown
+// servers are left alone (they may be file paths or mentions); failures to
+// read come back as notices.
+func (m *Manager) ResourceBlocks(ctx context.Context, text string) (string, []string) {
 	var blocks, notices []string
-	for _, ref := range resourceRefs(prompt) {
-		s := m.server(ref.server)
-		if s == nil {
+	for _, ref := range resourceRefs(text) {
+		if m.server(ref.server) == nil {
 			continue
 		}
 		body, err := m.ReadResource(ctx, ref.server, ref.uri)
@@ -151,9 +150,9 @@ func (m *Manager) ExpandResources(ctx context.Context, prompt string) (string, [
 		blocks = append(blocks, fmt.Sprintf("<resource server=%q uri=%q>\n%s\n</resource>", ref.server, ref.uri, body))
 	}
 	if len(blocks) == 0 {
-		return prompt, notices
+		return "", notices
 	}
-	return prompt + "\n\n" + strings.Join(blocks, "\n\n"), notices
+	return "\n\n" + strings.Join(blocks, "\n\n"), notices
 }
 
 type resourceRef struct{ server, uri string }

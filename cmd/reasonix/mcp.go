@@ -1,0 +1,267 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/reasonix/reasonix/commands"
+	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/internal/config"
+	"github.com/reasonix/reasonix/internal/permission"
+	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/mcp"
+)
+
+// mcpSetup is what starting the MCP servers of a run needs.
+type mcpSetup struct {
+	loaded    *config.Loaded
+	workspace string
+	userHome  string
+	// trustAll is --mcp-trust: project servers run in this process
+	// without asking (nothing is recorded).
+	trustAll bool
+	notify   func(string)
+}
+
+// mcpServers reads the run's server definitions ([[plugins]], .mcp.json,
+// ~/.claude.json) and marks the project ones nobody trusted yet. Problems
+// in the JSON files are notices: the servers that are fine still run.
+func mcpServers(s mcpSetup) []mcp.Config {
+	cfg := s.loaded.Config
+	withheld := []string{config.EnvAPIKey}
+	for _, p := range cfg.Providers {
+		if p.APIKeyEnv != "" {
+			withheld = append(withheld, p.APIKeyEnv)
+		}
+	}
+	defs, err := config.MCPServers(cfg, s.loaded.Sources, s.workspace, s.userHome, os.Getenv, withheld)
+	if err != nil && s.notify != nil {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			s.notify("MCP: " + line)
+		}
+	}
+	trust := mcp.OpenTrust(s.loaded.Home)
+	out := make([]mcp.Config, 0, len(defs))
+	for _, d := range defs {
+		c := mcp.Config{Name: d.Name, Type: d.Type, Command: d.Command, Args: d.Args, Env: d.Env, Cwd: d.Cwd,
+			URL: d.URL, Headers: d.Headers, Timeout: time.Duration(d.TimeoutMS) * time.Millisecond,
+			Allow: d.Tools.Allow, Deny: d.Tools.Deny, Disabled: !d.On(), Source: d.Source}
+		c.NeedsTrust = d.Project && !s.trustAll && !trust.Trusted(s.workspace, c)
+		out = append(out, c)
+	}
+	return out
+}
+
+// newMCPManager builds the manager of a process; it starts nothing.
+func newMCPManager(s mcpSetup, cfgs []mcp.Config) *mcp.Manager {
+	return mcp.New(cfgs, mcp.Options{
+		Root:    s.workspace,
+		LogDir:  filepath.Join(s.loaded.Home, "logs", "mcp"),
+		Environ: os.Environ(),
+		Notify:  s.notify,
+		Version: version,
+	})
+}
+
+// askTrust asks a person, through the approval path every front end
+// shows, whether each project server may start. "allow" starts it for this
+// process, "allow_always" also records the trust for this definition.
+func askTrust(ctx context.Context, m *mcp.Manager, approver permission.Approver, workspace, home string, publish func(events.Event)) {
+	trust := mcp.OpenTrust(home)
+	for _, c := range m.Untrusted() {
+		what := c.URL
+		if what == "" {
+			what = strings.Join(append([]string{c.Command}, c.Args...), " ")
+		}
+		reply, err := approver.Approve(ctx, permission.Request{
+			Tool:    "mcp server " + c.Name,
+			Subject: what,
+			Impact: fmt.Sprintf("start the MCP server %q that %s defines; it runs with your user's rights. Allow once for this session, always to remember this definition for this project",
+				c.Name, c.Source),
+			Choices: []permission.Answer{permission.AllowOnce, permission.AllowAlways, permission.DenyAnswer},
+		})
+		if err != nil {
+			return
+		}
+		switch reply.Answer {
+		case permission.AllowAlways:
+			if err := trust.Approve(workspace, c); err != nil {
+				publish(events.Event{Type: events.Notice, Text: "MCP: " + err.Error()})
+			}
+			m.Trust(c.Name)
+		case permission.AllowOnce, permission.AllowSession:
+			m.Trust(c.Name)
+		default:
+			publish(events.Event{Type: events.Notice, Text: fmt.Sprintf("MCP server %s stays off (not trusted); `reasonix mcp list` shows it", c.Name)})
+		}
+	}
+}
+
+// mcpExtensions adapts the manager to the coordinator's Extensions and to
+// commands.Prompts (prompt commands beside custom commands and skills).
+type mcpExtensions struct{ m *mcp.Manager }
+
+func (x mcpExtensions) Tools() []tools.Tool { return x.m.Tools() }
+func (x mcpExtensions) Changes() string     { return x.m.Changes() }
+
+func (x mcpExtensions) Resources(ctx context.Context, text string) (string, []string) {
+	return x.m.ResourceBlocks(ctx, text)
+}
+
+// Prompts lists the prompts of the running servers as commands
+// (mcp__<server>__<prompt>).
+func (x mcpExtensions) Prompts() []commands.Prompt {
+	var out []commands.Prompt
+	for _, p := range x.m.Prompts() {
+		var hint []string
+		for _, a := range p.Arguments {
+			if a.Required {
+				hint = append(hint, "<"+a.Name+">")
+			} else {
+				hint = append(hint, "["+a.Name+"]")
+			}
+		}
+		out = append(out, commands.Prompt{Name: p.Command, Description: p.Description,
+			ArgumentHint: strings.Join(hint, " "), Source: "mcp:" + p.Server})
+	}
+	return out
+}
+
+// Render fetches a prompt with its arguments (by position or name=value).
+func (x mcpExtensions) Render(ctx context.Context, name, args string) (string, error) {
+	p, ok := x.m.Prompt(name)
+	if !ok {
+		return "", fmt.Errorf("no MCP prompt %q", name)
+	}
+	vals, err := mcp.PromptArgs(p, strings.Fields(args))
+	if err != nil {
+		return "", err
+	}
+	return x.m.GetPrompt(ctx, p.Server, p.Name, vals)
+}
+
+// cmdMCP is `reasonix mcp list` and `reasonix mcp get NAME`: the servers
+// of this project, their state and what they offer. Trusted, enabled
+// servers are started to be listed; untrusted ones never are.
+func cmdMCP(ctx context.Context, args []string, io stdio) error {
+	if len(args) == 0 {
+		return usagef("mcp needs a subcommand: list, or get NAME")
+	}
+	sub := args[0]
+	fs := flag.NewFlagSet("mcp "+sub, flag.ContinueOnError)
+	fs.SetOutput(io.err)
+	cfgFile := fs.String("config", "", "config file")
+	pos, err := parseInterleaved(fs, args[1:])
+	if err != nil {
+		return usageError{err}
+	}
+	switch {
+	case sub == "list" && len(pos) == 0:
+	case sub == "get" && len(pos) == 1:
+	case sub == "get":
+		return usagef("mcp get needs one server NAME")
+	default:
+		return usagef("unknown mcp subcommand %q: want list, or get NAME", strings.Join(args, " "))
+	}
+	loaded, wd, err := loadConfig(*cfgFile)
+	if err != nil {
+		return err
+	}
+	var notes []string
+	s := mcpSetup{loaded: loaded, workspace: workspaceOf(loaded, wd), userHome: userHomeDir(), notify: func(n string) { notes = append(notes, n) }}
+	cfgs := mcpServers(s)
+	if sub == "get" {
+		var one []mcp.Config
+		for _, c := range cfgs {
+			if c.Name == pos[0] {
+				one = append(one, c)
+			}
+		}
+		if len(one) == 0 {
+			return usagef("no MCP server named %q (reasonix mcp list shows them)", pos[0])
+		}
+		cfgs = one
+	}
+	m := newMCPManager(s, cfgs)
+	defer m.Close()
+	m.Start()
+	if err := m.Wait(ctx); err != nil {
+		return err
+	}
+	if sub == "get" {
+		st, _ := m.Status(pos[0])
+		printServer(io, st, m.LogPath(st.Name))
+		return nil
+	}
+	if len(cfgs) == 0 {
+		fmt.Fprintln(io.out, "no MCP servers configured ([[plugins]] in reasonix.toml, or .mcp.json)")
+		return nil
+	}
+	tw := tabwriter.NewWriter(io.out, 0, 2, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tSTATE\tTYPE\tTOOLS\tPROMPTS\tRESOURCES\tSOURCE")
+	for _, st := range m.Statuses() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\n", st.Name, st.State, st.Type, len(st.Tools), len(st.Prompts), len(st.Resources), st.Source)
+	}
+	_ = tw.Flush()
+	for _, st := range m.Statuses() {
+		switch {
+		case st.Err != "":
+			fmt.Fprintf(io.err, "%s: %s\n", st.Name, st.Err)
+		case st.State == mcp.StateUntrusted:
+			fmt.Fprintf(io.err, "%s: defined by %s; not started until trusted (answer its question in `reasonix`, or run with --mcp-trust)\n", st.Name, st.Source)
+		}
+	}
+	return nil
+}
+
+func printServer(io stdio, st mcp.Status, logPath string) {
+	fmt.Fprintf(io.out, "%s: %s (%s) %s\n", st.Name, st.State, st.Type, st.Target)
+	if st.Source != "" {
+		fmt.Fprintf(io.out, "  defined in %s\n", st.Source)
+	}
+	if st.Err != "" {
+		fmt.Fprintf(io.out, "  error: %s\n", st.Err)
+	}
+	if st.Type == mcp.TypeStdio && logPath != "" {
+		fmt.Fprintf(io.out, "  stderr log: %s\n", logPath)
+	}
+	if st.State == mcp.StateUntrusted {
+		fmt.Fprintln(io.out, "  not started: a person has not trusted this definition (answer its question in `reasonix`, or run with --mcp-trust)")
+	}
+	if len(st.Tools) > 0 {
+		fmt.Fprintf(io.out, "tools (%d):\n", len(st.Tools))
+		for _, t := range st.Tools {
+			ro := ""
+			if t.ReadOnly {
+				ro = " [read-only]"
+			}
+			fmt.Fprintf(io.out, "  %s%s  %s\n", t.Name, ro, firstLine(strings.TrimSpace(t.Description)))
+		}
+	}
+	if len(st.Prompts) > 0 {
+		fmt.Fprintf(io.out, "prompts (%d):\n", len(st.Prompts))
+		for _, p := range st.Prompts {
+			var args []string
+			for _, a := range p.Arguments {
+				if a.Required {
+					args = append(args, a.Name)
+				} else {
+					args = append(args, "["+a.Name+"]")
+				}
+			}
+			fmt.Fprintf(io.out, "  /%s %s  %s\n", p.Command, strings.Join(args, " "), firstLine(strings.TrimSpace(p.Description)))
+		}
+	}
+	if len(st.Resources) > 0 {
+		fmt.Fprintf(io.out, "resources (%d):\n", len(st.Resources))
+		for _, r := range st.Resources {
+			fmt.Fprintf(io.out, "  @%s:%s  %s\n", st.Name, r.URI, firstLine(strings.TrimSpace(r.Name)))
+		}
+	}
+}

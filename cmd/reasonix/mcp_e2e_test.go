@@ -1,0 +1,238 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/reasonix/reasonix/providers/scripted"
+)
+
+var (
+	pluginOnce sync.Once
+	pluginBin  string
+	pluginErr  error
+)
+
+// pluginExample builds cmd/reasonix-plugin-example once for the tests that
+// drive it through the real binary.
+func pluginExample(t *testing.T) string {
+	t.Helper()
+	pluginOnce.Do(func() {
+		dir := filepath.Dir(binPath)
+		pluginBin = filepath.Join(dir, "reasonix-plugin-example")
+		if runtime.GOOS == "windows" {
+			pluginBin += ".exe"
+		}
+		build := exec.Command("go", "build", "-o", pluginBin, "../reasonix-plugin-example")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			pluginErr = fmt.Errorf("build plugin example: %v\n%s", err, out)
+		}
+	})
+	if pluginErr != nil {
+		t.Fatal(pluginErr)
+	}
+	return pluginBin
+}
+
+// toolNamesOf lists the tool names of a request body.
+func toolNamesOf(t *testing.T, body []byte) []string {
+	t.Helper()
+	var req struct {
+		Tools []struct {
+			Function struct {
+				Name string `json:"name"`
+			} `json:"function"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, tl := range req.Tools {
+		out = append(out, tl.Function.Name)
+	}
+	return out
+}
+
+func hasName(list []string, name string) bool {
+	for _, n := range list {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+func TestE2EMCPPluginToolThroughRun(t *testing.T) {
+	t.Parallel()
+	plugin := pluginExample(t)
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{
+			call("mcp__example__echo", map[string]any{"text": "ping from the model"}),
+			call("mcp__example__wordcount", map[string]any{"text": "one two three"}),
+		}},
+		scripted.Turn{Text: "The server echoed it."},
+	)
+	e.write("reasonix.toml", fmt.Sprintf(`
+[[plugins]]
+name = "example"
+command = %q
+
+[permissions]
+allow = ["mcp__example__*"]
+`, plugin))
+	r := e.run("", "run", "echo something through the plugin")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("requests = %d\nstderr: %s", len(reqs), r.stderr)
+	}
+	names := toolNamesOf(t, reqs[0])
+	for _, want := range []string{"mcp__example__echo", "mcp__example__wordcount", "read_file"} {
+		if !hasName(names, want) {
+			t.Fatalf("first request lacks %s: %v", want, names)
+		}
+	}
+	msgs := string(messagesOf(t, reqs[1]))
+	if !strings.Contains(msgs, "ping from the model") || !strings.Contains(msgs, `\"words\":3`) {
+		t.Fatalf("tool results not sent back: %s", msgs)
+	}
+	assertPrefixStable(t, reqs)
+	if !strings.Contains(r.stdout, "The server echoed it.") {
+		t.Fatalf("stdout = %q", r.stdout)
+	}
+	log, err := os.ReadFile(filepath.Join(e.home, "logs", "mcp", "example.log"))
+	if err != nil || !strings.Contains(string(log), "start") {
+		t.Fatalf("server log: %q, %v", log, err)
+	}
+}
+
+func TestE2EMCPWriterToolAsksAndReaderRuns(t *testing.T) {
+	t.Parallel()
+	plugin := pluginExample(t)
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{
+			call("mcp__example__echo", map[string]any{"text": "should-not-come-back"}),
+			call("mcp__example__wordcount", map[string]any{"text": "a b"}),
+		}},
+		scripted.Turn{Text: "done"},
+	)
+	// An exact-name ask rule: with nobody to ask, the echo is refused;
+	// the read-only wordcount runs.
+	e.write("reasonix.toml", fmt.Sprintf("[[plugins]]\nname = \"example\"\ncommand = %q\n\n[permissions]\nask = [\"mcp__example__echo\"]\n", plugin))
+	r := e.run("", "run", "try both")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr: %s", r.code, r.stderr)
+	}
+	reqs := e.srv.Requests()
+	msgs := string(messagesOf(t, reqs[len(reqs)-1]))
+	if strings.Count(msgs, "should-not-come-back") != 1 {
+		t.Fatalf("the writer ran without approval: %s", msgs)
+	}
+	if !strings.Contains(msgs, `\"words\":2`) {
+		t.Fatalf("the read-only tool did not run: %s", msgs)
+	}
+}
+
+func TestE2EMCPProjectServerNeedsTrust(t *testing.T) {
+	t.Parallel()
+	plugin := pluginExample(t)
+	e := newE2E(t, scripted.Turn{Text: "first"}, scripted.Turn{Text: "second"})
+	e.write(".mcp.json", fmt.Sprintf(`{"mcpServers": {"repo-tools": {"command": %q, "args": [], "env": {"X": "${UNSET_VAR:-fallback}"}}}}`, plugin))
+	r := e.run("", "run", "hello")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr: %s", r.code, r.stderr)
+	}
+	if names := toolNamesOf(t, e.srv.Requests()[0]); hasName(names, "mcp__repo-tools__echo") {
+		t.Fatalf("an untrusted project server's tools were offered: %v", names)
+	}
+	if !strings.Contains(r.stderr, "MCP server repo-tools") || !strings.Contains(r.stderr, "--mcp-trust") {
+		t.Fatalf("no notice about the untrusted server:\n%s", r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(e.home, "logs", "mcp", "repo-tools.log")); err == nil {
+		t.Fatal("the untrusted server was started (its log exists)")
+	}
+	list := e.run("", "mcp", "list")
+	if list.code != 0 || !strings.Contains(list.stdout, "repo-tools") || !strings.Contains(list.stdout, "untrusted") {
+		t.Fatalf("mcp list:\n%s\n%s", list.stdout, list.stderr)
+	}
+	r = e.run("", "run", "--mcp-trust", "hello again")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr: %s", r.code, r.stderr)
+	}
+	if names := toolNamesOf(t, e.srv.Requests()[1]); !hasName(names, "mcp__repo-tools__echo") {
+		t.Fatalf("--mcp-trust did not start the server: %v\n%s", names, r.stderr)
+	}
+}
+
+func TestE2EMCPListGetPromptAndResource(t *testing.T) {
+	t.Parallel()
+	plugin := pluginExample(t)
+	e := newE2E(t, scripted.Turn{Text: "reviewed"}, scripted.Turn{Text: "read it"})
+	e.write("reasonix.toml", fmt.Sprintf(`
+[[plugins]]
+name = "example"
+command = %q
+
+[[plugins]]
+name = "off"
+command = "does-not-matter"
+enabled = false
+
+[[plugins]]
+name = "broken"
+command = "/nonexistent/mcp-server"
+`, plugin))
+	list := e.run("", "mcp", "list")
+	if list.code != 0 {
+		t.Fatalf("mcp list: %d\n%s", list.code, list.stderr)
+	}
+	rows := map[string]string{}
+	for _, line := range strings.Split(list.stdout, "\n") {
+		if f := strings.Fields(line); len(f) >= 6 {
+			rows[f[0]] = strings.Join(f[1:6], " ")
+		}
+	}
+	for name, want := range map[string]string{"example": "running stdio 2 1 1", "off": "disabled stdio 0 0 0", "broken": "failed stdio 0 0 0"} {
+		if rows[name] != want {
+			t.Errorf("mcp list row %s = %q, want %q:\n%s", name, rows[name], want, list.stdout)
+		}
+	}
+	get := e.run("", "mcp", "get", "example")
+	for _, want := range []string{"mcp__example__wordcount [read-only]", "mcp__example__echo", "/mcp__example__review file", "@example:example://greeting"} {
+		if !strings.Contains(get.stdout, want) {
+			t.Errorf("mcp get lacks %q:\n%s", want, get.stdout)
+		}
+	}
+	if r := e.run("", "mcp", "get", "nope"); r.code != 2 {
+		t.Errorf("mcp get of an unknown server: exit %d", r.code)
+	}
+	r := e.run("", "run", "/mcp__example__review main.go")
+	if r.code != 0 {
+		t.Fatalf("prompt command: exit %d\n%s", r.code, r.stderr)
+	}
+	if msgs := messagesOf(t, e.srv.Requests()[0]); !bytes.Contains(msgs, []byte("Review main.go for bugs")) {
+		t.Fatalf("the prompt's text was not the turn: %s", msgs)
+	}
+	r = e.run("", "run", "summarise @example:example://greeting please")
+	if r.code != 0 {
+		t.Fatalf("resource: exit %d\n%s", r.code, r.stderr)
+	}
+	if msgs := messagesOf(t, e.srv.Requests()[1]); !bytes.Contains(msgs, []byte("hello from the example plugin")) {
+		t.Fatalf("the resource was not attached: %s", msgs)
+	}
+	if !strings.Contains(r.stderr, "MCP server broken failed") {
+		t.Errorf("the failing server was not reported:\n%s", r.stderr)
+	}
+}

@@ -1,0 +1,149 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestPluginsMergeByNameAcrossLayers(t *testing.T) {
+	f := newFixture(t)
+	f.env["TOKEN"] = "tok"
+	f.write(f.userFile, `
+[[plugins]]
+name = "gh"
+command = "gh-mcp"
+env = { GITHUB_TOKEN = "${TOKEN}" }
+timeout_ms = 5000
+
+[[plugins]]
+name = "web"
+type = "http"
+url = "https://mcp.example/${MISSING:-v1}"
+tools = { allow = ["search*"], deny = ["search_admin"] }
+`)
+	f.write(f.wsFile, `
+[[plugins]]
+name = "gh"
+args = ["--read-only"]
+enabled = false
+`)
+	l := f.load()
+	ps := l.Config.Plugins
+	if len(ps) != 2 {
+		t.Fatalf("plugins = %+v", ps)
+	}
+	gh, web := ps[0], ps[1]
+	if gh.Command != "gh-mcp" || gh.Args[0] != "--read-only" || gh.On() || gh.TimeoutMS != 5000 || gh.Env["GITHUB_TOKEN"] != "tok" {
+		t.Errorf("gh = %+v", gh)
+	}
+	if web.URL != "https://mcp.example/v1" || web.Tools.Allow[0] != "search*" || web.Tools.Deny[0] != "search_admin" || !web.On() {
+		t.Errorf("web = %+v", web)
+	}
+	if l.Sources["plugins.gh.args"] != f.wsFile || l.Sources["plugins.gh.command"] != f.userFile {
+		t.Errorf("sources = %v", l.Sources)
+	}
+	d := l.Describe(true)
+	for _, want := range []string{"[[plugins]]", `tools = { allow = ["search*"], deny = ["search_admin"] }`, `env = { GITHUB_TOKEN = "****" }`, "enabled = false"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("describe lacks %q:\n%s", want, d)
+		}
+	}
+}
+
+func TestPluginErrorsNameFileLineAndKey(t *testing.T) {
+	f := newFixture(t)
+	f.write(f.wsFile, `
+[[plugins]]
+name = "a"
+type = "grpc"
+command = "x"
+
+[[plugins]]
+command = "c"
+timeout_ms = "5s"
+`)
+	_, err := Load(f.opts())
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{
+		`reasonix.toml:4: key "plugins[0].type": invalid value "grpc"`,
+		`reasonix.toml:7: key "plugins[1]": plugin has no name`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	// What only the merged entry can tell (a layer may add the url).
+	f.write(f.wsFile, "[[plugins]]\nname = \"a\"\ncommand = \"x\"\n\n[[plugins]]\nname = \"b\"\ntype = \"http\"\n")
+	_, err = Load(f.opts())
+	if err == nil || !strings.Contains(err.Error(), `reasonix.toml:5: key "plugins[1]": plugin "b" is of type "http" but has no url`) {
+		t.Errorf("merged check: %v", err)
+	}
+}
+
+func TestMCPServersFromJSONFiles(t *testing.T) {
+	f := newFixture(t)
+	userHome := t.TempDir()
+	f.write(f.wsFile, "[[plugins]]\nname = \"shared\"\ncommand = \"from-toml\"\n")
+	f.write(filepath.Join(f.ws, MCPFile), `{"mcpServers": {
+  "shared": {"command": "from-json"},
+  "sentry": {"type": "http", "url": "https://mcp.sentry.dev/mcp", "headers": {"Authorization": "Bearer ${SENTRY_TOKEN}"}},
+  "fs": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "${WORK:-/tmp}"], "env": {"K": "${DEEPSEEK_API_KEY}"}},
+  "remote": {"type": "streamable-http", "url": "https://x"}
+}}`)
+	f.write(filepath.Join(userHome, ".claude.json"), `{"mcpServers": {"fs": {"command": "user-fs"}, "userwide": {"command": "u"}},
+  "projects": {"`+f.ws+`": {"mcpServers": {"local": {"command": "l"}}}}}`)
+	l := f.load()
+	env := func(k string) string {
+		return map[string]string{"SENTRY_TOKEN": "st", "DEEPSEEK_API_KEY": "sk-123456789"}[k]
+	}
+	got, err := MCPServers(l.Config, l.Sources, f.ws, userHome, env, []string{"DEEPSEEK_API_KEY"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]MCPServer{}
+	var order []string
+	for _, s := range got {
+		by[s.Name] = s
+		order = append(order, s.Name)
+	}
+	if strings.Join(order, ",") != "shared,fs,remote,sentry,local,userwide" {
+		t.Fatalf("order = %v", order)
+	}
+	if by["shared"].Command != "from-toml" || by["shared"].Project {
+		t.Errorf("reasonix.toml must win: %+v", by["shared"])
+	}
+	if s := by["sentry"]; s.Headers["Authorization"] != "Bearer st" || !s.Project || s.Type != "http" {
+		t.Errorf("sentry = %+v", s)
+	}
+	if s := by["fs"]; s.Command != "npx" || s.Args[2] != "/tmp" || s.Env["K"] != "" {
+		t.Errorf("fs = %+v (the project file wins over ~/.claude.json; provider keys never expand)", s)
+	}
+	if by["remote"].Type != "http" || !by["local"].Project || by["userwide"].Project {
+		t.Errorf("remote %+v local %+v userwide %+v", by["remote"], by["local"], by["userwide"])
+	}
+}
+
+func TestMCPJSONErrorsNameTheFile(t *testing.T) {
+	f := newFixture(t)
+	p := filepath.Join(f.ws, MCPFile)
+	f.write(p, "{\n  \"mcpServers\": {\n    \"a\": {\"command\": }\n  }\n}")
+	_, err := MCPServers(Default(), nil, f.ws, "", nil, nil)
+	if err == nil || !strings.Contains(err.Error(), p+":3:") {
+		t.Fatalf("err = %v", err)
+	}
+	f.write(p, `{"mcpServers": {"a": {"args": ["x"]}, "b": {"command": "ok"}}}`)
+	got, err := MCPServers(Default(), nil, f.ws, "", func(string) string { return "" }, nil)
+	if err == nil || !strings.Contains(err.Error(), "mcpServers.a: server has no command") || len(got) != 1 || got[0].Name != "b" {
+		t.Fatalf("got %+v, err %v", got, err)
+	}
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := MCPServers(Default(), nil, f.ws, "", nil, nil); err != nil || len(got) != 0 {
+		t.Fatalf("no file: %v %v", got, err)
+	}
+}
