@@ -40,7 +40,7 @@ func cmdACP(ctx context.Context, args []string, io stdio) error {
 	// the TUI's; when the editor leaves, what is still asked is refused.
 	broker := permission.NewBroker(hub.Publish)
 	defer broker.Close("the editor disconnected")
-	app, err := assemble(assembleOptions{flags: f, sink: hub, stderr: io.err, approver: broker, planApprover: srv.PlanApprover(), editor: srv})
+	app, err := assemble(assembleOptions{flags: f, sink: hub, stderr: io.err, approver: broker, planApprover: srv.PlanApprover(), editor: srv, askMCPTrust: true})
 	if err != nil {
 		return err
 	}

@@ -60,7 +60,7 @@ func cmdServe(ctx context.Context, args []string, io stdio) error {
 	}
 	unsubscribe := hub.Subscribe(srv)
 	defer unsubscribe()
-	a, err := assemble(assembleOptions{flags: f, sink: hub, stderr: io.err, approver: broker, planApprover: srv.PlanApprover()})
+	a, err := assemble(assembleOptions{flags: f, sink: hub, stderr: io.err, approver: broker, planApprover: srv.PlanApprover(), askMCPTrust: true})
 	if err != nil {
 		return err
 	}
