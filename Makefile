@@ -18,7 +18,7 @@ test:
 # generate rewrites the tool argument schemas (schemas_gen.go) from the
 # argument structs; `make test` fails when one is stale. `make build` uses
 # the committed files and needs no generator.
-SCHEMA_PKGS := ./tools/builtin ./skills ./orchestrator
+SCHEMA_PKGS := ./tools/builtin ./tools/recall ./skills ./orchestrator
 generate:
 	$(GO) generate $(SCHEMA_PKGS)
 

@@ -59,6 +59,8 @@ type Compaction struct {
 	// Pruned counts tool results stubbed; Folded the messages folded into
 	// the digest.
 	Pruned, Folded int
+	// Focus is what a manual compaction was asked to keep.
+	Focus string
 	// Messages is the new history, whole (system prompt first).
 	Messages []providers.Message
 	// Archived are the originals of every message replaced or removed.
@@ -119,7 +121,7 @@ func (s *Session) fit(ctx context.Context, out *Outcome) error {
 	due := float64(s.lastPrompt) >= s.compactRatio()*float64(w) && est > s.stuckAt
 	if due || est > w {
 		s.autoCompact = true
-		err := s.Compact(ctx, out)
+		_, err := s.compact(ctx, out, "", false)
 		s.autoCompact = false
 		if err != nil {
 			return err
@@ -146,12 +148,55 @@ func (s *Session) fit(ctx context.Context, out *Outcome) error {
 		s.cfg.ID, ErrTooBig, est, w, at, s.msgs[at].Role, s.tokens(big))
 }
 
-// Compact compacts the history now (see the comment at the top of this
-// file). out, when not nil, is charged with the digest request's usage.
-func (s *Session) Compact(ctx context.Context, out *Outcome) error {
+// ErrCompactionOff is returned by [Session.Compact] when the session has
+// no context window (context_window = 0 turns compaction off).
+var ErrCompactionOff = errors.New("compaction is off: the model's context_window is 0")
+
+// Compact compacts the history now, by hand (/compact, `reasonix
+// compact`): old tool results are pruned and everything before the newest
+// turns is folded into a digest even when the window is not yet full.
+// focus, when set, tells the digest what to keep above all. It returns
+// what changed (Folded and Pruned are 0 when there was nothing to fold).
+// Call it between turns: a session is not safe for concurrent use.
+func (s *Session) Compact(ctx context.Context, focus string) (Compaction, error) {
+	var out Outcome
+	c, err := s.compact(ctx, &out, strings.TrimSpace(focus), true)
+	if err == nil && c.Folded+c.Pruned > 0 {
+		err = s.endStep()
+	}
+	return c, err
+}
+
+// ContextWindow reports how full the window is: the newest request's
+// reported prompt tokens (the estimate before the first one, or after a
+// compaction), and the parts in estimated tokens scaled to that figure:
+// "system" (the whole system prompt), "tools" (their schemas) and
+// "history" (everything after the system prompt).
+func (s *Session) ContextWindow() events.ContextInfo {
+	sys, hist := 0, 0
+	for i, r := range s.raw {
+		if i == 0 && s.msgs[0].Role == providers.RoleSystem {
+			sys = len(r)
+			continue
+		}
+		hist += len(r) + 1
+	}
+	used := s.lastPrompt
+	if used <= 0 {
+		used = s.estimate()
+	}
+	parts := []events.ContextPart{{Name: "system", Tokens: s.tokens(sys)}, {Name: "tools", Tokens: s.tokens(len(s.toolsJSON))},
+		{Name: "history", Tokens: s.tokens(hist)}}
+	return events.ContextInfo{Used: used, Limit: s.cfg.ContextWindow, Percent: events.Percent(used, s.cfg.ContextWindow), Parts: parts}
+}
+
+// compact prunes and folds (see the comment at the top of this file). out,
+// when not nil, is charged with the digest request's usage; force folds
+// whatever the size (a compaction asked for by hand).
+func (s *Session) compact(ctx context.Context, out *Outcome, focus string, force bool) (Compaction, error) {
 	w := s.cfg.ContextWindow
 	if w <= 0 {
-		return errors.New("compact: the model has no context window configured")
+		return Compaction{}, fmt.Errorf("session %s: %w", s.cfg.ID, ErrCompactionOff)
 	}
 	if s.cfg.BeforeCompact != nil {
 		trigger := "manual"
@@ -160,7 +205,7 @@ func (s *Session) Compact(ctx context.Context, out *Outcome) error {
 		}
 		s.cfg.BeforeCompact(ctx, trigger)
 	}
-	c := Compaction{BeforeTokens: s.estimate(), BeforeMessages: len(s.msgs)}
+	c := Compaction{BeforeTokens: s.estimate(), BeforeMessages: len(s.msgs), Focus: focus}
 	msgs := append([]providers.Message(nil), s.msgs...)
 	target := int(s.compactRatio() * float64(w) / 2)
 
@@ -196,49 +241,55 @@ func (s *Session) Compact(ctx context.Context, out *Outcome) error {
 	}
 	raw, err := encodeAll(msgs)
 	if err != nil {
-		return err
+		return c, err
 	}
 
 	// 2. Fold the older assistant and tool messages into a digest.
-	if s.tokens(s.requestBytes(asBytes(raw))) > target {
-		folded, archived, n, err := s.fold(ctx, msgs, out)
+	if force || s.tokens(s.requestBytes(asBytes(raw))) > target {
+		folded, archived, n, err := s.fold(ctx, msgs, out, focus, force)
 		if err != nil {
-			return err
+			return c, err
 		}
 		if n > 0 {
 			msgs = folded
 			c.Archived = append(c.Archived, archived...)
 			c.Folded = n
 			if raw, err = encodeAll(msgs); err != nil {
-				return err
+				return c, err
 			}
 		}
 	}
 	if c.Pruned == 0 && c.Folded == 0 {
 		// Nothing to do: do not try again until the history grows.
 		s.stuckAt = c.BeforeTokens
-		return nil
+		c.AfterTokens, c.AfterMessages = c.BeforeTokens, c.BeforeMessages
+		return c, nil
 	}
 	s.msgs, s.raw = msgs, raw
 	s.lastPrompt, s.stuckAt = 0, 0
 	s.resetCache("compaction")
 	c.Messages, c.AfterMessages = msgs, len(msgs)
 	c.AfterTokens = s.estimate()
+	archive := ""
 	if s.cfg.OnCompact != nil {
-		if err := s.cfg.OnCompact(c); err != nil {
-			return fmt.Errorf("session %s: compact: %w", s.cfg.ID, err)
+		a, err := s.cfg.OnCompact(c)
+		if err != nil {
+			return c, fmt.Errorf("session %s: compact: %w", s.cfg.ID, err)
 		}
+		archive = a
 	}
-	s.publish(events.Event{Type: events.Notice, Text: fmt.Sprintf(
+	s.publish(events.Event{Type: events.Compacted, Text: fmt.Sprintf(
 		"compacted the context: ~%d → ~%d tokens of %d (%d tool result(s) pruned, %d message(s) folded into a digest; originals archived)",
-		c.BeforeTokens, c.AfterTokens, w, c.Pruned, c.Folded)})
-	return nil
+		c.BeforeTokens, c.AfterTokens, w, c.Pruned, c.Folded),
+		Context: &events.ContextInfo{Used: c.AfterTokens, Limit: w, Percent: events.Percent(c.AfterTokens, w),
+			Before: c.BeforeTokens, After: c.AfterTokens, Pruned: c.Pruned, Folded: c.Folded, Focus: focus, Archive: archive}})
+	return c, nil
 }
 
 // fold replaces the assistant and tool messages before the newest turns
 // with a digest. It returns the new history, the originals it removed or
 // clipped, and how many messages it folded (0: nothing to fold).
-func (s *Session) fold(ctx context.Context, msgs []providers.Message, out *Outcome) ([]providers.Message, []providers.Message, int, error) {
+func (s *Session) fold(ctx context.Context, msgs []providers.Message, out *Outcome, focus string, force bool) ([]providers.Message, []providers.Message, int, error) {
 	w := s.cfg.ContextWindow
 	start := 0
 	if len(msgs) > 0 && msgs[0].Role == providers.RoleSystem {
@@ -256,8 +307,9 @@ func (s *Session) fold(ctx context.Context, msgs []providers.Message, out *Outco
 		return nil, nil, 0, nil
 	}
 	tailBudget := int(s.compactRatio() * float64(w) / 4)
+	// By hand, only the newest turn stays whole.
 	b := users[len(users)-1]
-	for k := len(users) - 2; k >= 0; k-- {
+	for k := len(users) - 2; k >= 0 && !force; k-- {
 		raw, err := encodeAll(msgs[users[k]:])
 		if err != nil {
 			return nil, nil, 0, err
@@ -276,7 +328,7 @@ func (s *Session) fold(ctx context.Context, msgs []providers.Message, out *Outco
 	if len(toFold) == 0 {
 		return nil, nil, 0, nil
 	}
-	digest, err := s.digest(ctx, msgs[start:b], out)
+	digest, err := s.digest(ctx, msgs[start:b], out, focus)
 	if err != nil {
 		return nil, nil, 0, err
 	}
@@ -344,7 +396,7 @@ func (s *Session) restate() string {
 
 // digest asks the session's model, without tools, for the digest of
 // region.
-func (s *Session) digest(ctx context.Context, region []providers.Message, out *Outcome) (string, error) {
+func (s *Session) digest(ctx context.Context, region []providers.Message, out *Outcome, focus string) (string, error) {
 	limit := int(float64(s.cfg.ContextWindow)*0.6*4/max(s.ratio, 0.25)) - len(DigestInstruction)
 	var b strings.Builder
 	b.WriteString("Transcript to digest:\n")
@@ -363,6 +415,9 @@ func (s *Session) digest(ctx context.Context, region []providers.Message, out *O
 				fmt.Fprintf(&b, "(call %s %s)\n", c.Function.Name, clipHead(c.Function.Arguments, 300))
 			}
 		}
+	}
+	if focus != "" {
+		fmt.Fprintf(&b, "\nThe user asked the digest to focus on: %s\nKeep everything about that in full detail.\n", focus)
 	}
 	b.WriteString("\nWrite the digest now.")
 	body := b.String()

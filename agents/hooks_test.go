@@ -64,7 +64,7 @@ func TestToolHooksAroundTheGate(t *testing.T) {
 	if !strings.Contains(results[0], "blocked by a PreToolUse hook: no write here") || !strings.Contains(results[1], "read ok {}\n\nPostToolUse hook: formatted") {
 		t.Errorf("results %q", results)
 	}
-	_ = s.Compact(context.Background(), nil)
+	_, _ = s.Compact(context.Background(), "")
 	if trigger != "manual" {
 		t.Errorf("BeforeCompact trigger %q", trigger)
 	}

@@ -63,8 +63,9 @@ type Config struct {
 	CompactRatio  float64
 	// OnCompact, when set, is told about each compaction before the
 	// session goes on with the compacted history (the coordinator
-	// archives the originals and records it); an error stops the run.
-	OnCompact func(Compaction) error
+	// archives the originals and records it, and returns the archive's
+	// path); an error stops the run.
+	OnCompact func(Compaction) (archive string, err error)
 	// Restate, when set, returns state a digest must carry whatever the
 	// model wrote (the goal); the todo list is always carried.
 	Restate func() string
@@ -424,7 +425,11 @@ func (s *Session) stream(ctx context.Context) (providers.Message, *providers.Usa
 	if usage != nil {
 		s.observe(size, usage)
 		total := s.account(usage)
-		s.publish(events.Event{Type: events.UsageUpdate, Usage: usage, Total: &total})
+		var win *events.ContextInfo
+		if w := s.cfg.ContextWindow; w > 0 && usage.PromptTokens > 0 {
+			win = &events.ContextInfo{Used: usage.PromptTokens, Limit: w, Percent: events.Percent(usage.PromptTokens, w)}
+		}
+		s.publish(events.Event{Type: events.UsageUpdate, Usage: usage, Total: &total, Context: win})
 	} else {
 		// Recorded all the same: the request was sent with this prefix.
 		s.account(&providers.Usage{})

@@ -47,6 +47,12 @@ const (
 	// StepUpdate reports a plan step's state (StepResult) each time it
 	// changes: running when a worker takes it, then its outcome.
 	StepUpdate Type = "step_update"
+	// Compacted says a session compacted its history (Context holds the
+	// sizes before and after): the one deliberate reset of its cached
+	// prefix.
+	Compacted Type = "compaction"
+	// Validation reports one run of the validation command (Validation).
+	Validation Type = "validation"
 )
 
 // Event is one thing that happened in a session, tagged with the session's
@@ -76,7 +82,12 @@ type Event struct {
 	Messages []providers.Message `json:"messages,omitempty"`
 	// StepResult is a plan step's state (StepUpdate).
 	StepResult *StepResult `json:"step_result,omitempty"`
-	Error      string      `json:"error,omitempty"`
+	// Context is how full the session's window is (UsageUpdate,
+	// Compacted).
+	Context *ContextInfo `json:"context,omitempty"`
+	// Validation is one validation run (Validation).
+	Validation *ValidationRun `json:"validation,omitempty"`
+	Error      string         `json:"error,omitempty"`
 }
 
 // Tool describes a tool call for ToolStart and ToolEnd.

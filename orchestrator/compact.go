@@ -1,8 +1,12 @@
 package orchestrator
 
 import (
+	"context"
+
 	"fmt"
 	"time"
+
+	"github.com/reasonix/reasonix/events"
 
 	"github.com/reasonix/reasonix/agents"
 	"github.com/reasonix/reasonix/internal/store"
@@ -12,33 +16,33 @@ import (
 // and records the compacted history in it, so a resumed session starts
 // from the compacted history and nothing is lost. Without a state
 // directory there is nothing to write.
-func (w *worker) onCompact(c agents.Compaction) error {
+func (w *worker) onCompact(c agents.Compaction) (string, error) {
 	if w.log == nil {
-		return nil
+		return "", nil
 	}
 	return w.log.compact(c)
 }
 
 // compact writes the archive, then the record, and syncs. Call without
 // l.mu held.
-func (l *sessionLog) compact(c agents.Compaction) error {
+func (l *sessionLog) compact(c agents.Compaction) (string, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	t, err := l.file()
 	if err != nil {
-		return err
+		return "", err
 	}
 	rec := store.Compaction{Type: store.TypeCompaction, Time: time.Now().UTC(), BeforeTokens: c.BeforeTokens,
 		AfterTokens: c.AfterTokens, Pruned: c.Pruned, Folded: c.Folded, Messages: c.Messages}
 	// The archive first: a crash between the two leaves the originals
 	// archived and the history uncompacted, never the reverse.
 	if err := store.Archive(t.Path(), rec, c.Archived); err != nil {
-		return err
+		return "", err
 	}
 	if err := t.Record(rec); err != nil {
-		return err
+		return "", err
 	}
-	return t.Sync()
+	return store.ArchivePath(t.Path()), t.Sync()
 }
 
 // restate is the goal a digest must carry, whatever the model wrote.
@@ -49,3 +53,45 @@ func (w *worker) restate() string {
 	}
 	return fmt.Sprintf("Goal (%s, turn %d of %d): %s", g.Status, g.Turns, g.MaxTurns, g.Goal)
 }
+
+// Compact compacts the conversation's history now (/compact [focus]); the
+// compaction is a Compacted event. It waits for a running turn.
+func (cv *Conversation) Compact(ctx context.Context, focus string) (agents.Compaction, error) {
+	cv.mu.Lock()
+	defer cv.mu.Unlock()
+	return cv.w.Compact(ctx, focus)
+}
+
+// Context reports how full the conversation's window is, with the system
+// prompt split into the role's prompt, the rules and the skill index.
+func (cv *Conversation) Context() events.ContextInfo {
+	cv.mu.Lock()
+	defer cv.mu.Unlock()
+	info := cv.w.ContextWindow()
+	p, err := cv.c.Prefix(cv.w.Role())
+	if err != nil || len(p.System) == 0 || len(info.Parts) == 0 || info.Parts[0].Name != "system" {
+		return info
+	}
+	sys := info.Parts[0].Tokens
+	share := func(n int) int { return int(int64(sys) * int64(n) / int64(len(p.System))) }
+	rules, skills := share(len(p.Rules)), share(len(p.SkillIndex))
+	parts := []events.ContextPart{{Name: "system", Tokens: max(sys-rules-skills, 0)}, {Name: "rules", Tokens: rules},
+		{Name: "skills", Tokens: skills}}
+	info.Parts = append(parts, info.Parts[1:]...)
+	return info
+}
+
+// Compact compacts the conversation now; see [Conversation.Compact].
+func (e *Engine) Compact(ctx context.Context, focus string) error {
+	return e.track(ctx, func(ctx context.Context) error {
+		c, err := e.conversation().Compact(ctx, focus)
+		if err == nil && c.Folded+c.Pruned == 0 {
+			e.c.rt.Sink.Publish(events.Event{Type: events.Notice, Session: e.SessionID(),
+				Text: "nothing to compact: the conversation has no earlier work to fold"})
+		}
+		return err
+	})
+}
+
+// Context reports how full the conversation's window is (/context).
+func (e *Engine) Context() events.ContextInfo { return e.conversation().Context() }

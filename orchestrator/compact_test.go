@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/reasonix/reasonix/agents"
+	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/internal/store"
 	"github.com/reasonix/reasonix/providers"
 	"github.com/reasonix/reasonix/providers/scripted"
@@ -28,6 +29,8 @@ type sizedProvider struct {
 	reqs    []providers.Request // session requests, in order
 	digests int
 	over    int
+	// bodies are the digest requests' transcripts.
+	bodies []string
 }
 
 func (p *sizedProvider) Name() string             { return "sized" }
@@ -45,6 +48,7 @@ func (p *sizedProvider) Stream(ctx context.Context, req providers.Request) (<-ch
 	digest := len(req.Messages) > 0 && req.Messages[0].Content == agents.DigestInstruction
 	if digest {
 		p.digests++
+		p.bodies = append(p.bodies, req.Messages[len(req.Messages)-1].Content)
 	} else {
 		rec := req
 		rec.Messages = append([]providers.Message(nil), req.Messages...)
@@ -196,5 +200,78 @@ func TestCompactionTooBig(t *testing.T) {
 	}
 	if len(sp.reqs) != 0 {
 		t.Errorf("%d requests sent", len(sp.reqs))
+	}
+}
+
+// TestEngineCompactByHand: /compact folds the earlier turns now, whatever
+// the size, with the focus in the digest request; the compaction is an
+// event; the next request starts from the compacted history and the
+// conversation's window is reported part by part.
+func TestEngineCompactByHand(t *testing.T) {
+	var sp *sizedProvider
+	h := newHarness(t, []scripted.Turn{
+		{Match: "FIRST", ToolCalls: []scripted.Call{call("read_file", map[string]string{"path": "a.txt"})}},
+		{Text: "read it"},
+		{Match: "SECOND", Text: "second answer"},
+		{Match: "THIRD", Text: "third answer"},
+	}, func(rt *Runtime) {
+		rt.Resolve = func(string) (providers.Provider, string, error) { return sp, "small-model", nil }
+	})
+	sp = &sizedProvider{t: t, inner: h.script, window: 100000}
+	if err := os.WriteFile(filepath.Join(h.ws, "a.txt"), []byte("alpha contents"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hub := &events.Hub{}
+	rec := &events.Recorder{}
+	hub.Subscribe(rec)
+	h.coord.rt.Sink = hub
+	eng, err := NewEngine(h.coord, hub, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	ctx := context.Background()
+	for _, s := range []string{"FIRST turn", "SECOND turn"} {
+		if err := eng.Send(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := eng.Context()
+	if before.Limit != 100000 || before.Used <= 0 || before.Percent != events.Percent(before.Used, before.Limit) {
+		t.Errorf("context before = %+v", before)
+	}
+	names := []string{}
+	for _, p := range before.Parts {
+		names = append(names, p.Name)
+	}
+	if strings.Join(names, ",") != "system,rules,skills,tools,history" {
+		t.Errorf("parts = %v", names)
+	}
+	if err := eng.Compact(ctx, "the alpha file"); err != nil {
+		t.Fatal(err)
+	}
+	var got *events.ContextInfo
+	for _, e := range rec.Events() {
+		if e.Type == events.Compacted {
+			got = e.Context
+		}
+	}
+	if got == nil || got.Folded == 0 || got.After >= got.Before || got.Focus != "the alpha file" ||
+		!strings.HasSuffix(got.Archive, ".archive.jsonl") {
+		t.Fatalf("compaction event = %+v", got)
+	}
+	if len(sp.bodies) != 1 || !strings.Contains(sp.bodies[0], "focus on: the alpha file") || !strings.Contains(sp.bodies[0], "alpha contents") {
+		t.Errorf("digest requests = %q", sp.bodies)
+	}
+	if err := eng.Send(ctx, "THIRD turn"); err != nil {
+		t.Fatal(err)
+	}
+	last := sp.reqs[len(sp.reqs)-1]
+	all := string(joinEncoded(last))
+	if !strings.Contains(all, "FIRST turn") || !strings.Contains(all, agents.DigestPrefix[:20]) || strings.Contains(all, "alpha contents") {
+		t.Errorf("request after /compact:\n%s", all)
+	}
+	if after := eng.Context(); after.Used >= before.Used+1000 {
+		t.Errorf("context after = %+v", after)
 	}
 }

@@ -50,30 +50,78 @@ type taskTool struct {
 	// schemaOnce builds schema, which names the agents above.
 	schemaOnce sync.Once
 	schema     json.RawMessage
+	// indexOnce builds idx, the agent lines; all says every agent is in.
+	indexOnce sync.Once
+	idx       string
+	all       bool
 }
 
 func (t *taskTool) Name() string { return TaskTool }
+
+// agentIndexBytes bounds what the agent list adds to the prefix (its
+// lines in the description and the names in the schema's enum), however
+// many agents are installed; the rest are found with the list argument.
+const agentIndexBytes = 4 << 10
+
+// agentLine is one agent in the index: its name and the first sentence of
+// its description, shortened.
+func agentLine(r roles.Role) string {
+	return "- " + r.Name + ": " + text.Sentence(r.Description, 100) + "\n"
+}
+
+// index returns the agent lines of the description and whether every
+// agent is in them (then the schema names them all in an enum). Built
+// once per tool: the bytes are part of the cached prefix.
+func (t *taskTool) index() (string, bool) {
+	t.indexOnce.Do(func() {
+		var lines []string
+		total := 0
+		for _, r := range t.agents {
+			l := agentLine(r)
+			lines = append(lines, l)
+			total += len(l) + len(r.Name) + 3 // the line and the name in the enum
+		}
+		if total <= agentIndexBytes {
+			t.idx, t.all = strings.Join(lines, ""), true
+			return
+		}
+		var b strings.Builder
+		for i, l := range lines {
+			note := fmt.Sprintf("(%d more agents: find them with list, e.g. {\"list\": \"python\"}, and start one by name)\n", len(lines)-i)
+			if b.Len()+len(l)+len(note) > agentIndexBytes {
+				b.WriteString(note)
+				break
+			}
+			b.WriteString(l)
+		}
+		t.idx = b.String()
+	})
+	return t.idx, t.all
+}
 
 func (t *taskTool) Description() string {
 	var b strings.Builder
 	b.WriteString("Start a subagent: a separate session with its own context that works on a self-contained task and reports back. ")
 	b.WriteString("Use it for broad searches and independent pieces of work; several task calls in one message run in parallel. ")
 	b.WriteString("The subagent sees only the prompt you give it, so include every detail it needs and say what to report. ")
-	b.WriteString("It returns status, summary (its final answer), files_touched and usage.\nAgents:\n")
-	for _, r := range t.agents {
-		fmt.Fprintf(&b, "- %s: %s\n", r.Name, text.OneLine(r.Description))
-	}
+	b.WriteString("It returns status, summary (its final answer), files_touched and usage. ")
+	b.WriteString("To look agents up instead, call it with list (words to find in their names and descriptions; \"*\" lists all).\nAgents:\n")
+	idx, _ := t.index()
+	b.WriteString(idx)
 	return strings.TrimRight(b.String(), "\n")
 }
 
 // Schema is taskSchema (schemas_gen.go, generated from taskArgs; see
 // schema_test.go) with the agent names as the agent enum, in the order of
-// t.agents; it is built once per tool.
+// t.agents, when they all fit the index (past it, agent is any name); it
+// is built once per tool.
 func (t *taskTool) Schema() json.RawMessage {
 	t.schemaOnce.Do(func() {
-		names := make([]string, len(t.agents))
-		for i, r := range t.agents {
-			names[i] = r.Name
+		var names []string
+		if _, all := t.index(); all {
+			for _, r := range t.agents {
+				names = append(names, r.Name)
+			}
 		}
 		t.schema = withAgents(names)
 	})
@@ -110,16 +158,21 @@ func withAgents(names []string) json.RawMessage {
 func (t *taskTool) ReadOnly() bool { return true }
 
 type taskArgs struct {
-	Agent       string `json:"agent" jsonschema:"Which subagent to start"`
-	Description string `json:"description" jsonschema:"A few words saying what the subagent does, shown to the user"`
-	Prompt      string `json:"prompt" jsonschema:"The complete task for the subagent"`
+	Agent       string `json:"agent,omitempty" jsonschema:"Which subagent to start"`
+	Description string `json:"description,omitempty" jsonschema:"A few words saying what the subagent does, shown to the user"`
+	Prompt      string `json:"prompt,omitempty" jsonschema:"The complete task for the subagent"`
+	List        string `json:"list,omitempty" jsonschema:"Instead of starting one: list the agents whose name or description has these words (* lists all)"`
 }
 
-// Access names the subagent the call starts (general when none is named).
+// Access names the subagent the call starts (general when none is named);
+// a list call starts nothing.
 func (t *taskTool) Access(raw json.RawMessage) (tools.Access, error) {
 	var a taskArgs
 	if err := tools.DecodeArgs(raw, &a); err != nil {
 		return tools.Access{}, err
+	}
+	if strings.TrimSpace(a.List) != "" && strings.TrimSpace(a.Prompt) == "" {
+		return tools.Access{Kind: tools.KindRead, Detail: "list agents: " + text.Clip(a.List, 80)}, nil
 	}
 	agent := strings.TrimSpace(a.Agent)
 	if agent == "" {
@@ -134,8 +187,14 @@ func (t *taskTool) Execute(ctx context.Context, _ *tools.Env, raw json.RawMessag
 		return tools.Result{}, err
 	}
 	a.Agent = strings.TrimSpace(a.Agent)
+	if q := strings.TrimSpace(a.List); q != "" && strings.TrimSpace(a.Prompt) == "" {
+		return t.list(q), nil
+	}
 	r, ok := t.c.subagent(a.Agent)
 	if !ok {
+		if len(t.agents) > 40 {
+			return tools.Result{}, fmt.Errorf("unknown agent %q; find agents with list (words from their names or descriptions)", a.Agent)
+		}
 		names := make([]string, len(t.agents))
 		for i, r := range t.agents {
 			names[i] = r.Name
@@ -153,6 +212,35 @@ func (t *taskTool) Execute(ctx context.Context, _ *tools.Env, raw json.RawMessag
 	b, _ := json.MarshalIndent(tr, "", "  ")
 	return tools.Result{Content: string(b), IsError: tr.Status == TaskError,
 		Summary: fmt.Sprintf("%s: %s (%s)", r.Name, text.OneLine(a.Description), tr.Status)}, nil
+}
+
+// list is the agents matching every word of q in their name or
+// description ("*": all), one line each with the whole description
+// shortened to 300 bytes.
+func (t *taskTool) list(q string) tools.Result {
+	words := strings.Fields(strings.ToLower(q))
+	var b strings.Builder
+	n := 0
+	for _, r := range t.agents {
+		hay := strings.ToLower(r.Name + " " + r.Description)
+		ok := true
+		for _, w := range words {
+			if w != "*" && !strings.Contains(hay, w) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			n++
+			fmt.Fprintf(&b, "- %s: %s\n", r.Name, text.Clip(text.OneLine(r.Description), 300))
+		}
+	}
+	if n == 0 {
+		return tools.Result{Content: fmt.Sprintf("No agent matches %q; %d agents are installed (list \"*\" shows all).", q, len(t.agents)),
+			Summary: "no agents match"}
+	}
+	return tools.Result{Content: fmt.Sprintf("%d agent(s) match %q; start one with agent set to its name:\n%s", n, q, b.String()),
+		Summary: fmt.Sprintf("%d agent(s) match", n)}
 }
 
 func taskResult(agent string, res Result, err error) TaskResult {

@@ -408,3 +408,92 @@ func TestNestedFanOutWithOneSlot(t *testing.T) {
 	}
 	h.checkPrefixes()
 }
+
+// TestAgentIndexCapped: 400 agent files in Claude Code's layout add at
+// most agentIndexBytes to the prefix (the task tool's description and
+// schema); an agent past the cap is found with list and started by name.
+func TestAgentIndexCapped(t *testing.T) {
+	h := newHarness(t, []scripted.Turn{
+		{Match: "FINDROOT", ToolCalls: []scripted.Call{call(TaskTool, map[string]string{"list": "terraform drift"})}},
+		{Match: "FINDROOT", ToolCalls: []scripted.Call{call(TaskTool, map[string]string{"agent": "agent-397", "description": "check drift", "prompt": "LASTCHILD go"})}},
+		{Match: "LASTCHILD", Text: "no drift"},
+		{Match: "FINDROOT", Text: "done"},
+	}, func(rt *Runtime) {
+		dir := filepath.Join(rt.Workspace, ".claude", "agents")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 400 {
+			desc := fmt.Sprintf("Use this agent for general backend work number %d. It knows many frameworks and writes long explanations "+
+				"with <example> blocks that go on and on.", i)
+			if i == 397 {
+				desc = "Detects terraform drift between state and cloud. Use after infra changes."
+			}
+			body := fmt.Sprintf("---\nname: agent-%03d\ndescription: %s\ntools: Read, Grep\n---\nYou are agent %d.\n", i, desc, i)
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("agent-%03d.md", i)), []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		set, notices := roles.Load(roles.LoadOptions{Workspace: rt.Workspace})
+		if len(notices) > 0 {
+			t.Logf("notices: %v", notices[:min(3, len(notices))])
+		}
+		rt.Roles = set
+	})
+	none := &taskTool{agents: nil}
+	base := len(none.Description()) + len(none.Schema())
+	p, err := h.coord.Prefix("executor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var task *taskTool
+	reg := h.coord.toolsFor(h.coord.executorRole(), 0, "", "", &family{})
+	if tl, ok := reg.Get(TaskTool); ok {
+		task = tl.(*taskTool)
+	}
+	if task == nil || len(task.agents) < 400 {
+		t.Fatalf("task tool with %d agents", len(task.agents))
+	}
+	added := len(task.Description()) + len(task.Schema()) - base
+	if added > agentIndexBytes {
+		t.Errorf("400 agents add %d bytes to the prefix, cap %d", added, agentIndexBytes)
+	}
+	if !strings.Contains(task.Description(), "more agents: find them with list") || strings.Contains(task.Description(), "agent-397") {
+		t.Errorf("description does not point past the cap:\n%s", task.Description())
+	}
+	if strings.Contains(string(task.Schema()), `"enum"`) {
+		t.Error("the schema still enumerates every agent")
+	}
+	if strings.Contains(task.Description(), "on and on") {
+		t.Error("an index line carries more than the first sentence")
+	}
+	if len(p.Tools) > 64<<10 {
+		t.Errorf("tool schemas are %d bytes", len(p.Tools))
+	}
+
+	cv, err := h.coord.Converse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cv.Close()
+	res, err := cv.Send(context.Background(), "FINDROOT")
+	if err != nil || res.Text != "done" {
+		t.Fatalf("res %+v, %v", res, err)
+	}
+	var listed, ran string
+	for _, e := range h.rec.Events() {
+		if e.Type == events.ToolEnd && e.Tool != nil && e.Tool.Name == TaskTool {
+			if listed == "" {
+				listed = e.Tool.Result
+			} else {
+				ran = e.Tool.Result
+			}
+		}
+	}
+	if !strings.Contains(listed, "1 agent(s) match") || !strings.Contains(listed, "agent-397: Detects terraform drift") {
+		t.Errorf("list result:\n%s", listed)
+	}
+	if !strings.Contains(ran, `"status": "ok"`) || !strings.Contains(ran, "no drift") {
+		t.Errorf("task result:\n%s", ran)
+	}
+}

@@ -468,7 +468,7 @@ func (c *Catalog) Index(maxBytes int, allow func(name string) bool) string {
 		if allow != nil && !allow(s.Name) {
 			continue
 		}
-		lines = append(lines, "- "+s.Name+": "+text.OneLine(s.Description)+"\n")
+		lines = append(lines, "- "+s.Name+": "+text.Sentence(s.Description, 160)+"\n")
 	}
 	total := 0
 	for _, l := range lines {
@@ -497,7 +497,7 @@ func moreNote(n int) string {
 	if n == 1 {
 		word = "skill"
 	}
-	return fmt.Sprintf("(%d more %s; call skill with action list)\n", n, word)
+	return fmt.Sprintf("(%d more %s; call skill with action list and a filter)\n", n, word)
 }
 
 // Load reads the skill's instructions (SKILL.md without its frontmatter)

@@ -235,7 +235,7 @@ func TestIndexCapAndDeny(t *testing.T) {
 		t.Errorf("denied skill listed:\n%s", capped)
 	}
 	shown := strings.Count(capped, "\n- ") + 1
-	if !strings.Contains(capped, fmt.Sprintf("(%d more skills; call skill with action list)", 9-shown)) {
+	if !strings.Contains(capped, fmt.Sprintf("(%d more skills; call skill with action list and a filter)", 9-shown)) {
 		t.Errorf("missing or wrong note (%d shown):\n%s", shown, capped)
 	}
 	if c.Index(100, deny) != capped {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/reasonix/reasonix/internal/text"
 	"github.com/reasonix/reasonix/tools"
 )
 
@@ -31,7 +32,7 @@ func (t *skillTool) Name() string { return ToolName }
 
 func (t *skillTool) Description() string {
 	return "Use a skill: a folder of task-specific instructions and resources. " +
-		"action \"list\" returns every available skill with its description; " +
+		"action \"list\" returns every available skill with its description (filter: only those with these words); " +
 		"action \"load\" with a name returns that skill's instructions and the files beside it " +
 		"(or, for skills that run as a subagent, runs it and returns its report). " +
 		"Load a skill when its description matches the task, then follow its instructions. " +
@@ -50,6 +51,7 @@ type skillArgs struct {
 	Action string `json:"action" jsonschema:"list the skills or load one"`
 	Name   string `json:"name,omitempty" jsonschema:"skill name, for load"`
 	Args   string `json:"args,omitempty" jsonschema:"optional arguments for the skill"`
+	Filter string `json:"filter,omitempty" jsonschema:"list: only skills whose name or description has these words"`
 }
 
 // Access names the skill a call loads or runs; a list call names none.
@@ -78,6 +80,9 @@ func (t *skillTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMes
 	}
 	switch a.Action {
 	case "list":
+		if f := strings.TrimSpace(a.Filter); f != "" {
+			return t.filtered(f), nil
+		}
 		idx := t.catalog.Index(0, t.allow)
 		if idx == "" {
 			idx = "No skills are available."
@@ -88,6 +93,32 @@ func (t *skillTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMes
 	default:
 		return tools.Result{}, fmt.Errorf("unknown action %q; use \"list\" or \"load\"", a.Action)
 	}
+}
+
+// filtered lists the skills whose name or description holds every word
+// of f, with their whole descriptions.
+func (t *skillTool) filtered(f string) tools.Result {
+	words := strings.Fields(strings.ToLower(f))
+	var b strings.Builder
+	n := 0
+	for _, s := range t.catalog.List() {
+		if !t.allowed(s.Name) {
+			continue
+		}
+		hay := strings.ToLower(s.Name + " " + s.Description)
+		ok := true
+		for _, w := range words {
+			ok = ok && strings.Contains(hay, w)
+		}
+		if ok {
+			n++
+			fmt.Fprintf(&b, "- %s: %s\n", s.Name, text.Clip(text.OneLine(s.Description), 300))
+		}
+	}
+	if n == 0 {
+		return tools.Result{Content: fmt.Sprintf("No skill matches %q.", f), Summary: "no skills match"}
+	}
+	return tools.Result{Content: b.String(), Summary: fmt.Sprintf("%d skill(s) match", n)}
 }
 
 func (t *skillTool) load(ctx context.Context, env *tools.Env, a skillArgs) (tools.Result, error) {

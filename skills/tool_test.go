@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -112,5 +114,38 @@ func TestSkillToolSubagent(t *testing.T) {
 	got = Skill{}
 	if _, err := run(t, tool, `{"action":"load","name":"plain"}`); err != nil || got.Name != "" {
 		t.Errorf("inline skill ran as subagent: %v %q", err, got.Name)
+	}
+}
+
+// TestListFilter: list with a filter finds skills past the index cap by
+// words of their names or descriptions, and hides denied ones.
+func TestListFilter(t *testing.T) {
+	ws := t.TempDir()
+	for i := range 300 {
+		name := fmt.Sprintf("skill-%03d", i)
+		desc := "Generic helper number " + fmt.Sprint(i) + "."
+		if i == 288 {
+			desc = "Converts Terraform plans to Markdown. Use for infra reviews."
+		}
+		dir := filepath.Join(ws, ".claude", "skills", name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: "+name+"\ndescription: "+desc+"\n---\nbody\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, _ := Discover(Options{Workspace: ws})
+	if idx := c.Index(8<<10, nil); strings.Contains(idx, "skill-288") || !strings.Contains(idx, "action list and a filter") {
+		t.Fatalf("skill-288 is inside the cap or no note:\n%s", idx[len(idx)-200:])
+	}
+	tool := NewTool(c, func(n string) bool { return n != "skill-001" }, nil)
+	res, err := tool.Execute(context.Background(), nil, json.RawMessage(`{"action":"list","filter":"terraform MARKDOWN"}`))
+	if err != nil || res.Content != "- skill-288: Converts Terraform plans to Markdown. Use for infra reviews.\n" {
+		t.Errorf("filtered list = %q, %v", res.Content, err)
+	}
+	res, _ = tool.Execute(context.Background(), nil, json.RawMessage(`{"action":"list","filter":"helper number 1"}`))
+	if strings.Contains(res.Content, "skill-001") || !strings.Contains(res.Content, "skill-010") {
+		t.Errorf("filter shows a denied skill or misses one:\n%s", res.Content)
 	}
 }

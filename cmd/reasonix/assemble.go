@@ -26,6 +26,7 @@ import (
 	"github.com/reasonix/reasonix/skills"
 	"github.com/reasonix/reasonix/tools"
 	"github.com/reasonix/reasonix/tools/mcp"
+	"github.com/reasonix/reasonix/tools/recall"
 
 	// Built-in tools and provider kinds register themselves.
 	_ "github.com/reasonix/reasonix/providers/openai"
@@ -164,10 +165,17 @@ func assemble(o assembleOptions) (*app, error) {
 	allowRead := append(slices.Clone(cfg.Sandbox.AllowRead), extraDirs...)
 	allowWrite := append(slices.Clone(cfg.Sandbox.AllowWrite), extraDirs...)
 
-	reg, err := builtinTools(cfg.Tools.Disabled, cfg.Tools.Enabled)
+	reg, err := runTools(cfg.Tools.Disabled, cfg.Tools.Enabled, workspace, loaded.Home)
 	if err != nil {
 		return nil, err
 	}
+	// A project with sessions joins the list a global history search
+	// reads; done on the way out, off the path to the first request.
+	a.closers = append(a.closers, func() {
+		if _, err := os.Stat(filepath.Join(workspace, ".reasonix", "sessions")); err == nil {
+			_ = recall.RegisterProject(loaded.Home, workspace)
+		}
+	})
 
 	env := tools.NewEnv(workspace)
 	env.OutputLimit = cfg.Tools.OutputLimit
@@ -396,25 +404,38 @@ func workspaceOf(l *config.Loaded, wd string) string {
 	}
 }
 
-// builtinTools is the registry of built-in tools less the disabled ones
-// and, when enabled is not empty, only those: what a run offers and
+// runTools is the registry of built-in tools and the history and memory
+// tools (which need the run's workspace and home), less the disabled
+// ones and, when enabled is not empty, only those: what a run offers and
 // `reasonix context` measures.
-func builtinTools(disabled, enabled []string) (*tools.Registry, error) {
+func runTools(disabled, enabled []string, workspace, home string) (*tools.Registry, error) {
+	all := map[string]tools.Tool{}
+	var names []string
+	for _, n := range tools.BuiltinNames() {
+		if t, ok := tools.Builtin(n); ok {
+			all[n] = t
+			names = append(names, n)
+		}
+	}
+	for _, t := range recall.Tools(recall.Options{Workspace: workspace, Home: home}) {
+		all[t.Name()] = t
+		names = append(names, t.Name())
+	}
 	off := map[string]bool{}
 	for _, n := range disabled {
 		off[n] = true
 	}
 	on := map[string]bool{}
 	for _, n := range enabled {
-		if _, ok := tools.Builtin(n); !ok {
-			return nil, usagef("[tools] enabled: unknown tool %q (built-in tools: %s)", n, strings.Join(tools.BuiltinNames(), ", "))
+		if _, ok := all[n]; !ok {
+			return nil, usagef("[tools] enabled: unknown tool %q (built-in tools: %s)", n, strings.Join(names, ", "))
 		}
 		on[n] = true
 	}
 	reg := tools.NewRegistry()
-	for _, n := range tools.BuiltinNames() {
-		if t, ok := tools.Builtin(n); ok && !off[n] && (len(on) == 0 || on[n]) {
-			reg.Add(t)
+	for _, n := range names {
+		if !off[n] && (len(on) == 0 || on[n]) {
+			reg.Add(all[n])
 		}
 	}
 	return reg, nil

@@ -111,7 +111,7 @@ func cmdContext(args []string, io stdio) error {
 	if err != nil {
 		return usageError{err}
 	}
-	reg, err := builtinTools(cfg.Tools.Disabled, cfg.Tools.Enabled) // the same tools assemble offers
+	reg, err := runTools(cfg.Tools.Disabled, cfg.Tools.Enabled, workspace, loaded.Home) // the same tools assemble offers
 	if err != nil {
 		return err
 	}

@@ -93,6 +93,8 @@ Usage:
   reasonix serve [--addr A] [--no-open]
                                    a browser UI on a loopback address, behind a token
   reasonix stats [ID] [--json]     tokens, cache hits, cost and cache resets of a session, turn by turn
+  reasonix compact [ID] [--focus TEXT]
+                                   fold a conversation's earlier work into a digest now
                                    (the newest conversation without ID)
   reasonix replay [ID] [--as-script]
                                    show a saved session again without a model; --as-script prints
@@ -198,6 +200,8 @@ func dispatch(ctx context.Context, args []string, io stdio) int {
 		err = cmdServe(ctx, args[1:], io)
 	case "mcp":
 		err = cmdMCP(ctx, args[1:], io)
+	case "compact":
+		err = cmdCompact(ctx, args[1:], io)
 	default:
 		fmt.Fprintf(io.err, "reasonix: unknown command %q\n\n%s", args[0], helpText)
 		return exitUsage

@@ -82,7 +82,7 @@ func (r *textRenderer) Publish(e events.Event) {
 		} else if e.Tool.Summary != "" {
 			fmt.Fprintf(r.errOut, "%s   ✓ %s\n", r.prefix(e), text.Clip(e.Tool.Summary, 160))
 		}
-	case events.Notice:
+	case events.Notice, events.Compacted:
 		r.endLine()
 		fmt.Fprintf(r.errOut, "%s note: %s\n", r.prefix(e), e.Text)
 	case events.HookRun:
@@ -90,6 +90,11 @@ func (r *textRenderer) Publish(e events.Event) {
 		if h := e.Hook; h != nil && h.Outcome != events.HookOK && h.Outcome != events.HookSkipped {
 			r.endLine()
 			fmt.Fprintf(r.errOut, "%s hook %s %s: %s %s\n", r.prefix(e), h.Event, h.Outcome, text.Clip(h.Command, 60), text.Clip(h.Message, 160))
+		}
+	case events.Validation:
+		r.endLine()
+		if v := e.Validation; v != nil {
+			fmt.Fprintf(r.errOut, "%s validation: %s: %s\n", r.prefix(e), v.Command, validationOutcome(v))
 		}
 	case events.Error:
 		r.endLine()
@@ -208,7 +213,7 @@ type jsonCollector struct {
 }
 
 func (j *jsonCollector) Publish(e events.Event) {
-	if e.Type != events.Notice {
+	if e.Type != events.Notice && e.Type != events.Compacted {
 		return
 	}
 	j.mu.Lock()
@@ -257,4 +262,12 @@ func usageLine(u providers.Usage) string {
 		line += " · cost " + agents.Money(u.Cost, u.Currency)
 	}
 	return line
+}
+
+// validationOutcome is one validation run on one line.
+func validationOutcome(v *events.ValidationRun) string {
+	if v.Passed {
+		return fmt.Sprintf("passed (%d ms)", v.Millis)
+	}
+	return fmt.Sprintf("failed with exit code %d (attempt %d)", v.ExitCode, v.Attempt)
 }

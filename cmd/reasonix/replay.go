@@ -40,7 +40,7 @@ func cmdReplay(args []string, io stdio) error {
 	if *asScript {
 		return writeJSON(io.out, scriptOf(l))
 	}
-	reg, err := builtinTools(nil, nil)
+	reg, err := runTools(nil, nil, "", "")
 	if err != nil {
 		return err
 	}

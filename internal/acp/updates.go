@@ -48,7 +48,7 @@ func (s *Server) Publish(e events.Event) {
 		if e.Plan != nil {
 			s.update(ss.id, sdk.UpdatePlan(planEntries(*e.Plan)...))
 		}
-	case events.Notice:
+	case events.Notice, events.Compacted:
 		if e.Text != "" {
 			s.update(ss.id, sdk.UpdateAgentThoughtText("\n[reasonix] "+e.Text+"\n"))
 		}

@@ -9,7 +9,9 @@ import (
 // permission rules, agent files carry permission overrides, .mcp.json
 // names commands started at launch. A model that could rewrite them
 // unattended could widen its own permissions for the next run, so every
-// write to one needs a fresh human yes, like a dangerous command.
+// write to one needs a fresh human yes, like a dangerous command. Memory
+// files (remember, forget) are read by every later session as the user's
+// own words, so they are guarded the same way.
 
 // workspaceControl are workspace-relative control files; a trailing slash
 // covers a directory.
@@ -24,6 +26,7 @@ var workspaceControl = []string{
 	".agents/skills/",
 	".git/hooks/",
 	".git/config",
+	".reasonix/memory/",
 }
 
 // homeControl are control files relative to the Reasonix home.
@@ -33,6 +36,7 @@ var homeControl = []string{
 	"skills/",
 	"commands/",
 	"permissions.log",
+	"memory/",
 }
 
 // controlFile reports whether path (absolute, or relative to the
@@ -81,5 +85,8 @@ func underAny(abs, root string, entries []string) string {
 
 // controlDanger is the dangerous-class reason for a write to a control file.
 func controlDanger(what, name string) string {
+	if strings.Contains(filepath.ToSlash(name), "memory/") {
+		return what + " " + name + ", a memory every later session reads as the user's own words"
+	}
 	return what + " " + name + ", which controls what later runs may do (permissions, agents, MCP servers)"
 }

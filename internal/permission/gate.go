@@ -402,7 +402,8 @@ func (g *Gate) resolvePaths(c *call, env *tools.Env) error {
 func blockedMessage(c *call, out Outcome) string {
 	subject := c.command
 	if subject == "" {
-		subject = strings.Join(out.Subjects, ", ")
+		return fmt.Sprintf("blocked: %s needs human approval every time (%s); no one is available to approve in this run. Do not retry it; tell the user what you wanted to do and why.",
+			c.tool, strings.Join(out.Dangerous, "; "))
 	}
 	return fmt.Sprintf("blocked: %q is a dangerous command (%s) and needs human approval; no one is available to approve in this run. Do not retry it; tell the user what you wanted to run and why.",
 		subject, strings.Join(out.Dangerous, "; "))

@@ -122,6 +122,7 @@ func (cg *ControlGuard) roots() []ctlRoot {
 			ctlRoot{path: filepath.Join(cg.home, "config.toml")},
 			ctlRoot{path: filepath.Join(cg.home, "agents")},
 			ctlRoot{path: filepath.Join(cg.home, "skills")},
+			ctlRoot{path: filepath.Join(cg.home, "memory")},
 		)
 	}
 	return r

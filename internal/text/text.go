@@ -27,3 +27,23 @@ func Clip(s string, n int) string {
 // OneLine collapses every run of white space (newlines included) to one
 // space and trims the ends.
 func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Sentence is the first sentence of s on one line, clipped to n bytes: how
+// an index names a skill or an agent in one short line. A sentence ends at
+// ". ", "! ", "? " or "。" (a period inside "e.g." or a version number is
+// not followed by a space and does not end it).
+func Sentence(s string, n int) string {
+	s = OneLine(s)
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '.', '!', '?':
+			if i+1 < len(s) && s[i+1] == ' ' && i > 3 && s[i-3:i+1] != "e.g." && s[i-3:i+1] != "i.e." {
+				s = s[:i+1]
+			}
+		}
+		if strings.HasPrefix(s[i:], "。") {
+			s = s[:i+len("。")]
+		}
+	}
+	return Clip(s, n)
+}

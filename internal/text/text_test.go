@@ -1,6 +1,7 @@
 package text
 
 import (
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -49,5 +50,23 @@ func FuzzClip(f *testing.F) {
 func TestOneLine(t *testing.T) {
 	if got := OneLine("  a\n\tb  c \r\n"); got != "a b c" {
 		t.Errorf("OneLine = %q", got)
+	}
+}
+
+func TestSentence(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"Reviews code. Use it after edits.", "Reviews code."},
+		{"Use e.g. Go 1.26 tools!  Then more", "Use e.g. Go 1.26 tools!"},
+		{"No end at all", "No end at all"},
+		{"审查代码。然后报告", "审查代码。"},
+		{"A very long first sentence that goes on", "A very long…"},
+	} {
+		n := 100
+		if strings.HasPrefix(c.in, "A very") {
+			n = 11
+		}
+		if got := Sentence(c.in, n); got != c.want {
+			t.Errorf("Sentence(%q) = %q, want %q", c.in, got, c.want)
+		}
 	}
 }

@@ -131,9 +131,12 @@ type App struct {
 	rs        renderState
 	th        *theme
 	usage     providers.Usage
-	model     string
-	goal      *events.GoalState
-	goalBusy  bool
+	// window is how full the conversation's context window is (the
+	// newest Usage or Compacted event's figure).
+	window   *events.ContextInfo
+	model    string
+	goal     *events.GoalState
+	goalBusy bool
 	// approvals close the overlay of each open approval request, by id.
 	approvals map[string]func()
 	recall    recall
@@ -610,6 +613,9 @@ func (a *App) updateStatus() {
 	}
 	u := a.usage
 	parts = append(parts, fmt.Sprintf("tokens %s in (%s cached) %s out", count(u.PromptTokens), count(u.CacheHitTokens), count(u.CompletionTokens)))
+	if w := a.window; w != nil && w.Limit > 0 {
+		parts = append(parts, fmt.Sprintf("context %d%%", w.Percent))
+	}
 	if g := a.goal; g != nil {
 		s := "goal " + g.Status
 		if g.Status == events.GoalActive && a.goalBusy && g.MaxTurns > 0 {

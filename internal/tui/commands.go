@@ -23,6 +23,7 @@ const helpText = `[::b]commands[::-]
   /resume       pick an earlier conversation of this project and go on with it
   /rewind       pick a turn: the conversation and the files go back to just before it
   /rewind undo  undo the last rewind
+  /compact [FOCUS[] · /context   compact the context now · show how full it is
   /help         this list · /hooks lists the loaded hooks
   /quit         leave (also Ctrl-D, or Ctrl-C twice)
   /NAME ARGS    a custom command or skill · !CMD shell · @PATH attach
@@ -67,6 +68,10 @@ func (a *App) submitShown(text, shown string) {
 		a.resumePicker()
 	case "rewind":
 		a.rewindCommand(args)
+	case "compact":
+		a.compactCommand(args)
+	case "context":
+		a.contextCommand()
 	case "goal":
 		a.goalCommand(args)
 	case "plan":
@@ -143,6 +148,7 @@ func (a *App) resetTranscript() {
 	a.transcript.Clear()
 	a.rs = newRenderState()
 	a.usage = providers.Usage{}
+	a.window = nil
 	a.goal = nil
 }
 
@@ -313,4 +319,63 @@ func (a *App) rewindReport(res events.RewindResult) {
 			a.line("  [gray]" + l.what + "[-] " + tview.Escape(p))
 		}
 	}
+}
+
+// windowEngine is what an engine offers for /compact and /context
+// (orchestrator.Engine does); an engine without it has no window to show.
+type windowEngine interface {
+	Compact(ctx context.Context, focus string) error
+	Context() events.ContextInfo
+}
+
+// compactCommand is /compact [focus]: the compaction arrives as a
+// Compacted event.
+func (a *App) compactCommand(focus string) {
+	we, ok := a.eng.(windowEngine)
+	if !ok {
+		a.note("this front end's engine cannot compact")
+		return
+	}
+	if a.cancel != nil {
+		a.note("still working on " + a.workLabel + "; wait, or press Ctrl-C to cancel it")
+		return
+	}
+	a.startWork("compact", func(ctx context.Context) error { return we.Compact(ctx, focus) })
+}
+
+// contextCommand is /context: used / limit / percent and the parts.
+func (a *App) contextCommand() {
+	we, ok := a.eng.(windowEngine)
+	if !ok {
+		a.note("this front end's engine reports no context window")
+		return
+	}
+	info := we.Context()
+	a.window = &info
+	a.line(contextText(info))
+}
+
+// contextText shows a window's fill and its parts.
+func contextText(info events.ContextInfo) string {
+	var b strings.Builder
+	if info.Limit > 0 {
+		fmt.Fprintf(&b, "[::b]context[::-] %s of %s tokens (%d%%)", count(info.Used), count(info.Limit), info.Percent)
+	} else {
+		fmt.Fprintf(&b, "[::b]context[::-] %s tokens; the window is unknown (context_window = 0), so nothing compacts", count(info.Used))
+	}
+	for _, p := range info.Parts {
+		fmt.Fprintf(&b, "\n  %-8s ~%s", p.Name, count(p.Tokens))
+	}
+	if len(info.Parts) > 0 {
+		b.WriteString("\n  [gray](parts are estimates; /compact folds the history)[-]")
+	}
+	return b.String()
+}
+
+// validationLine is one validation run in the transcript.
+func validationLine(v *events.ValidationRun) string {
+	if v.Passed {
+		return fmt.Sprintf("[green]validation passed[-] %s [gray](%d ms)[-]", tview.Escape(v.Command), v.Millis)
+	}
+	return fmt.Sprintf("[red]validation failed[-] %s [gray](exit %d, attempt %d)[-]", tview.Escape(v.Command), v.ExitCode, v.Attempt)
 }

@@ -109,6 +109,9 @@ func (a *App) render(e events.Event) {
 		if e.Usage != nil {
 			a.usage.Add(*e.Usage)
 		}
+		if e.Context != nil && !worker {
+			a.window = e.Context
+		}
 		return
 	case events.ApprovalRequest:
 		if e.Approval != nil {
@@ -174,6 +177,15 @@ func (a *App) render(e events.Event) {
 	case events.HookRun:
 		if h := e.Hook; h != nil && h.Outcome != events.HookOK && h.Outcome != events.HookSkipped {
 			a.line(prefix + "[yellow]hook " + h.Event + " " + h.Outcome + ":[-] " + tview.Escape(oneLine(h.Message, 160)))
+		}
+	case events.Compacted:
+		if !worker && e.Context != nil {
+			a.window = e.Context
+		}
+		a.line(prefix + "[blue]compacted:[-] " + tview.Escape(e.Text))
+	case events.Validation:
+		if v := e.Validation; v != nil {
+			a.line(prefix + validationLine(v))
 		}
 	case events.Error:
 		a.line(prefix + "[red]error:[-] " + tview.Escape(e.Error))

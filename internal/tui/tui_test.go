@@ -449,3 +449,23 @@ func TestPlanStepsRender(t *testing.T) {
 	<-done
 	h.app.post(func() { h.app.cancel = nil })
 }
+
+// TestCompactAndContext: /context and /compact reach the engine (the
+// scripted model has no known window, so compaction is off and says so);
+// a compaction event is a transcript line and sets the status line's
+// context percentage, as a usage event with a window does.
+func TestCompactAndContext(t *testing.T) {
+	h := start(t, Options{})
+	h.typeText("/context")
+	h.key(tcell.KeyEnter)
+	h.waitFor("the window is unknown (context_window = 0)", "system", "history")
+	h.typeText("/compact the parser")
+	h.key(tcell.KeyEnter)
+	h.waitFor("compaction is off")
+	h.app.Publish(events.Event{Type: events.UsageUpdate, Session: "e-1", Usage: &providers.Usage{PromptTokens: 600},
+		Context: &events.ContextInfo{Used: 600, Limit: 1000, Percent: 60}})
+	h.waitFor("context 60%")
+	h.app.Publish(events.Event{Type: events.Compacted, Session: "e-1", Text: "compacted the context: ~900 → ~300 tokens of 1000",
+		Context: &events.ContextInfo{Used: 300, Limit: 1000, Percent: 30, Before: 900, After: 300, Folded: 8}})
+	h.waitFor("compacted: compacted the context: ~900 → ~300 tokens of 1000", "context 30%")
+}

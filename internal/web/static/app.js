@@ -356,7 +356,7 @@ function handle(e) {
     case "plan_resolved": if (state.plan && state.plan.plan_id === e.plan_id) { state.plan = null; $("plan").close(); } break;
     case "goal_update": s.goal = e.goal ? `goal: ${e.goal.status} · turn ${e.goal.turns || 0}` : ""; status(); break;
     case "usage": usage(s, e.usage); break;
-    case "notice": container(s, e).append(el("div", "notice", e.text)); break;
+    case "notice": case "compaction": container(s, e).append(el("div", "notice", e.text)); break;
     case "error": container(s, e).append(el("div", "error", e.error)); break;
     case "history": history(s, e); break;
   }
