@@ -504,3 +504,37 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestSuggestNarrowsInterpreters: "always" for an interpreter names the
+// script, never the interpreter alone.
+func TestSuggestNarrowsInterpreters(t *testing.T) {
+	for cmd, want := range map[string]string{
+		"python3 greet.py":          "Bash(python3 greet.py:*)",
+		"python3 greet.py --name x": "Bash(python3 greet.py:*)",
+		"node scripts/build.js":     "Bash(node scripts/build.js:*)",
+		"sh test.sh":                "Bash(sh test.sh:*)",
+		"python3 -m pytest":         "Bash(python3 -m pytest)",
+		"go test ./...":             "Bash(go test:*)",
+		"make":                      "Bash(make:*)",
+	} {
+		ap := &ScriptedApprover{Answers: []Answer{DenyAnswer}}
+		g := NewGate(GateOptions{Policy: mustPolicy(t, "", nil, nil, nil), Approver: ap, Workspace: t.TempDir()})
+		g.Authorize(context.Background(), bashInv(cmd))
+		reqs := ap.Requests()
+		if len(reqs) != 1 {
+			t.Fatalf("%q: %d requests", cmd, len(reqs))
+		}
+		if got := strings.Join(reqs[0].Rules, " "); got != want {
+			t.Errorf("%q: always would save %q, want %q", cmd, got, want)
+		}
+		if rule, err := ParseRule(want); err != nil {
+			t.Errorf("%q: %v", want, err)
+		} else if strings.Contains(want, ":*") && !strings.HasPrefix(cmd, "go ") && !strings.HasPrefix(cmd, "make") {
+			// The rule covers the call it was offered for and not another program.
+			other := strings.Replace(cmd, ".", "x.", 1)
+			if words := strings.Fields(other); rule.matchWords(words, false) {
+				t.Errorf("%q also allows %q", want, other)
+			}
+		}
+	}
+}

@@ -606,6 +606,17 @@ func suggestBash(an *shellAnalysis) []string {
 			words = cmd.words[:2]
 		}
 		r := "Bash(" + strings.Join(words, " ") + ":*)"
+		if interpreters[cmd.words[0]] {
+			// "python3:*" would allow any program at all: allow this
+			// script (with any arguments), or, for inline code or no
+			// script, this exact line.
+			switch {
+			case len(cmd.words) > 1 && !strings.HasPrefix(cmd.words[1], "-"):
+				r = "Bash(" + strings.Join(cmd.words[:2], " ") + ":*)"
+			default:
+				r = "Bash(" + strings.Join(cmd.words, " ") + ")"
+			}
+		}
 		if len(an.noPrefix) > 0 {
 			// Only an exact rule can cover such a line.
 			r = "Bash(" + strings.Join(cmd.words, " ") + ")"
@@ -621,6 +632,14 @@ func suggestBash(an *shellAnalysis) []string {
 		}
 	}
 	return out
+}
+
+// interpreters run whatever program they are given, so a rule for one
+// names the program too.
+var interpreters = map[string]bool{
+	"python": true, "python3": true, "python2": true, "node": true, "deno": true, "bun": true, "ruby": true,
+	"perl": true, "php": true, "bash": true, "sh": true, "zsh": true, "fish": true, "lua": true, "Rscript": true,
+	"java": true, "dotnet": true, "pwsh": true, "osascript": true, "tclsh": true, "elixir": true, "julia": true,
 }
 
 func isSubcommand(w string) bool {

@@ -172,7 +172,7 @@ func (a *App) openApproval(e events.Event) {
 	field("reason", oneLine(req.Reason, 400))
 	field("impact", req.Impact)
 	if req.Offers(events.ChoiceAllowAlways) && len(req.Rules) > 0 {
-		field("always", "saves "+strings.Join(req.Rules, ", "))
+		field("always", "saves "+strings.Join(req.Rules, ", ")+" to this project's reasonix.toml")
 	}
 	for _, p := range req.Preview {
 		fmt.Fprintf(&b, "\n[::b]%s %s[::-] [green]+%d[-] [red]-%d[-]\n", tview.Escape(p.Operation), tview.Escape(p.Path), p.Added, p.Removed)
@@ -193,6 +193,8 @@ func (a *App) openApproval(e events.Event) {
 		}
 		if err := a.eng.Answer(req.ID, choice, ""); err != nil {
 			a.note("approval: " + err.Error())
+		} else if choice == events.ChoiceAllowAlways && len(req.Rules) > 0 {
+			a.note("saved " + strings.Join(req.Rules, ", ") + " to this project's reasonix.toml ([permissions] allow)")
 		}
 		a.closeApproval(req.ID)
 		return nil
