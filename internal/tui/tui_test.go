@@ -34,7 +34,9 @@ func start(t *testing.T, opts Options, turns ...scripted.Turn) *harness {
 	h := &harness{t: t, sim: tcell.NewSimulationScreen("UTF-8"), ran: make(chan error, 1)}
 	h.model = scripted.NewFromScript(&scripted.Script{Turns: turns})
 	opts.Screen = h.sim
-	opts.Frame = time.Millisecond
+	if opts.Frame == 0 {
+		opts.Frame = time.Millisecond
+	}
 	h.app = New(opts)
 	hub := &events.Hub{}
 	h.broker = permission.NewBroker(hub.Publish)
