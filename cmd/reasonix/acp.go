@@ -19,11 +19,7 @@ func cmdACP(ctx context.Context, args []string, io stdio) error {
 	var f runFlags
 	fs := flag.NewFlagSet("acp", flag.ContinueOnError)
 	fs.SetOutput(io.err)
-	fs.StringVar(&f.model, "model", "", "model reference")
-	fs.StringVar(&f.config, "config", "", "config file")
-	fs.IntVar(&f.maxSteps, "max-steps", 0, "tool-loop step limit")
-	fs.BoolVar(&f.yolo, "yolo", false, "allow every non-dangerous action without asking")
-	fs.BoolVar(&f.auto, "auto", false, "allow writes without asking; explicit ask rules still apply")
+	f.sessionFlags(fs)
 	fs.BoolVar(&f.hooksTrust, "hooks-trust", false, "run this project's hooks without asking")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {

@@ -22,11 +22,7 @@ func cmdChat(ctx context.Context, args []string, io stdio) error {
 	var f runFlags
 	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
 	fs.SetOutput(io.err)
-	fs.StringVar(&f.model, "model", "", "model reference")
-	fs.StringVar(&f.config, "config", "", "config file")
-	fs.IntVar(&f.maxSteps, "max-steps", 0, "tool-loop step limit")
-	fs.BoolVar(&f.yolo, "yolo", false, "allow every non-dangerous action without asking")
-	fs.BoolVar(&f.auto, "auto", false, "allow writes without asking; explicit ask rules still apply")
+	f.sessionFlags(fs)
 	fs.BoolVar(&f.hooksTrust, "hooks-trust", false, "run this project's hooks without asking")
 	fs.BoolVar(&f.cont, "continue", false, "go on with the newest conversation of this project")
 	fs.StringVar(&f.resume, "resume", "", "go on with the conversation with this id (or a unique prefix)")

@@ -30,6 +30,16 @@ type runFlags struct {
 	mcpTrust bool
 }
 
+// sessionFlags registers the flags of every command that runs sessions:
+// the model, the config file, the step limit and the posture.
+func (f *runFlags) sessionFlags(fs *flag.FlagSet) {
+	fs.StringVar(&f.model, "model", "", "model reference")
+	fs.StringVar(&f.config, "config", "", "config file")
+	fs.IntVar(&f.maxSteps, "max-steps", 0, "tool-loop step limit")
+	fs.BoolVar(&f.yolo, "yolo", false, "allow every non-dangerous action without asking")
+	fs.BoolVar(&f.auto, "auto", false, "allow writes without asking; explicit ask rules still apply")
+}
+
 // parseInterleaved parses flags that may appear before or after the
 // positional arguments (`reasonix run "fix it" --model x`).
 func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
@@ -58,20 +68,16 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 	}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.err)
-	fs.StringVar(&f.model, "model", "", "model reference")
-	fs.StringVar(&f.config, "config", "", "config file")
+	f.sessionFlags(fs)
 	fs.StringVar(&f.format, "output-format", "text", "text, json or stream-json")
 	if !planOnly {
 		fs.StringVar(&f.input, "input-format", "text", "text, or stream-json: read turns and approval answers as JSON lines on stdin")
 		fs.BoolVar(&f.cont, "continue", false, "add this turn to the newest session of this project")
 		fs.StringVar(&f.resume, "resume", "", "add this turn to the session with this id (or a unique prefix)")
 	}
-	fs.IntVar(&f.maxSteps, "max-steps", 0, "tool-loop step limit")
 	fs.StringVar(&f.plan, "plan", "", "saved plan id or file to execute")
 	fs.StringVar(&f.goal, "goal", "", "goal to pursue until done")
 	fs.BoolVar(&f.execute, "execute", false, "plan: execute the plan after printing it")
-	fs.BoolVar(&f.yolo, "yolo", false, "allow every non-dangerous action without asking")
-	fs.BoolVar(&f.auto, "auto", false, "allow writes without asking; explicit ask rules still apply")
 	fs.BoolVar(&f.hooksTrust, "hooks-trust", false, "run this project's hooks (reasonix.toml, .claude/settings*.json) without asking")
 	fs.BoolVar(&f.mcpTrust, "mcp-trust", false, "start the MCP servers of this project's .mcp.json without asking")
 	if planOnly && len(args) == 2 && args[0] == "show" {

@@ -30,11 +30,7 @@ func cmdServe(ctx context.Context, args []string, io stdio) error {
 	fs.StringVar(&addr, "addr", "127.0.0.1:0", "address to listen on (port 0 picks a free one)")
 	fs.BoolVar(&allowRemote, "allow-remote", false, "allow an address other than loopback")
 	fs.BoolVar(&noOpen, "no-open", false, "do not open the page in a browser")
-	fs.StringVar(&f.model, "model", "", "model reference")
-	fs.StringVar(&f.config, "config", "", "config file")
-	fs.IntVar(&f.maxSteps, "max-steps", 0, "tool-loop step limit")
-	fs.BoolVar(&f.yolo, "yolo", false, "allow every non-dangerous action without asking")
-	fs.BoolVar(&f.auto, "auto", false, "allow writes without asking; explicit ask rules still apply")
+	f.sessionFlags(fs)
 	fs.BoolVar(&f.hooksTrust, "hooks-trust", false, "run this project's hooks without asking")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
