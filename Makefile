@@ -45,7 +45,9 @@ FUZZ_TARGETS := \
 	internal/permission:FuzzSuggestRoundTrip \
 	tools/builtin:FuzzPatchAccess \
 	tools/builtin:FuzzPatchRoundTrip \
-	internal/repair:FuzzCloseJSON
+	internal/repair:FuzzCloseJSON \
+	internal/repair:FuzzScavenge \
+	internal/flatten:FuzzNest
 .PHONY: fuzz
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \

@@ -145,3 +145,24 @@ func TestFlattenRefusesDottedNames(t *testing.T) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+func FuzzNest(f *testing.F) {
+	for _, s := range []string{`{"a.b.c":1,"a.d":"x"}`, `{"a":{"b":1},"a.c":2}`, `{"a":1,"a.b":2}`, `{"":1,".":2,"a..b":3}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out, err := Nest(json.RawMessage(s))
+		if err != nil {
+			return
+		}
+		var m map[string]any
+		if json.Unmarshal(out, &m) != nil {
+			t.Fatalf("Nest(%q) = %q, not an object", s, out)
+		}
+		for k := range m {
+			if strings.Contains(k, ".") {
+				t.Fatalf("Nest(%q) left a dotted key %q", s, k)
+			}
+		}
+	})
+}

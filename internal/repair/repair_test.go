@@ -228,3 +228,29 @@ func equal(a, b []bool) bool {
 	}
 	return true
 }
+
+func FuzzScavenge(f *testing.F) {
+	for _, s := range []string{
+		"<｜DSML｜function_calls><｜DSML｜invoke name=\"read_file\"><｜DSML｜parameter name=\"path\" string=\"true\">a</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>",
+		`<tool_call>{"name":"read_file","arguments":{"path":"a"}}</tool_call>`,
+		"```json\n{\"name\":\"read_file\",\"arguments\":{\"path\":\"a\"}}\n```",
+		`x {"function":{"name":"read_file","arguments":"{\"path\":\"a\"}"}} y`,
+		"<|DSML|tool_calls><|DSML|invoke name=\"read_file\">{\"path\":",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		calls, left := Scavenge(s, acceptRead)
+		if len(calls) == 0 && left != s {
+			t.Fatalf("nothing recovered but the text changed: %q -> %q", s, left)
+		}
+		for _, c := range calls {
+			if !acceptRead(c.Name, c.Arguments) {
+				t.Fatalf("returned a call the acceptor refuses: %+v", c)
+			}
+		}
+		if len(left) > len(s) {
+			t.Fatalf("text grew: %q -> %q", s, left)
+		}
+	})
+}
