@@ -7,6 +7,7 @@ import (
 
 	"github.com/rivo/tview"
 
+	"github.com/reasonix/reasonix/commands"
 	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/providers"
 )
@@ -53,6 +54,10 @@ func (a *App) submitShown(text, shown string) {
 		name, args = name[:i], name[i+1:]+" "+args
 	}
 	args = strings.TrimSpace(args)
+	if !commands.ValidName(name) {
+		a.chat(text) // "/usr/bin/env is missing" is a message, not a command
+		return
+	}
 	switch name {
 	case "quit", "exit":
 		a.quit()
@@ -93,8 +98,24 @@ func (a *App) submitShown(text, shown string) {
 			})
 			return
 		}
-		a.note(fmt.Sprintf("unknown command /%s; /help lists the commands", name))
+		a.note(unknownCommand(name, a.eng.Commands()))
 	}
+}
+
+// builtins are the TUI's own commands, for suggestions.
+var builtins = []string{"goal", "plan", "new", "clear", "resume", "rewind", "compact", "context", "hooks", "help", "quit", "exit"}
+
+// unknownCommand says /name is unknown and names the closest commands.
+func unknownCommand(name string, cmds []events.Command) string {
+	names := append([]string(nil), builtins...)
+	for _, c := range cmds {
+		names = append(names, c.Name)
+	}
+	msg := fmt.Sprintf("unknown command /%s", name)
+	if near := commands.Near(name, names); len(near) > 0 {
+		msg += "; did you mean /" + strings.Join(near, ", /") + "?"
+	}
+	return msg + " (/help lists the commands)"
 }
 
 // chat sends one turn to the conversation.

@@ -471,3 +471,14 @@ func TestCompactAndContext(t *testing.T) {
 		Context: &events.ContextInfo{Used: 300, Limit: 1000, Percent: 30, Before: 900, After: 300, Folded: 8}})
 	h.waitFor("compacted: compacted the context: ~900 → ~300 tokens of 1000", "context 30%")
 }
+
+// An unknown /name names the closest commands; a path is a message.
+func TestUnknownCommandSuggestsAndPathsAreText(t *testing.T) {
+	h := start(t, Options{}, scripted.Turn{Match: "usr/bin/env", Text: "Sent as a message."})
+	h.typeText("/hepl")
+	h.key(tcell.KeyEnter)
+	h.waitFor("unknown command /hepl; did you mean /help?")
+	h.typeText("/usr/bin/env is missing")
+	h.key(tcell.KeyEnter)
+	h.waitFor("Sent as a message.")
+}
