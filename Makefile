@@ -27,7 +27,7 @@ bench: build
 	@command -v rg >/dev/null 2>&1 || { echo "bench: installing ripgrep from Debian's packages for the grep comparison"; \
 		SUDO=; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; $$SUDO apt-get install -y -qq ripgrep >/dev/null 2>&1 || \
 		echo "bench: could not install ripgrep; the grep comparison will be skipped"; }
-	REASONIX_BENCH=1 REASONIX_BIN=$(CURDIR)/$(BIN) $(GO) test -p 1 -count=1 -run 'Bench|VsRipgrep|Efficiency' -v ./... 2>&1 | grep -E '^(bench|grep|gate|subagent|plan|version|startup|harness|first|tool|loop|prefix|memory|checkpoint|serve|tui|  )' || true
+	REASONIX_BENCH=1 REASONIX_BIN=$(CURDIR)/$(BIN) $(GO) test -p 1 -count=1 -run 'Bench|VsRipgrep|Efficiency' -v ./... 2>&1 | grep -E '^(bench|grep|gate|subagent|plan|version|startup|harness|first|tool|loop|prefix|memory|checkpoint|serve|tui|history|compaction|  )' || true
 	$(GO) test -run '^$$' -bench . -benchmem ./agents ./internal/permission ./orchestrator ./providers/openai
 	$(MAKE) --no-print-directory fuzz FUZZTIME=5s
 

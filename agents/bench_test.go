@@ -52,3 +52,49 @@ func TestHarnessBench(t *testing.T) {
 }
 
 var _ = json.Valid
+
+// foldOnce compacts by hand a session of 40 turns (a tool call and a
+// 4 KB result each) with an instant provider writing the digest, so the
+// time measured is the prune, the fold, the transcript the digest request
+// carries and the re-encoding: the overhead one fold adds to a run beyond
+// the model's own time.
+func foldOnce(b *testing.B) {
+	var hist []providers.Message
+	for i := range 40 {
+		id := fmt.Sprintf("c%d", i)
+		hist = append(hist,
+			providers.Message{Role: providers.RoleUser, Content: fmt.Sprintf("turn %d: look at part %d", i, i)},
+			providers.Message{Role: providers.RoleAssistant, ToolCalls: []providers.ToolCall{{ID: id, Type: "function",
+				Function: providers.FunctionCall{Name: "look", Arguments: `{"n":1}`}}}},
+			providers.Message{Role: providers.RoleTool, ToolCallID: id, Content: string(make([]byte, 4096))},
+			providers.Message{Role: providers.RoleAssistant, Content: fmt.Sprintf("part %d looks fine", i)})
+	}
+	reg := tools.NewRegistry(stubTool{name: "look", readOnly: true})
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		p := scripted.NewFromScript(&scripted.Script{Turns: []scripted.Turn{{Text: "digest of the work"}}})
+		s, err := New(Config{Provider: p, System: "system prompt", Tools: reg, ContextWindow: 200000})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Restore(hist); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		c, err := s.Compact(context.Background(), "")
+		if err != nil || c.Folded == 0 {
+			b.Fatalf("folded %d, %v", c.Folded, err)
+		}
+	}
+}
+
+// TestCompactionBench prints the per-fold overhead for `make bench`.
+func TestCompactionBench(t *testing.T) {
+	if os.Getenv("REASONIX_BENCH") == "" {
+		t.Skip("figures only: set REASONIX_BENCH=1 (make bench)")
+	}
+	r := testing.Benchmark(foldOnce)
+	fmt.Printf("compaction: %.2fms and %d allocs per fold of a 160-message, 170 KB history (instant digest; the model's time excluded)\n",
+		float64(r.NsPerOp())/1e6, r.AllocsPerOp())
+}
