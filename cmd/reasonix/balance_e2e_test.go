@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -12,13 +13,16 @@ import (
 // endpoint, beside its /v1 API root, with the configured key.
 func TestE2EBalance(t *testing.T) {
 	t.Parallel()
+	var mu sync.Mutex // the handler runs on the server's goroutines
 	var auth string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet || r.URL.Path != "/user/balance" {
 			http.NotFound(w, r)
 			return
 		}
+		mu.Lock()
 		auth = r.Header.Get("Authorization")
+		mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"is_available":true,"balance_infos":[{"currency":"CNY","total_balance":"110.00","granted_balance":"10.00","topped_up_balance":"100.00"},{"currency":"USD","total_balance":"3.50","granted_balance":"0.00","topped_up_balance":"3.50"}]}`))
 	}))
@@ -51,8 +55,11 @@ model = "x"
 			t.Errorf("balance lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	if auth != "Bearer sk-balance-test" {
-		t.Errorf("Authorization = %q", auth)
+	mu.Lock()
+	got := auth
+	mu.Unlock()
+	if got != "Bearer sk-balance-test" {
+		t.Errorf("Authorization = %q", got)
 	}
 	r = e.run("", "balance", "--json")
 	var b struct {
