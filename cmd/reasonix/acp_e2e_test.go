@@ -28,7 +28,7 @@ type acpSeen struct {
 			ID string `json:"id"`
 		} `json:"availableModes"`
 	} `json:"modes"`
-	Third struct{ StopReason string } `json:"third"`
+	Third      struct{ StopReason string } `json:"third"`
 	First      struct{ StopReason string } `json:"first"`
 	Second     struct{ StopReason string } `json:"second"`
 	AfterFirst int                         `json:"afterFirst"`
