@@ -315,7 +315,11 @@ func (c *Coordinator) Commands() []events.Command {
 				continue
 			}
 			seen[p.Name] = true
-			out = append(out, events.Command{Name: p.Name, Description: p.Description, Source: p.Source})
+			desc := p.Description
+			if p.ArgumentHint != "" {
+				desc = p.ArgumentHint + "  " + desc
+			}
+			out = append(out, events.Command{Name: p.Name, Description: desc, Source: p.Source})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -18,9 +19,10 @@ import (
 )
 
 // cmdCommands is `reasonix commands`: every slash command a prompt may
-// start with (custom commands, skills, prompt commands) and where it
-// comes from. It needs no provider.
-func cmdCommands(args []string, io stdio) error {
+// start with (custom commands, skills, MCP prompts) and where it comes
+// from. It needs no provider. Trusted, enabled MCP servers are started to
+// list their prompts, as `reasonix mcp list` does; untrusted ones never are.
+func cmdCommands(ctx context.Context, args []string, io stdio) error {
 	fs := flag.NewFlagSet("commands", flag.ContinueOnError)
 	fs.SetOutput(io.err)
 	asJSON := fs.Bool("json", false, "print a JSON array")
@@ -48,7 +50,21 @@ func cmdCommands(args []string, io stdio) error {
 	if err != nil {
 		return usageError{err}
 	}
-	coord := orchestrator.New(orchestrator.Runtime{Workspace: workspace, Commands: cmds, Skills: catalog,
+	var prompts commands.Prompts
+	ms := mcpSetup{loaded: loaded, workspace: workspace, userHome: userHome, notify: func(n string) { fmt.Fprintln(io.err, "reasonix: "+n) }}
+	if cfgs := mcpServers(ms); len(cfgs) > 0 {
+		m := newMCPManager(ms, cfgs)
+		defer m.Close()
+		m.Start()
+		if err := m.Wait(ctx); err != nil {
+			return err
+		}
+		for _, c := range m.Untrusted() {
+			fmt.Fprintf(io.err, "reasonix: MCP server %s is not trusted yet; its prompts are not listed\n", c.Name)
+		}
+		prompts = promptsOf(m)
+	}
+	coord := orchestrator.New(orchestrator.Runtime{Workspace: workspace, Commands: cmds, Skills: catalog, Prompts: prompts,
 		SkillAllow: func(name string) bool {
 			return pol.Decide(skills.ToolName, true, tools.Access{Kind: tools.KindDelegate, Skill: name}) != permission.Deny
 		}})

@@ -349,3 +349,22 @@ func TestE2ECommandAllowedToolsForItsTurnOnly(t *testing.T) {
 		t.Error("no notice about the allowed-tools rule Reasonix cannot use (WebSearch)")
 	}
 }
+
+// TestE2ECommandsListsMCPPrompts: reasonix commands lists a trusted MCP
+// server's prompts beside custom commands, with their source.
+func TestE2ECommandsListsMCPPrompts(t *testing.T) {
+	t.Parallel()
+	plugin := pluginExample(t)
+	e := newE2E(t)
+	e.write("reasonix.toml", fmt.Sprintf("[[plugins]]\nname = \"example\"\ncommand = %q\n", plugin))
+	e.write(".reasonix/commands/mine.md", "---\ndescription: Mine\n---\nMine.\n")
+	r := e.run("", "commands")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	for _, want := range []string{"/mcp__example__review", "mcp:example", "/mine", "command (project)"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("reasonix commands lacks %q:\n%s\n%s", want, r.stdout, r.stderr)
+		}
+	}
+}

@@ -100,7 +100,7 @@ Usage:
                                    show a saved session again without a model; --as-script prints
                                    a scripted-provider script that makes run repeat its calls
   reasonix diff A B [--json]       compare two sessions turn by turn: tool calls, tokens, cache, cost
-  reasonix commands [--json]       list the slash commands (custom commands, skills) and their source
+  reasonix commands [--json]       list the slash commands (custom commands, skills, MCP prompts) and their source
   reasonix balance [--model REF] [--json]
                                    the provider account's balance (DeepSeek's /user/balance)
   reasonix mcp list                list the MCP servers, their state and tool counts
@@ -181,7 +181,7 @@ func dispatch(ctx context.Context, args []string, io stdio) int {
 	case "sessions":
 		err = cmdSessions(args[1:], io)
 	case "commands":
-		err = cmdCommands(args[1:], io)
+		err = cmdCommands(ctx, args[1:], io)
 	case "fork":
 		err = cmdFork(args[1:], io)
 	case "rewind":
