@@ -186,6 +186,7 @@ func TestE2EDoctorReportsForeignFiles(t *testing.T) {
  "env": {"X": "1"}, "hooks": {"PostToolUse": [{"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "gofmt -w ."}]}],
  "Notification": [{"hooks": [{"type": "command", "command": "say hi"}]}]}}`)
 	e.write("CLAUDE.md", "be nice\n")
+	e.write(".claude/commands/git/commit.md", "---\ndescription: commit\n---\ncommit $ARGUMENTS\n")
 	e.write(".claude/agents/cl/code-explorer.md", "---\nname: code-explorer\ndescription: explores\n---\nexplore\n")
 	e.write("opencode.json", `{"agent": {"review": {"prompt": "x"}}}`)
 	e.write(".opencode/agent/review.md", "---\ndescription: r\n---\nreview\n")
@@ -200,6 +201,7 @@ func TestE2EDoctorReportsForeignFiles(t *testing.T) {
 		`IGNORED: key "env"; hooks for Notification (Reasonix does not run that event)`,
 		"CLAUDE.md\n    rules file",
 		"1 agent file(s): subagents",
+		"1 command file(s): custom slash commands",
 		"opencode.json\n    IGNORED: OpenCode's config is not read",
 		"IGNORED: 1 OpenCode agent file(s)",
 		"hooks:      1 loaded; project hooks NOT trusted yet",
