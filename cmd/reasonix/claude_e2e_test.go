@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -256,4 +257,45 @@ timeout = 10
 		t.Errorf("final answer %q", r.stdout)
 	}
 	assertPrefixStable(t, reqs)
+}
+
+// Trusting a project's hooks goes through the approval stream; "always"
+// is remembered for that exact hook set, and a changed set is not trusted.
+func TestE2EHookTrustAskedOnTheStreamAndRemembered(t *testing.T) {
+	t.Parallel()
+	skipNoPOSIX(t)
+	e := newE2E(t, scripted.Turn{Text: "one"}, scripted.Turn{Text: "two"}, scripted.Turn{Text: "three"})
+	settings := `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "touch started"}]}]}}`
+	e.write(".claude/settings.json", settings)
+	c := startStream(t, e)
+	c.send(userLine("hello"))
+	req := c.await("the trust question", typed("approval_request"))
+	if req["tool"] != "hooks" || !strings.Contains(fmt.Sprint(req["command"]), "SessionStart: touch started") {
+		t.Fatalf("trust request %v", req)
+	}
+	if got := fmt.Sprint(req["choices"]); got != "[allow allow_always deny]" {
+		t.Errorf("choices %s", got)
+	}
+	c.send(map[string]any{"type": "approval", "id": req["id"], "decision": "allow_always"})
+	c.await("the turn's end", turnDone)
+	c.stdin.Close()
+	e.read("started")
+	if _, err := os.Stat(filepath.Join(e.home, "trusted-hooks.json")); err != nil {
+		t.Fatalf("trust not remembered: %v", err)
+	}
+
+	// Remembered: a headless run now runs them without the flag.
+	os.Remove(filepath.Join(e.repo, "started"))
+	if r := e.run("", "run", "again"); r.code != 0 || strings.Contains(r.stderr, "not run") {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	e.read("started")
+
+	// Changed: not trusted any more.
+	os.Remove(filepath.Join(e.repo, "started"))
+	e.write(".claude/settings.json", strings.Replace(settings, "touch started", "touch started; touch more", 1))
+	r := e.run("", "run", "and again")
+	if _, err := os.Stat(filepath.Join(e.repo, "started")); err == nil || !strings.Contains(r.stderr, "project hook(s) not run") {
+		t.Errorf("a changed hook set ran without being trusted (exit %d)\n%s", r.code, r.stderr)
+	}
 }
