@@ -13,6 +13,7 @@ import (
 	"github.com/reasonix/reasonix/internal/permission"
 	"github.com/reasonix/reasonix/internal/tui"
 	"github.com/reasonix/reasonix/orchestrator"
+	"github.com/reasonix/reasonix/tools/mcp"
 	"github.com/reasonix/reasonix/providers/openai"
 )
 
@@ -106,8 +107,10 @@ func runChat(ctx context.Context, f runFlags, io stdio, first string) error {
 	hist := &lateHistory{}
 	// The hooks are known once assembled; /hooks is only typed later.
 	var hookLines []string
+	var servers *mcp.Manager // set once assembled, before the UI runs
 	ui := tui.New(tui.Options{Version: version, EditPlan: editPlanInTerminal, History: hist, Prompt: first,
-		Hooks: func() []string { return hookLines }})
+		Hooks: func() []string { return hookLines },
+		MCP:   func() []string { return mcpLines(servers) }})
 	var plans orchestrator.PlanApprover = ui.PlanApprover()
 	if os.Getenv(planApprovalEnv) == "auto" {
 		plans = nil
@@ -117,6 +120,7 @@ func runChat(ctx context.Context, f runFlags, io stdio, first string) error {
 		return err
 	}
 	defer app.Close()
+	servers = app.mcp
 	ui.SetTheme(app.loaded.Config.Theme)
 	hist.set(app.history())
 	for _, h := range app.hooks.Hooks() {

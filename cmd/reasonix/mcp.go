@@ -265,3 +265,22 @@ func printServer(io stdio, st mcp.Status, logPath string) {
 		}
 	}
 }
+
+// mcpLines describes each server on one line for /mcp.
+func mcpLines(m *mcp.Manager) []string {
+	if m == nil {
+		return nil
+	}
+	var out []string
+	for _, st := range m.Statuses() {
+		line := fmt.Sprintf("%s  %s  %s  %d tools, %d prompts, %d resources", st.Name, st.State, st.Type, len(st.Tools), len(st.Prompts), len(st.Resources))
+		switch {
+		case st.Err != "":
+			line += "  (" + st.Err + ")"
+		case st.State == mcp.StateUntrusted:
+			line += "  (from " + st.Source + "; not started until you allow it)"
+		}
+		out = append(out, line)
+	}
+	return out
+}

@@ -59,6 +59,8 @@ type Options struct {
 	// Hooks lists the loaded hooks, one line each, for /hooks; nil lists
 	// none.
 	Hooks func() []string
+	// MCP lists the MCP servers, one line each, for /mcp; nil lists none.
+	MCP func() []string
 }
 
 // Engine is what the TUI drives: the commands a person gives, and a

@@ -25,7 +25,7 @@ const helpText = `[::b]commands[::-]
   /rewind       pick a turn: the conversation and the files go back to just before it
   /rewind undo  undo the last rewind
   /compact [FOCUS[] · /context   compact the context now · show how full it is
-  /help         this list · /hooks lists the loaded hooks
+  /help         this list · /hooks lists the loaded hooks · /mcp the MCP servers
   /quit         leave (also Ctrl-D, or Ctrl-C twice)
   /NAME ARGS    a custom command or skill · !CMD shell · @PATH attach
 [::b]keys[::-]
@@ -65,6 +65,8 @@ func (a *App) submitShown(text, shown string) {
 		a.help()
 	case "hooks":
 		a.listHooks()
+	case "mcp":
+		a.listMCP()
 	case "new":
 		a.newConversation()
 	case "clear":
@@ -134,6 +136,19 @@ func (a *App) help() {
 	if len(names) > 0 {
 		a.line("[::b]commands and skills[::-]\n  " + tview.Escape(strings.Join(names, " ")))
 	}
+}
+
+// listMCP shows the MCP servers: state, tool, prompt and resource counts.
+func (a *App) listMCP() {
+	var lines []string
+	if a.opts.MCP != nil {
+		lines = a.opts.MCP()
+	}
+	if len(lines) == 0 {
+		a.note("no MCP servers configured ([[plugins]] in reasonix.toml, or .mcp.json)")
+		return
+	}
+	a.line("[::b]MCP servers[::-]\n  " + tview.Escape(strings.Join(lines, "\n  ")))
 }
 
 // listHooks shows the loaded hooks.
