@@ -215,6 +215,9 @@ command = "/nonexistent/mcp-server"
 			t.Errorf("mcp get lacks %q:\n%s", want, get.stdout)
 		}
 	}
+	if r := e.run("", "commands"); !strings.Contains(r.stdout, "/mcp__example__review") || !strings.Contains(r.stdout, "mcp:example") {
+		t.Errorf("reasonix commands lacks the MCP prompt:\n%s\n%s", r.stdout, r.stderr)
+	}
 	if r := e.run("", "mcp", "get", "nope"); r.code != 2 {
 		t.Errorf("mcp get of an unknown server: exit %d", r.code)
 	}
