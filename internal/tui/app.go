@@ -147,6 +147,10 @@ type App struct {
 	// arrives; a scroll up turns it off, a scroll back to the end (or
 	// End, or sending a prompt) on. unseen: output arrived while off.
 	follow, unseen bool
+	// todos is the conversation's newest todo list; workers the worker
+	// sessions started and not yet done.
+	todos   []events.Todo
+	workers map[string]bool
 	// pastes are the large pastes held in the composer as placeholders;
 	// queued the prompts typed while a turn ran.
 	pastes []paste
@@ -183,6 +187,7 @@ func New(opts Options) *App {
 
 		approvals: map[string]func(){},
 		follow:    true,
+		workers:   map[string]bool{},
 	}
 	a.transcript = tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetWordWrap(true).
 		SetScrollable(true).SetMaxLines(opts.MaxLines)
@@ -615,7 +620,26 @@ func (a *App) updateStatus() {
 		parts = append(parts, fmt.Sprintf("[::b]%d queued[::-]", n))
 	}
 	u := a.usage
-	parts = append(parts, fmt.Sprintf("tokens %s in (%s cached) %s out", count(u.PromptTokens), count(u.CacheHitTokens), count(u.CompletionTokens)))
+	tok := fmt.Sprintf("tokens %s in (%s cached) %s out", count(u.PromptTokens), count(u.CacheHitTokens), count(u.CompletionTokens))
+	if u.PromptTokens > 0 {
+		tok += fmt.Sprintf(" · cache %d%%", u.CacheHitTokens*100/u.PromptTokens)
+	}
+	if u.Cost > 0 {
+		tok += " · " + money(u.Cost, u.Currency)
+	}
+	parts = append(parts, tok)
+	if n := len(a.todos); n > 0 {
+		done := 0
+		for _, t := range a.todos {
+			if t.Status == "completed" {
+				done++
+			}
+		}
+		parts = append(parts, fmt.Sprintf("todo %d/%d", done, n))
+	}
+	if n := len(a.workers); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d worker(s)", n))
+	}
 	if w := a.window; w != nil && w.Limit > 0 {
 		parts = append(parts, fmt.Sprintf("context %d%%", w.Percent))
 	}
@@ -643,6 +667,21 @@ func (a *App) updateStatus() {
 		parts = append(parts, "[gray]ready[-]")
 	}
 	a.status.SetText(" " + strings.Join(parts, " │ "))
+}
+
+// money renders a cost: $ for USD, ¥ for CNY, else the currency code.
+func money(v float64, currency string) string {
+	sym := currency + " "
+	switch currency {
+	case "", "USD":
+		sym = "$"
+	case "CNY", "RMB":
+		sym = "¥"
+	}
+	if v < 0.1 {
+		return fmt.Sprintf("%s%.4f", sym, v)
+	}
+	return fmt.Sprintf("%s%.2f", sym, v)
 }
 
 func spinner(d time.Duration) rune {

@@ -186,6 +186,8 @@ func (a *App) resetTranscript() {
 	a.usage = providers.Usage{}
 	a.window = nil
 	a.goal = nil
+	a.todos = nil
+	a.workers = map[string]bool{}
 }
 
 // resumePicker lists the project's conversations; Enter resumes one.

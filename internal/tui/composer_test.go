@@ -165,3 +165,22 @@ func lastUser(r providers.Request) string {
 	}
 	return r.Messages[len(r.Messages)-1].Content
 }
+
+// TestStatusLine: cache-hit ratio, cost, todo progress and running
+// workers.
+func TestStatusLine(t *testing.T) {
+	h := start(t, Options{})
+	h.sim.SetSize(200, 25)
+	p := h.app.Publish
+	p(events.Event{Type: events.SessionStart, Session: "e-1", Role: "executor", Text: "sim-model"})
+	p(events.Event{Type: events.UsageUpdate, Usage: &providers.Usage{PromptTokens: 1200, CacheHitTokens: 1000, CompletionTokens: 34, Cost: 0.0123, Currency: "USD"}})
+	p(events.Event{Type: events.TodoUpdate, Session: "e-1", Todos: []events.Todo{{Content: "a", Status: "completed"}, {Content: "b", Status: "in_progress"}, {Content: "c", Status: "pending"}}})
+	p(events.Event{Type: events.SessionStart, Session: "w-1", Parent: "e-1", Role: "explore", Text: "sim-model"})
+	h.waitFor("cache 83%", "$0.0123", "todo 1/3", "1 worker(s)")
+	p(events.Event{Type: events.Done, Session: "w-1", Parent: "e-1", Role: "explore"})
+	p(events.Event{Type: events.UsageUpdate, Usage: &providers.Usage{PromptTokens: 800, Cost: 0.5, Currency: "USD"}})
+	s := h.waitFor("cache 50%", "$0.51")
+	if strings.Contains(s, "worker(s)") {
+		t.Errorf("a finished worker still counted:\n%s", s)
+	}
+}

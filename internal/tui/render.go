@@ -142,6 +142,7 @@ func (a *App) render(e events.Event) {
 	case events.SessionStart:
 		switch {
 		case worker:
+			a.workers[e.Session] = true
 			a.line(prefix + "[gray]started[-]")
 		case e.Role == roles.Planner:
 			a.model = e.Text
@@ -164,6 +165,9 @@ func (a *App) render(e events.Event) {
 			a.line(prefix + "[gray]" + tview.Escape(strings.TrimRight(e.Tool.Result, "\n")) + "[-]")
 		}
 	case events.TodoUpdate:
+		if !worker {
+			a.todos = e.Todos
+		}
 		a.line(prefix + "[::b]todos[::-]")
 		for _, t := range e.Todos {
 			a.line(prefix + "  " + todoLine(t))
@@ -190,6 +194,7 @@ func (a *App) render(e events.Event) {
 	case events.Error:
 		a.line(prefix + "[red]error:[-] " + tview.Escape(e.Error))
 	case events.Done:
+		delete(a.workers, e.Session)
 		switch {
 		case worker:
 			s := "done"
