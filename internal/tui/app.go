@@ -151,6 +151,8 @@ type App struct {
 	// sessions started and not yet done.
 	todos   []events.Todo
 	workers map[string]bool
+	// calls are the newest finished tool calls, for Ctrl-O.
+	calls []keptCall
 	// pastes are the large pastes held in the composer as placeholders;
 	// queued the prompts typed while a turn ran.
 	pastes []paste
@@ -476,6 +478,11 @@ func (a *App) globalKey(ev *tcell.EventKey) *tcell.EventKey {
 	case tcell.KeyCtrlC:
 		a.interrupt()
 		return nil // tview would stop the application on Ctrl-C
+	case tcell.KeyCtrlO:
+		if len(a.overlays) == 0 {
+			a.toolOutput()
+			return nil
+		}
 	case tcell.KeyEscape:
 		if len(a.overlays) == 0 && a.cancel != nil {
 			a.cancel()

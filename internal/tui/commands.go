@@ -29,7 +29,9 @@ const helpText = `[::b]commands[::-]
   /quit         leave (also Ctrl-D, or Ctrl-C twice)
   /NAME ARGS    a custom command or skill · !CMD shell · @PATH attach
 [::b]keys[::-]
-  Enter sends · Ctrl-J or Alt-Enter newline · PgUp/PgDn scroll · Ctrl-C cancels the running turn
+  Enter sends (queued while a turn runs) · Ctrl-J or Alt-Enter newline · a paste is one input
+  Esc or Ctrl-C interrupts the running turn · Ctrl-C twice or Ctrl-D quits
+  PgUp/PgDn or the wheel scroll · End follows new output again · Ctrl-O shows whole tool output
   ↑/↓ recall earlier prompts (on the first/last line) · Ctrl-R searches them`
 
 // submit handles one composer entry: a slash command or a chat turn.

@@ -184,3 +184,26 @@ func TestStatusLine(t *testing.T) {
 		t.Errorf("a finished worker still counted:\n%s", s)
 	}
 }
+
+// TestToolOutputTailAndCtrlO: a bash call shows its exit code and the
+// last lines it printed; Ctrl-O opens the whole output and closes again.
+func TestToolOutputTailAndCtrlO(t *testing.T) {
+	h := start(t, Options{})
+	res := "first output line\nsecond output line\nthird output line\nfourth output line\nexit code: 1"
+	tl := tool("b1", "bash", "make test", map[string]string{"command": "make test"})
+	tl.Result, tl.IsError, tl.Summary = "Error: "+res, true, "exit code 1"
+	h.app.Publish(events.Event{Type: events.ToolEnd, Session: "e-1", Role: "executor", Tool: tl})
+	s := h.waitFor("✗ bash make test · exit code 1", "│ second output line", "│ fourth output line")
+	if strings.Contains(s, "first output line") {
+		t.Errorf("more than the tail in the transcript:\n%s", s)
+	}
+	h.key(tcell.KeyCtrlO)
+	h.waitFor("tool output", "first output line", "Esc closes")
+	h.key(tcell.KeyEscape)
+	for deadline := time.Now().Add(5 * time.Second); strings.Contains(h.text(), "first output line"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("Esc did not close the output:\n%s", h.text())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

@@ -159,7 +159,17 @@ func (a *App) render(e events.Event) {
 			return
 		}
 		delete(a.rs.tools, e.Tool.CallID)
+		who := ""
+		if worker {
+			who = workerTag(e)
+		}
+		a.keepCall(who, *e.Tool)
 		a.line(prefix + toolLine(e.Tool))
+		if e.Role != events.RoleUser {
+			for _, l := range bashTail(e.Tool, 3) {
+				a.line(prefix + "    [gray]│ " + tview.Escape(oneLine(l, 200)) + "[-]")
+			}
+		}
 		if e.Role == events.RoleUser && !e.Tool.Denied {
 			// A person's own "!cmd": they want to read what it printed.
 			a.line(prefix + "[gray]" + tview.Escape(strings.TrimRight(e.Tool.Result, "\n")) + "[-]")
@@ -300,6 +310,11 @@ func (a *App) history(e events.Event) {
 // or the first line of its error.
 func toolLine(t *events.Tool) string {
 	brief := tview.Escape(t.Brief())
+	if t.IsError && t.Name == "bash" && strings.HasPrefix(t.Summary, "exit code") {
+		// The command ran and failed: its exit code here, its last lines
+		// below (bashTail).
+		return "[red]✗[-] " + brief + " [red]· " + tview.Escape(t.Summary) + "[-]"
+	}
 	if t.IsError || t.Denied {
 		first, _, _ := strings.Cut(strings.TrimSpace(t.Result), "\n")
 		first = strings.TrimPrefix(first, "Error: ")

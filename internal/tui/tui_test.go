@@ -174,7 +174,7 @@ func TestEventsRender(t *testing.T) {
 	if strings.Contains(s, "worker prose") {
 		t.Errorf("a worker's text reached the transcript:\n%s", s)
 	}
-	if strings.Contains(s, "more") {
+	if l := lineWith(s, "✗ bash false"); strings.Contains(l, "more") {
 		t.Errorf("an error's later lines reached its tool line:\n%s", s)
 	}
 }
@@ -481,4 +481,14 @@ func TestUnknownCommandSuggestsAndPathsAreText(t *testing.T) {
 	h.typeText("/usr/bin/env is missing")
 	h.key(tcell.KeyEnter)
 	h.waitFor("Sent as a message.")
+}
+
+// lineWith is the first line of s containing want.
+func lineWith(s, want string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, want) {
+			return l
+		}
+	}
+	return ""
 }
