@@ -369,7 +369,7 @@ func TestChatTurnCommandsAndQuit(t *testing.T) {
 	}
 	h.typeText("/help")
 	h.key(tcell.KeyEnter)
-	h.waitFor("/plan TEXT", "Ctrl-C cancels")
+	h.waitFor("/plan TEXT", "Ctrl-C interrupts the running turn")
 	h.typeText("/bogus")
 	h.key(tcell.KeyEnter)
 	h.waitFor("unknown command /bogus")
