@@ -183,6 +183,13 @@ type Config struct {
 	DefaultModel string
 	Headers      map[string]string
 	Timeout      time.Duration
+	// ConnectTimeout bounds connecting (TCP and TLS), FirstByteTimeout
+	// the wait from sending a request to the first byte of the answer,
+	// IdleTimeout silence inside a stream; zero means the provider's
+	// default (openai: 10s, 60s, 120s).
+	ConnectTimeout   time.Duration
+	FirstByteTimeout time.Duration
+	IdleTimeout      time.Duration
 	// ContextWindow is the configured context size in tokens: > 0 set, 0
 	// not configured (the model's known size applies, see WindowFor), < 0
 	// configured as 0 (no window: no compaction, no size check).

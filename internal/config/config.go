@@ -170,6 +170,12 @@ type Provider struct {
 	Default   string            `toml:"default"`
 	Headers   map[string]string `toml:"headers"`
 	Timeout   time.Duration     `toml:"timeout"`
+	// ConnectTimeout, FirstByteTimeout and IdleTimeout bound connecting,
+	// waiting for the first byte of an answer and silence inside a stream;
+	// zero means the provider's default (10s, 60s, 120s).
+	ConnectTimeout   time.Duration `toml:"connect_timeout" min:"0"`
+	FirstByteTimeout time.Duration `toml:"first_byte_timeout" min:"0"`
+	IdleTimeout      time.Duration `toml:"idle_timeout" min:"0"`
 	// ContextWindow is the models' context size in tokens; nil uses the
 	// known size of each model, 0 turns the window (and compaction) off.
 	ContextWindow   *int   `toml:"context_window" min:"0"`

@@ -14,10 +14,12 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/reasonix/reasonix/providers"
@@ -33,6 +35,11 @@ const (
 	DefaultMaxAttempts    = 4
 	DefaultRetryBaseDelay = 500 * time.Millisecond
 	DefaultRetryMaxDelay  = 30 * time.Second
+	// DefaultConnectTimeout, DefaultFirstByteTimeout and DefaultIdleTimeout
+	// apply when the provider's configuration leaves them at zero.
+	DefaultConnectTimeout   = 10 * time.Second
+	DefaultFirstByteTimeout = 60 * time.Second
+	DefaultIdleTimeout      = 120 * time.Second
 )
 
 // maxErrorBody bounds how much of an error response is read.
@@ -137,7 +144,19 @@ func NewProvider(cfg providers.Config) (*Provider, error) {
 	if cfg.RetryMaxDelay <= 0 {
 		cfg.RetryMaxDelay = DefaultRetryMaxDelay
 	}
+	if cfg.ConnectTimeout <= 0 {
+		cfg.ConnectTimeout = DefaultConnectTimeout
+	}
+	if cfg.FirstByteTimeout <= 0 {
+		cfg.FirstByteTimeout = DefaultFirstByteTimeout
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
 	transport := http.DefaultTransport.(*http.Transport).Clone()
+	dialer := &net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}
+	transport.DialContext = dialer.DialContext
+	transport.TLSHandshakeTimeout = cfg.ConnectTimeout
 	return &Provider{
 		cfg:    cfg,
 		name:   name,
@@ -154,9 +173,10 @@ func (p *Provider) Name() string { return p.name }
 
 // Stream sends req and returns the streamed answer. Failures before the
 // stream starts are returned here, after retrying 408, 429, 5xx and
-// connection failures; a failure after the stream started arrives as a
-// final chunk with Err set and is never retried, because part of the
-// answer has already been delivered.
+// connection failures and timeouts; a stream that breaks before it
+// delivered anything is retried the same way. A failure after part of the
+// answer was delivered arrives as a final chunk with Err set and is never
+// retried.
 func (p *Provider) Stream(ctx context.Context, req providers.Request) (<-chan providers.Chunk, error) {
 	body, err := EncodeBody(req, p.cfg)
 	if err != nil {
@@ -170,27 +190,43 @@ func (p *Provider) Stream(ctx context.Context, req providers.Request) (<-chan pr
 		ctx, cancel = context.WithCancel(ctx)
 	}
 	for attempt := 1; ; attempt++ {
-		resp, br, err := p.send(ctx, body)
+		resp, br, wd, err := p.send(ctx, body)
 		if err == nil {
 			ch := make(chan providers.Chunk, 16)
-			go p.read(parent, ctx, cancel, resp.Body, br, ch)
+			go p.read(parent, ctx, cancel, body, attempt, resp.Body, br, wd, ch)
 			return ch, nil
 		}
 		if ctx.Err() != nil {
 			cancel()
 			return nil, p.ctxError(ctx)
 		}
+		if !p.retry(ctx, err, attempt) {
+			if ctx.Err() != nil {
+				defer cancel()
+				return nil, p.ctxError(ctx)
+			}
+			cancel()
+			var se *StatusError
+			if !errors.As(err, &se) && attempt > 1 {
+				return nil, fmt.Errorf("%w (gave up after %d attempts)", err, attempt)
+			}
+			return nil, err
+		}
+	}
+}
+
+// retry reports whether another attempt follows a failed one, after
+// waiting the backoff (or what the server asked); false when the error is
+// final, attempts are used up or ctx ended during the wait.
+func (p *Provider) retry(ctx context.Context, err error, attempt int) bool {
+	{ // kept as a block: the loop body it came from
 		var se *StatusError
 		isStatus := errors.As(err, &se)
 		if isStatus {
 			se.Attempts = attempt
 		}
 		if (isStatus && !se.Retryable()) || attempt >= p.cfg.MaxAttempts {
-			cancel()
-			if !isStatus && attempt > 1 {
-				return nil, fmt.Errorf("%w (gave up after %d attempts)", err, attempt)
-			}
-			return nil, err
+			return false
 		}
 		var wait time.Duration
 		if isStatus {
@@ -204,10 +240,10 @@ func (p *Provider) Stream(ctx context.Context, req providers.Request) (<-chan pr
 		t := time.NewTimer(wait)
 		select {
 		case <-t.C:
+			return true
 		case <-ctx.Done():
 			t.Stop()
-			cancel()
-			return nil, p.ctxError(ctx)
+			return false
 		}
 	}
 }
@@ -241,7 +277,22 @@ func retryableStatus(status int) bool {
 // send makes one attempt. On success the body has delivered its first
 // byte, so a connection that fails before answering counts as a failed
 // attempt rather than a broken stream.
-func (p *Provider) send(ctx context.Context, body []byte) (*http.Response, *bufio.Reader, error) {
+func (p *Provider) send(ctx context.Context, body []byte) (*http.Response, *bufio.Reader, *watchdog, error) {
+	actx, acancel := context.WithCancelCause(ctx)
+	wd := newWatchdog(p, acancel)
+	resp, br, err := p.sendAttempt(actx, body, wd)
+	if err != nil {
+		wd.stop()
+		if cause := context.Cause(actx); cause != nil && errors.Is(cause, errWatchdog) {
+			err = cause
+		}
+		acancel(nil)
+		return nil, nil, nil, err
+	}
+	return resp, br, wd, nil
+}
+
+func (p *Provider) sendAttempt(ctx context.Context, body []byte, wd *watchdog) (*http.Response, *bufio.Reader, error) {
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(body))
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: build request: %w", p.name, err)
@@ -258,6 +309,10 @@ func (p *Provider) send(ctx context.Context, body []byte) (*http.Response, *bufi
 	}
 	resp, err := p.client.Do(hreq)
 	if err != nil {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() && ctx.Err() == nil {
+			return nil, nil, fmt.Errorf("%s: could not connect within %v (connect_timeout): %w", p.name, p.cfg.ConnectTimeout, err)
+		}
 		return nil, nil, fmt.Errorf("%s: %w", p.name, err)
 	}
 	if resp.StatusCode != http.StatusOK {
@@ -270,7 +325,7 @@ func (p *Provider) send(ctx context.Context, body []byte) (*http.Response, *bufi
 			RetryAfter: retryAfter(resp.Header, time.Now()),
 		}
 	}
-	br := bufio.NewReaderSize(resp.Body, 32<<10)
+	br := bufio.NewReaderSize(wd.wrap(resp.Body), 32<<10)
 	if _, err := br.Peek(1); err != nil {
 		resp.Body.Close()
 		if err == io.EOF {
@@ -282,36 +337,76 @@ func (p *Provider) send(ctx context.Context, body []byte) (*http.Response, *bufi
 }
 
 // read decodes the stream into ch and closes it. A server that ignored
-// "stream": true and answered with one JSON document is decoded too.
-func (p *Provider) read(parent, ctx context.Context, cancel context.CancelFunc, body io.ReadCloser, br *bufio.Reader, ch chan<- providers.Chunk) {
+// "stream": true and answered with one JSON document is decoded too. A
+// stream that breaks before any chunk was delivered is sent again, like a
+// failed start, while attempts remain.
+func (p *Provider) read(parent, ctx context.Context, cancel context.CancelFunc, reqBody []byte, attempt int,
+	body io.ReadCloser, br *bufio.Reader, wd *watchdog, ch chan<- providers.Chunk) {
 	defer close(ch)
 	defer cancel()
-	defer body.Close()
+	delivered := false
 	emit := func(c providers.Chunk) bool {
 		select {
 		case ch <- c:
+			delivered = true
 			return true
 		case <-ctx.Done():
 			return false
 		}
 	}
-	d := decoder{provider: p.name}
 	var err error
-	if first, _ := br.Peek(1); len(first) == 1 && first[0] == '{' {
-		err = d.readDocument(br, emit)
-	} else {
-		err = d.readStream(br, emit)
-	}
-	if err == nil {
-		// What follows [DONE] is a blank line and the end of the chunked
-		// body; closing the body before reading them makes the transport
-		// drop the connection instead of reusing it for the next request.
-		// A server that keeps the response open after the answer must not
-		// hold the consumer (ch closes after this), so the wait is bounded.
-		t := time.AfterFunc(drainWait, cancel)
-		_, _ = io.Copy(io.Discard, io.LimitReader(br, maxDrain))
-		t.Stop()
-		return
+	for {
+		d := decoder{provider: p.name}
+		if first, _ := br.Peek(1); len(first) == 1 && first[0] == '{' {
+			err = d.readDocument(br, emit)
+		} else {
+			err = d.readStream(br, emit)
+		}
+		if err == nil {
+			// What follows [DONE] is a blank line and the end of the chunked
+			// body; closing the body before reading them makes the transport
+			// drop the connection instead of reusing it for the next request.
+			// A server that keeps the response open after the answer must not
+			// hold the consumer (ch closes after this), so the wait is bounded.
+			wd.stop()
+			t := time.AfterFunc(drainWait, cancel)
+			_, _ = io.Copy(io.Discard, io.LimitReader(br, maxDrain))
+			t.Stop()
+			body.Close()
+			wd.release()
+			return
+		}
+		if cause := wd.cause(); cause != nil && ctx.Err() == nil {
+			err = cause
+		}
+		wd.stop()
+		body.Close()
+		wd.release()
+		if delivered || ctx.Err() != nil || errors.Is(err, errStopped) {
+			break
+		}
+		// Nothing reached the consumer: try again, as for a failed start.
+		var resp *http.Response
+		for {
+			if !p.retry(ctx, err, attempt) {
+				break
+			}
+			attempt++
+			var serr error
+			resp, br, wd, serr = p.send(ctx, reqBody)
+			if serr == nil {
+				break
+			}
+			err = serr
+			resp = nil
+		}
+		if resp == nil {
+			if ctx.Err() == nil && attempt > 1 {
+				err = fmt.Errorf("%w (gave up after %d attempts)", err, attempt)
+			}
+			break
+		}
+		body = resp.Body
 	}
 	if ctx.Err() != nil {
 		err = p.ctxError(ctx)
@@ -329,6 +424,72 @@ func (p *Provider) read(parent, ctx context.Context, cancel context.CancelFunc, 
 		case <-parent.Done():
 		}
 	}
+}
+
+// errWatchdog marks the errors of the first-byte and idle timeouts.
+var errWatchdog = errors.New("provider timeout")
+
+// watchdog enforces first_byte_timeout and idle_timeout on one attempt: a
+// timer armed when the request is sent, reset by every read that returns
+// data, which cancels the attempt with an error naming the timeout.
+type watchdog struct {
+	p      *Provider
+	cancel context.CancelCauseFunc
+	timer  *time.Timer
+	mu     sync.Mutex
+	got    bool // a byte arrived: silence is now idle_timeout
+	fired  error
+}
+
+func newWatchdog(p *Provider, cancel context.CancelCauseFunc) *watchdog {
+	w := &watchdog{p: p, cancel: cancel}
+	w.timer = time.AfterFunc(p.cfg.FirstByteTimeout, w.fire)
+	return w
+}
+
+func (w *watchdog) fire() {
+	w.mu.Lock()
+	var err error
+	if w.got {
+		err = fmt.Errorf("%s: the stream was silent for %v (idle_timeout): %w", w.p.name, w.p.cfg.IdleTimeout, errWatchdog)
+	} else {
+		err = fmt.Errorf("%s: no answer within %v of sending the request (first_byte_timeout): %w", w.p.name, w.p.cfg.FirstByteTimeout, errWatchdog)
+	}
+	w.fired = err
+	w.mu.Unlock()
+	w.cancel(err)
+}
+
+// cause is the timeout that fired, or nil.
+func (w *watchdog) cause() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.fired
+}
+
+func (w *watchdog) stop() { w.timer.Stop() }
+
+// release ends the attempt's context once its body is closed.
+func (w *watchdog) release() { w.cancel(nil) }
+
+func (w *watchdog) wrap(r io.ReadCloser) io.Reader { return watchedReader{w, r} }
+
+type watchedReader struct {
+	w *watchdog
+	r io.Reader
+}
+
+func (wr watchedReader) Read(b []byte) (int, error) {
+	n, err := wr.r.Read(b)
+	if n > 0 {
+		wr.w.mu.Lock()
+		wr.w.got = true
+		if wr.w.fired == nil {
+			wr.w.timer.Reset(wr.w.p.cfg.IdleTimeout)
+		}
+		wr.w.mu.Unlock()
+	}
+	return n, err
 }
 
 // readDocument decodes a non-streamed chat.completion (or an error
