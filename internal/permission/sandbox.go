@@ -134,8 +134,8 @@ func SandboxStatus(opts SandboxOptions) (enforced bool, abi int, detail string) 
 // thread and are inherited by the processes it starts), starts the command
 // from it, and exits without unlocking, so the Go runtime discards the
 // thread instead of reusing it. The rest of the process stays unconfined.
-// Commands with SysProcAttr.Pdeathsig are refused: the thread that starts
-// them is gone a moment later, which would deliver the signal at once.
+// A command with SysProcAttr.Pdeathsig keeps that thread until it exits,
+// so the signal comes when Reasonix dies, not when the thread would end.
 func SandboxCommand(opts SandboxOptions) func(*exec.Cmd) error {
 	enforced, _, detail := SandboxStatus(opts)
 	write := WritablePaths(opts)

@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"syscall"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // Landlock system calls and constants from linux/landlock.h. The numbers
@@ -69,10 +71,13 @@ func writeRights(abi int) (dir, file uint64) {
 
 // startConfined starts cmd from a throwaway OS thread restricted to
 // writing beneath write (see SandboxCommand).
+//
+// The kernel sends a child its parent-death signal (Pdeathsig) when the
+// thread that forked it ends, not the process; so the thread stays until
+// the child has exited, waiting for that without reaping it (cmd.Wait
+// still does). The goroutine ends with the child; a caller that never
+// waits leaves it parked in the kernel until then.
 func startConfined(cmd *exec.Cmd, write []string, network bool) error {
-	if cmd.SysProcAttr != nil && cmd.SysProcAttr.Pdeathsig != 0 {
-		return errors.New("sandbox: cannot start a command with Pdeathsig confined")
-	}
 	done := make(chan error, 1)
 	go func() {
 		// Never unlocked: when this goroutine returns, the runtime ends the
@@ -84,7 +89,18 @@ func startConfined(cmd *exec.Cmd, write []string, network bool) error {
 			done <- err
 			return
 		}
-		done <- cmd.Start()
+		err := cmd.Start()
+		done <- err
+		if err != nil || cmd.SysProcAttr == nil || cmd.SysProcAttr.Pdeathsig == 0 {
+			return
+		}
+		var info unix.Siginfo
+		for {
+			err := unix.Waitid(unix.P_PID, cmd.Process.Pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+			if err != unix.EINTR {
+				return
+			}
+		}
 	}()
 	return <-done
 }

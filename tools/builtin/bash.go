@@ -111,6 +111,9 @@ func (bashTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage
 	if err := start(); err != nil {
 		return tools.Result{}, fmt.Errorf("cannot start shell: %w", err)
 	}
+	// The group dies with Reasonix, however Reasonix ends.
+	reap := watchGroup(cmd.Process.Pid)
+	defer reap.done()
 	// Kill the whole group, not just the shell, when time runs out or the
 	// session is cancelled; exec.CommandContext would only kill the shell.
 	stop := context.AfterFunc(runCtx, func() { _ = killProcessGroup(cmd) })

@@ -23,6 +23,7 @@ func shellCommand(shell, script string) *exec.Cmd {
 	// A group of its own lets a timeout kill everything the command
 	// started, not just the shell.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setPdeathsig(cmd.SysProcAttr)
 	return cmd
 }
 
