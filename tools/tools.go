@@ -85,6 +85,9 @@ type Env struct {
 	// Shell is the shell executable bash commands run in ([tools.shell]
 	// path); empty finds bash, else sh, on PATH.
 	Shell string
+	// TempDir, when set, is the run's private temporary directory: shell
+	// commands get it as TMPDIR (and TMP, TEMP).
+	TempDir string
 	// Secrets are withheld from shell commands' environment and redacted
 	// from every tool result; nil still withholds DefaultSecretEnv.
 	Secrets *Secrets

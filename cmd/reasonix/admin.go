@@ -3,6 +3,8 @@ package main
 import (
 	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"text/tabwriter"
@@ -118,16 +120,28 @@ func cmdDoctor(args []string, io stdio) error {
 		len(cfg.Permissions.Allow)+len(set.Rules("allow")), len(cfg.Permissions.Ask)+len(set.Rules("ask")), len(cfg.Permissions.Deny)+len(set.Rules("deny")))
 	fmt.Fprintf(io.out, "files:      confined to %s (+%d read, +%d write paths, and the Reasonix home)\n",
 		wd, len(cfg.Sandbox.AllowRead), len(cfg.Sandbox.AllowWrite))
-	sb := permission.SandboxOptions{Workspace: wd, AllowWrite: cfg.Sandbox.AllowWrite, Network: cfg.Sandbox.Network, Home: loaded.Home}
+	deny, except := permission.DenyReadPaths(userHome, loaded.Home, cfg.Sandbox.DenyRead)
+	sb := permission.SandboxOptions{Mode: cfg.Sandbox.Bash, Workspace: wd, AllowWrite: cfg.Sandbox.AllowWrite, Network: cfg.Sandbox.Network,
+		Home: loaded.Home, TempDir: filepath.Join(os.TempDir(), "reasonix-run-*"), DenyRead: deny, DenyReadExcept: except}
 	enforced, abi, detail := permission.SandboxStatus(sb)
 	switch {
 	case cfg.Sandbox.Bash == "off":
 		fmt.Fprintln(io.out, "bash:       sandbox off by config ([sandbox] bash = \"off\")")
 	case enforced:
-		fmt.Fprintf(io.out, "bash:       confined (ABI %d): %s\n", abi, detail)
+		fmt.Fprintf(io.out, "bash:       confined (Landlock ABI %d)\n", abi)
 	default:
 		fmt.Fprintf(io.out, "bash:       NOT confined: %s\n", detail)
 	}
+	if enforced {
+		for _, p := range permission.SandboxProtections(sb) {
+			state := "in force"
+			if !p.Active {
+				state = "UNAVAILABLE"
+			}
+			fmt.Fprintf(io.out, "  %-34s %s: %s\n", p.Name, state, p.Detail)
+		}
+	}
+	fmt.Fprintf(io.out, "file tools: refuse the read deny list (%d paths) and hard-linked files\n", len(deny))
 	if lang, _ := cfg.AnswerLanguage(loaded.Getenv); lang != "" {
 		fmt.Fprintf(io.out, "language:   %s\n", lang)
 	}

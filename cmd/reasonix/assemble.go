@@ -193,6 +193,19 @@ func assemble(o assembleOptions) (*app, error) {
 		return nil, usageError{err}
 	}
 	env.Guard = guard
+	denyRead, denyExcept := permission.DenyReadPaths(userHome, loaded.Home, cfg.Sandbox.DenyRead)
+	guard.DenyRead(denyRead, denyExcept)
+	// A private temporary directory per run: bash gets it as TMPDIR and
+	// the sandbox leaves the shared /tmp out.
+	runTmp, err := os.MkdirTemp("", "reasonix-run-")
+	if err != nil {
+		return nil, fmt.Errorf("private temp dir: %w", err)
+	}
+	if r, err := filepath.EvalSymlinks(runTmp); err == nil {
+		runTmp = r
+	}
+	a.closers = append(a.closers, func() { _ = os.RemoveAll(runTmp) })
+	env.TempDir = runTmp
 	// The guard hands back symlink-free paths; the root must be the same
 	// form or tools would show absolute paths and miss ignore files when
 	// the workspace sits behind a symlink (/tmp on macOS).
@@ -208,7 +221,7 @@ func assemble(o assembleOptions) (*app, error) {
 	env.Shell = cfg.Tools.Shell.Path
 	env.Editor = o.editor
 	sbOpts := permission.SandboxOptions{Mode: cfg.Sandbox.Bash, Workspace: workspace, AllowWrite: allowWrite,
-		Network: cfg.Sandbox.Network, Home: loaded.Home,
+		Network: cfg.Sandbox.Network, Home: loaded.Home, TempDir: runTmp, DenyRead: denyRead, DenyReadExcept: denyExcept,
 		Notify: func(msg string) { sink.Publish(events.Event{Type: events.Notice, Text: msg}) }}
 	if cfg.Sandbox.Bash != "off" {
 		env.Sandbox = permission.SandboxCommand(sbOpts)
@@ -233,6 +246,7 @@ func assemble(o assembleOptions) (*app, error) {
 	if err != nil {
 		return nil, usageError{err}
 	}
+	pol.TempDir = runTmp
 	var controlGuard *permission.ControlGuard // set below; the gate's rule saving tells it
 	gate := permission.NewGate(permission.GateOptions{
 		Policy:        pol,

@@ -58,11 +58,9 @@ func TestE2EControlFilesGuardedOnDisk(t *testing.T) {
 	if !strings.Contains(next, want) {
 		t.Errorf("the model was not told %q: %s", want, next)
 	}
-	// The gate names .git/hooks as a control path, so the write is refused
-	// before it happens; were it not, the guard would revert it.
-	if !strings.Contains(next, "changed control file .git/hooks/pre-commit") &&
-		!strings.Contains(next, `blocked: \".git/hooks/pre-commit\" is a dangerous command`) {
-		t.Errorf("the model was not told the hook write was refused or reverted: %s", next)
+	// The hook is a control file to the gate as well: refused before it runs.
+	if want := `blocked: \".git/hooks/pre-commit\" is a dangerous command`; !strings.Contains(next, want) {
+		t.Errorf("the model was not told %q: %s", want, next)
 	}
 	if python && !strings.Contains(next, "changed control file .reasonix/agents/rev.md") {
 		t.Errorf("the model was not told about the agent file: %s", next)

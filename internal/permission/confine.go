@@ -22,6 +22,25 @@ type Confiner struct {
 	// workspace is loaded (AllowRead), and confiners made by
 	// WithWorkspace share them.
 	reads *readRoots
+	// denyRead and except are the sandbox's read deny list (see
+	// DenyReadPaths), symlinks resolved; file tools refuse the same.
+	denyRead, except []string
+}
+
+// DenyRead makes the confiner refuse paths in deny (less except), for
+// reading and writing, as the bash sandbox does.
+func (c *Confiner) DenyRead(deny, except []string) {
+	res := func(in []string) []string {
+		var out []string
+		for _, p := range in {
+			out = append(out, filepath.Clean(p))
+			if r, err := realPath(p); err == nil && r != filepath.Clean(p) {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	c.denyRead, c.except = res(deny), res(except)
 }
 
 // readRoots is a list of roots safe for concurrent use.
@@ -104,6 +123,9 @@ func (c *Confiner) Resolve(p string, write bool) (string, error) {
 	real, err := realPath(abs)
 	if err != nil {
 		return "", fmt.Errorf("path %q: %w", p, err)
+	}
+	if d, ok := denied(real, c.denyRead, c.except); ok {
+		return "", fmt.Errorf("path %q resolves to %s, inside %s, which [sandbox] deny_read keeps out of reach (credentials); it may not be read or written", p, real, d)
 	}
 	if c.allowed(real, write) {
 		// A regular file with more than one name may be the same file as

@@ -29,7 +29,20 @@ type SandboxOptions struct {
 	// SandboxStatus warns when a writable path covers it.
 	Home string
 	// Network allows TCP bind and connect ([sandbox] network = true).
+	// Without it, UDP, raw and unix-socket creation is refused too where
+	// the platform allows a seccomp filter, and abstract unix sockets are
+	// scoped by Landlock (ABI 6).
 	Network bool
+	// TempDir is the run's private temporary directory (the children's
+	// TMPDIR). When set, it is the only temp dir commands may write: the
+	// shared /tmp, /var/tmp and /dev/shm are left out.
+	TempDir string
+	// DenyRead are absolute paths commands may not read ([sandbox]
+	// deny_read and the defaults, see DenyReadPaths); read access becomes
+	// an allow-list of everything else. DenyReadExcept are paths beneath
+	// them that stay readable (the home's skills).
+	DenyRead       []string
+	DenyReadExcept []string
 	// Notify is called once, the first time a command runs unconfined
 	// because Landlock is missing; may be nil.
 	Notify func(string)
@@ -60,11 +73,16 @@ func WritablePaths(opts SandboxOptions) []string {
 	for _, p := range opts.AllowWrite {
 		add(p)
 	}
-	add(os.TempDir())
-	add(os.Getenv("TMPDIR"))
-	for _, p := range []string{"/tmp", "/var/tmp", "/dev/shm", "/dev/pts"} {
-		add(p)
+	if opts.TempDir != "" {
+		add(opts.TempDir)
+	} else {
+		add(os.TempDir())
+		add(os.Getenv("TMPDIR"))
+		for _, p := range []string{"/tmp", "/var/tmp", "/dev/shm"} {
+			add(p)
+		}
 	}
+	add("/dev/pts")
 	for _, p := range []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/random", "/dev/urandom", "/dev/ptmx"} {
 		add(p)
 	}
@@ -107,7 +125,10 @@ func SandboxStatus(opts SandboxOptions) (enforced bool, abi int, detail string) 
 	case opts.Network:
 		net = "network: allowed ([sandbox] network = true)"
 	case abi < 4:
-		net = fmt.Sprintf("network: not restricted (needs Landlock ABI 4, kernel has %d)", abi)
+		net = fmt.Sprintf("network: TCP not restricted (needs Landlock ABI 4, kernel has %d)", abi)
+	}
+	if !opts.Network && seccompAvailable() {
+		net += "; UDP, raw and unix sockets cannot be created"
 	}
 	writable := WritablePaths(opts)
 	home := ""
@@ -122,6 +143,61 @@ func SandboxStatus(opts SandboxOptions) (enforced bool, abi int, detail string) 
 	}
 	return true, abi, fmt.Sprintf("Landlock ABI %d enforced: bash may write only to %s; %s%s",
 		abi, strings.Join(writable, ", "), net, home)
+}
+
+// Protection is one promise of the bash sandbox and whether this system
+// keeps it, for `reasonix doctor`.
+type Protection struct {
+	Name   string
+	Active bool
+	Detail string
+}
+
+// SandboxProtections lists the sandbox's protections and, for each,
+// whether it is in force here and why not.
+func SandboxProtections(opts SandboxOptions) []Protection {
+	enforced, abi, detail := SandboxStatus(opts)
+	if !enforced {
+		return []Protection{{Name: "sandbox", Detail: detail}}
+	}
+	out := []Protection{{Name: "Landlock", Active: true, Detail: fmt.Sprintf("ABI %d", abi)}}
+	out = append(out, Protection{Name: "writes", Active: true, Detail: "confined to " + strings.Join(WritablePaths(opts), ", ")})
+	if opts.TempDir != "" {
+		out = append(out, Protection{Name: "private tmp", Active: true,
+			Detail: "each run gets its own TMPDIR (" + opts.TempDir + "); /tmp, /var/tmp and /dev/shm are not writable"})
+	} else {
+		out = append(out, Protection{Name: "private tmp", Detail: "no private temp dir: the shared /tmp, /var/tmp and /dev/shm are writable"})
+	}
+	if len(opts.DenyRead) > 0 {
+		d := "cannot read " + strings.Join(opts.DenyRead, ", ")
+		if len(opts.DenyReadExcept) > 0 {
+			d += " (except " + strings.Join(opts.DenyReadExcept, ", ") + ")"
+		}
+		out = append(out, Protection{Name: "read deny list", Active: true, Detail: d})
+	} else {
+		out = append(out, Protection{Name: "read deny list", Detail: "empty: commands may read every file the user can"})
+	}
+	if opts.Network {
+		out = append(out, Protection{Name: "network", Detail: "allowed ([sandbox] network = true)"})
+		return out
+	}
+	tcp := Protection{Name: "network: TCP", Active: abi >= 4, Detail: "bind and connect denied"}
+	if abi < 4 {
+		tcp.Detail = fmt.Sprintf("not restricted (needs Landlock ABI 4, kernel has %d)", abi)
+	}
+	abstract := Protection{Name: "network: abstract unix sockets", Active: abi >= 6, Detail: "scoped to the sandbox (Landlock)"}
+	if abi < 6 {
+		abstract.Detail = fmt.Sprintf("not scoped by Landlock (needs ABI 6, kernel has %d)", abi)
+		if seccompAvailable() {
+			abstract.Active, abstract.Detail = true, "closed by the socket filter (Landlock scoping needs ABI 6)"
+		}
+	}
+	filter := Protection{Name: "network: UDP, raw and unix sockets", Active: seccompAvailable(),
+		Detail: "cannot be created (seccomp filter); socketpair still works"}
+	if !seccompAvailable() {
+		filter.Detail = "not restricted: no seccomp socket filter on " + runtime.GOOS + "/" + runtime.GOARCH
+	}
+	return append(out, tcp, abstract, filter)
 }
 
 // SandboxCommand returns the function to assign to tools.Env.Sandbox: it
@@ -150,6 +226,75 @@ func SandboxCommand(opts SandboxOptions) func(*exec.Cmd) error {
 		if cmd.Err != nil {
 			return cmd.Err
 		}
-		return startConfined(cmd, write, opts.Network)
+		return startConfined(cmd, confinement{write: write, network: opts.Network,
+			denyRead: opts.DenyRead, except: opts.DenyReadExcept})
 	}
+}
+
+// confinement is what startConfined applies to one command.
+type confinement struct {
+	write            []string
+	network          bool
+	denyRead, except []string
+}
+
+// DefaultDenyRead are the credential stores commands and file tools may
+// not read, relative to the user's home directory.
+var DefaultDenyRead = []string{".ssh", ".aws", ".gnupg", ".config/gcloud", ".netrc", ".docker/config.json", ".kube"}
+
+// homeReadable are the parts of Reasonix's home a run needs to read (skill
+// scripts, agent and command definitions); the rest (config with keys,
+// sessions, the decision log) is denied.
+var homeReadable = []string{"skills", "agents", "commands"}
+
+// DenyReadPaths builds the read deny list: DefaultDenyRead under
+// userHome, the Reasonix home less homeReadable, and the configured
+// entries (a leading ~/ is the user's home; relative entries are
+// ignored). It returns the denied paths and the exceptions beneath them.
+func DenyReadPaths(userHome, reasonixHome string, configured []string) (deny, except []string) {
+	seen := map[string]bool{}
+	add := func(p string) {
+		if p == "" || !filepath.IsAbs(p) {
+			return
+		}
+		p = filepath.Clean(p)
+		if !seen[p] {
+			seen[p] = true
+			deny = append(deny, p)
+		}
+	}
+	if userHome != "" {
+		for _, d := range DefaultDenyRead {
+			add(filepath.Join(userHome, d))
+		}
+	}
+	if reasonixHome != "" {
+		add(reasonixHome)
+		for _, d := range homeReadable {
+			except = append(except, filepath.Join(filepath.Clean(reasonixHome), d))
+		}
+	}
+	for _, c := range configured {
+		if rest, ok := strings.CutPrefix(c, "~/"); ok && userHome != "" {
+			c = filepath.Join(userHome, rest)
+		}
+		add(c)
+	}
+	return deny, except
+}
+
+// denied reports whether p (absolute, clean) lies in a denied path and
+// in none of the exceptions.
+func denied(p string, deny, except []string) (string, bool) {
+	for _, d := range deny {
+		if within(p, d) {
+			for _, e := range except {
+				if within(p, e) {
+					return "", false
+				}
+			}
+			return d, true
+		}
+	}
+	return "", false
 }

@@ -9,8 +9,10 @@ import (
 
 func landlockABI() int { return 0 }
 
+func seccompAvailable() bool { return false }
+
 // startConfined is never reached here: without Landlock, SandboxStatus
 // reports the sandbox as not enforced and commands start unconfined.
-func startConfined(*exec.Cmd, []string, bool) error {
+func startConfined(*exec.Cmd, confinement) error {
 	return errors.New("sandbox: Landlock is not supported on this platform")
 }

@@ -236,3 +236,96 @@ func TestSandboxStaysInTheChild(t *testing.T) {
 	}
 	must(t, os.WriteFile(filepath.Join(outside, "parent.txt"), []byte("ok"), 0o644))
 }
+
+// TestSandboxDenyRead: read access is an allow-list of everything but the
+// denied paths; an exception beneath a denied path stays readable, and
+// reading elsewhere (the workspace, system files) still works.
+func TestSandboxDenyRead(t *testing.T) {
+	requireLandlock(t)
+	opts := SandboxOptions{}
+	ws, outside := sandboxDirs(t, opts)
+	secret := filepath.Join(outside, "keys")
+	must(t, os.MkdirAll(filepath.Join(secret, "public"), 0o755))
+	must(t, os.WriteFile(filepath.Join(secret, "id"), []byte("PRIVATE\n"), 0o600))
+	must(t, os.WriteFile(filepath.Join(secret, "public", "ok"), []byte("PUBLIC\n"), 0o644))
+	must(t, os.Symlink(secret, filepath.Join(outside, "alias")))
+	opts.Workspace = ws
+	opts.DenyRead = []string{secret}
+	opts.DenyReadExcept = []string{filepath.Join(secret, "public")}
+	for _, p := range []string{filepath.Join(secret, "id"), filepath.Join(outside, "alias", "id")} {
+		if out, err := runConfined(t, opts, "cat "+p); err == nil || strings.Contains(out, "PRIVATE") {
+			t.Errorf("read of denied %s succeeded: %s", p, out)
+		}
+	}
+	out, err := runConfined(t, opts, "cat "+filepath.Join(secret, "public", "ok")+" "+filepath.Join(outside, "readme")+
+		" && echo w > f && cat f && head -c 0 /etc/hostname && ls / >/dev/null")
+	if err != nil || !strings.Contains(out, "PUBLIC") || !strings.Contains(out, "readable") {
+		t.Fatalf("allowed reads failed: %v\n%s", err, out)
+	}
+}
+
+// TestSandboxPrivateTmp: with a private temp dir the shared /tmp is not
+// writable, the private one is.
+func TestSandboxPrivateTmp(t *testing.T) {
+	requireLandlock(t)
+	opts := SandboxOptions{}
+	ws, outside := sandboxDirs(t, opts)
+	tmp := filepath.Join(outside, "run-tmp")
+	must(t, os.Mkdir(tmp, 0o700))
+	opts.Workspace, opts.TempDir = ws, tmp
+	shared := filepath.Join(os.TempDir(), fmt.Sprintf("reasonix-shared-%d", os.Getpid()))
+	defer os.Remove(shared)
+	if out, err := runConfined(t, opts, "echo x > "+shared); err == nil {
+		t.Fatalf("write to the shared temp dir succeeded: %s", out)
+	}
+	if out, err := runConfined(t, opts, "echo x > "+filepath.Join(tmp, "out")+" && cat "+filepath.Join(tmp, "out")); err != nil {
+		t.Fatalf("write to the private temp dir failed: %v %s", err, out)
+	}
+	for _, p := range WritablePaths(opts) {
+		if p == "/tmp" || p == "/var/tmp" || p == "/dev/shm" {
+			t.Errorf("%s is still writable", p)
+		}
+	}
+}
+
+// TestSandboxNoNetworkClosesUDPAndUnixSockets: with network = false a
+// command cannot create UDP or unix sockets; socketpair still works.
+func TestSandboxNoNetworkClosesUDPAndUnixSockets(t *testing.T) {
+	requireLandlock(t)
+	if !seccompAvailable() {
+		t.Skip("no seccomp socket filter on this architecture")
+	}
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not installed; the test creates sockets with it")
+	}
+	ws := t.TempDir()
+	script := py + ` -c '
+import socket, sys
+for name, fam, typ in [("udp", socket.AF_INET, socket.SOCK_DGRAM), ("udp6", socket.AF_INET6, socket.SOCK_DGRAM), ("unix", socket.AF_UNIX, socket.SOCK_STREAM), ("unixgram", socket.AF_UNIX, socket.SOCK_DGRAM)]:
+    try:
+        socket.socket(fam, typ).close(); print(name, "open")
+    except OSError as e:
+        print(name, "refused")
+a, b = socket.socketpair(); a.close(); b.close(); print("socketpair open")
+socket.socket(socket.AF_INET, socket.SOCK_STREAM).close(); print("tcp open")
+'`
+	for _, network := range []bool{false, true} {
+		out, err := runConfined(t, SandboxOptions{Workspace: ws, Network: network}, script)
+		if err != nil {
+			t.Fatalf("network=%v: %v\n%s", network, err, out)
+		}
+		want := "refused"
+		if network {
+			want = "open"
+		}
+		for _, s := range []string{"udp", "udp6", "unix", "unixgram"} {
+			if !strings.Contains(out, s+" "+want+"\n") {
+				t.Errorf("network=%v: %s not %s:\n%s", network, s, want, out)
+			}
+		}
+		if !strings.Contains(out, "socketpair open") || !strings.Contains(out, "tcp open") {
+			t.Errorf("network=%v: socketpair or TCP socket creation broke:\n%s", network, out)
+		}
+	}
+}

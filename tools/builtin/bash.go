@@ -102,6 +102,9 @@ func (bashTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage
 	// Always an explicit environment, never the inherited one: provider
 	// keys and anything holding a secret value are withheld.
 	cmd.Env = append(env.Secrets.Environ(os.Environ()), bashEnv...)
+	if env.TempDir != "" {
+		cmd.Env = append(cmd.Env, "TMPDIR="+env.TempDir, "TMP="+env.TempDir, "TEMP="+env.TempDir)
+	}
 	out := newHeadTail(max(4*env.Limit(), 1<<20))
 	cmd.Stdout, cmd.Stderr = out, out
 	start := cmd.Start
