@@ -246,10 +246,10 @@ type Sandbox struct {
 	AllowRead     []string `toml:"allow_read" merge:"concat"`
 	// DenyRead adds paths (a leading ~/ is the user's home) that neither
 	// bash nor the file tools may read, to the built-in credential stores.
-	DenyRead []string `toml:"deny_read" merge:"concat"`
-	AllowWrite    []string `toml:"allow_write" merge:"concat"`
-	Network       bool     `toml:"network"`
-	Bash          string   `toml:"bash" enum:"enforce,off"`
+	DenyRead   []string `toml:"deny_read" merge:"concat"`
+	AllowWrite []string `toml:"allow_write" merge:"concat"`
+	Network    bool     `toml:"network"`
+	Bash       string   `toml:"bash" enum:"enforce,off"`
 }
 
 // Skills holds the [skills] table.
