@@ -124,7 +124,7 @@ func (c *Confiner) Resolve(p string, write bool) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("path %q: %w", p, err)
 	}
-	if d, ok := denied(real, c.denyRead, c.except); ok {
+	if d, ok := denied(real, c.denyRead, c.except); ok && !within(real, c.workspace) {
 		return "", fmt.Errorf("path %q resolves to %s, inside %s, which [sandbox] deny_read keeps out of reach (credentials); it may not be read or written", p, real, d)
 	}
 	if c.allowed(real, write) {

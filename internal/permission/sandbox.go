@@ -243,9 +243,9 @@ type confinement struct {
 var DefaultDenyRead = []string{".ssh", ".aws", ".gnupg", ".config/gcloud", ".netrc", ".docker/config.json", ".kube"}
 
 // homeReadable are the parts of Reasonix's home a run needs to read (skill
-// scripts, agent and command definitions); the rest (config with keys,
-// sessions, the decision log) is denied.
-var homeReadable = []string{"skills", "agents", "commands"}
+// scripts, agent and command definitions, plan workers' worktrees); the
+// rest (config with keys, the decision log, history) is denied.
+var homeReadable = []string{"skills", "agents", "commands", "worktrees"}
 
 // DenyReadPaths builds the read deny list: DefaultDenyRead under
 // userHome, the Reasonix home less homeReadable, and the configured

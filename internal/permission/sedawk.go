@@ -374,8 +374,8 @@ func (p *sedParser) next() (cmd byte, arg string, ok bool) {
 // using any of them (or one read from a file) is out of its reach.
 var (
 	awkRuns   = regexp.MustCompile(`\bsystem\s*\(|[^|]\|[^|]|^\|[^|]|\|&`)
-	awkWrites = regexp.MustCompile(`\bprintf?\b[^;{}\n]*>|\bfflush\b`)
-	awkTarget = regexp.MustCompile(`\bprintf?\b[^;{}\n]*?>>?\s*"([^"]*)"`)
+	awkWrites = regexp.MustCompile(`\bprintf?\b[^;\n]*>|\bfflush\b`)
+	awkTarget = regexp.MustCompile(`\bprintf?\b[^;\n]*?>>?\s*"([^"]*)"`)
 )
 
 func (a *shellAnalyzer) awkCommand(base string, words []string) {

@@ -499,6 +499,10 @@ func (a *shellAnalyzer) redirect(r *syntax.Redirect, depth int) {
 		a.res.danger("redirection " + op + " into " + target + ", where git keeps config and hooks it runs")
 		return
 	}
+	if a.hardLinked(target) {
+		a.res.danger("redirection " + op + " onto " + target + ", a file with more than one name, which may be a file outside the workspace")
+		return
+	}
 	if !overwrite {
 		return
 	}
@@ -531,6 +535,21 @@ func (a *shellAnalyzer) mayExist(target string, fileOnly bool) bool {
 		}
 	}
 	return true
+}
+
+// hardLinked reports an existing regular file with more than one link:
+// appending to it may change a file outside the workspace, which the
+// sandbox cannot see (it judges the name used).
+func (a *shellAnalyzer) hardLinked(target string) bool {
+	p := target
+	if strings.HasPrefix(p, "~") || p == dynWord {
+		return false
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(a.dir, p)
+	}
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular() && linkCount(fi) > 1
 }
 
 // overwrites flags commands that truncate or replace files that already
@@ -581,6 +600,10 @@ func (a *shellAnalyzer) overwrites(base string, words []string) {
 	for _, t := range targets {
 		if name, ok := a.controlTarget(t); ok {
 			a.res.danger(controlDanger(base+" writes", name))
+			continue
+		}
+		if t != dynWord && a.hardLinked(t) {
+			a.res.danger(base + " writes " + t + ", a file with more than one name, which may be a file outside the workspace")
 			continue
 		}
 		if appendOnly {
