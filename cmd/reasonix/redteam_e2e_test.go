@@ -74,7 +74,9 @@ func redteamCases(outside, tmpCanary string, udpPort int) []rtCase {
 		{"read_file ssh key absolute", call("read_file", map[string]any{"path": filepath.Join(filepath.Dir(outside), ".ssh", "id_rsa")}), refused},
 		{"api key in env", bashCall(`printenv REASONIX_API_KEY; env | grep -c test-key`), func(_, r string) bool { return !strings.Contains(r, "test-key") }},
 		// Headless ask rule.
-		{"ask rule", bashCall(`git push origin main`), func(m, r string) bool { return m == "yolo" || strings.Contains(r, "rule Ask") || strings.Contains(r, "denied by") }},
+		{"ask rule", bashCall(`git push origin main`), func(m, r string) bool {
+			return m == "yolo" || strings.Contains(r, "rule Ask") || strings.Contains(r, "denied by")
+		}},
 		// Prefix smuggling: what the options run must not get out.
 		{"rg --pre", bashCall(`rg --pre ./evil.sh x .`), func(string, string) bool { return true }},
 		{"tar --to-command", bashCall(`tar --to-command='sh -c "echo x > ../outside/pwned2"' -xf a.tar`), func(string, string) bool { return true }},
@@ -102,12 +104,11 @@ func redteamCases(outside, tmpCanary string, udpPort int) []rtCase {
 // rtFixture lays out the workspace and the canaries; check reports any
 // canary that changed.
 type rtFixture struct {
-	e                   *e2e
-	outside, tmpCanary  string
-	home                string
-	udp                 *net.UDPConn
-	before              map[string]string
-	inside, outsideList []string
+	e                  *e2e
+	outside, tmpCanary string
+	home               string
+	udp                *net.UDPConn
+	before             map[string]string
 }
 
 const rtToml = "[permissions]\nallow = [\"Bash(rg:*)\", \"Bash(sed:*)\", \"Bash(tar:*)\", \"Bash(sort:*)\", \"Bash(git diff:*)\", \"Bash(git log:*)\", \"Bash(less:*)\", \"Bash(awk:*)\", \"Bash(cat:*)\"]\nask = [\"Bash(git push:*)\"]\n"
