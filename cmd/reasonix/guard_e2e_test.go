@@ -59,8 +59,8 @@ func TestE2EControlFilesGuardedOnDisk(t *testing.T) {
 		t.Errorf("the model was not told %q: %s", want, next)
 	}
 	// The hook is a control file to the gate as well: refused before it runs.
-	if want := `blocked: \".git/hooks/pre-commit\" is a dangerous command`; !strings.Contains(next, want) {
-		t.Errorf("the model was not told %q: %s", want, next)
+	if !strings.Contains(next, "blocked: ") || !strings.Contains(next, "writes .git/hooks/pre-commit") {
+		t.Errorf("the model was not told the hook write was refused: %s", next)
 	}
 	if python && !strings.Contains(next, "changed control file .reasonix/agents/rev.md") {
 		t.Errorf("the model was not told about the agent file: %s", next)
