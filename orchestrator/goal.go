@@ -255,6 +255,10 @@ func (c *Coordinator) goalLoop(ctx context.Context, w *worker, st *GoalState, tu
 			return finish(GoalStopped, ReasonCancelled, err)
 		}
 		out, err := w.Send(ctx, turn)
+		var failed *events.ValidationRun
+		if err == nil && c.validationOn(true) {
+			failed, err = c.validateTurn(ctx, w, &out)
+		}
 		st.Turns++
 		res.Usage.Add(out.Usage)
 		res.Text = out.Text
@@ -270,6 +274,11 @@ func (c *Coordinator) goalLoop(ctx context.Context, w *worker, st *GoalState, tu
 			if json.Unmarshal([]byte(out.HaltResult), &rep) != nil {
 				rep = GoalReport{Status: GoalContinue}
 			}
+		}
+		if failed != nil && rep.Status == GoalDone {
+			// Not done while the project's own check fails.
+			rep = GoalReport{Status: GoalContinue, Summary: fmt.Sprintf("reported done, but validation `%s` still fails (exit code %d): %s",
+				failed.Command, failed.ExitCode, text.Clip(text.OneLine(failed.Output), 300))}
 		}
 		st.Last = &rep
 		c.rt.Sink.Publish(events.Event{Type: events.Notice, Session: w.ID(), Role: roles.Executor,

@@ -616,7 +616,7 @@ func (r *planRun) validate(ctx context.Context) (bool, string, error) {
 	if cmd == "" {
 		return true, "", nil
 	}
-	if strings.TrimSpace(r.plan.Validation) == "" {
+	if strings.TrimSpace(r.plan.Validation) == "" && strings.TrimSpace(r.c.rt.Settings.Validation.Command) == "" {
 		r.notice("the plan names no validation; running the detected " + cmd)
 	}
 	bash, ok := r.c.rt.Tools.Get("bash")
@@ -661,9 +661,12 @@ func (r *planRun) validate(ctx context.Context) (bool, string, error) {
 	return !out.IsError, out.Content, nil
 }
 
-// validation is the plan's validation command, or the one detected
-// from the project's files.
+// validation is [validation] command, else the plan's validation
+// command, else the one detected from the project's files.
 func (r *planRun) validation() string {
+	if v := strings.TrimSpace(r.c.rt.Settings.Validation.Command); v != "" {
+		return v // [validation] command wins over the planner's
+	}
 	if v := strings.TrimSpace(r.plan.Validation); v != "" {
 		return v
 	}

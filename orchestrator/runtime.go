@@ -48,6 +48,9 @@ type Settings struct {
 	// CompactRatio is the share of a model's context window at which its
 	// sessions compact their history (0: agents.DefaultCompactRatio).
 	CompactRatio float64
+	// Validation is [validation]: when and what to run after a turn that
+	// changed files (validate.go).
+	Validation ValidationSettings
 	// Budget is the most the coordinator's sessions may cost together,
 	// in the models' price currency; 0 is no limit.
 	Budget float64
@@ -469,6 +472,9 @@ func (c *Coordinator) run(ctx context.Context, w *worker, text string) (Result, 
 	}
 	acc := w.fam.beginRun()
 	out, err := w.Send(ctx, text)
+	if err == nil && w.Parent() == "" && w.Role() == roles.Executor && out.Stop == agents.StopDone && c.validationOn(false) {
+		_, err = c.validateTurn(ctx, w, &out)
+	}
 	out, err = c.stopHooks(ctx, w, out, err)
 	res := c.finish(w, out, err)
 	res.Total.Add(acc.get())

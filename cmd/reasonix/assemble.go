@@ -381,7 +381,9 @@ func assemble(o assembleOptions) (*app, error) {
 			GoalMaxTurns:    cfg.Agent.GoalMaxTurns,
 			Temperature:     cfg.Agent.Temperature,
 			CompactRatio:    compactRatio(cfg.Agent.CompactRatio),
-			Budget:          budgetOf(cfg.Agent.Budget),
+			Validation: orchestrator.ValidationSettings{Enabled: cfg.Validation.Enabled, Command: cfg.Validation.Command,
+				MaxAttempts: cfg.Validation.MaxAttempts},
+			Budget: budgetOf(cfg.Agent.Budget),
 		},
 	})
 	return a, nil

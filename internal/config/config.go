@@ -58,6 +58,7 @@ type Config struct {
 	Permissions Permissions `toml:"permissions"`
 	Sandbox     Sandbox     `toml:"sandbox"`
 	Skills      Skills      `toml:"skills"`
+	Validation  Validation  `toml:"validation"`
 	// Hooks are the [[hooks]] entries of every layer, concatenated.
 	Hooks []Hook `toml:"hooks"`
 	// Plugins are MCP servers ([[plugins]]); entries merge across layers
@@ -250,6 +251,19 @@ type Sandbox struct {
 	AllowWrite []string `toml:"allow_write" merge:"concat"`
 	Network    bool     `toml:"network"`
 	Bash       string   `toml:"bash" enum:"enforce,off"`
+}
+
+// Validation holds the [validation] table: the command run after a turn
+// that changed files, and when it runs.
+type Validation struct {
+	// Enabled is nil by default: on for /goal turns (plans always
+	// validate), off for plain chat and run turns; true turns it on for
+	// those too, false off everywhere but plans.
+	Enabled *bool `toml:"enabled"`
+	// Command replaces the plan's validation and the detected command.
+	Command string `toml:"command"`
+	// MaxAttempts bounds the fix-up rounds after one turn (0: 3).
+	MaxAttempts int `toml:"max_attempts" min:"0"`
 }
 
 // Skills holds the [skills] table.
