@@ -160,3 +160,52 @@ func TestE2ELongRunCompactsAndKeepsFacts(t *testing.T) {
 		t.Errorf("the history tool did not find the archived result:\n%.2000s", got[max(0, len(got)-2000):])
 	}
 }
+
+// TestE2EContextShowsTheWindow: `reasonix context` names the default
+// model's window and the share of it the prefix takes; memory and
+// history are among the tools, and a headless run refuses remember with
+// the reason and writes nothing.
+func TestE2EContextShowsTheWindow(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("remember", map[string]string{"name": "deploy", "content": "Deploy with make ship."})}},
+		scripted.Turn{Text: "could not save it"},
+	)
+	cfg := filepath.Join(e.home, "w.toml")
+	if err := os.WriteFile(cfg, []byte(fmt.Sprintf("default_model = \"w\"\n[[providers]]\nname = \"w\"\nkind = \"openai\"\nbase_url = %q\napi_key = \"k\"\nmodel = \"wide\"\ncontext_window = 64000\n", e.srv.URL())), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := e.run("", "context", "--json", "--config", cfg)
+	var rep contextReport
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != 0 {
+		t.Fatalf("context: exit %d %v\n%s", r.code, err, r.stderr)
+	}
+	if !strings.HasPrefix(rep.Model, "w/") || rep.Window != 64000 || rep.Percent != rep.TotalTokens*100/64000 || rep.Percent == 0 && rep.TotalTokens > 640 {
+		t.Errorf("window fields = %q %d %d%% of %d tokens", rep.Model, rep.Window, rep.Percent, rep.TotalTokens)
+	}
+	var names []string
+	for _, p := range rep.Parts {
+		names = append(names, p.Tools...)
+	}
+	for _, want := range []string{"history", "memory", "remember", "forget"} {
+		if !strings.Contains(strings.Join(names, ","), want) {
+			t.Errorf("tools %v lack %s", names, want)
+		}
+	}
+	if r := e.run("", "context", "--config", cfg); !strings.Contains(r.stdout, ": 64000 tokens; the prefix takes") {
+		t.Errorf("context text:\n%s", r.stdout)
+	}
+
+	r = e.run("", "run", "--config", cfg, "--yolo", "remember that we deploy with make ship")
+	if r.code != 0 {
+		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
+	}
+	reqs := e.srv.Requests()
+	got := string(messagesOf(t, reqs[len(reqs)-1]))
+	if !strings.Contains(got, "remember needs human approval every time") {
+		t.Errorf("the model was not told why remember was refused:\n%.1500s", got)
+	}
+	if _, err := os.Stat(filepath.Join(e.repo, ".reasonix", "memory", "deploy.md")); err == nil {
+		t.Error("a headless run saved a memory")
+	}
+}

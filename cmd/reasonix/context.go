@@ -15,6 +15,7 @@ import (
 	"github.com/reasonix/reasonix/internal/permission"
 	"github.com/reasonix/reasonix/internal/rules"
 	"github.com/reasonix/reasonix/orchestrator"
+	"github.com/reasonix/reasonix/providers"
 	"github.com/reasonix/reasonix/roles"
 	"github.com/reasonix/reasonix/skills"
 	"github.com/reasonix/reasonix/tools"
@@ -65,6 +66,11 @@ type contextReport struct {
 	TotalBytes  int           `json:"total_bytes"`
 	TotalTokens int           `json:"total_tokens_estimate"`
 	Estimate    string        `json:"token_estimate"`
+	// Model, Window and Percent: the default model, its context window
+	// and the share of it the prefix takes (0 when the window is unknown).
+	Model   string `json:"model,omitempty"`
+	Window  int    `json:"context_window"`
+	Percent int    `json:"percent"`
 	Notices     []string      `json:"notices,omitempty"`
 }
 
@@ -157,6 +163,14 @@ func cmdContext(args []string, io stdio) error {
 	rep.SystemBytes, rep.ToolsBytes = len(p.System), len(p.Tools)
 	rep.TotalBytes = rep.SystemBytes + rep.ToolsBytes
 	rep.TotalTokens = estimateTokens(rep.TotalBytes)
+	// The window of the model a run would use, read from the config
+	// alone: nothing is built, no network.
+	if pcfgs, err := cfg.ProviderConfigs(os.Getenv); err == nil && len(pcfgs) > 0 {
+		if pc, model, err := providers.Resolve("", pcfgs, cfg.DefaultModel); err == nil {
+			rep.Model, rep.Window = pc.Name+"/"+model, pc.WindowFor(model)
+			rep.Percent = events.Percent(rep.TotalTokens, rep.Window)
+		}
+	}
 
 	for _, n := range notices {
 		fmt.Fprintln(io.err, "reasonix: "+n)
@@ -183,6 +197,13 @@ func cmdContext(args []string, io stdio) error {
 	}
 	fmt.Fprintf(io.out, "\nThe system prompt is %d bytes (its parts joined by blank lines); the tool schemas, %d bytes, are sent beside it.\n"+
 		"Token counts are estimates (bytes/4); the model's tokenizer decides the real count.\n", rep.SystemBytes, rep.ToolsBytes)
+	switch {
+	case rep.Window > 0:
+		fmt.Fprintf(io.out, "Context window of %s: %d tokens; the prefix takes ~%d (%d%%) before any history. /context in a conversation shows the live figure.\n",
+			rep.Model, rep.Window, rep.TotalTokens, rep.Percent)
+	case rep.Model != "":
+		fmt.Fprintf(io.out, "The context window of %s is unknown (context_window = 0 or an unlisted model): nothing is measured or compacted.\n", rep.Model)
+	}
 	return nil
 }
 
