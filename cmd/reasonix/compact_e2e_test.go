@@ -209,3 +209,41 @@ func TestE2EContextShowsTheWindow(t *testing.T) {
 		t.Error("a headless run saved a memory")
 	}
 }
+
+// TestE2EGoalValidation: a goal turn that changed files runs the
+// configured validation through the real bash tool; its failure goes back
+// to the model, which fixes the file, and the goal ends once it passes.
+// Each run is a validation event on the stream.
+func TestE2EGoalValidation(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("write_file", map[string]any{"path": "x.txt", "content": "bad\n"})}},
+		goalStatus("done", "wrote x"),
+		scripted.Turn{Match: "NOT-GOOD-YET", ToolCalls: []scripted.Call{call("write_file", map[string]any{"path": "x.txt", "content": "good\n"})}},
+		goalStatus("done", "fixed x"),
+	)
+	e.write("reasonix.toml", "[validation]\ncommand = \"grep -q good x.txt || { echo NOT-GOOD-YET; exit 4; }\"\n")
+	r := e.run("", "run", "--output-format", "stream-json", "--goal", "make x.txt good")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	var runs []map[string]any
+	for _, line := range strings.Split(r.stdout, "\n") {
+		var ev struct {
+			Type       string         `json:"type"`
+			Validation map[string]any `json:"validation"`
+		}
+		if json.Unmarshal([]byte(line), &ev) == nil && ev.Type == "validation" {
+			runs = append(runs, ev.Validation)
+		}
+	}
+	if len(runs) != 2 || runs[0]["passed"] == true || runs[0]["exit_code"] != float64(4) || runs[1]["passed"] != true {
+		t.Fatalf("validation events = %v", runs)
+	}
+	if got := e.read("x.txt"); got != "good\n" {
+		t.Errorf("x.txt = %q", got)
+	}
+	if !strings.Contains(r.stdout, "goal done after 1 turn") {
+		t.Errorf("goal did not end done:\n%.2000s", r.stdout)
+	}
+}
