@@ -13,8 +13,8 @@ import (
 	"github.com/reasonix/reasonix/internal/permission"
 	"github.com/reasonix/reasonix/internal/tui"
 	"github.com/reasonix/reasonix/orchestrator"
-	"github.com/reasonix/reasonix/tools/mcp"
 	"github.com/reasonix/reasonix/providers/openai"
+	"github.com/reasonix/reasonix/tools/mcp"
 )
 
 // cmdChat opens the interactive front end. It needs a terminal on both

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/reasonix/reasonix/providers/scripted"
 )
@@ -237,5 +238,45 @@ command = "/nonexistent/mcp-server"
 	}
 	if !strings.Contains(r.stderr, "MCP server broken failed") {
 		t.Errorf("the failing server was not reported:\n%s", r.stderr)
+	}
+}
+
+// Servers that hang, print garbage or exit at once cost the run their
+// timeout at most; each is reported once and the session goes on.
+func TestE2EMCPFaultyServersDoNotStopTheRun(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, scripted.Turn{Text: "still here"})
+	e.write("reasonix.toml", `
+[[plugins]]
+name = "hangs"
+command = "sleep"
+args = ["600"]
+timeout_ms = 700
+
+[[plugins]]
+name = "garbage"
+command = "yes"
+args = ["not json-rpc"]
+timeout_ms = 3000
+
+[[plugins]]
+name = "exits"
+command = "true"
+`)
+	start := time.Now()
+	r := e.run("", "run", "hello")
+	if r.code != 0 || !strings.Contains(r.stdout, "still here") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("the run took %s", d)
+	}
+	for _, name := range []string{"hangs", "garbage", "exits"} {
+		if n := strings.Count(r.stderr, "MCP server "+name+" failed"); n != 1 {
+			t.Errorf("server %s reported %d times:\n%s", name, n, r.stderr)
+		}
+	}
+	if !strings.Contains(r.stderr, "no handshake within 700ms") || !strings.Contains(r.stderr, "not JSON-RPC") {
+		t.Errorf("the hang or the garbage is not named:\n%s", r.stderr)
 	}
 }

@@ -89,8 +89,10 @@ func (s *server) run(ctx context.Context) {
 				return
 			}
 			s.setState(StateFailed, err)
-			s.markReady()
+			// Reported before a waiting run goes on, so the notice comes
+			// ahead of the answer.
 			s.m.notify(fmt.Sprintf("MCP server %s failed: %v (stderr log: %s)", s.cfg.Name, err, s.m.LogPath(s.cfg.Name)))
+			s.markReady()
 			return
 		}
 		up := time.Now()
@@ -152,6 +154,10 @@ func (s *server) connect(ctx context.Context) (*sdk.ClientSession, error) {
 	if err != nil {
 		if errors.Is(hctx.Err(), context.DeadlineExceeded) {
 			return nil, fmt.Errorf("no handshake within %s", s.cfg.timeout())
+		}
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) || strings.Contains(err.Error(), "invalid character") {
+			return nil, fmt.Errorf("it wrote something that is not JSON-RPC on stdout (a stdio server may only print protocol messages there; logs belong on stderr): %w", err)
 		}
 		return nil, fmt.Errorf("handshake: %w", err)
 	}
