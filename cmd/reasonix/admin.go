@@ -147,6 +147,9 @@ func cmdDoctor(args []string, io stdio) error {
 	}
 	if loaded.DotEnv != "" {
 		fmt.Fprintf(io.out, ".env:       %s (for ${VAR} and api_key_env; never passed to commands)\n", loaded.DotEnv)
+		if n := loaded.DotEnvSkipped; len(n) > 0 {
+			fmt.Fprintf(io.out, "            IGNORED lines %v: not KEY=VALUE (multi-line values are not read)\n", n)
+		}
 	}
 	fmt.Fprintf(io.out, "keys:       credentials_store %s: %s\n", cfg.CredentialsStore, credentials.Open(loaded.Home, cfg.CredentialsStore).Where())
 	printImports(io.out, wd, loaded.Home, userHome, allHooks(cfg, set), set, setErr)

@@ -328,8 +328,10 @@ type Loaded struct {
 	// api_key_env lookups; it never changes the process environment, so
 	// child processes do not see .env values.
 	Getenv func(string) string
-	// DotEnv is the .env file read, or "".
-	DotEnv string
+	// DotEnv is the .env file read, or ""; DotEnvSkipped the numbers of
+	// its lines that were not KEY=VALUE and were left out.
+	DotEnv        string
+	DotEnvSkipped []int
 }
 
 // Home returns the Reasonix home: REASONIX_HOME when set; on Windows
@@ -400,12 +402,13 @@ func Load(opts Options) (*Loaded, error) {
 
 	var errs []error
 	dotPath := ""
+	var dotSkipped []int
 	if opts.Workspace != "" {
 		p := filepath.Join(opts.Workspace, DotEnvFile)
-		dot, derrs := readDotEnv(p)
+		dot, skipped, derrs := readDotEnv(p)
 		errs = append(errs, derrs...)
 		if dot != nil {
-			dotPath = p
+			dotPath, dotSkipped = p, skipped
 		}
 		env = withDotEnv(env, dot)
 	}
@@ -445,5 +448,5 @@ func Load(opts Options) (*Loaded, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	return &Loaded{Config: m.cfg, Sources: m.sources, Files: m.files, Home: home, Getenv: env, DotEnv: dotPath}, nil
+	return &Loaded{Config: m.cfg, Sources: m.sources, Files: m.files, Home: home, Getenv: env, DotEnv: dotPath, DotEnvSkipped: dotSkipped}, nil
 }

@@ -980,9 +980,9 @@ func TestHomeOnWindowsIsAppData(t *testing.T) {
 func TestDotEnvFillsExpansionNotReasonixVars(t *testing.T) {
 	f := newFixture(t)
 	f.write(filepath.Join(f.ws, ".env"), "# keys\nexport MY_URL=http://from-dotenv/v1\nREASONIX_BASE_URL=http://evil/v1\nQUOTED=\"a b\" \nBAD LINE\n")
-	_, err := Load(Options{Workspace: f.ws, Home: f.home, Env: func(string) string { return "" }})
-	if err == nil || !strings.Contains(err.Error(), ".env:5: expected KEY=VALUE") {
-		t.Fatalf("bad line: %v", err)
+	l0, err := Load(Options{Workspace: f.ws, Home: f.home, Env: func(string) string { return "" }})
+	if err != nil || len(l0.DotEnvSkipped) != 1 || l0.DotEnvSkipped[0] != 5 || l0.Getenv("QUOTED") != "a b" {
+		t.Fatalf("a line that is not KEY=VALUE is skipped and named: %v %+v", err, l0)
 	}
 	f.write(filepath.Join(f.ws, ".env"), "export MY_URL=http://from-dotenv/v1\nREASONIX_BASE_URL=http://evil/v1\nMY_KEY='k-123'\n")
 	f.write(f.wsFile, "[[providers]]\nname = \"p\"\nbase_url = \"${MY_URL}\"\nmodel = \"m\"\napi_key_env = \"MY_KEY\"\n")

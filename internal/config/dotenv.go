@@ -17,17 +17,19 @@ const DotEnvFile = ".env"
 // readDotEnv parses a .env file: KEY=VALUE lines, an optional "export "
 // before the key, # comments, and values in single quotes (taken as
 // written) or double quotes (with \n, \t, \" and \\ escapes). A missing
-// file is no error.
-func readDotEnv(path string) (map[string]string, []error) {
+// file is no error. The file belongs to other tools too (compose files,
+// direnv), so a line this parser does not understand is skipped and its
+// number returned, for doctor, rather than stopping the run.
+func readDotEnv(path string) (map[string]string, []int, []error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, []error{&Error{File: path, Msg: err.Error(), Err: err}}
+		return nil, nil, []error{&Error{File: path, Msg: err.Error(), Err: err}}
 	}
 	out := map[string]string{}
-	var errs []error
+	var skipped []int
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -39,7 +41,7 @@ func readDotEnv(path string) (map[string]string, []error) {
 		key, val, ok := strings.Cut(line, "=")
 		key = strings.TrimSpace(key)
 		if !ok || !validEnvName(key) {
-			errs = append(errs, &Error{File: path, Line: n, Msg: "expected KEY=VALUE"})
+			skipped = append(skipped, n)
 			continue
 		}
 		val = strings.TrimSpace(val)
@@ -49,7 +51,7 @@ func readDotEnv(path string) (map[string]string, []error) {
 		case len(val) >= 2 && val[0] == '"' && val[len(val)-1] == '"':
 			u, err := strconv.Unquote(val)
 			if err != nil {
-				errs = append(errs, &Error{File: path, Line: n, Key: key, Msg: "bad double-quoted value"})
+				skipped = append(skipped, n)
 				continue
 			}
 			val = u
@@ -59,9 +61,17 @@ func readDotEnv(path string) (map[string]string, []error) {
 				val = strings.TrimSpace(val[:i])
 			}
 		}
+		if strings.HasPrefix(val, "\"") || strings.HasPrefix(val, "'") {
+			// An opening quote without its closing one: a multi-line
+			// value this parser does not take.
+			if len(val) < 2 || val[len(val)-1] != val[0] {
+				skipped = append(skipped, n)
+				continue
+			}
+		}
 		out[key] = val
 	}
-	return out, errs
+	return out, skipped, nil
 }
 
 func validEnvName(s string) bool {
