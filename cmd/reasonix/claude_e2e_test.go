@@ -19,6 +19,7 @@ func TestE2EClaudeSettingsDenyReadEnv(t *testing.T) {
 	t.Parallel()
 	e := newE2E(t,
 		scripted.Turn{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": ".env"})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "cat .env"})}},
 		scripted.Turn{Text: "I may not read it."},
 	)
 	e.write(".env", "DB_PASSWORD=hunter2-very-secret\n")
@@ -29,17 +30,18 @@ func TestE2EClaudeSettingsDenyReadEnv(t *testing.T) {
   }
 }
 `)
-	r := e.run("", "run", "what is in .env?")
+	// --yolo: not even the most permissive posture lifts a deny.
+	r := e.run("", "run", "--yolo", "what is in .env?")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 	reqs := e.srv.Requests()
-	if len(reqs) != 2 {
+	if len(reqs) != 3 {
 		t.Fatalf("requests = %d", len(reqs))
 	}
-	msgs := string(messagesOf(t, reqs[1]))
-	if !strings.Contains(msgs, "denied by rule Deny: Read(./.env)") {
-		t.Errorf("the read was not refused by the settings rule:\n%s", msgs)
+	msgs := string(messagesOf(t, reqs[2]))
+	if !strings.Contains(msgs, "denied by rule Deny: Read(./.env)") || !strings.Contains(msgs, "denied by rule Deny: Read(./.env) (the command reads .env)") {
+		t.Errorf("the read and the cat were not refused by the settings rule:\n%s", msgs)
 	}
 	if strings.Contains(msgs, "hunter2") {
 		t.Errorf("the secret reached the model")

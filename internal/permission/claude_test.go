@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -60,6 +61,38 @@ func TestModeAllowDeny(t *testing.T) {
 		}
 		if got := p.Decide("write_file", false, tools.Access{Kind: tools.KindWrite, Writes: []string{"docs/x.md"}}); got != Allow {
 			t.Errorf("mode %s: an allow rule still allows, got %v", mode, got)
+		}
+	}
+}
+
+// A Read deny rule also stops a shell command that names the file, in
+// every posture: cat .env must not do what read_file .env may not.
+func TestReadDenyCoversShellArguments(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, ".env"), []byte("K=v\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p, err := ParsePolicy("yolo", nil, nil, []string{"Read(./.env)", "Read(~/.ssh/**)", "Edit(src/gen/**)"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Workspace = ws
+	for cmd, want := range map[string]Decision{
+		"cat .env":                 Deny,
+		"grep KEY ./.env":          Deny,
+		"head -1 sub/.env":         Deny,
+		"cat .e*":                  Deny,
+		"tool --env-file=.env run": Deny,
+		"cat ~/.ssh/id_rsa":        Deny,
+		"cat " + ws + "/.env":      Deny,
+		"cat .env.example":         Allow,
+		"go build ./src/gen/...":   Allow, // Edit denies are not read denies
+		"ls -la":                   Allow,
+	} {
+		if got := p.Explain("bash", false, tools.Access{Kind: tools.KindExecute, Command: cmd}); got.Decision != want {
+			t.Errorf("%q: %v, want %v (%s)", cmd, got.Decision, want, got.Reason)
 		}
 	}
 }

@@ -504,6 +504,11 @@ func (p Policy) evaluateBash(c *call, grants []Rule) Outcome {
 			return out
 		}
 	}
+	if r, word, ok := p.namesDeniedRead(an); ok {
+		out.Decision, out.Rule, out.List = Deny, r.Raw, "Deny"
+		out.Reason = fmt.Sprintf("denied by rule Deny: %s (the command reads %s)", r.Raw, word)
+		return out
+	}
 	if an.parseErr != nil {
 		out.Decision, out.Reason = Ask, "the command could not be parsed: "+an.parseErr.Error()
 		if len(an.dangers) == 0 && p.Mode == ModeYolo {
@@ -648,4 +653,58 @@ func isSubcommand(w string) bool {
 	}
 	c := w[0]
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+}
+
+// namesDeniedRead finds a Read deny rule matching a path a command names
+// as an argument, so `cat .env` cannot do what read_file .env may not.
+// Globs are expanded on disk (`cat .e*`). It is best effort: a path built
+// only when the line runs, or a file a command finds by itself (grep -r),
+// is not seen; posture and sandbox still apply to those.
+func (p Policy) namesDeniedRead(an *shellAnalysis) (Rule, string, bool) {
+	var denies []Rule
+	for _, r := range p.Deny {
+		if r.Family == FamilyRead && r.Spec != "" && r.pattern != "" {
+			denies = append(denies, r)
+		}
+	}
+	if len(denies) == 0 {
+		return Rule{}, "", false
+	}
+	ws := p.workspace()
+	for _, cmd := range an.cmds {
+		for i, w := range cmd.words {
+			if i == 0 || w == "" || w == dynWord {
+				continue
+			}
+			if strings.HasPrefix(w, "-") {
+				// --file=.env names a file; other options do not.
+				_, v, ok := strings.Cut(w, "=")
+				if !ok || v == "" {
+					continue
+				}
+				w = v
+			}
+			if w == "~" || strings.HasPrefix(w, "~/") {
+				w = userHome() + w[1:]
+			}
+			cands := []string{w}
+			if strings.ContainsAny(w, "*?[") {
+				pat := w
+				if !filepath.IsAbs(pat) {
+					pat = filepath.Join(ws, pat)
+				}
+				if m, err := filepath.Glob(pat); err == nil {
+					cands = append(cands, m[:min(len(m), 1000)]...)
+				}
+			}
+			for _, rel := range p.relPaths(cands) {
+				for _, r := range denies {
+					if r.matchPath(rel) || (foldCase && r.matchPathFold(rel)) {
+						return r, cmd.words[i], true
+					}
+				}
+			}
+		}
+	}
+	return Rule{}, "", false
 }
