@@ -67,6 +67,10 @@ func (a *App) resizeComposer() {
 		n += rows
 	}
 	a.composerRows = n
+	if len(a.overlays) > 0 {
+		a.body.ResizeItem(a.composerItem, 0, 0) // hidden under an overlay
+		return
+	}
 	a.body.ResizeItem(a.composerItem, min(n, maxComposerLines)+2, 0)
 }
 

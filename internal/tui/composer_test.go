@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/uniseg"
 
 	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/providers"
@@ -205,5 +206,138 @@ func TestToolOutputTailAndCtrlO(t *testing.T) {
 			t.Fatalf("Esc did not close the output:\n%s", h.text())
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// cellRows is the screen as rows of cells' first runes (0 for none),
+// read on the UI goroutine.
+func (h *harness) cellRows() [][]rune {
+	var rows [][]rune
+	h.app.app.QueueUpdate(func() {
+		cells, w, _ := h.sim.GetContents()
+		for y := 0; y*w < len(cells); y++ {
+			row := make([]rune, w)
+			for x := range w {
+				if c := cells[y*w+x]; len(c.Runes) > 0 {
+					row[x] = c.Runes[0]
+				}
+			}
+			rows = append(rows, row)
+		}
+	})
+	return rows
+}
+
+// wide is a row as text, wide characters' second cells left out.
+func wide(row []rune) string {
+	var b strings.Builder
+	for x := 0; x < len(row); x++ {
+		r := row[x]
+		if r != 0 {
+			b.WriteRune(r)
+		}
+		if uniseg.StringWidth(string(r)) == 2 {
+			x++
+		}
+	}
+	return b.String()
+}
+
+func (h *harness) waitWide(want ...string) [][]rune {
+	h.t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		rows := h.cellRows()
+		var all []string
+		for _, r := range rows {
+			all = append(all, wide(r))
+		}
+		s := strings.Join(all, "\n")
+		ok := true
+		for _, w := range want {
+			ok = ok && strings.Contains(s, w)
+		}
+		if ok {
+			return rows
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("screen never showed %q:\n%s", want, s)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestOverlayDrawsCleanly: over a transcript of CJK lines whose wide
+// characters straddle every column, the approval overlay has straight
+// borders with nothing of the transcript on its rows, the composer is
+// hidden while it is open and back after, at 80x24 and 120x35.
+func TestOverlayDrawsCleanly(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 35}} {
+		t.Run(fmt.Sprint(size[0], "x", size[1]), func(t *testing.T) {
+			h := start(t, Options{})
+			h.sim.SetSize(size[0], size[1])
+			h.sim.PostEvent(tcell.NewEventResize(size[0], size[1]))
+			// Start from a blank screen of the new size: the simulation
+			// keeps cells of the old layout that only a wide character's
+			// second half covers later.
+			h.app.app.QueueUpdateDraw(func() { h.sim.Clear() })
+			for i := range 60 {
+				h.app.Publish(events.Event{Type: events.Notice, Text: strings.Repeat("x", i%7) + strings.Repeat("中文字符", 30)})
+			}
+			h.waitWide("中文")
+			h.app.Publish(events.Event{Type: events.ApprovalRequest, Session: "e-1", Role: "executor", Approval: &events.Approval{
+				ID: "ap-1", Tool: "bash", Command: "python3 greet.py 中文参数", Reason: "run the greeter 看看", Impact: "runs a command",
+				Rules: []string{"Bash(python3 greet.py:*)"}, Choices: []string{events.ChoiceAllow, events.ChoiceAllowAlways, events.ChoiceDeny}}})
+			rows := h.waitWide("approve bash?", "python3 greet.py 中文参数")
+			var all []string
+			for _, r := range rows {
+				all = append(all, wide(r))
+			}
+			s := strings.Join(all, "\n")
+			if strings.Contains(s, "Ask Reasonix") {
+				t.Errorf("the composer shows under the overlay:\n%s", s)
+			}
+			if strings.Contains(s, "s/2") {
+				t.Errorf("a choice the gate did not offer is shown:\n%s", s)
+			}
+			// Every overlay row: blank outside its borders, and the
+			// borders in one column each.
+			left, right := -1, -1
+			for _, r := range rows {
+				li, ri := -1, -1
+				for x, c := range r {
+					if c == '║' || c == '╔' || c == '╚' {
+						li = x
+						break
+					}
+				}
+				if li < 0 {
+					continue
+				}
+				for x := len(r) - 1; x > li; x-- {
+					if r[x] == '║' || r[x] == '╗' || r[x] == '╝' {
+						ri = x
+						break
+					}
+				}
+				if left < 0 {
+					left, right = li, ri
+				}
+				if li != left || ri != right {
+					t.Errorf("border out of line (%d,%d want %d,%d): %q", li, ri, left, right, wide(r))
+				}
+				for x, c := range r {
+					if (x < li || x > ri) && c != 0 && c != ' ' {
+						t.Errorf("transcript text beside the overlay at column %d: %q", x, wide(r))
+						break
+					}
+				}
+			}
+			if left < 0 {
+				t.Fatalf("no overlay border found:\n%s", s)
+			}
+			h.key(tcell.KeyEscape)
+			h.waitWide("Ask Reasonix")
+		})
 	}
 }

@@ -38,15 +38,21 @@ func (a *App) showFrame(title string, frame *tview.Flex, focus tview.Primitive, 
 		h = 24
 	}
 	height := min(lines+3, h-2)
-	centred := tview.NewFlex().
+	// The rows the overlay stands on are cleared from edge to edge (blank
+	// boxes beside it, not transparent gaps): a wide character of the
+	// transcript straddling the overlay's edge would otherwise leave half
+	// of itself in its border.
+	row := tview.NewFlex().
+		AddItem(tview.NewBox(), 0, 1, false).
+		AddItem(opaque{frame}, 0, 10, true).
+		AddItem(tview.NewBox(), 0, 1, false)
+	centred := tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(nil, 0, 1, false).
-		AddItem(tview.NewFlex().SetDirection(tview.FlexRow).
-			AddItem(nil, 0, 1, false).
-			AddItem(frame, height, 0, true).
-			AddItem(nil, 0, 1, false), 0, 10, true).
+		AddItem(row, height, 0, true).
 		AddItem(nil, 0, 1, false)
 	a.pages.AddPage(name, centred, true, true)
 	a.overlays = append(a.overlays, name)
+	a.hideComposer(true)
 	a.app.SetFocus(focus)
 	closed := false
 	return func() {
@@ -61,8 +67,35 @@ func (a *App) showFrame(title string, frame *tview.Flex, focus tview.Primitive, 
 				break
 			}
 		}
+		a.hideComposer(len(a.overlays) > 0)
 		a.app.SetFocus(a.focusTarget())
 	}
+}
+
+// opaque draws a Flex over whatever was below it: tview's Flex is
+// transparent (its border padding and border rows are never cleared), so
+// transcript characters would show through an overlay's padding.
+type opaque struct{ *tview.Flex }
+
+func (o opaque) Draw(screen tcell.Screen) {
+	x, y, w, h := o.GetRect()
+	for j := y; j < y+h; j++ {
+		for i := x; i < x+w; i++ {
+			screen.SetContent(i, j, ' ', nil, tcell.StyleDefault)
+		}
+	}
+	o.Flex.Draw(screen)
+}
+
+// hideComposer takes the composer off the screen while an overlay asks
+// something (keys go to the overlay, and a draft showing below it only
+// suggests otherwise), and brings it back.
+func (a *App) hideComposer(hide bool) {
+	if hide {
+		a.body.ResizeItem(a.composerItem, 0, 0)
+		return
+	}
+	a.resizeComposer()
 }
 
 // focusTarget is what should have focus: the top overlay, else the
