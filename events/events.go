@@ -53,6 +53,10 @@ const (
 	Compacted Type = "compaction"
 	// Validation reports one run of the validation command (Validation).
 	Validation Type = "validation"
+	// QuestionRequest is a question the model asks a person (ask tool);
+	// QuestionResolved says it was answered or withdrawn.
+	QuestionRequest  Type = "question"
+	QuestionResolved Type = "question_resolved"
 )
 
 // Event is one thing that happened in a session, tagged with the session's
@@ -80,6 +84,8 @@ type Event struct {
 	Hook     *Hook            `json:"hook,omitempty"`
 	// Messages is the conversation of a resumed session (History).
 	Messages []providers.Message `json:"messages,omitempty"`
+	// Question is the ask tool's question (QuestionRequest/Resolved).
+	Question *Question `json:"question,omitempty"`
 	// StepResult is a plan step's state (StepUpdate).
 	StepResult *StepResult `json:"step_result,omitempty"`
 	// Context is how full the session's window is (UsageUpdate,

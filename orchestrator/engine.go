@@ -338,6 +338,15 @@ func (e *Engine) Answer(id, choice, reason string) error {
 	return e.answer.Answer(id, choice, reason)
 }
 
+// AnswerQuestion answers the ask tool's pending question id.
+func (e *Engine) AnswerQuestion(id, answer string) error {
+	q, ok := e.c.rt.Env.Asker.(interface{ Answer(id, answer string) error })
+	if !ok {
+		return fmt.Errorf("no question %q: this run asks no one", id)
+	}
+	return q.Answer(id, answer)
+}
+
 // Interrupt cancels every running turn, plan or goal.
 func (e *Engine) Interrupt() {
 	e.mu.Lock()

@@ -100,6 +100,9 @@ type Env struct {
 	State *State
 	// Session is the id of the session the tools work for.
 	Session string
+	// Asker, when set, lets the ask tool put a question to a person; nil
+	// is a run no one watches.
+	Asker Asker
 	// Editor, when set, is an editor's view of the files (see [Editor]).
 	Editor Editor
 }

@@ -43,6 +43,9 @@ type assembleOptions struct {
 	planApprover orchestrator.PlanApprover
 	// approver asks a person about tool calls; nil is a headless run.
 	approver permission.Approver
+	// asker puts the ask tool's questions to a person; nil answers that
+	// no one can.
+	asker tools.Asker
 	// editor is an editor's view of the files (reasonix acp); nil reads
 	// and writes the disk only.
 	editor tools.Editor
@@ -187,6 +190,7 @@ func assemble(o assembleOptions) (*app, error) {
 			env.BashTimeout, env.BashMaxTimeout = noTimeLimit, noTimeLimit
 		}
 	}
+	env.Asker = o.asker
 	env.Secrets = runSecrets(cfg, pcfgs, getenv)
 	guard, err := permission.NewConfiner(workspace, allowRead, allowWrite, loaded.Home)
 	if err != nil {

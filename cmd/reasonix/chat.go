@@ -14,6 +14,7 @@ import (
 	"github.com/reasonix/reasonix/internal/tui"
 	"github.com/reasonix/reasonix/orchestrator"
 	"github.com/reasonix/reasonix/providers/openai"
+	"github.com/reasonix/reasonix/tools"
 	"github.com/reasonix/reasonix/tools/mcp"
 )
 
@@ -115,7 +116,8 @@ func runChat(ctx context.Context, f runFlags, io stdio, first string) error {
 	if os.Getenv(planApprovalEnv) == "auto" {
 		plans = nil
 	}
-	app, err := assemble(assembleOptions{flags: f, sink: hub, stderr: io.err, planApprover: plans, approver: broker, askMCPTrust: true})
+	app, err := assemble(assembleOptions{flags: f, sink: hub, stderr: io.err, planApprover: plans, approver: broker, askMCPTrust: true,
+		asker: tools.NewQuestions(hub.Publish)})
 	if err != nil {
 		return err
 	}

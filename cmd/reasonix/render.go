@@ -175,6 +175,10 @@ func (s *streamJSON) Publish(e events.Event) {
 		// {"type":"approval_request","id":…,"tool":…,"choices":[…]}.
 		v = approvalLine{Type: e.Type, Session: e.Session, Role: e.Role, Parent: e.Parent, Approval: e.Approval}
 	}
+	if e.Question != nil && (e.Type == events.QuestionRequest || e.Type == events.QuestionResolved) {
+		// Questions too: {"type":"question","id":…,"text":…,"choices":[…]}.
+		v = questionLine{Type: e.Type, Session: e.Session, Role: e.Role, Step: e.Step, Question: e.Question}
+	}
 	s.emit(v)
 }
 
@@ -185,6 +189,15 @@ type approvalLine struct {
 	Role    string      `json:"role,omitempty"`
 	Parent  string      `json:"parent,omitempty"`
 	*events.Approval
+}
+
+// questionLine is an ask question as one flat stream-json object.
+type questionLine struct {
+	Type    events.Type `json:"type"`
+	Session string      `json:"session,omitempty"`
+	Role    string      `json:"role,omitempty"`
+	Step    string      `json:"step,omitempty"`
+	*events.Question
 }
 
 // lineError reports a stdin line that could not be used; the run goes on.

@@ -16,6 +16,7 @@ import (
 	"github.com/reasonix/reasonix/internal/permission"
 	"github.com/reasonix/reasonix/internal/store"
 	"github.com/reasonix/reasonix/orchestrator"
+	"github.com/reasonix/reasonix/tools"
 )
 
 // `reasonix run --input-format stream-json` reads one JSON object per
@@ -24,10 +25,11 @@ import (
 //
 //	{"type":"user","message":{"role":"user","content":"…"}}   a turn
 //	{"type":"approval","id":"ap-1","decision":"allow"}          an answer
+//	{"type":"answer","id":"q-1","text":"…"}                     answer an ask question
 //	{"type":"interrupt"}                                         cancel the running turn
 //
-// Questions go out as approval_request events on stdout; the run waits
-// for the answer line. Turns run in order; the run ends when stdin is
+// Approval questions go out as approval_request events on stdout, the
+// ask tool's as question events; the run waits for the answer line. Turns run in order; the run ends when stdin is
 // closed and the last turn is done.
 
 // inputLine is every shape an input line may take.
@@ -38,6 +40,8 @@ type inputLine struct {
 	ID       string `json:"id"`
 	Decision string `json:"decision"`
 	Reason   string `json:"reason"`
+	// answer (to an ask question)
+	Text string `json:"text"`
 }
 
 // userMessage is Claude Code's stream-json user message: content is a
@@ -202,13 +206,18 @@ func (s *streamSession) handle(ctx context.Context, line string) error {
 			return errors.New(`an approval line needs "id" and "decision" (allow, allow_session, allow_always or deny)`)
 		}
 		return s.eng.Answer(in.ID, in.Decision, in.Reason)
+	case "answer":
+		if in.ID == "" || strings.TrimSpace(in.Text) == "" {
+			return errors.New(`an answer line needs "id" (the question's) and "text"`)
+		}
+		return s.eng.AnswerQuestion(in.ID, in.Text)
 	case "interrupt":
 		s.eng.Interrupt()
 		return nil
 	case "":
-		return errors.New(`missing "type" (user, approval or interrupt)`)
+		return errors.New(`missing "type" (user, approval, answer or interrupt)`)
 	}
-	return fmt.Errorf("unknown type %q (want user, approval or interrupt)", in.Type)
+	return fmt.Errorf("unknown type %q (want user, approval, answer or interrupt)", in.Type)
 }
 
 // run takes the turns in order. It returns the last turn's error, unless
@@ -246,7 +255,8 @@ func runStreamInput(ctx context.Context, f runFlags, prompt string, io stdio) er
 	defer unsubscribe()
 	broker := permission.NewBroker(hub.Publish)
 	defer broker.Close("the run ended")
-	app, err := assemble(assembleOptions{flags: f, sink: hub, stderr: io.err, approver: broker, waitMCP: ctx})
+	questions := tools.NewQuestions(hub.Publish)
+	app, err := assemble(assembleOptions{flags: f, sink: hub, stderr: io.err, approver: broker, waitMCP: ctx, asker: questions})
 	if err != nil {
 		return err
 	}

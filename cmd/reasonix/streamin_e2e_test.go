@@ -214,3 +214,50 @@ func TestE2EStreamJSONInputUsage(t *testing.T) {
 		t.Errorf("positional turn: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestE2EAskTool: over stream-json the ask tool's question is an event
+// the client answers with an answer line; in a plain headless run no one
+// can answer and the model is told to proceed on a stated assumption.
+func TestE2EAskTool(t *testing.T) {
+	t.Parallel()
+	ask := call("ask", map[string]any{"question": "Which colour should the button be?", "choices": []string{"blue", "green"}})
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{ask}},
+		scripted.Turn{Text: "Made it green."},
+	)
+	c := startStream(t, e)
+	c.send(userLine("style the button"))
+	q := c.await("the question", typed("question"))
+	if q["text"] != "Which colour should the button be?" || fmt.Sprint(q["choices"]) != "[blue green]" || q["id"] == "" {
+		t.Fatalf("question event %v", q)
+	}
+	c.send(map[string]any{"type": "answer", "id": "q-404", "text": "green"})
+	c.await("the error for a wrong id", typed("error"))
+	c.send(map[string]any{"type": "answer", "id": q["id"], "text": "green, like the logo"})
+	if r := c.await("the resolved question", typed("question_resolved")); r["answer"] != "green, like the logo" {
+		t.Errorf("resolved %v", r)
+	}
+	c.await("the turn's end", turnDone)
+	c.stdin.Close()
+	for range c.lines {
+	}
+	if err := <-c.exit; err != nil {
+		t.Fatalf("exit: %v", err)
+	}
+	if reqs := e.srv.Requests(); len(reqs) != 2 || !strings.Contains(string(reqs[1]), "The user answered: green, like the logo") {
+		t.Errorf("the model did not get the answer: %d requests", len(reqs))
+	}
+
+	// Headless: no one to ask.
+	h := newE2E(t, scripted.Turn{ToolCalls: []scripted.Call{ask}}, scripted.Turn{Text: "Assumption: blue, the project's colour."})
+	r := h.run("", "run", "style the button")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(string(h.srv.Requests()[1]), "No one to ask in this run") || !strings.Contains(string(h.srv.Requests()[1]), `Assumption:`) {
+		t.Errorf("the model was not told to proceed on a stated assumption:\n%s", h.srv.Requests()[1])
+	}
+	if !strings.Contains(r.stderr, "no one to ask; proceeding on a stated assumption") {
+		t.Errorf("the transcript does not label the assumption:\n%s", r.stderr)
+	}
+}

@@ -396,3 +396,54 @@ func (a *App) confirm(question string, yes func()) {
 	})
 	closeFn = a.showOverlay("confirm", body, newOverlayText("[::b]y[::-] yes  [::b]n[::-]/Esc no"), 2)
 }
+
+// questionAnswerer is the engine command that answers the ask tool; an
+// engine without it never publishes questions.
+type questionAnswerer interface {
+	AnswerQuestion(id, answer string) error
+}
+
+// openQuestion shows the ask tool's question with its choices and a line
+// to answer on: a choice's number picks it, anything else is the answer;
+// Esc tells the model to proceed on a stated assumption.
+func (a *App) openQuestion(q *events.Question) {
+	qa, ok := a.eng.(questionAnswerer)
+	if !ok {
+		return
+	}
+	var b strings.Builder
+	b.WriteString(tview.Escape(q.Text) + "\n")
+	for i, c := range q.Choices {
+		fmt.Fprintf(&b, "  [::b]%d[::-] %s\n", i+1, tview.Escape(c))
+	}
+	text := strings.TrimRight(b.String(), "\n")
+	body := newOverlayText(text)
+	input := tview.NewInputField().SetLabel("answer: ")
+	answer := func(s string) {
+		if err := qa.AnswerQuestion(q.ID, s); err != nil {
+			a.note("question: " + err.Error())
+		}
+		a.closeApproval(q.ID)
+	}
+	input.SetDoneFunc(func(k tcell.Key) {
+		switch k {
+		case tcell.KeyEnter:
+			s := strings.TrimSpace(input.GetText())
+			for i, c := range q.Choices {
+				if s == fmt.Sprint(i+1) {
+					s = c
+				}
+			}
+			if s != "" {
+				answer(s)
+			}
+		case tcell.KeyEscape:
+			answer("(the user did not answer; proceed on an assumption you state)")
+		}
+	})
+	frame := tview.NewFlex().SetDirection(tview.FlexRow).
+		AddItem(body, 0, 1, false).
+		AddItem(input, 1, 0, true).
+		AddItem(newOverlayText("[gray]Enter answers (a number picks a choice) · Esc skips[-]"), 1, 0, false)
+	a.approvals[q.ID] = a.showFrame("question", frame, input, strings.Count(text, "\n")+3)
+}

@@ -123,6 +123,16 @@ func (a *App) render(e events.Event) {
 			a.closeApproval(e.Approval.ID)
 		}
 		return
+	case events.QuestionRequest:
+		if e.Question != nil {
+			a.openQuestion(e.Question)
+		}
+		return
+	case events.QuestionResolved:
+		if e.Question != nil {
+			a.closeApproval(e.Question.ID)
+		}
+		return
 	case events.GoalUpdate:
 		a.goal = e.Goal
 		return

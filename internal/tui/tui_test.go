@@ -31,6 +31,12 @@ type harness struct {
 
 func start(t *testing.T, opts Options, turns ...scripted.Turn) *harness {
 	t.Helper()
+	return startWith(t, opts, nil, turns...)
+}
+
+// startWith is start with the runtime adjusted by edit (nil: none).
+func startWith(t *testing.T, opts Options, edit func(rt *orchestrator.Runtime, hub *events.Hub), turns ...scripted.Turn) *harness {
+	t.Helper()
 	h := &harness{t: t, sim: tcell.NewSimulationScreen("UTF-8"), ran: make(chan error, 1)}
 	h.model = scripted.NewFromScript(&scripted.Script{Turns: turns})
 	opts.Screen = h.sim
@@ -40,14 +46,18 @@ func start(t *testing.T, opts Options, turns ...scripted.Turn) *harness {
 	h.app = New(opts)
 	hub := &events.Hub{}
 	h.broker = permission.NewBroker(hub.Publish)
-	coord := orchestrator.New(orchestrator.Runtime{
+	rt := orchestrator.Runtime{
 		Workspace: t.TempDir(),
 		Resolve: func(string) (providers.Provider, string, error) {
 			return h.model, "sim-model", nil
 		},
 		Gate: tools.AllowAll{},
 		Sink: events.Serial(hub),
-	})
+	}
+	if edit != nil {
+		edit(&rt, hub)
+	}
+	coord := orchestrator.New(rt)
 	eng, err := orchestrator.NewEngine(coord, hub, h.broker)
 	if err != nil {
 		t.Fatal(err)
@@ -491,4 +501,46 @@ func lineWith(s, want string) string {
 		}
 	}
 	return ""
+}
+
+// askTool asks what the model puts in its arguments, through the Asker.
+type askTool struct{}
+
+func (askTool) Name() string            { return "ask" }
+func (askTool) Description() string     { return "ask the user" }
+func (askTool) Schema() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
+func (askTool) ReadOnly() bool          { return true }
+func (askTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
+	var q events.Question
+	json.Unmarshal(raw, &q)
+	a, err := env.Asker.Ask(ctx, env.Session, q)
+	return tools.Result{Content: "The user answered: " + a}, err
+}
+
+// TestQuestionOverlay: the ask tool's question opens an overlay with its
+// choices; a number picks one and the model gets it.
+func TestQuestionOverlay(t *testing.T) {
+	h := startWith(t, Options{}, func(rt *orchestrator.Runtime, hub *events.Hub) {
+		rt.Tools = tools.NewRegistry(askTool{})
+		rt.Env = tools.NewEnv(rt.Workspace)
+		rt.Env.Asker = tools.NewQuestions(hub.Publish)
+	},
+		scripted.Turn{ToolCalls: []scripted.Call{{Name: "ask", Arguments: `{"text":"Which colour?","choices":["blue","green"]}`}}},
+		scripted.Turn{Text: "Going with the answer."},
+	)
+	h.typeText("style it")
+	h.key(tcell.KeyEnter)
+	h.waitFor("question", "Which colour?", "1 blue", "2 green", "answer:")
+	h.typeText("2")
+	h.key(tcell.KeyEnter)
+	h.waitFor("Going with the answer.")
+	waitGone(t, h, "Which colour?")
+	reqs := h.model.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("requests = %d", len(reqs))
+	}
+	last := reqs[1].Messages[len(reqs[1].Messages)-1]
+	if last.Content != "The user answered: green" {
+		t.Errorf("the model got %q", last.Content)
+	}
 }

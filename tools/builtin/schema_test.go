@@ -16,6 +16,7 @@ import (
 var schemaSpecs = []schemagen.Spec{
 	// bash advertises timeout as an integer, as it always has; the decoder
 	// also takes fractions.
+	schemagen.For[askArgs]("askSchema", "ask"),
 	schemagen.For[bashArgs]("bashSchema", "bash", schemagen.WithType("timeout", "integer")),
 	schemagen.For[editArgs]("editFileSchema", "edit_file"),
 	schemagen.For[globArgs]("globSchema", "glob"),
@@ -117,6 +118,7 @@ var decoders = map[string]func(json.RawMessage) error{
 	"ls":         decodeInto[lsArgs],
 	"todo_write": decodeInto[todoWriteArgs],
 	"todo_read":  decodeInto[struct{}],
+	"ask":        decodeInto[askArgs],
 }
 
 // decodeInto decodes raw as the tools do, and again rejecting unknown

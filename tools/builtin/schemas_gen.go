@@ -5,6 +5,9 @@ package builtin
 // Tool argument schemas, generated from the argument structs by
 // tools/schemagen (see schema_test.go for the structs and edits).
 
+// askSchema is the ask tool's argument schema, generated from builtin.askArgs.
+const askSchema = `{"type":"object","properties":{"question":{"type":"string","description":"The question, complete and answerable on its own"},"choices":{"type":"array","items":{"type":"string"},"description":"Suggested answers, when the question has a few likely ones"}},"required":["question"],"additionalProperties":false}`
+
 // bashSchema is the bash tool's argument schema, generated from builtin.bashArgs.
 const bashSchema = `{"type":"object","properties":{"command":{"type":"string"},"timeout":{"type":"integer","description":"seconds"},"description":{"type":"string","description":"5-10 words on what it does"}},"required":["command"],"additionalProperties":false}`
 

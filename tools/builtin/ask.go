@@ -1,0 +1,64 @@
+package builtin
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/tools"
+)
+
+func init() { tools.Register(askTool{}) }
+
+// NoOneToAsk starts the ask tool's answer in a run no one watches.
+const NoOneToAsk = "No one to ask in this run"
+
+type askArgs struct {
+	Question string   `json:"question" jsonschema:"The question, complete and answerable on its own"`
+	Choices  []string `json:"choices,omitempty" jsonschema:"Suggested answers, when the question has a few likely ones"`
+}
+
+// askTool puts a question to the person running Reasonix.
+type askTool struct{}
+
+func (askTool) Name() string { return "ask" }
+
+func (askTool) Description() string {
+	return "Ask the user a question and wait for the answer. Use it when the request is ambiguous in a way that changes the result, " +
+		"or before an irreversible choice; not for what you can find out with the other tools. Offer choices when there are a few likely answers. " +
+		"When no one can answer, proceed on an assumption you state."
+}
+
+func (askTool) Schema() json.RawMessage { return json.RawMessage(askSchema) }
+
+// ReadOnly is true: a question changes nothing (and the planner may ask).
+func (askTool) ReadOnly() bool { return true }
+
+func (askTool) Access(json.RawMessage) (tools.Access, error) {
+	return tools.Access{Kind: tools.KindOther, SessionOnly: true, Detail: "question"}, nil
+}
+
+func (askTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
+	var a askArgs
+	if err := tools.DecodeStrict(raw, &a); err != nil {
+		return tools.Result{}, err
+	}
+	a.Question = strings.TrimSpace(a.Question)
+	if a.Question == "" {
+		return tools.Result{}, fmt.Errorf("question is empty")
+	}
+	if env.Asker == nil {
+		return tools.Result{
+			Content: NoOneToAsk + ": no person can answer. Proceed on a stated assumption: pick the most reasonable answer, " +
+				"and begin the part of your reply that depends on it with \"Assumption:\" so the user sees it was not their answer.",
+			Summary: "no one to ask; proceeding on a stated assumption",
+		}, nil
+	}
+	ans, err := env.Asker.Ask(ctx, env.Session, events.Question{Text: a.Question, Choices: a.Choices})
+	if err != nil {
+		return tools.Result{}, fmt.Errorf("question not answered: %w", err)
+	}
+	return tools.Result{Content: "The user answered: " + ans, Summary: "answered: " + ans}, nil
+}
