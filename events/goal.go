@@ -43,12 +43,15 @@ type GoalState struct {
 	Last *GoalReport `json:"last,omitempty"`
 	// BlockedCount counts blocked reports with the same normalised summary
 	// (BlockedKey).
-	BlockedCount int       `json:"blocked_count,omitempty"`
-	BlockedKey   string    `json:"blocked_key,omitempty"`
-	SessionID    string    `json:"session_id,omitempty"`
-	Transcript   string    `json:"transcript,omitempty"`
-	Started      time.Time `json:"started"`
-	Updated      time.Time `json:"updated"`
+	BlockedCount int    `json:"blocked_count,omitempty"`
+	BlockedKey   string `json:"blocked_key,omitempty"`
+	// Research is the goal's research log, relative to the workspace
+	// (.reasonix/research/<session>/log.md), for a research goal.
+	Research   string    `json:"research,omitempty"`
+	SessionID  string    `json:"session_id,omitempty"`
+	Transcript string    `json:"transcript,omitempty"`
+	Started    time.Time `json:"started"`
+	Updated    time.Time `json:"updated"`
 }
 
 // RewindResult says what a rewind did: the turn gone back to, whether the

@@ -176,11 +176,17 @@ func (c *Coordinator) Goal(ctx context.Context, text string) (GoalResult, error)
 	}
 	defer w.close()
 	now := time.Now().UTC()
+	text, research := goalMode(text)
 	st := &GoalState{Goal: text, Status: GoalActive, MaxTurns: c.goalMaxTurns(), SessionID: w.ID(), Transcript: w.path, Started: now}
+	if research {
+		if st.Research, err = c.startResearchLog(w.ID(), text); err != nil {
+			return GoalResult{GoalState: *st}, err
+		}
+	}
 	if err := c.saveGoal(w, st); err != nil {
 		return GoalResult{GoalState: *st}, err
 	}
-	return c.goalLoop(ctx, w, st, goalFirstTurn(text))
+	return c.goalLoop(ctx, w, st, goalFirstTurn(text)+c.researchNote(st, true))
 }
 
 // ResumeGoal continues the newest unfinished goal in its own session (the
@@ -223,9 +229,9 @@ func (c *Coordinator) resumeGoal(ctx context.Context, w *worker) (GoalResult, er
 	if err := c.saveGoal(w, &st); err != nil {
 		return GoalResult{GoalState: st}, err
 	}
-	first := goalFirstTurn(st.Goal)
+	first := goalFirstTurn(st.Goal) + c.researchNote(&st, true)
 	if len(w.Messages()) > 1 {
-		first = goalContinueTurn(&st)
+		first = goalContinueTurn(&st) + c.researchNote(&st, false)
 	}
 	return c.goalLoop(ctx, w, &st, first)
 }
@@ -300,7 +306,7 @@ func (c *Coordinator) goalLoop(ctx context.Context, w *worker, st *GoalState, tu
 			res.GoalState = *st
 			return res, err
 		}
-		turn = goalContinueTurn(st)
+		turn = goalContinueTurn(st) + c.researchNote(st, false)
 	}
 }
 

@@ -209,3 +209,21 @@ func TestConversationGoal(t *testing.T) {
 	}
 	h.checkPrefixes()
 }
+
+func TestGoalMode(t *testing.T) {
+	for _, c := range []struct {
+		in, goal string
+		research bool
+	}{
+		{"add a README", "add a README", false},
+		{"--research map the callers of parse", "map the callers of parse", true},
+		{"find out why the build is slow", "find out why the build is slow", true},
+		{"--simple optimise the loop", "optimise the loop", false},
+		{"--simple --research x", "x", true},
+	} {
+		g, r := goalMode(c.in)
+		if g != c.goal || r != c.research {
+			t.Errorf("goalMode(%q) = %q, %v; want %q, %v", c.in, g, r, c.goal, c.research)
+		}
+	}
+}

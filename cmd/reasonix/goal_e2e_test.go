@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -69,4 +71,67 @@ func savedGoal(t *testing.T, e *e2e) *events.GoalState {
 		t.Fatal(err)
 	}
 	return l.Meta.Goal
+}
+
+// TestE2EResearchGoal: a research goal keeps a log in the project, which
+// every continuation turn carries (re-read from disk), never the prefix;
+// --simple turns it off.
+func TestE2EResearchGoal(t *testing.T) {
+	t.Parallel()
+	status := func(s, summary string) scripted.Call {
+		return call("goal_status", map[string]any{"status": s, "summary": summary})
+	}
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("glob", map[string]any{"pattern": ".reasonix/research/*/log.md"})}},
+		scripted.Turn{ToolCalls: []scripted.Call{status("continue", "set up")}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "printf 'H1: the cache is cold EXPERIMENT-ONE\\n' >> .reasonix/research/*/log.md"})}},
+		scripted.Turn{ToolCalls: []scripted.Call{status("continue", "tested H1")}},
+		scripted.Turn{ToolCalls: []scripted.Call{status("done", "cause found")}},
+	)
+	r := e.run("", "run", "--yolo", "--goal", "--research why is the build slow")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	logs, _ := filepath.Glob(filepath.Join(e.repo, ".reasonix", "research", "*", "log.md"))
+	if len(logs) != 1 {
+		t.Fatalf("research logs %v", logs)
+	}
+	b, _ := os.ReadFile(logs[0])
+	if !strings.Contains(string(b), "Goal: why is the build slow") || !strings.Contains(string(b), "EXPERIMENT-ONE") {
+		t.Errorf("log %q", b)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 5 {
+		t.Fatalf("requests = %d", len(reqs))
+	}
+	// The third turn (the last request) carries the log as the model left it.
+	var last struct {
+		Messages []struct{ Role, Content string } `json:"messages"`
+	}
+	json.Unmarshal(reqs[4], &last)
+	var users []string
+	for _, m := range last.Messages {
+		if m.Role == "user" {
+			users = append(users, m.Content)
+		}
+	}
+	if len(users) != 3 || !strings.Contains(users[2], "<research-log>") || !strings.Contains(users[2], "EXPERIMENT-ONE") {
+		t.Errorf("the last continuation turn lacks the current log: %q", users)
+	}
+	if strings.Contains(users[1], "EXPERIMENT-ONE") {
+		t.Error("an earlier turn saw a later log")
+	}
+	if strings.Contains(last.Messages[0].Content, "research") {
+		t.Error("the research log reached the system prompt")
+	}
+	assertPrefixStable(t, reqs)
+
+	// --simple: no log, no research note.
+	s := newE2E(t, scripted.Turn{ToolCalls: []scripted.Call{status("done", "ok")}})
+	if r := s.run("", "run", "--goal", "--simple why is the build slow"); r.code != 0 {
+		t.Fatalf("simple: exit %d\n%s", r.code, r.stderr)
+	}
+	if logs, _ := filepath.Glob(filepath.Join(s.repo, ".reasonix", "research", "*")); len(logs) != 0 || strings.Contains(string(s.srv.Requests()[0]), "research goal") {
+		t.Errorf("--simple kept a research log: %v", logs)
+	}
 }

@@ -52,7 +52,7 @@ type ctlRoot struct {
 // Reasonix's own state lives next to control files in .reasonix (and in
 // the home, which is .reasonix of the user's home directory); it is not
 // watched.
-var stateNames = []string{"sessions", "plans", "checkpoints", "history", "permissions.log", "tmp"}
+var stateNames = []string{"sessions", "plans", "checkpoints", "history", "permissions.log", "tmp", "research"}
 
 // ctlSnap is one look at the control paths: every file and symlink, and
 // the directories holding them (only so that directories a call created
