@@ -644,10 +644,21 @@ func (r *planRun) validate(ctx context.Context) (bool, string, error) {
 			return true, "", nil
 		}
 	}
+	t0 := time.Now()
 	out, err := bash.Execute(ctx, env, args)
 	if err != nil {
 		out = tools.Result{IsError: true, Content: err.Error()}
 	}
+	source := "plan"
+	switch {
+	case strings.TrimSpace(r.c.rt.Settings.Validation.Command) != "":
+		source = "config"
+	case strings.TrimSpace(r.plan.Validation) == "":
+		source = "detected"
+	}
+	run := events.ValidationRun{Command: cmd, Source: source, Attempt: r.prog.Fixups + 1, Passed: !out.IsError,
+		ExitCode: exitCodeOf(out.Content, out.IsError), Output: text.Clip(out.Content, 2000), Millis: time.Since(t0).Milliseconds()}
+	r.c.rt.Sink.Publish(events.Event{Type: events.Validation, Role: roles.Executor, Step: "validate", Validation: &run})
 	if ctx.Err() != nil {
 		return false, "", fmt.Errorf("plan interrupted during validation: %w", ctx.Err())
 	}

@@ -200,6 +200,15 @@ func TestPlanValidationFailureGetsAFixupStep(t *testing.T) {
 	if !strings.Contains(res.Text, "fixup-1 done") || !strings.Contains(res.Text, "Validation passed") {
 		t.Errorf("result %s", res.Text)
 	}
+	var runs []events.ValidationRun
+	for _, e := range h.rec.Events() {
+		if e.Type == events.Validation {
+			runs = append(runs, *e.Validation)
+		}
+	}
+	if len(runs) != 2 || runs[0].Passed || runs[0].ExitCode != 1 || runs[0].Source != "plan" || !runs[1].Passed || runs[1].Attempt != 2 {
+		t.Errorf("validation events %+v", runs)
+	}
 }
 
 func TestPlanValidationFixupsAreBounded(t *testing.T) {
