@@ -17,7 +17,7 @@ import (
 // not. The helpers that build them switch them on.
 const (
 	commandsBuilt = true  // .claude/commands and .reasonix/commands as slash commands
-	mcpBuilt      = false // .mcp.json and [[plugins]] as MCP servers
+	mcpBuilt      = true  // .mcp.json and [[plugins]] as MCP servers
 )
 
 // importedFile is one Claude Code or OpenCode file doctor found, and what
@@ -105,13 +105,13 @@ func foreignFiles(workspace, userHome string, set *settings.Set, setErr error) [
 	}
 	if p := filepath.Join(workspace, ".mcp.json"); exists(p) {
 		if mcpBuilt {
-			add(p, "MCP servers: started as plugins")
+			add(p, "MCP servers: started like [[plugins]] once this project's servers are trusted (a name in reasonix.toml wins)")
 		} else {
 			add(p, "IGNORED: MCP servers are not supported yet")
 		}
 	}
 	if p := filepath.Join(userHome, ".claude.json"); exists(p) {
-		add(p, "IGNORED: Claude Code's own state file (its MCP servers there are not read)")
+		add(p, "its mcpServers (user scope, and this project's local scope) are MCP servers; the rest of Claude Code's state file is ignored")
 	}
 
 	// OpenCode.

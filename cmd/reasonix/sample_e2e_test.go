@@ -2,8 +2,9 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
-	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -12,8 +13,8 @@ import (
 
 // The product spec's sample configuration (testdata/config-sample.toml, a
 // copy of the spec's section 5) loads unchanged apart from its endpoint and
-// runs a turn: its system prompt, max_steps = 0, the trailing-* deny rules
-// and a key from the project's .env all take effect.
+// runs a turn: its system prompt, max_steps = 0, the trailing-* deny rules,
+// its example MCP plugin and a key from the project's .env all take effect.
 func TestE2ESpecSampleConfigRunsATurn(t *testing.T) {
 	t.Parallel()
 	e := newE2E(t,
@@ -25,10 +26,17 @@ func TestE2ESpecSampleConfigRunsATurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := strings.Replace(string(sample), `base_url = "https://api.deepseek.com"`, `base_url = "`+e.srv.URL()+`"`, 1)
-	// [[plugins]] starts MCP servers (issue 12); the example server is not
-	// installed here, so the sample's plugin entry is left out.
-	text = regexp.MustCompile(`(?s)\n\[\[plugins\]\].*?\nargs = \[\]\n`).ReplaceAllString(text, "\n")
-	if strings.Contains(text, "https://api.deepseek.com") || strings.Contains(text, "reasonix-plugin-example") {
+	// The sample's [[plugins]] entry starts reasonix-plugin-example from
+	// PATH: build it there.
+	bin := t.TempDir()
+	plugin := filepath.Join(bin, "reasonix-plugin-example")
+	if runtime.GOOS == "windows" {
+		plugin += ".exe"
+	}
+	if out, err := exec.Command("go", "build", "-o", plugin, "../reasonix-plugin-example").CombinedOutput(); err != nil {
+		t.Fatalf("build the example plugin: %v\n%s", err, out)
+	}
+	if strings.Contains(text, "https://api.deepseek.com") {
 		t.Fatal("the sample was not pointed at the test server")
 	}
 	if err := os.WriteFile(filepath.Join(e.home, "config.toml"), []byte(text), 0o644); err != nil {
@@ -39,6 +47,11 @@ func TestE2ESpecSampleConfigRunsATurn(t *testing.T) {
 	for _, kv := range e.env {
 		if !strings.HasPrefix(kv, "REASONIX_BASE_URL=") && !strings.HasPrefix(kv, "REASONIX_MODEL=") && !strings.HasPrefix(kv, "REASONIX_API_KEY=") {
 			env = append(env, kv)
+		}
+	}
+	for i, kv := range env {
+		if strings.HasPrefix(kv, "PATH=") {
+			env[i] = "PATH=" + bin + string(os.PathListSeparator) + strings.TrimPrefix(kv, "PATH=")
 		}
 	}
 	e.env = append(env, "REASONIX_LANG=zh")
@@ -54,7 +67,7 @@ func TestE2ESpecSampleConfigRunsATurn(t *testing.T) {
 		t.Errorf("Authorization %q: the key from .env was not used", h)
 	}
 	body := string(got[0].Body)
-	for _, want := range []string{`"model":"deepseek-v4-flash"`, `You are Reasonix, a coding agent...`, `Answer the user in Chinese`} {
+	for _, want := range []string{`"model":"deepseek-v4-flash"`, `You are Reasonix, a coding agent...`, `Answer the user in Chinese`, `"mcp__example__echo"`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("first request lacks %q", want)
 		}
