@@ -16,8 +16,8 @@ import (
 // words its report by them, so a file is never listed as used when it is
 // not. The helpers that build them switch them on.
 const (
-	commandsBuilt = true  // .claude/commands and .reasonix/commands as slash commands
-	mcpBuilt      = true  // .mcp.json and [[plugins]] as MCP servers
+	commandsBuilt = true // .claude/commands and .reasonix/commands as slash commands
+	mcpBuilt      = true // .mcp.json and [[plugins]] as MCP servers
 )
 
 // importedFile is one Claude Code or OpenCode file doctor found, and what
