@@ -465,6 +465,11 @@ func (c *Coordinator) finish(w *worker, out agents.Outcome, err error) Result {
 // the usage of every subagent the turn started.
 func (c *Coordinator) run(ctx context.Context, w *worker, text string) (Result, error) {
 	if w.Parent() == "" {
+		// A person's turn: the control-file guard takes its baseline here,
+		// not between the calls of the turn.
+		if g, ok := c.rt.Guard.(interface{ TurnStart() }); ok {
+			g.TurnStart()
+		}
 		var err error
 		if text, err = c.promptHooks(ctx, w, text); err != nil {
 			return Result{SessionID: w.ID(), Role: w.Role(), Transcript: w.path}, err

@@ -21,10 +21,12 @@ import (
 // undone: created entries are removed, deleted ones recreated, modified
 // ones restored with their content and mode.
 //
-// The guard keeps one baseline for the run. It is refreshed when a watched
-// call starts while no other watched call is running (so edits a person
-// makes between calls, or rules Reasonix saves, become the baseline) and
-// after a call a person approved. Calls that overlap (parallel subagents)
+// The guard keeps one baseline for the run. It is taken at the first
+// watched call, refreshed when a person's turn starts (TurnStart, so edits
+// made between turns become the baseline), after a call a person approved,
+// and for files Reasonix writes itself (Accept). A change made between two
+// calls of a turn, say by a background process an earlier call left
+// running, is therefore undone after the next call. Calls that overlap (parallel subagents)
 // are checked against the same baseline, so a change made during an
 // approved call that overlaps an unapproved one may be undone too: the
 // guard fails closed.
@@ -211,7 +213,7 @@ func excluded(name string, list []string) bool {
 // very call; it returns "" or the error to append to the call's result.
 func (cg *ControlGuard) Watch(session, role, tool string) func(approved bool) string {
 	cg.mu.Lock()
-	if cg.inflight == 0 || cg.base == nil {
+	if cg.base == nil {
 		cg.base = cg.scan()
 	}
 	cg.inflight++
@@ -375,6 +377,20 @@ func (cg *ControlGuard) restore(p string, b ctlEntry) error {
 		return werr
 	}
 	return fmt.Errorf("cannot restore %s", b.mode.Type())
+}
+
+// TurnStart takes a new baseline when no watched call is running, so what
+// changed since (a person's edits between turns) is accepted. It is called
+// when a person's turn starts. Between turn starts the baseline moves only
+// for approved calls and [ControlGuard.Accept]: a change that a process
+// left running by an earlier call makes between two calls is undone after
+// the next one.
+func (cg *ControlGuard) TurnStart() {
+	cg.mu.Lock()
+	defer cg.mu.Unlock()
+	if cg.inflight == 0 {
+		cg.base = cg.scan()
+	}
 }
 
 // Accept makes the current content of path part of the baseline: Reasonix

@@ -347,3 +347,32 @@ func TestControlGuardAccept(t *testing.T) {
 		t.Fatalf("accepted change undone: %q", got)
 	}
 }
+
+// TestControlGuardBaselineAtTurnStarts: a change made between two calls of
+// a turn (a background process an earlier call left running) is undone
+// after the next call; one made before a person's turn starts (their own
+// edit) becomes the baseline.
+func TestControlGuardBaselineAtTurnStarts(t *testing.T) {
+	f := newGuardFix(t)
+	f.write("reasonix.toml", "[permissions]\n")
+	f.cg.TurnStart()
+	f.call(false, func() {})
+	// Between calls: a background writer.
+	f.write("reasonix.toml", "[permissions]\nmode = \"yolo\"\n")
+	msg := f.call(false, func() {})
+	if !strings.Contains(msg, "changed control file reasonix.toml") {
+		t.Fatalf("change between calls not reported: %q", msg)
+	}
+	if got, _ := f.read("reasonix.toml"); got != "[permissions]\n" {
+		t.Fatalf("change between calls kept: %q", got)
+	}
+	// Before a turn: the person's edit stays.
+	f.write("reasonix.toml", "[permissions]\nallow = [\"Bash(ls:*)\"]\n")
+	f.cg.TurnStart()
+	if msg := f.call(false, func() {}); msg != "" {
+		t.Fatalf("a person's edit before the turn was reported: %q", msg)
+	}
+	if got, _ := f.read("reasonix.toml"); !strings.Contains(got, "Bash(ls:*)") {
+		t.Fatalf("a person's edit was reverted: %q", got)
+	}
+}
