@@ -111,7 +111,7 @@ func cmdDoctor(args []string, io stdio) error {
 	}
 	mode := orDefault(cfg.Permissions.Mode, "ask")
 	userHome := userHomeDir()
-	set, setErr := settings.Load(wd, userHome)
+	set, setErr := settings.Load(workspaceOf(loaded, wd), userHome)
 	if m := set.Mode(); m != "" && loaded.Sources["permissions.mode"] == config.SourceDefault {
 		mode = m + " (from a Claude Code settings file)"
 	}
@@ -152,7 +152,7 @@ func cmdDoctor(args []string, io stdio) error {
 		}
 	}
 	fmt.Fprintf(io.out, "keys:       credentials_store %s: %s\n", cfg.CredentialsStore, credentials.Open(loaded.Home, cfg.CredentialsStore).Where())
-	printImports(io.out, wd, loaded.Home, userHome, allHooks(cfg, set), set, setErr)
+	printImports(io.out, workspaceOf(loaded, wd), loaded.Home, userHome, allHooks(cfg, set), set, setErr)
 	return nil
 }
 
