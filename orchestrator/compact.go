@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"strings"
 
 	"fmt"
 	"time"
@@ -82,15 +83,37 @@ func (cv *Conversation) Context() events.ContextInfo {
 }
 
 // Compact compacts the conversation now; see [Conversation.Compact].
+// "/compact [focus]" sent as a turn does the same in every front end.
 func (e *Engine) Compact(ctx context.Context, focus string) error {
-	return e.track(ctx, func(ctx context.Context) error {
-		c, err := e.conversation().Compact(ctx, focus)
-		if err == nil && c.Folded+c.Pruned == 0 {
-			e.c.rt.Sink.Publish(events.Event{Type: events.Notice, Session: e.SessionID(),
-				Text: "nothing to compact: the conversation has no earlier work to fold"})
+	return e.track(ctx, func(ctx context.Context) error { return e.compact(ctx, e.conversation(), focus) })
+}
+
+func (e *Engine) compact(ctx context.Context, conv *Conversation, focus string) error {
+	c, err := conv.Compact(ctx, focus)
+	if err == nil && c.Folded+c.Pruned == 0 {
+		e.c.rt.Sink.Publish(events.Event{Type: events.Notice, Session: conv.ID(),
+			Text: "nothing to compact: the conversation has no earlier work to fold"})
+	}
+	return err
+}
+
+// ContextSummary is a window's fill on one line, with its parts: what
+// "/context" sent as a turn publishes.
+func ContextSummary(info events.ContextInfo) string {
+	var b strings.Builder
+	if info.Limit > 0 {
+		fmt.Fprintf(&b, "context: %d of %d tokens (%d%%)", info.Used, info.Limit, info.Percent)
+	} else {
+		fmt.Fprintf(&b, "context: %d tokens; the window is unknown (context_window = 0), so nothing compacts", info.Used)
+	}
+	for i, p := range info.Parts {
+		sep := ", "
+		if i == 0 {
+			sep = "; estimated parts: "
 		}
-		return err
-	})
+		fmt.Fprintf(&b, "%s%s ~%d", sep, p.Name, p.Tokens)
+	}
+	return b.String()
 }
 
 // Context reports how full the conversation's window is (/context).

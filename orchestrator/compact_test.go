@@ -274,4 +274,27 @@ func TestEngineCompactByHand(t *testing.T) {
 	if after := eng.Context(); after.Used >= before.Used+1000 {
 		t.Errorf("context after = %+v", after)
 	}
+	// The same commands sent as turns, as stream-json, ACP and the
+	// browser send them.
+	if err := eng.Send(ctx, "/compact keep the third answer"); err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.Send(ctx, "/context"); err != nil {
+		t.Fatal(err)
+	}
+	compactions, summary := 0, ""
+	for _, e := range rec.Events() {
+		if e.Type == events.Compacted {
+			compactions++
+		}
+		if e.Type == events.Notice && strings.HasPrefix(e.Text, "context: ") {
+			summary = e.Text
+		}
+	}
+	if compactions != 2 || len(sp.bodies) != 2 || !strings.Contains(sp.bodies[1], "focus on: keep the third answer") {
+		t.Errorf("/compact as a turn: %d compactions, digests %q", compactions, sp.bodies)
+	}
+	if !strings.Contains(summary, "of 100000 tokens") || !strings.Contains(summary, "history ~") {
+		t.Errorf("/context as a turn published %q", summary)
+	}
 }

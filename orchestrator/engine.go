@@ -156,6 +156,19 @@ func (e *Engine) Send(ctx context.Context, text string) error {
 	return e.track(ctx, func(ctx context.Context) error {
 		conv := e.fresh()
 		ent, err := e.c.Expand(ctx, conv.ID(), text)
+		var unknown *UnknownCommandError
+		if errors.As(err, &unknown) {
+			// The built-in commands every front end gets, unless a command
+			// or skill of the same name took them.
+			switch unknown.Name {
+			case "compact":
+				_, args, _ := slashCommand(text)
+				return e.compact(ctx, conv, args)
+			case "context":
+				e.c.rt.Sink.Publish(events.Event{Type: events.Notice, Session: conv.ID(), Text: ContextSummary(conv.Context())})
+				return nil
+			}
+		}
 		if err != nil {
 			return err
 		}
