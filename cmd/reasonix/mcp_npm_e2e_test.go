@@ -101,58 +101,72 @@ timeout_ms = 60000
 	}
 }
 
-// server-everything over streamable HTTP.
-func TestE2EMCPNpmServerOverStreamableHTTP(t *testing.T) {
+// server-everything over streamable HTTP, and over the older HTTP+SSE
+// transport.
+func TestE2EMCPNpmServerOverHTTP(t *testing.T) {
 	t.Parallel()
 	everything := npmServer(t, "server-everything")
+	for _, tc := range []struct{ mode, typ, path, ready string }{
+		{"streamableHttp", "http", "/mcp", "listening"},
+		{"sse", "sse", "/sse", "running on port"},
+	} {
+		t.Run(tc.typ, func(t *testing.T) {
+			t.Parallel()
+			port := startNodeServer(t, everything, tc.mode, tc.ready)
+			e := newE2E(t,
+				scripted.Turn{ToolCalls: []scripted.Call{call("mcp__remote__echo", map[string]any{"message": "over " + tc.typ})}},
+				scripted.Turn{Text: "done"},
+			)
+			e.write("reasonix.toml", fmt.Sprintf("[[plugins]]\nname = \"remote\"\ntype = %q\nurl = \"http://127.0.0.1:%d%s\"\n", tc.typ, port, tc.path))
+			r := e.run("", "run", "echo remotely")
+			if r.code != 0 {
+				t.Fatalf("exit %d\nstderr: %s", r.code, r.stderr)
+			}
+			if msgs := string(messagesOf(t, e.srv.Requests()[1])); !strings.Contains(msgs, "Echo: over "+tc.typ) {
+				t.Fatalf("echo result missing: ...%s\nstderr: %s", msgs[max(0, len(msgs)-1500):], r.stderr)
+			}
+			list := e.run("", "mcp", "list")
+			if !strings.Contains(list.stdout, "running  "+tc.typ) {
+				t.Fatalf("mcp list:\n%s%s", list.stdout, list.stderr)
+			}
+		})
+	}
+}
+
+// startNodeServer runs server-everything in mode on a free port and waits
+// until its stderr says ready.
+func startNodeServer(t *testing.T, script, mode, ready string) int {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	srv := exec.Command("node", everything, "streamableHttp")
+	srv := exec.Command("node", script, mode)
 	srv.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
 	stderr, _ := srv.StderrPipe()
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
-	ready := make(chan struct{})
+	up := make(chan struct{})
+	done := make(chan struct{})
 	go func() {
+		defer close(done)
 		sc := bufio.NewScanner(stderr)
 		closed := false
 		for sc.Scan() {
-			if !closed && strings.Contains(sc.Text(), "listening") {
-				close(ready)
+			if !closed && strings.Contains(sc.Text(), ready) {
+				close(up)
 				closed = true
 			}
 		}
 	}()
+	t.Cleanup(func() { _ = srv.Process.Kill(); <-done; _ = srv.Wait() })
 	select {
-	case <-ready:
+	case <-up:
 	case <-time.After(60 * time.Second):
-		t.Fatal("server-everything did not start listening within 60s")
+		t.Fatalf("server-everything %s did not start within 60s", mode)
 	}
-	e := newE2E(t,
-		scripted.Turn{ToolCalls: []scripted.Call{call("mcp__remote__echo", map[string]any{"message": "over streamable http"})}},
-		scripted.Turn{Text: "done"},
-	)
-	e.write("reasonix.toml", fmt.Sprintf(`
-[[plugins]]
-name = "remote"
-type = "http"
-url = "http://127.0.0.1:%d/mcp"
-`, port))
-	r := e.run("", "run", "echo over http")
-	if r.code != 0 {
-		t.Fatalf("exit %d\nstderr: %s", r.code, r.stderr)
-	}
-	if msgs := string(messagesOf(t, e.srv.Requests()[1])); !strings.Contains(msgs, "Echo: over streamable http") {
-		t.Fatalf("echo result missing: %.2000s", msgs)
-	}
-	list := e.run("", "mcp", "list")
-	if !strings.Contains(list.stdout, "remote") || !strings.Contains(list.stdout, "running  http") {
-		t.Fatalf("mcp list:\n%s%s", list.stdout, list.stderr)
-	}
+	return port
 }

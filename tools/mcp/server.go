@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -38,13 +39,15 @@ type server struct {
 	cfg Config
 	m   *Manager
 
-	mu        sync.Mutex
-	state     State
-	err       error
-	sess      *sdk.ClientSession
-	tools     []*Tool
-	prompts   []*sdk.Prompt
-	resources []*sdk.Resource
+	mu    sync.Mutex
+	state State
+	err   error
+	sess  *sdk.ClientSession
+	// cancelConn ends the context the connection was opened with.
+	cancelConn context.CancelFunc
+	tools      []*Tool
+	prompts    []*sdk.Prompt
+	resources  []*sdk.Resource
 	// toolsChanged is set when the server announced a new tool list that
 	// sessions already running have not been told about.
 	toolsChanged bool
@@ -105,6 +108,10 @@ func (s *server) run(ctx context.Context) {
 		if s.sess == sess {
 			s.sess = nil
 		}
+		if s.cancelConn != nil {
+			s.cancelConn()
+			s.cancelConn = nil
+		}
 		s.mu.Unlock()
 		if ctx.Err() != nil {
 			return
@@ -148,11 +155,21 @@ func (s *server) connect(ctx context.Context) (*sdk.ClientSession, error) {
 			s.m.relist(s, req.Session)
 		},
 	})
-	hctx, cancel := context.WithTimeout(ctx, s.cfg.timeout())
-	defer cancel()
-	sess, err := client.Connect(hctx, transport, nil)
+	// The SSE transport ties its event stream to the context Connect is
+	// given, so that context lives as long as the connection; the
+	// handshake's bound is a timer that cancels it only while Connect
+	// has not returned.
+	cctx, cancel := context.WithCancel(ctx)
+	var timedOut atomic.Bool
+	timer := time.AfterFunc(s.cfg.timeout(), func() { timedOut.Store(true); cancel() })
+	sess, err := client.Connect(cctx, transport, nil)
+	if !timer.Stop() && err == nil {
+		_ = sess.Close()
+		err = context.DeadlineExceeded
+	}
 	if err != nil {
-		if errors.Is(hctx.Err(), context.DeadlineExceeded) {
+		cancel()
+		if timedOut.Load() {
 			return nil, fmt.Errorf("no handshake within %s", s.cfg.timeout())
 		}
 		var syn *json.SyntaxError
@@ -163,10 +180,11 @@ func (s *server) connect(ctx context.Context) (*sdk.ClientSession, error) {
 	}
 	if err := s.list(ctx, sess, false); err != nil {
 		_ = sess.Close()
+		cancel()
 		return nil, err
 	}
 	s.mu.Lock()
-	s.sess, s.state, s.err = sess, StateRunning, nil
+	s.sess, s.state, s.err, s.cancelConn = sess, StateRunning, nil, cancel
 	s.mu.Unlock()
 	return sess, nil
 }
