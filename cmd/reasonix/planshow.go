@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reasonix/reasonix/agents"
 	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/internal/text"
 	"github.com/reasonix/reasonix/orchestrator"
@@ -61,6 +62,9 @@ func renderPlanDAG(p orchestrator.Plan, id string, steps []events.StepResult) st
 		}
 		if u := s.Usage; u.PromptTokens+u.CompletionTokens > 0 {
 			extra = append(extra, fmt.Sprintf("%d in (%d cached) / %d out tokens", u.PromptTokens, u.CacheHitTokens, u.CompletionTokens))
+		}
+		if u := s.Usage; u.Cost > 0 || u.Currency != "" {
+			extra = append(extra, "cost "+agents.Money(u.Cost, u.Currency))
 		}
 		if s.Millis > 0 {
 			extra = append(extra, (time.Duration(s.Millis) * time.Millisecond).Round(10*time.Millisecond).String())
