@@ -69,8 +69,12 @@ type Event struct {
 	// Step is the plan step the publishing session works on (plan
 	// workers only), so front ends can group a run's events by step.
 	Step string `json:"step,omitempty"`
-	Text string `json:"text,omitempty"`
-	Tool *Tool  `json:"tool,omitempty"`
+	// Title is what a subagent session was started to do, in the words
+	// of its task call's description (SessionStart only), so front ends
+	// can name a worker by its job rather than its id.
+	Title string `json:"title,omitempty"`
+	Text  string `json:"text,omitempty"`
+	Tool  *Tool  `json:"tool,omitempty"`
 	// Usage is the usage of one request (UsageUpdate) or of the whole
 	// session (Done).
 	Usage *providers.Usage `json:"usage,omitempty"`

@@ -249,6 +249,8 @@ func (c *Coordinator) executorRole() roles.Role {
 // role, is opened through Coordinator.open from one of these.
 type sessionSpec struct {
 	id, role, parent string
+	// title is what a subagent was started to do (its task description).
+	title string
 	// modelRef is the model reference; "" is the configured default.
 	modelRef string
 	// system is the role's prompt; open appends the skill index when
@@ -437,7 +439,7 @@ func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 		env.SetTodos(r.loaded.Meta.Todos)
 		w.setGoal(r.loaded.Meta.Goal)
 	}
-	sink.Publish(events.Event{Type: events.SessionStart, Session: id, Role: spec.role, Parent: spec.parent, Text: model})
+	sink.Publish(events.Event{Type: events.SessionStart, Session: id, Role: spec.role, Parent: spec.parent, Text: model, Title: spec.title})
 	w.sink = sink
 	return w, nil
 }

@@ -206,7 +206,7 @@ func (t *taskTool) Execute(ctx context.Context, _ *tools.Env, raw json.RawMessag
 	}
 	res, err := t.c.runChild(ctx, t.fam, childSpec{
 		role: r, parent: t.parent, depth: t.depth + 1, parentModel: t.modelRef,
-		modelRef: t.c.subagentModel(r), prompt: a.Prompt,
+		modelRef: t.c.subagentModel(r), prompt: a.Prompt, title: text.OneLine(a.Description),
 	})
 	tr := taskResult(r.Name, res, err)
 	b, _ := json.MarshalIndent(tr, "", "  ")
@@ -281,6 +281,8 @@ type childSpec struct {
 	// system overrides the role's prompt (skills).
 	system string
 	prompt string
+	// title is the task call's description, shown for the worker.
+	title string
 }
 
 // lease is a subagent's hold on one of the coordinator's slots. A child
@@ -366,7 +368,7 @@ func (c *Coordinator) runChild(ctx context.Context, parent *family, spec childSp
 		system = spec.role.System
 	}
 	w, err := c.open(sessionSpec{
-		id: id, role: spec.role.Name, parent: spec.parent, modelRef: modelRef,
+		id: id, role: spec.role.Name, parent: spec.parent, modelRef: modelRef, title: spec.title,
 		system: system, tools: reg,
 		maxSteps: spec.role.MaxSteps, planMode: spec.role.PlanMode, fam: fam, perms: spec.role.Permissions,
 	})

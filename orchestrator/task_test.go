@@ -81,8 +81,8 @@ func TestParallelTasks(t *testing.T) {
 		if hd := h.transcript(tr.SessionID); hd.Parent != res.SessionID || hd.Role != "general" {
 			t.Errorf("child transcript header %+v", hd)
 		}
-		if e := starts[tr.SessionID]; e.Parent != res.SessionID || e.Role != "general" {
-			t.Errorf("child start event %+v", e)
+		if e := starts[tr.SessionID]; e.Parent != res.SessionID || e.Role != "general" || !strings.HasPrefix(e.Title, "job ") {
+			t.Errorf("child start event %+v (its title is the task's description)", e)
 		}
 	}
 	// Child tool events reach the sink tagged with the child and parent.

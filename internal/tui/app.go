@@ -151,6 +151,8 @@ type App struct {
 	// sessions started and not yet done.
 	todos   []events.Todo
 	workers map[string]bool
+	// titles are the worker sessions' descriptions, by session id.
+	titles map[string]string
 	// calls are the newest finished tool calls, for Ctrl-O.
 	calls []keptCall
 	// pastes are the large pastes held in the composer as placeholders;
@@ -190,6 +192,7 @@ func New(opts Options) *App {
 		approvals: map[string]func(){},
 		follow:    true,
 		workers:   map[string]bool{},
+		titles:    map[string]string{},
 	}
 	a.transcript = tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetWordWrap(true).
 		SetScrollable(true).SetMaxLines(opts.MaxLines)

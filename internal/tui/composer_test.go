@@ -341,3 +341,18 @@ func TestOverlayDrawsCleanly(t *testing.T) {
 		})
 	}
 }
+
+// TestWorkerNamedByDescription: a subagent is shown by what its task call
+// said it does, not by its id.
+func TestWorkerNamedByDescription(t *testing.T) {
+	h := start(t, Options{})
+	p := h.app.Publish
+	p(events.Event{Type: events.SessionStart, Session: "g-20260101-abcdef12", Parent: "e-1", Role: "explore", Title: "find the config loader", Text: "m"})
+	tl := tool("c1", "grep", "Load", map[string]string{"pattern": "Load"})
+	tl.Summary = "3 matches"
+	p(events.Event{Type: events.ToolEnd, Session: "g-20260101-abcdef12", Parent: "e-1", Role: "explore", Tool: tl})
+	s := h.waitFor("[explore: find the config loader] started", "[explore: find the config loader] ✓ grep")
+	if strings.Contains(s, "abcdef12") {
+		t.Errorf("the worker's id is shown:\n%s", s)
+	}
+}

@@ -144,9 +144,12 @@ func (a *App) render(e events.Event) {
 	}
 	a.endStream()
 	a.flushThought()
+	if e.Type == events.SessionStart && worker && e.Title != "" {
+		a.titles[e.Session] = e.Title
+	}
 	prefix := ""
 	if worker {
-		prefix = "  [blue]" + tview.Escape(workerTag(e)) + "[-] "
+		prefix = "  [blue]" + tview.Escape(a.workerTag(e)) + "[-] "
 	}
 	switch e.Type {
 	case events.SessionStart:
@@ -171,7 +174,7 @@ func (a *App) render(e events.Event) {
 		delete(a.rs.tools, e.Tool.CallID)
 		who := ""
 		if worker {
-			who = workerTag(e)
+			who = a.workerTag(e)
 		}
 		a.keepCall(who, *e.Tool)
 		a.line(prefix + toolLine(e.Tool))
@@ -228,11 +231,15 @@ func (a *App) render(e events.Event) {
 	}
 }
 
-// workerTag is the "[role id]" label of a worker session, "[step id]"
-// for a plan worker.
-func workerTag(e events.Event) string {
+// workerTag is the label of a worker session: "[role: what it does]"
+// when its task call described it, else "[role id]"; "[step id]" for a
+// plan worker.
+func (a *App) workerTag(e events.Event) string {
 	if e.Step != "" {
 		return "[step " + e.Step + "]"
+	}
+	if t := a.titles[e.Session]; t != "" {
+		return "[" + e.Role + ": " + oneLine(t, 48) + "]"
 	}
 	return "[" + e.Role + " " + shortID(e.Session) + "]"
 }
