@@ -88,9 +88,6 @@ func (m *mdStream) Flush() string {
 	return out.String()
 }
 
-// pending reports whether text is held or a line is open.
-func (m *mdStream) pending() bool { return m.hold != "" || !m.lineStart || len(m.table) > 0 }
-
 // step consumes a decidable prefix of m.hold, writing its markup, and
 // returns how many bytes it consumed (0: wait for more input). final
 // means no more input is coming for the held text.
