@@ -607,6 +607,10 @@ func (a *App) composerKey(ev *tcell.EventKey) *tcell.EventKey {
 	case ev.Key() == tcell.KeyCtrlR:
 		a.searchHistory()
 		return nil
+	case ev.Key() == tcell.KeyTab:
+		if a.complete() {
+			return nil
+		}
 	case a.recallKey(ev):
 		return nil
 	}

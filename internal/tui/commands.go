@@ -32,6 +32,7 @@ const helpText = `[::b]commands[::-]
   Enter sends (queued while a turn runs) · Ctrl-J or Alt-Enter newline · a paste is one input
   Esc or Ctrl-C interrupts the running turn · Ctrl-C twice or Ctrl-D quits
   PgUp/PgDn or the wheel scroll · End follows new output again · Ctrl-O shows whole tool output
+  Tab completes a /command or an @path
   ↑/↓ recall earlier prompts (on the first/last line) · Ctrl-R searches them`
 
 // submit handles one composer entry: a slash command or a chat turn.
