@@ -68,10 +68,10 @@ type contextReport struct {
 	Estimate    string        `json:"token_estimate"`
 	// Model, Window and Percent: the default model, its context window
 	// and the share of it the prefix takes (0 when the window is unknown).
-	Model   string `json:"model,omitempty"`
-	Window  int    `json:"context_window"`
-	Percent int    `json:"percent"`
-	Notices     []string      `json:"notices,omitempty"`
+	Model   string   `json:"model,omitempty"`
+	Window  int      `json:"context_window"`
+	Percent int      `json:"percent"`
+	Notices []string `json:"notices,omitempty"`
 }
 
 // estimateTokens is a rough count: four bytes a token.
