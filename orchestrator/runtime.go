@@ -406,6 +406,13 @@ func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 		env = c.rt.Env.Fork()
 	}
 	env.Session = id
+	// The session's background jobs (and whatever else its tools keep that
+	// needs closing) end with it, before its transcript closes.
+	closeLog := w.close
+	w.close = func() {
+		_ = env.State.Close()
+		closeLog()
+	}
 	maxSteps := spec.maxSteps
 	if maxSteps <= 0 {
 		maxSteps = c.rt.Settings.MaxSteps

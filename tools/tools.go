@@ -6,7 +6,9 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -210,6 +212,47 @@ func (s *State) Set(key string, v any) {
 	}
 	s.m[key] = v
 	s.mu.Unlock()
+}
+
+// LoadOrStore returns the value under key, first storing mk() there when
+// there is none, atomically.
+func (s *State) LoadOrStore(key string, mk func() any) any {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v, ok := s.m[key]; ok {
+		return v
+	}
+	if s.m == nil {
+		s.m = map[string]any{}
+	}
+	v := mk()
+	s.m[key] = v
+	return v
+}
+
+// Close closes every value in the state that is an [io.Closer] (a
+// session's background jobs), for the end of its session. Values stay in
+// place, so a closed value can refuse further use.
+func (s *State) Close() error {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	var closers []io.Closer
+	for _, v := range s.m {
+		if c, ok := v.(io.Closer); ok {
+			closers = append(closers, c)
+		}
+	}
+	s.mu.Unlock()
+	var errs []error
+	for _, c := range closers {
+		errs = append(errs, c.Close())
+	}
+	return errors.Join(errs...)
 }
 
 // NewEnv returns an Env rooted at root with fresh per-session state.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -34,6 +35,7 @@ func (bashTool) ReadOnly() bool { return false }
 func (bashTool) Description() string {
 	return "Run a shell command (bash -c) in the workspace root; returns combined stdout+stderr and the exit code. " +
 		"stdin is closed, so nothing interactive. timeout in seconds (default 120, max 600); on timeout the whole process group is killed. " +
+		"run_in_background starts a long-running command (a server, a watcher) as a job of this session and returns its id at once (timeout does not apply; the job ends with the session). " +
 		"Prefer grep, glob, ls and read_file over shell equivalents."
 }
 
@@ -42,9 +44,10 @@ func (bashTool) Description() string {
 func (bashTool) Schema() json.RawMessage { return json.RawMessage(bashSchema) }
 
 type bashArgs struct {
-	Command     string  `json:"command"`
-	Timeout     seconds `json:"timeout,omitempty" jsonschema:"seconds"`
-	Description string  `json:"description,omitempty" jsonschema:"5-10 words on what it does"`
+	Command     string     `json:"command"`
+	Timeout     seconds    `json:"timeout,omitempty" jsonschema:"seconds"`
+	Description string     `json:"description,omitempty" jsonschema:"5-10 words on what it does"`
+	Background  tools.Bool `json:"run_in_background,omitempty" jsonschema:"start it as a background job and return a job id at once; read its output with job_output, stop it with job_kill"`
 }
 
 // seconds is a timeout in seconds: a JSON number or a numeric string, since
@@ -95,27 +98,17 @@ func (bashTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage
 	}
 	timeout = min(timeout, limit)
 
+	if a.Background {
+		return startJob(env, a.Command)
+	}
+
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := shellCommand(env.Shell, a.Command)
-	cmd.Dir = env.Root
-	// Always an explicit environment, never the inherited one: provider
-	// keys and anything holding a secret value are withheld.
-	cmd.Env = append(env.Secrets.Environ(os.Environ()), bashEnv...)
-	if env.TempDir != "" {
-		cmd.Env = append(cmd.Env, "TMPDIR="+env.TempDir, "TMP="+env.TempDir, "TEMP="+env.TempDir)
-	}
 	out := newHeadTail(max(4*env.Limit(), 1<<20))
-	cmd.Stdout, cmd.Stderr = out, out
-	start := cmd.Start
-	if env.Sandbox != nil {
-		start = func() error { return env.Sandbox(cmd) }
+	cmd, reap, err := startShell(env, a.Command, out)
+	if err != nil {
+		return tools.Result{}, err
 	}
-	if err := start(); err != nil {
-		return tools.Result{}, fmt.Errorf("cannot start shell: %w", err)
-	}
-	// The group dies with Reasonix, however Reasonix ends.
-	reap := watchGroup(cmd.Process.Pid)
 	defer reap.done()
 	// Kill the whole group, not just the shell, when time runs out or the
 	// session is cancelled; exec.CommandContext would only kill the shell.
@@ -153,6 +146,31 @@ func (bashTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage
 		IsError: code != 0,
 		Summary: fmt.Sprintf("exit code %d", code),
 	}, nil
+}
+
+// startShell starts command as every bash call does: in the workspace
+// root, in a process group of its own, with the scrubbed environment and
+// the private TMPDIR, through the sandbox when there is one, and watched
+// by a reaper so the group dies with Reasonix. Its output goes to out.
+func startShell(env *tools.Env, command string, out io.Writer) (*exec.Cmd, *reaper, error) {
+	cmd := shellCommand(env.Shell, command)
+	cmd.Dir = env.Root
+	// Always an explicit environment, never the inherited one: provider
+	// keys and anything holding a secret value are withheld.
+	cmd.Env = append(env.Secrets.Environ(os.Environ()), bashEnv...)
+	if env.TempDir != "" {
+		cmd.Env = append(cmd.Env, "TMPDIR="+env.TempDir, "TMP="+env.TempDir, "TEMP="+env.TempDir)
+	}
+	cmd.Stdout, cmd.Stderr = out, out
+	start := cmd.Start
+	if env.Sandbox != nil {
+		start = func() error { return env.Sandbox(cmd) }
+	}
+	if err := start(); err != nil {
+		return nil, nil, fmt.Errorf("cannot start shell: %w", err)
+	}
+	// The group dies with Reasonix, however Reasonix ends.
+	return cmd, watchGroup(cmd.Process.Pid), nil
 }
 
 // waitWithDelay waits for cmd; a shell that exited while a background child

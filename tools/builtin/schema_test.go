@@ -21,6 +21,8 @@ var schemaSpecs = []schemagen.Spec{
 	schemagen.For[editArgs]("editFileSchema", "edit_file"),
 	schemagen.For[globArgs]("globSchema", "glob"),
 	schemagen.For[grepArgs]("grepSchema", "grep", schemagen.WithEnum("output_mode", modeFiles, modeContent, modeCount)),
+	schemagen.For[jobKillArgs]("jobKillSchema", "job_kill"),
+	schemagen.For[jobOutputArgs]("jobOutputSchema", "job_output", schemagen.WithType("wait_seconds", "integer")),
 	schemagen.For[lsArgs]("lsSchema", "ls"),
 	schemagen.For[moveArgs]("moveFileSchema", "move_file"),
 	// multi_edit leaves out the descriptions of an edit's fields: the
@@ -119,6 +121,8 @@ var decoders = map[string]func(json.RawMessage) error{
 	"todo_write": decodeInto[todoWriteArgs],
 	"todo_read":  decodeInto[struct{}],
 	"ask":        decodeInto[askArgs],
+	"job_output": decodeInto[jobOutputArgs],
+	"job_kill":   decodeInto[jobKillArgs],
 }
 
 // decodeInto decodes raw as the tools do, and again rejecting unknown

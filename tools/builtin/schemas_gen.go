@@ -9,7 +9,7 @@ package builtin
 const askSchema = `{"type":"object","properties":{"question":{"type":"string","description":"The question, complete and answerable on its own"},"choices":{"type":"array","items":{"type":"string"},"description":"Suggested answers, when the question has a few likely ones"}},"required":["question"],"additionalProperties":false}`
 
 // bashSchema is the bash tool's argument schema, generated from builtin.bashArgs.
-const bashSchema = `{"type":"object","properties":{"command":{"type":"string"},"timeout":{"type":"integer","description":"seconds"},"description":{"type":"string","description":"5-10 words on what it does"}},"required":["command"],"additionalProperties":false}`
+const bashSchema = `{"type":"object","properties":{"command":{"type":"string"},"timeout":{"type":"integer","description":"seconds"},"description":{"type":"string","description":"5-10 words on what it does"},"run_in_background":{"type":"boolean","description":"start it as a background job and return a job id at once; read its output with job_output, stop it with job_kill"}},"required":["command"],"additionalProperties":false}`
 
 // editFileSchema is the edit_file tool's argument schema, generated from builtin.editArgs.
 const editFileSchema = `{"type":"object","properties":{"path":{"type":"string","description":"File path, relative to the workspace or absolute"},"old_string":{"type":"string","description":"Exact text to replace"},"new_string":{"type":"string","description":"Replacement text"},"replace_all":{"type":"boolean","description":"Replace every occurrence (default false)"}},"required":["path","old_string","new_string"],"additionalProperties":false}`
@@ -19,6 +19,12 @@ const globSchema = `{"type":"object","properties":{"pattern":{"type":"string"},"
 
 // grepSchema is the grep tool's argument schema, generated from builtin.grepArgs.
 const grepSchema = `{"type":"object","properties":{"pattern":{"type":"string"},"path":{"type":"string"},"output_mode":{"type":"string","enum":["files_with_matches","content","count"]},"glob":{"type":"string"},"type":{"type":"string"},"case_insensitive":{"type":"boolean"},"context":{"type":"integer"},"before":{"type":"integer"},"after":{"type":"integer"},"head_limit":{"type":"integer"},"multiline":{"type":"boolean"}},"required":["pattern"],"additionalProperties":false}`
+
+// jobKillSchema is the job_kill tool's argument schema, generated from builtin.jobKillArgs.
+const jobKillSchema = `{"type":"object","properties":{"job_id":{"type":"string","description":"the id bash returned, e.g. job-1"}},"required":["job_id"],"additionalProperties":false}`
+
+// jobOutputSchema is the job_output tool's argument schema, generated from builtin.jobOutputArgs.
+const jobOutputSchema = `{"type":"object","properties":{"job_id":{"type":"string","description":"the id bash returned, e.g. job-1"},"wait_seconds":{"type":"integer","description":"wait up to this many seconds (max 60) for new output or the job's end"}},"required":["job_id"],"additionalProperties":false}`
 
 // lsSchema is the ls tool's argument schema, generated from builtin.lsArgs.
 const lsSchema = `{"type":"object","properties":{"path":{"type":"string","description":"directory (default: workspace root)"},"depth":{"type":"integer"}},"required":[],"additionalProperties":false}`
