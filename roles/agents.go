@@ -231,7 +231,7 @@ var claudeTools = map[string]string{
 	"Bash": "bash", "Glob": "glob", "Grep": "grep", "LS": "ls", "TodoWrite": "todo_write",
 	"TodoRead": "todo_read", "Task": "task", "Skill": "skill",
 	"WebFetch": "", "WebSearch": "", "NotebookRead": "", "NotebookEdit": "",
-	"BashOutput": "", "KillShell": "", "KillBash": "", "ExitPlanMode": "", "SlashCommand": "",
+	"BashOutput": "job_output", "KillShell": "job_kill", "KillBash": "job_kill", "ExitPlanMode": "", "SlashCommand": "",
 }
 
 // ownToolName reports a name shaped like a Reasonix tool's: a lowercase
