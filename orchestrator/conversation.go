@@ -67,7 +67,38 @@ func (cv *Conversation) Send(ctx context.Context, text string) (Result, error) {
 	cv.mu.Lock()
 	defer cv.mu.Unlock()
 	cv.sent.Store(true)
-	return cv.c.run(ctx, cv.w, text)
+	return cv.c.run(ctx, cv.w, earlierWork(cv.w.takeNotes(), text))
+}
+
+// Note records something that happened outside the conversation since
+// its last turn (a person's ! line, a skill run as a subagent, an
+// executed plan). The next turn carries it in front of its text, so "fix
+// what the review found" works and the cached prefix is untouched. Notes
+// are saved with the session's state, so the next turn may come from
+// another process (`reasonix run --continue`).
+func (cv *Conversation) Note(text string) {
+	cv.w.addNote(text)
+	if cv.w.log != nil {
+		if err := cv.w.log.EndStep(); err != nil {
+			cv.c.rt.Sink.Publish(events.Event{Type: events.Notice, Session: cv.ID(),
+				Text: "the note for the next turn was not saved: " + err.Error()})
+		}
+	}
+}
+
+// earlierWork puts notes in front of a turn's text.
+func earlierWork(notes []string, turn string) string {
+	if len(notes) == 0 {
+		return turn
+	}
+	var b strings.Builder
+	b.WriteString("<earlier-work>\nSince your last turn, this happened outside this conversation:\n")
+	for _, r := range notes {
+		b.WriteString("\n- " + strings.ReplaceAll(r, "\n", "\n  ") + "\n")
+	}
+	b.WriteString("</earlier-work>\n\n")
+	b.WriteString(turn)
+	return b.String()
 }
 
 // Goal pursues text inside this conversation, with the same stopping rules

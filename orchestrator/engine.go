@@ -33,17 +33,13 @@ type Engine struct {
 	conv    *Conversation
 	running map[int]context.CancelFunc
 	next    int
-	// records are what ran outside the conversation (an executed plan, a
-	// skill run as a subagent) since its last turn; the next turn carries
-	// them, so "fix what the review found" works and the cached prefix is
-	// untouched.
-	records []string
 }
 
 // maxRecord bounds one record's report in the next turn.
 const maxRecord = 4 << 10
 
-// record remembers what ran outside the conversation for its next turn.
+// record notes what ran outside the conversation (an executed plan, a
+// skill run as a subagent) for its next turn (see [Conversation.Note]).
 func (e *Engine) record(what string, res Result, err error) {
 	var b strings.Builder
 	b.WriteString(what)
@@ -61,28 +57,7 @@ func (e *Engine) record(what string, res Result, err error) {
 	if len(res.Files) > 0 {
 		b.WriteString("\nFiles changed: " + strings.Join(res.Files, ", "))
 	}
-	e.mu.Lock()
-	e.records = append(e.records, b.String())
-	e.mu.Unlock()
-}
-
-// withRecords puts the pending records in front of a turn's text.
-func (e *Engine) withRecords(turn string) string {
-	e.mu.Lock()
-	recs := e.records
-	e.records = nil
-	e.mu.Unlock()
-	if len(recs) == 0 {
-		return turn
-	}
-	var b strings.Builder
-	b.WriteString("<earlier-work>\nSince your last turn, this happened outside this conversation:\n")
-	for _, r := range recs {
-		b.WriteString("\n- " + strings.ReplaceAll(r, "\n", "\n  ") + "\n")
-	}
-	b.WriteString("</earlier-work>\n\n")
-	b.WriteString(turn)
-	return b.String()
+	e.conversation().Note(b.String())
 }
 
 // NewEngine opens a conversation on c. hub is the sink c publishes to;
@@ -174,9 +149,7 @@ func (e *Engine) Send(ctx context.Context, text string) error {
 		}
 		switch {
 		case ent.Shell != nil:
-			e.mu.Lock()
-			e.records = append(e.records, ent.Shell.Record())
-			e.mu.Unlock()
+			conv.Note(ent.Shell.Record())
 			return nil
 		case ent.Subagent != "":
 			res, err := e.c.RunSkill(ctx, ent.Subagent, ent.Args)
@@ -189,7 +162,7 @@ func (e *Engine) Send(ctx context.Context, text string) error {
 		}
 		release := e.c.PreApprove(conv.ID(), ent.Allow)
 		defer release()
-		_, err = conv.Send(ctx, e.withRecords(e.c.withToolChanges(ent.Text)))
+		_, err = conv.Send(ctx, e.c.withToolChanges(ent.Text))
 		return err
 	})
 }

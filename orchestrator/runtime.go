@@ -308,6 +308,29 @@ type worker struct {
 	goal *events.GoalState
 	// started is set once the session's SessionStart hooks ran.
 	started bool
+	// notes wait for the next turn (see Conversation.Note).
+	notes []string
+}
+
+func (w *worker) addNote(s string) {
+	w.mu.Lock()
+	w.notes = append(w.notes, s)
+	w.mu.Unlock()
+}
+
+// takeNotes returns the waiting notes and forgets them.
+func (w *worker) takeNotes() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := w.notes
+	w.notes = nil
+	return n
+}
+
+func (w *worker) notesSnapshot() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]string(nil), w.notes...)
 }
 
 // stepSink stamps a plan worker's events with its step id.
@@ -445,6 +468,7 @@ func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 		}
 		env.SetTodos(r.loaded.Meta.Todos)
 		w.setGoal(r.loaded.Meta.Goal)
+		w.notes = append([]string(nil), r.loaded.Meta.Notes...)
 	}
 	sink.Publish(events.Event{Type: events.SessionStart, Session: id, Role: spec.role, Parent: spec.parent, Text: model, Title: spec.title})
 	w.sink = sink
@@ -603,7 +627,7 @@ func (c *Coordinator) RunOn(ctx context.Context, prompt, modelRef string) (Resul
 		c.rt.Sink.Publish(events.Event{Type: events.Notice, Text: fmt.Sprintf("the model %q is not configured (%v); using the default model", modelRef, err)})
 		return c.Run(ctx, prompt)
 	}
-	w, err := c.openExecutorWith(nil, nil, modelRef)
+	w, err := c.openExecutorWith(nil, nil, modelRef, goalStatusTool{})
 	if err != nil {
 		return Result{}, fmt.Errorf("start executor: %w", err)
 	}
@@ -614,7 +638,10 @@ func (c *Coordinator) RunOn(ctx context.Context, prompt, modelRef string) (Resul
 // runExecutor runs one executor session on a first user turn; seed, when
 // set, prepares its environment before the session exists.
 func (c *Coordinator) runExecutor(ctx context.Context, first string, seed func(id string, env *tools.Env)) (Result, error) {
-	w, err := c.openExecutor(seed)
+	// The tools of a conversation (goal_status included), so a run and a
+	// later `run --continue`, the TUI or a goal in the same session send
+	// the same cached prefix.
+	w, err := c.openExecutor(seed, goalStatusTool{})
 	if err != nil {
 		return Result{}, fmt.Errorf("start executor: %w", err)
 	}

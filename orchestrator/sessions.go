@@ -150,6 +150,7 @@ func (l *sessionLog) meta() store.Meta {
 		m.Todos = l.w.Env().Todos()
 	}
 	m.Goal = l.w.goalState()
+	m.Notes = l.w.notesSnapshot()
 	return m
 }
 

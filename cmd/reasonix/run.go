@@ -222,6 +222,9 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 				shell = ent.Shell
 				switch {
 				case ent.Shell != nil:
+					// The next turn of this session, here or in a later
+					// run, gets the command and its output.
+					cv.Note(ent.Shell.Record())
 				case ent.Subagent != "":
 					res, runErr = app.coord.RunSkill(ctx, ent.Subagent, ent.Args)
 				default:

@@ -88,6 +88,10 @@ type Meta struct {
 	Todos []events.Todo   `json:"todos,omitempty"`
 	// Goal is the session's goal, when it has one.
 	Goal *events.GoalState `json:"goal,omitempty"`
+	// Notes are what happened outside the conversation since its last
+	// turn (a person's ! lines, a skill run as a subagent, an executed
+	// plan), waiting to ride in its next turn.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Mark is a checkpoint or rewind record.
