@@ -28,6 +28,9 @@ const (
 	// jobSettle is how long job_output keeps collecting once new output
 	// arrived, so a burst of lines comes back in one read.
 	jobSettle = 200 * time.Millisecond
+	// jobMaxRunning bounds the jobs one session runs at once: each holds
+	// processes and up to jobBufferSize of memory.
+	jobMaxRunning = 16
 	// jobsKey is where a session's job table lives in its tools.State.
 	jobsKey = "jobs"
 )
@@ -84,6 +87,17 @@ func startJob(env *tools.Env, command string) (tools.Result, error) {
 	defer t.mu.Unlock()
 	if t.closed {
 		return tools.Result{}, errJobsClosed
+	}
+	running := 0
+	for _, j := range t.jobs {
+		select {
+		case <-j.done:
+		default:
+			running++
+		}
+	}
+	if running >= jobMaxRunning {
+		return tools.Result{}, fmt.Errorf("%d background jobs are running, the most one session may; stop one with job_kill first", running)
 	}
 	j := &job{command: command, out: newJobBuffer(jobBufferSize), done: make(chan struct{}), code: -1}
 	cmd, reap, err := startShell(env, command, j.out)

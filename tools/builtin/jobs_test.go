@@ -3,6 +3,7 @@ package builtin
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -208,5 +209,24 @@ func TestJobAccessNeverAsks(t *testing.T) {
 	a, _ := tools.Describe(bashTool{}, json.RawMessage(`{"command":"make serve","run_in_background":true}`))
 	if a.Kind != tools.KindExecute || a.Command != "make serve" {
 		t.Errorf("background bash: %+v", a)
+	}
+}
+
+func TestBackgroundJobsBounded(t *testing.T) {
+	skipOnWindows(t)
+	env := tools.NewEnv(t.TempDir())
+	defer env.State.Close()
+	for i := 0; i < jobMaxRunning; i++ {
+		startBackground(t, env, `sleep 60`)
+	}
+	_, err := runTool(t, bashTool{}, env, `{"command":"sleep 60","run_in_background":true}`)
+	if err == nil || !strings.Contains(err.Error(), "job_kill") {
+		t.Fatalf("job %d started: %v", jobMaxRunning+1, err)
+	}
+	if _, err := runTool(t, jobKillTool{}, env, `{"job_id":"job-3"}`); err != nil {
+		t.Fatal(err)
+	}
+	if id := startBackground(t, env, `sleep 60`); id != fmt.Sprintf("job-%d", jobMaxRunning+1) {
+		t.Errorf("after a kill: %s", id)
 	}
 }
