@@ -39,5 +39,10 @@ func killProcessGroup(cmd *exec.Cmd) error {
 	return err
 }
 
+// killLeftovers kills what is left in the group of a command whose shell
+// has already been waited for: the group outlives its leader while any
+// member runs, and its id is not reused while it exists.
+func killLeftovers(cmd *exec.Cmd) error { return killProcessGroup(cmd) }
+
 // setGroup gives the command a process group of its own.
 func setGroup(cmd *exec.Cmd) { cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} }

@@ -43,6 +43,10 @@ func killProcessGroup(cmd *exec.Cmd) error {
 	return nil
 }
 
+// killLeftovers does nothing on Windows: once the shell was waited for its
+// process id may be reused, and taskkill /T by id could hit a stranger.
+func killLeftovers(*exec.Cmd) error { return nil }
+
 // setGroup gives the command a process group of its own.
 func setGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP}

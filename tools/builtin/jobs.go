@@ -153,7 +153,7 @@ func (j *job) kill() bool {
 	select {
 	case <-j.done:
 		// The shell ended, but what it left in its group may still run.
-		_ = killProcessGroup(j.cmd)
+		_ = killLeftovers(j.cmd)
 		return false
 	default:
 	}
