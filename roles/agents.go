@@ -230,7 +230,7 @@ var claudeTools = map[string]string{
 	"Read": "read_file", "Write": "write_file", "Edit": "edit_file", "MultiEdit": "multi_edit",
 	"Bash": "bash", "Glob": "glob", "Grep": "grep", "LS": "ls", "TodoWrite": "todo_write",
 	"TodoRead": "todo_read", "Task": "task", "Skill": "skill",
-	"WebFetch": "", "WebSearch": "", "NotebookRead": "", "NotebookEdit": "",
+	"WebFetch": "web_fetch", "WebSearch": "", "NotebookRead": "", "NotebookEdit": "",
 	"BashOutput": "job_output", "KillShell": "job_kill", "KillBash": "job_kill", "ExitPlanMode": "", "SlashCommand": "",
 }
 

@@ -140,7 +140,7 @@ assistant: "I'll use the code-reviewer agent to review it."
 New code was written, so review it.
 </commentary>
 </example>
-tools: Read, Grep, Glob, Bash(git diff:*), WebFetch
+tools: Read, Grep, Glob, Bash(git diff:*), WebSearch
 model: sonnet
 color: red
 ---
@@ -200,7 +200,7 @@ func TestLoadAgents(t *testing.T) {
 		{empty, "skipped", "no system prompt"},
 		{reserved, "reserved"},
 		{filepath.Join(userR, "code-reviewer.md"), "shadowed by " + reviewer},
-		{reviewer, `"WebFetch"`},
+		{reviewer, `"WebSearch"`},
 		{reviewer, "Bash(git diff:*)"},
 		{reviewer, "sonnet"},
 	} {
@@ -251,7 +251,7 @@ func TestMapTools(t *testing.T) {
 		{[]string{"Read", "read_file", "Edit", "MultiEdit", "Write", "LS", "TodoWrite", "Task"},
 			[]string{"read_file", "edit_file", "multi_edit", "write_file", "ls", "todo_write", "task"}, nil, nil},
 		{[]string{"WebSearch", "Frobnicate", "mcp__gh__*"}, []string{"mcp__gh__*"}, []string{"WebSearch", "Frobnicate"}, nil},
-		{[]string{"WebFetch"}, []string{}, []string{"WebFetch"}, nil},
+		{[]string{"WebFetch"}, []string{"web_fetch"}, nil, nil},
 		{[]string{" TodoRead ", "todo_read"}, []string{"todo_read"}, nil, nil},
 		{[]string{"Bash(npm test:*)", "Bash(go test:*)"}, []string{"bash"}, nil, []string{"Bash(npm test:*)", "Bash(go test:*)"}},
 	}

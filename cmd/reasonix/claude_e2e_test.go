@@ -185,7 +185,7 @@ func TestE2EUntrustedProjectHooksDoNotRun(t *testing.T) {
 func TestE2EDoctorReportsForeignFiles(t *testing.T) {
 	t.Parallel()
 	e := newE2E(t, scripted.Turn{Text: "unused"})
-	e.write(".claude/settings.json", `{"permissions": {"allow": ["WebFetch(domain:go.dev)"], "deny": ["Read(./.env)"], "defaultMode": "bypassPermissions"},
+	e.write(".claude/settings.json", `{"permissions": {"allow": ["WebSearch(domain:go.dev)"], "deny": ["Read(./.env)"], "defaultMode": "bypassPermissions"},
  "env": {"X": "1"}, "hooks": {"PostToolUse": [{"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "gofmt -w ."}]}],
  "Notification": [{"hooks": [{"type": "command", "command": "say hi"}]}]}}`)
 	e.write("CLAUDE.md", "be nice\n")
@@ -200,7 +200,7 @@ func TestE2EDoctorReportsForeignFiles(t *testing.T) {
 	for _, want := range []string{
 		filepath.Join(".claude", "settings.json") + "\n    permissions: 0 allow, 0 ask, 1 deny rule(s) merged",
 		"defaultMode IGNORED: bypassPermissions is honoured only in ~/.claude/settings.json",
-		"KEPT BUT INERT (no such tool in Reasonix): WebFetch(domain:go.dev) (line 1)",
+		"KEPT BUT INERT (no such tool in Reasonix): WebSearch(domain:go.dev) (line 1)",
 		`IGNORED: key "env"; hooks for Notification (Reasonix does not run that event)`,
 		"CLAUDE.md\n    rules file",
 		"1 agent file(s): subagents",

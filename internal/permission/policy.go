@@ -2,6 +2,7 @@ package permission
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -197,6 +198,7 @@ type call struct {
 	// workspace-relative where possible; readPaths the paths a writing
 	// call only reads; name the skill or agent.
 	command   string
+	url       string
 	paths     []string
 	readPaths []string
 	name      string
@@ -237,6 +239,10 @@ func newCall(tool string, readOnly bool, acc tools.Access) call {
 		} else {
 			c.family, c.name = FamilySkill, acc.Skill
 		}
+	case tools.KindNetwork:
+		// web_fetch's rules match its URL's host; another tool's network
+		// call is matched by its id.
+		c.family, c.url = ruleFamily(tool), acc.URL
 	default:
 		c.family = tool
 	}
@@ -322,6 +328,8 @@ func (p Policy) evaluate(c *call, grants []Rule) Outcome {
 			return r.matchPath(s)
 		case FamilySkill, FamilyTask:
 			return r.matchName(s)
+		case FamilyWebFetch:
+			return r.matchURL(s)
 		}
 		return r.Spec == ""
 	}
@@ -435,6 +443,8 @@ func (c *call) subjects() []string {
 		return c.paths
 	case FamilySkill, FamilyTask:
 		return []string{c.name}
+	case FamilyWebFetch:
+		return []string{c.url}
 	}
 	return []string{c.tool}
 }
@@ -459,6 +469,16 @@ func (c *call) suggest() []string {
 		}
 		s := c.family + "(" + escapeGlob(c.name) + ")"
 		if r, err := ParseRule(s); err != nil || !r.matchName(c.name) {
+			return nil
+		}
+		return []string{s}
+	case FamilyWebFetch:
+		u, err := url.Parse(c.url)
+		if err != nil || u.Hostname() == "" {
+			return nil
+		}
+		s := FamilyWebFetch + "(domain:" + strings.ToLower(u.Hostname()) + ")"
+		if r, err := ParseRule(s); err != nil || !r.matchURL(c.url) {
 			return nil
 		}
 		return []string{s}

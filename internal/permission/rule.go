@@ -3,6 +3,7 @@ package permission
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -20,10 +21,12 @@ const (
 	FamilyEdit  = "Edit"
 	FamilySkill = "Skill"
 	FamilyTask  = "Task"
+	// FamilyWebFetch rules take a domain:HOST specifier.
+	FamilyWebFetch = "WebFetch"
 )
 
 // ErrUnknownTool is wrapped by the error for a rule naming a capitalised
-// tool Reasonix does not have (WebFetch, WebSearch): Claude Code settings
+// tool Reasonix does not have (WebSearch): Claude Code settings
 // keep such rules, reported but inert, where a config file refuses them.
 var ErrUnknownTool = errors.New("unknown tool family")
 
@@ -44,6 +47,7 @@ var familyOf = map[string]string{
 	"move_file":  FamilyEdit,
 	"skill":      FamilySkill,
 	"task":       FamilyTask,
+	"web_fetch":  FamilyWebFetch,
 }
 
 // familyAliases accepts the capitalised names people bring over from Claude
@@ -62,6 +66,7 @@ var familyAliases = map[string]string{
 	"Skill":        FamilySkill,
 	"Task":         FamilyTask,
 	"Agent":        FamilyTask,
+	"WebFetch":     FamilyWebFetch,
 }
 
 // ruleFamily returns the rule family of a tool id: Bash, Read, Edit, Skill,
@@ -92,6 +97,10 @@ type Rule struct {
 	partial bool
 	// Path specifiers: a doublestar pattern, absolute or workspace-relative.
 	pattern string
+	// WebFetch specifiers: a lower-case host, or the parent domain of a
+	// *.host pattern (subdomains set).
+	domain     string
+	subdomains bool
 }
 
 // String returns the rule as written.
@@ -129,7 +138,7 @@ func ParseRule(s string) (Rule, error) {
 	case name[0] >= 'A' && name[0] <= 'Z':
 		f, ok := familyAliases[name]
 		if !ok {
-			return Rule{}, fmt.Errorf("permission rule %q: %w %q (known: Bash, Read, Edit, Skill, Task, or a tool id such as write_file or mcp__server__tool)", raw, ErrUnknownTool, name)
+			return Rule{}, fmt.Errorf("permission rule %q: %w %q (known: Bash, Read, Edit, Skill, Task, WebFetch, or a tool id such as write_file or mcp__server__tool)", raw, ErrUnknownTool, name)
 		}
 		r.Family = f
 	default:
@@ -156,6 +165,12 @@ func ParseRule(s string) (Rule, error) {
 			return Rule{}, fmt.Errorf("permission rule %q: %w", raw, err)
 		}
 		r.pattern = pat
+	case FamilyWebFetch:
+		d, sub, err := parseDomainSpec(spec)
+		if err != nil {
+			return Rule{}, fmt.Errorf("permission rule %q: %w", raw, err)
+		}
+		r.domain, r.subdomains = d, sub
 	default:
 		if !doublestar.ValidatePattern(spec) {
 			return Rule{}, fmt.Errorf("permission rule %q: invalid pattern %q", raw, spec)
@@ -232,6 +247,43 @@ func parseCommandSpec(spec string) (words []string, prefix, partial bool, err er
 		}
 	}
 	return words, prefix, partial, nil
+}
+
+// parseDomainSpec reads a WebFetch specifier, domain:HOST as Claude Code
+// writes it: HOST alone is that host exactly (any port), *.HOST any
+// subdomain of it (not HOST itself).
+func parseDomainSpec(spec string) (domain string, sub bool, err error) {
+	d, ok := strings.CutPrefix(spec, "domain:")
+	if !ok {
+		return "", false, fmt.Errorf("a WebFetch specifier is domain:HOST, as WebFetch(domain:example.com)")
+	}
+	d = strings.ToLower(strings.TrimSpace(d))
+	if rest, ok := strings.CutPrefix(d, "*."); ok {
+		d, sub = rest, true
+	}
+	if d == "" || strings.ContainsAny(d, "*?[]{}/:@ ") && !(strings.HasPrefix(d, "[") && strings.HasSuffix(d, "]")) {
+		return "", false, fmt.Errorf("%q is not a host name (a leading *. is the only wildcard)", spec)
+	}
+	return strings.Trim(d, "[]"), sub, nil
+}
+
+// matchURL matches a WebFetch specifier against a URL by its host.
+func (r Rule) matchURL(s string) bool {
+	if r.Spec == "" {
+		return true
+	}
+	if r.domain == "" {
+		return false
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return false
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if r.subdomains {
+		return strings.HasSuffix(host, "."+r.domain)
+	}
+	return host == r.domain
 }
 
 // parsePathSpec checks a path pattern. Patterns starting with / are absolute;

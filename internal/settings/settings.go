@@ -39,8 +39,8 @@ type Rule struct {
 	List string // allow, ask or deny
 	Text string
 	Line int
-	// Unsupported names a tool Reasonix does not have (WebFetch,
-	// WebSearch): the rule is kept for doctor but decides nothing.
+	// Unsupported names a tool Reasonix does not have (WebSearch,
+	// NotebookRead): the rule is kept for doctor but decides nothing.
 	Unsupported string
 }
 

@@ -11,7 +11,7 @@ import (
 const sample = `{
   "$schema": "https://json.schemastore.org/claude-code-settings.json",
   "permissions": {
-    "allow": ["Bash(npm run lint)", "WebFetch(domain:github.com)", "mcp__docs__*"],
+    "allow": ["Bash(npm run lint)", "WebSearch(domain:github.com)", "mcp__docs__*"],
     "deny": [
       "Read(./.env)",
       "Read(~/.ssh/**)",
@@ -40,7 +40,7 @@ func TestParseClaudeSettings(t *testing.T) {
 		t.Errorf("deny = %q", got)
 	}
 	if got := set.Rules("allow"); strings.Join(got, ",") != "Bash(npm run lint),mcp__docs__*" {
-		t.Errorf("allow = %q (WebFetch is unsupported and kept aside)", got)
+		t.Errorf("allow = %q (WebSearch is unsupported and kept aside)", got)
 	}
 	var unsupported []string
 	for _, r := range f.Rules {
@@ -51,7 +51,7 @@ func TestParseClaudeSettings(t *testing.T) {
 			}
 		}
 	}
-	if strings.Join(unsupported, ",") != "WebFetch(domain:github.com)" {
+	if strings.Join(unsupported, ",") != "WebSearch(domain:github.com)" {
 		t.Errorf("unsupported = %q", unsupported)
 	}
 	if set.Mode() != "acceptEdits" {

@@ -37,6 +37,7 @@ var schemaSpecs = []schemagen.Spec{
 	schemagen.For[patchArgs]("patchSchema", "patch"),
 	schemagen.For[readArgs]("readFileSchema", "read_file", schemagen.WithMinimum("offset", 1), schemagen.WithMinimum("limit", 1)),
 	schemagen.For[struct{}]("todoReadSchema", "todo_read"),
+	schemagen.For[webFetchArgs]("webFetchSchema", "web_fetch", schemagen.WithMinimum("max_bytes", 1)),
 	schemagen.For[todoWriteArgs]("todoWriteSchema", "todo_write",
 		schemagen.WithDescription("todos.content", "imperative, e.g. Run tests"),
 		schemagen.WithDescription("todos.activeForm", "present continuous, e.g. Running tests"),
@@ -123,6 +124,7 @@ var decoders = map[string]func(json.RawMessage) error{
 	"ask":        decodeInto[askArgs],
 	"job_output": decodeInto[jobOutputArgs],
 	"job_kill":   decodeInto[jobKillArgs],
+	"web_fetch":  decodeInto[webFetchArgs],
 }
 
 // decodeInto decodes raw as the tools do, and again rejecting unknown

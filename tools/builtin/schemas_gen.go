@@ -44,6 +44,9 @@ const readFileSchema = `{"type":"object","properties":{"path":{"type":"string","
 // todoReadSchema is the todo_read tool's argument schema, generated from struct {}.
 const todoReadSchema = `{"type":"object","properties":{},"required":[],"additionalProperties":false}`
 
+// webFetchSchema is the web_fetch tool's argument schema, generated from builtin.webFetchArgs.
+const webFetchSchema = `{"type":"object","properties":{"url":{"type":"string","description":"the http or https URL to fetch"},"max_bytes":{"type":"integer","description":"bytes of the body to read (default and max 1048576)","minimum":1}},"required":["url"],"additionalProperties":false}`
+
 // todoWriteSchema is the todo_write tool's argument schema, generated from builtin.todoWriteArgs.
 const todoWriteSchema = `{"type":"object","properties":{"todos":{"type":"array","items":{"type":"object","properties":{"content":{"type":"string","description":"imperative, e.g. Run tests"},"activeForm":{"type":"string","description":"present continuous, e.g. Running tests"},"status":{"type":"string","enum":["pending","in_progress","completed"]}},"required":["content","status"],"additionalProperties":false}}},"required":["todos"],"additionalProperties":false}`
 
