@@ -13,9 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
-
+	"github.com/reasonix/reasonix/internal/htmlmd"
 	"github.com/reasonix/reasonix/tools"
 )
 
@@ -182,11 +180,7 @@ func describeBody(ctype string, body []byte, base string) string {
 	}
 	switch {
 	case mt == "text/html" || mt == "application/xhtml+xml":
-		md, err := htmltomarkdown.ConvertString(string(body), converter.WithDomain(base))
-		if err != nil {
-			return fmt.Sprintf("(the HTML could not be converted: %v)\n%s", err, string(body))
-		}
-		return md
+		return htmlmd.Convert(strings.ToValidUTF8(string(body), "\uFFFD"), base)
 	case strings.HasPrefix(mt, "text/"), mt == "application/json", strings.HasSuffix(mt, "+json"),
 		mt == "application/xml", strings.HasSuffix(mt, "+xml"), mt == "application/javascript":
 		if !utf8.Valid(body) {
