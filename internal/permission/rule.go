@@ -251,13 +251,17 @@ func parseCommandSpec(spec string) (words []string, prefix, partial bool, err er
 
 // parseDomainSpec reads a WebFetch specifier, domain:HOST as Claude Code
 // writes it: HOST alone is that host exactly (any port), *.HOST any
-// subdomain of it (not HOST itself).
+// subdomain of it (not HOST itself), * any host (people write
+// WebFetch(domain:*) in Claude Code settings, so it must not be an error).
 func parseDomainSpec(spec string) (domain string, sub bool, err error) {
 	d, ok := strings.CutPrefix(spec, "domain:")
 	if !ok {
 		return "", false, fmt.Errorf("a WebFetch specifier is domain:HOST, as WebFetch(domain:example.com)")
 	}
 	d = strings.ToLower(strings.TrimSpace(d))
+	if d == "*" {
+		return "*", false, nil
+	}
 	if rest, ok := strings.CutPrefix(d, "*."); ok {
 		d, sub = rest, true
 	}
@@ -276,8 +280,11 @@ func (r Rule) matchURL(s string) bool {
 		return false
 	}
 	u, err := url.Parse(s)
-	if err != nil {
+	if err != nil || u.Hostname() == "" {
 		return false
+	}
+	if r.domain == "*" {
+		return true
 	}
 	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
 	if r.subdomains {

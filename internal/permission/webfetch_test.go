@@ -39,6 +39,11 @@ func TestWebFetchDomainRules(t *testing.T) {
 	if len(out.Suggest) != 1 || out.Suggest[0] != "WebFetch(domain:api.example.org)" {
 		t.Fatalf("suggest = %q", out.Suggest)
 	}
+	// domain:* (written in Claude Code settings) is every host.
+	star, err := ParsePolicy("deny", []string{"WebFetch(domain:*)"}, nil, nil, nil)
+	if err != nil || star.Decide("web_fetch", false, net("https://any.where/")) != Allow {
+		t.Errorf("WebFetch(domain:*): %v", err)
+	}
 	// A bare WebFetch deny refuses every fetch.
 	all, _ := ParsePolicy("auto", nil, nil, []string{"WebFetch"}, nil)
 	if all.Decide("web_fetch", false, net("https://docs.example.com/")) != Deny {
