@@ -670,3 +670,8 @@ func TestSyntaxErrorCannotHideCommands(t *testing.T) {
 		t.Errorf("go test (((: %v (%s)", out.Decision, out.Reason)
 	}
 }
+
+// analyzeShell is analyzeShellTmp without a private temporary folder.
+func analyzeShell(line, dir string, exists func(string) bool, extra []Rule, control func(string) (string, bool)) *shellAnalysis {
+	return analyzeShellTmp(line, dir, "", exists, extra, control)
+}

@@ -74,9 +74,6 @@ type shellAnalyzer struct {
 	cds []string
 }
 
-func analyzeShell(line, dir string, exists func(string) bool, extra []Rule, control func(string) (string, bool)) *shellAnalysis {
-	return analyzeShellTmp(line, dir, "", exists, extra, control)
-}
 
 // analyzeShellTmp is analyzeShell for a run with a private temporary
 // directory tmpdir.
