@@ -74,7 +74,6 @@ type shellAnalyzer struct {
 	cds []string
 }
 
-
 // analyzeShellTmp is analyzeShell for a run with a private temporary
 // directory tmpdir.
 func analyzeShellTmp(line, dir, tmpdir string, exists func(string) bool, extra []Rule, control func(string) (string, bool)) *shellAnalysis {
