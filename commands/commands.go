@@ -7,9 +7,7 @@
 package commands
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -94,7 +92,7 @@ func Discover(opts Options) (*Catalog, []string) {
 			continue // the workspace is the home directory
 		}
 		seen[dir] = true
-		files, err := commandFiles(dir)
+		files, err := skills.MarkdownFiles(dir)
 		if err != nil {
 			notices = append(notices, fmt.Sprintf("commands: cannot read %s: %v", dir, err))
 			continue
@@ -118,42 +116,6 @@ func Discover(opts Options) (*Catalog, []string) {
 		c.byName[cmd.Name] = i
 	}
 	return c, notices
-}
-
-// commandFiles lists the *.md files under dir, sorted; hidden entries are
-// skipped and a missing dir has none.
-func commandFiles(dir string) ([]string, error) {
-	st, err := os.Stat(dir)
-	if errors.Is(err, fs.ErrNotExist) || err == nil && !st.IsDir() {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == dir {
-				return err
-			}
-			return nil
-		}
-		if p != dir && strings.HasPrefix(d.Name(), ".") {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() || !strings.EqualFold(filepath.Ext(p), ".md") {
-			return nil
-		}
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-			out = append(out, p)
-		}
-		return nil
-	})
-	sort.Strings(out)
-	return out, err
 }
 
 // NameOf is the command name of file under root: its path without the

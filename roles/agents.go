@@ -3,10 +3,8 @@ package roles
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/reasonix/reasonix/skills"
@@ -54,7 +52,7 @@ func Load(opts LoadOptions) (*Set, []string) {
 			continue // the workspace is the home directory
 		}
 		seenDir[dir] = true
-		files, err := agentFiles(dir)
+		files, err := skills.MarkdownFiles(dir)
 		if err != nil {
 			notices = append(notices, fmt.Sprintf("agents: cannot read %s: %v", dir, err))
 			continue
@@ -83,48 +81,6 @@ func Load(opts LoadOptions) (*Set, []string) {
 		}
 	}
 	return set, notices
-}
-
-// agentFiles lists the *.md files of dir and of its subfolders (people
-// group agents in folders, as in .claude/agents/cl/code-explorer.md),
-// sorted; hidden entries are skipped and a missing dir has none.
-func agentFiles(dir string) ([]string, error) {
-	st, err := os.Stat(dir)
-	if errors.Is(err, fs.ErrNotExist) || err == nil && !st.IsDir() {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == dir {
-				return err
-			}
-			return nil // an unreadable subfolder should not hide the rest
-		}
-		name := d.Name()
-		if p != dir && strings.HasPrefix(name, ".") {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() || !strings.EqualFold(filepath.Ext(name), ".md") {
-			return nil
-		}
-		// Stat rather than d.Type so a symlinked agent file counts.
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-			out = append(out, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	sort.Strings(out)
-	return out, nil
 }
 
 // validAgentName reports a name of 1 to 64 letters, digits, '_', '.' and
