@@ -22,18 +22,7 @@ func cmdReplay(args []string, io stdio) error {
 	fs.SetOutput(io.err)
 	asScript := fs.Bool("as-script", false, "print a scripted-provider script (JSON) instead")
 	config := fs.String("config", "", "config file")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return usageError{err}
-	}
-	if len(pos) > 1 {
-		return usagef("replay takes at most one SESSION")
-	}
-	id := ""
-	if len(pos) == 1 {
-		id = pos[0]
-	}
-	l, err := loadSession(*config, id)
+	l, err := loadSessionArg(fs, args, config)
 	if err != nil {
 		return err
 	}

@@ -124,24 +124,31 @@ func loadSession(config, id string) (*store.Loaded, error) {
 	return store.Load(path)
 }
 
+// loadSessionArg parses args with fs and loads the session its one
+// optional positional argument names (the newest one without it), with
+// the config file the parsed --config names.
+func loadSessionArg(fs *flag.FlagSet, args []string, config *string) (*store.Loaded, error) {
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	if len(pos) > 1 {
+		return nil, usagef("%s takes at most one SESSION", fs.Name())
+	}
+	id := ""
+	if len(pos) == 1 {
+		id = pos[0]
+	}
+	return loadSession(*config, id)
+}
+
 // cmdStats is `reasonix stats [SESSION] [--json]`.
 func cmdStats(args []string, io stdio) error {
 	fs := flag.NewFlagSet("stats", flag.ContinueOnError)
 	fs.SetOutput(io.err)
 	asJSON := fs.Bool("json", false, "print JSON")
 	config := fs.String("config", "", "config file")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return usageError{err}
-	}
-	if len(pos) > 1 {
-		return usagef("stats takes at most one SESSION")
-	}
-	id := ""
-	if len(pos) == 1 {
-		id = pos[0]
-	}
-	l, err := loadSession(*config, id)
+	l, err := loadSessionArg(fs, args, config)
 	if err != nil {
 		return err
 	}
