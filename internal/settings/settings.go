@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reasonix/reasonix/internal/config"
 	"github.com/reasonix/reasonix/internal/hooks"
 	"github.com/reasonix/reasonix/internal/permission"
 )
@@ -126,31 +127,9 @@ func Load(workspace, userHome string) (*Set, error) {
 	return set, nil
 }
 
-// Error is a fault in a settings file.
-type Error struct {
-	File string
-	Line int
-	Col  int
-	Key  string
-	Msg  string
-}
-
-func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
-		if e.Col > 0 {
-			fmt.Fprintf(&b, ":%d", e.Col)
-		}
-	}
-	b.WriteString(": ")
-	if e.Key != "" {
-		fmt.Fprintf(&b, "key %q: ", e.Key)
-	}
-	b.WriteString(e.Msg)
-	return b.String()
-}
+// Error is a fault in a settings file: the same file, line and key
+// error as a config file's, so both read alike.
+type Error = config.Error
 
 // Parse reads one settings file.
 func Parse(path string, scope Scope, data []byte) (*File, []error) {
