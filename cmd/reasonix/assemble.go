@@ -19,6 +19,7 @@ import (
 	"github.com/reasonix/reasonix/internal/hooks"
 	"github.com/reasonix/reasonix/internal/permission"
 	"github.com/reasonix/reasonix/internal/rules"
+	"github.com/reasonix/reasonix/internal/runtmp"
 	"github.com/reasonix/reasonix/internal/settings"
 	"github.com/reasonix/reasonix/orchestrator"
 	"github.com/reasonix/reasonix/providers"
@@ -201,14 +202,19 @@ func assemble(o assembleOptions) (*app, error) {
 	guard.DenyRead(denyRead, denyExcept)
 	// A private temporary directory per run: bash gets it as TMPDIR and
 	// the sandbox leaves the shared /tmp out.
-	runTmp, err := os.MkdirTemp("", "reasonix-run-")
+	runTmp, err := runtmp.New("")
 	if err != nil {
-		return nil, fmt.Errorf("private temp dir: %w", err)
+		return nil, err
 	}
 	if r, err := filepath.EvalSymlinks(runTmp); err == nil {
 		runTmp = r
 	}
-	a.closers = append(a.closers, func() { _ = os.RemoveAll(runTmp) })
+	a.closers = append(a.closers, func() {
+		_ = os.RemoveAll(runTmp)
+		// Runs killed before this point left theirs behind; the
+		// sweep is at the end so start-up never pays for it.
+		runtmp.Sweep("", time.Now())
+	})
 	env.TempDir = runTmp
 	// The guard hands back symlink-free paths; the root must be the same
 	// form or tools would show absolute paths and miss ignore files when

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reasonix/reasonix/providers/scripted"
+)
+
+// TestE2ERunRemovesAbandonedTempDirs: a run killed with SIGKILL leaves
+// its private temp directory behind; the next run's clean-up removes it
+// and its own, and leaves a live run's alone.
+func TestE2ERunRemovesAbandonedTempDirs(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, scripted.Turn{Text: "done"})
+	tmp := t.TempDir()
+	for i, kv := range e.env {
+		if strings.HasPrefix(kv, "TMPDIR=") {
+			e.env[i] = "TMPDIR=" + tmp
+		}
+	}
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Skipf("cannot run true to get a finished process id: %v", err)
+	}
+	old := time.Now().Add(-time.Hour)
+	abandoned := filepath.Join(tmp, fmt.Sprintf("reasonix-run-%d-1", gone.Process.Pid))
+	live := filepath.Join(tmp, fmt.Sprintf("reasonix-run-%d-2", os.Getpid()))
+	for _, d := range []string{abandoned, live} {
+		if err := os.MkdirAll(filepath.Join(d, "leftover"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(d, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := e.run("", "run", "hi"); r.code != 0 {
+		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(abandoned); !os.IsNotExist(err) {
+		t.Errorf("abandoned run directory still there (err %v)", err)
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("a live process's directory was removed: %v", err)
+	}
+	left, _ := filepath.Glob(filepath.Join(tmp, "reasonix-run-*"))
+	if len(left) != 1 {
+		t.Errorf("temp dirs after the run: %v, want only the live one", left)
+	}
+}

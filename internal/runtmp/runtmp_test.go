@@ -1,0 +1,68 @@
+package runtmp
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// deadPID returns the id of a process that has exited.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("run a short process: %v", err)
+	}
+	return cmd.Process.Pid
+}
+
+func TestSweepRemovesOnlyAbandonedDirectories(t *testing.T) {
+	root := t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	mk := func(name string, mtime time.Time) string {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Join(p, "sub"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	dead := deadPID(t)
+	abandoned := mk(fmt.Sprintf("reasonix-run-%d-111", dead), old)
+	young := mk(fmt.Sprintf("reasonix-run-%d-222", dead), time.Now())
+	mine := mk(fmt.Sprintf("reasonix-run-%d-333", os.Getpid()), old)
+	legacy := mk("reasonix-run-4444", old) // no process id in the name
+	other := mk("something-else-1-2", old)
+
+	if n := Sweep(root, time.Now()); n != 1 {
+		t.Errorf("Sweep removed %d directories, want 1", n)
+	}
+	if _, err := os.Stat(abandoned); !os.IsNotExist(err) {
+		t.Errorf("abandoned directory still there (err %v)", err)
+	}
+	for _, p := range []string{young, mine, legacy, other} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s was removed: %v", filepath.Base(p), err)
+		}
+	}
+}
+
+func TestNewNamesTheProcess(t *testing.T) {
+	dir, err := New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, ok := pidOf(filepath.Base(dir))
+	if !ok || pid != os.Getpid() {
+		t.Errorf("%s: pid %d ok %v, want %d", dir, pid, ok, os.Getpid())
+	}
+	if !strings.HasPrefix(filepath.Base(dir), prefix) {
+		t.Errorf("%s lacks the prefix", dir)
+	}
+}
