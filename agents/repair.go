@@ -120,7 +120,7 @@ func (s *Session) admit(calls []providers.ToolCall) []*callResult {
 			continue
 		}
 		out[i] = &callResult{res: tools.Result{IsError: true, Summary: "repeated call not run", Content: fmt.Sprintf(
-			"Error: not run: this exact %s call already ran %d times since the last user message and nothing has changed since. "+
+			"Error: not run: this exact %s call already ran %d times and nothing has changed since. "+
 				"Its result is above; repeating it will not change it. Change approach: use what you have, try different "+
 				"arguments or another tool, or say what is blocking you.", c.Function.Name, repair.DefaultLimit)}}
 	}

@@ -298,6 +298,18 @@ func (s *Session) Send(ctx context.Context, text string) (Outcome, error) {
 	return s.loop(ctx, &out)
 }
 
+// FollowUp is Send for a turn the program writes rather than a person
+// (a goal's "keep going", validation feedback, a hook asking to go on):
+// earlier repeated calls still count, so a model looping across such
+// turns is still stopped.
+func (s *Session) FollowUp(ctx context.Context, text string) (Outcome, error) {
+	var out Outcome
+	if err := s.append(providers.Message{Role: providers.RoleUser, Content: text}); err != nil {
+		return out, err
+	}
+	return s.loop(ctx, &out)
+}
+
 // Continue runs the loop without adding a user turn (after Restore).
 func (s *Session) Continue(ctx context.Context) (Outcome, error) {
 	var out Outcome

@@ -251,6 +251,7 @@ func (c *Coordinator) goalLoop(ctx context.Context, w *worker, st *GoalState, tu
 		c.rt.Sink.Publish(events.Event{Type: events.Done, Session: w.ID(), Role: roles.Executor, Usage: &u, Text: status})
 		return res, errors.Join(runErr, err)
 	}
+	first := st.Turns
 	for {
 		if st.Turns >= st.MaxTurns {
 			return finish(GoalStopped, ReasonMaxTurns, nil)
@@ -260,7 +261,11 @@ func (c *Coordinator) goalLoop(ctx context.Context, w *worker, st *GoalState, tu
 		if err := ctx.Err(); err != nil {
 			return finish(GoalStopped, ReasonCancelled, err)
 		}
-		out, err := w.Send(ctx, turn)
+		send := w.Send
+		if st.Turns > first {
+			send = w.FollowUp // the storm breaker's window spans the goal's own turns
+		}
+		out, err := send(ctx, turn)
 		var failed *events.ValidationRun
 		if err == nil && c.validationOn(true) {
 			failed, err = c.validateTurn(ctx, w, &out)

@@ -3,9 +3,11 @@ package orchestrator
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/providers"
 	"github.com/reasonix/reasonix/providers/scripted"
 )
@@ -225,5 +227,33 @@ func TestGoalMode(t *testing.T) {
 		if g != c.goal || r != c.research {
 			t.Errorf("goalMode(%q) = %q, %v; want %q, %v", c.in, g, r, c.goal, c.research)
 		}
+	}
+}
+
+// TestGoalStormSpansContinuationTurns: the storm breaker forgives
+// repeats at a person's turn, not at the goal's own "keep going" turns,
+// so a model re-reading the same file every turn is stopped on the
+// fourth read.
+func TestGoalStormSpansContinuationTurns(t *testing.T) {
+	read := call("read_file", map[string]string{"path": "a.txt"})
+	var turns []scripted.Turn
+	for range 4 {
+		turns = append(turns,
+			scripted.Turn{ToolCalls: []scripted.Call{read}},
+			scripted.Turn{ToolCalls: []scripted.Call{status(GoalContinue, "still looking")}})
+	}
+	turns = append(turns, scripted.Turn{ToolCalls: []scripted.Call{status(GoalDone, "gave up reading")}})
+	h := newHarness(t, turns)
+	if _, err := h.coord.Goal(context.Background(), "find the thing"); err != nil {
+		t.Fatal(err)
+	}
+	var blocked []bool
+	for _, ev := range h.events(events.ToolEnd) {
+		if ev.Tool.Name == "read_file" {
+			blocked = append(blocked, ev.Tool.Summary == "repeated call not run")
+		}
+	}
+	if want := []bool{false, false, false, true}; fmt.Sprint(blocked) != fmt.Sprint(want) {
+		t.Errorf("read_file blocked per turn = %v, want %v", blocked, want)
 	}
 }

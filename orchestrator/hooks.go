@@ -112,7 +112,7 @@ func (c *Coordinator) stopHooks(ctx context.Context, w *worker, out agents.Outco
 			break
 		}
 		active = true
-		more, mErr := w.Send(ctx, "A "+event+" hook asks you to go on: "+o.Reason)
+		more, mErr := w.FollowUp(ctx, "A "+event+" hook asks you to go on: "+o.Reason)
 		more.Steps += out.Steps
 		more.Usage.Add(out.Usage)
 		more.Calls = append(out.Calls, more.Calls...)

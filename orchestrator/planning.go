@@ -81,7 +81,7 @@ func (c *Coordinator) planSession(ctx context.Context, prompt string) (Plan, Res
 	out, err := w.Send(ctx, first)
 	total := out
 	if err == nil && out.HaltTool != SubmitPlanTool {
-		out, err = w.Send(ctx, planReminder)
+		out, err = w.FollowUp(ctx, planReminder)
 		total = mergeOutcomes(total, out)
 	}
 	res := c.finish(w, total, err)

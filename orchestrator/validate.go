@@ -170,7 +170,7 @@ func (c *Coordinator) validateTurn(ctx context.Context, w *worker, out *agents.O
 				Text: fmt.Sprintf("validation `%s` still fails after %d attempt(s); stopping the fix rounds", cmd, attempt)})
 			return &v, nil
 		}
-		more, err := w.Send(ctx, validationFeedback(v, maxAttempts))
+		more, err := w.FollowUp(ctx, validationFeedback(v, maxAttempts))
 		out.Steps += more.Steps
 		out.Usage.Add(more.Usage)
 		out.Calls = append(out.Calls, more.Calls...)
