@@ -36,6 +36,10 @@ type Access struct {
 	Writes []string
 	// Command is the shell command line of an execute call.
 	Command string
+	// Shell is the language Command is written in: empty for POSIX shell
+	// (bash, sh), [ShellPowerShell] for PowerShell, whose lines the gate
+	// cannot analyse and treats as opaque.
+	Shell string
 	// Agent is the subagent a delegate call starts; Skill the skill it
 	// loads or runs.
 	Agent string
@@ -52,6 +56,9 @@ type Access struct {
 	// the gate treats such a call as a writer whose effect it cannot see.
 	Unknown bool
 }
+
+// ShellPowerShell is [Access.Shell] for a PowerShell command line.
+const ShellPowerShell = "powershell"
 
 // Describer is implemented by tools that describe a call's access from its
 // arguments. An error means the arguments are malformed; the call is

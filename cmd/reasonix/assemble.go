@@ -173,6 +173,9 @@ func assemble(o assembleOptions) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := preferShell(reg, cfg.Tools.Shell, loaded.Sources); err != nil {
+		return nil, err
+	}
 	// A project with sessions joins the list a global history search
 	// reads; done on the way out, off the path to the first request.
 	a.closers = append(a.closers, func() {
@@ -224,9 +227,6 @@ func assemble(o assembleOptions) (*app, error) {
 	sink := o.sink
 	if sink == nil {
 		sink = events.Discard
-	}
-	if p := cfg.Tools.Shell.Prefer; p == "powershell" || p == "pwsh" {
-		sink.Publish(events.Event{Type: events.Notice, Text: "[tools.shell] prefer = \"" + p + "\" is not supported yet: commands run in bash (or sh)"})
 	}
 	env.Shell = cfg.Tools.Shell.Path
 	env.Editor = o.editor

@@ -121,6 +121,9 @@ func cmdContext(args []string, io stdio) error {
 	if err != nil {
 		return err
 	}
+	if err := preferShell(reg, cfg.Tools.Shell, loaded.Sources); err != nil {
+		return err
+	}
 	text := pre.Text() + languageRules(cfg, os.Getenv)
 	system, err := systemPrompt(cfg, loaded)
 	if err != nil {

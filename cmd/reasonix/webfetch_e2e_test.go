@@ -74,3 +74,52 @@ func TestE2EWebFetch(t *testing.T) {
 		t.Errorf("the page server saw %q, want %q", hits, want)
 	}
 }
+
+// TestE2EWebFetchHeadlessNeedsARule: with no person to ask, a fetch from a
+// host no rule names is refused in the ask posture (the model is told
+// why, and no request leaves); --auto and --yolo let the posture allow it.
+func TestE2EWebFetchHeadlessNeedsARule(t *testing.T) {
+	t.Parallel()
+	var (
+		mu   sync.Mutex
+		hits int
+	)
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits++
+		mu.Unlock()
+		fmt.Fprint(w, "fetched body")
+	}))
+	defer page.Close()
+	count := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return hits
+	}
+	for _, tc := range []struct {
+		flags []string
+		fetch bool
+	}{{nil, false}, {[]string{"--auto"}, true}, {[]string{"--yolo"}, true}} {
+		e := newE2E(t,
+			scripted.Turn{ToolCalls: []scripted.Call{call("web_fetch", map[string]any{"url": page.URL + "/x?data=secret"})}},
+			scripted.Turn{Text: "done"},
+		)
+		before := count()
+		r := e.run("", append(append([]string{"run"}, tc.flags...), "read it")...)
+		if r.code != 0 {
+			t.Fatalf("%v: exit %d\n%s", tc.flags, r.code, r.stderr)
+		}
+		reqs := e.srv.Requests()
+		if len(reqs) != 2 {
+			t.Fatalf("%v: %d requests", tc.flags, len(reqs))
+		}
+		msgs := wireMessages(t, reqs[1])
+		got := msgs[len(msgs)-1].Content
+		if tc.fetch != (count() > before) || tc.fetch != strings.Contains(got, "fetched body") {
+			t.Errorf("%v: fetched = %v, want %v:\n%s", tc.flags, count() > before, tc.fetch, got)
+		}
+		if !tc.fetch && !strings.Contains(got, "no WebFetch(domain:127.0.0.1) rule allows fetching from 127.0.0.1") {
+			t.Errorf("%v: the refusal does not name the rule that would allow it:\n%s", tc.flags, got)
+		}
+	}
+}

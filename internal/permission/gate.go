@@ -311,6 +311,11 @@ func (g *Gate) Authorize(ctx context.Context, inv tools.Invocation) tools.Verdic
 		if out.List == "Ask" {
 			return g.finish(entry, false, byHeadless, out.Rule, askBlockedMessage(&c, out))
 		}
+		// So is a call the gate cannot judge (a PowerShell line) or one
+		// nothing else confines (a fetch from a host no rule names).
+		if out.Person != "" {
+			return g.finish(entry, false, byHeadless, out.Rule, personBlockedMessage(&c, out))
+		}
 		return g.finish(entry, true, byHeadless, out.Rule, "")
 	}
 
@@ -418,6 +423,15 @@ func askBlockedMessage(c *call, out Outcome) string {
 		out.Rule, c.tool, subject)
 }
 
+func personBlockedMessage(c *call, out Outcome) string {
+	subject := c.command
+	if subject == "" {
+		subject = strings.Join(out.Subjects, ", ")
+	}
+	return fmt.Sprintf("blocked: %s %q needs a person's approval (%s) and no one can answer in this run; it was not run. Do not retry it; tell the user what you wanted to do and why.",
+		c.tool, subject, out.Person)
+}
+
 func (g *Gate) request(ctx context.Context, inv tools.Invocation, c *call, out Outcome) Request {
 	req := Request{
 		Session: inv.Session, Role: inv.Role, CallID: inv.CallID, Step: inv.Step, Tool: c.tool,
@@ -452,6 +466,9 @@ func impact(c *call, out Outcome, prev []tools.Preview, ws string) string {
 	switch c.family {
 	case FamilyBash:
 		s = "runs a shell command in " + ws
+		if c.shell == tools.ShellPowerShell {
+			s = "runs a PowerShell command in " + ws + ", which the gate cannot check: read it before you allow it"
+		}
 	case FamilyEdit:
 		if len(prev) > 0 {
 			add, rem := 0, 0

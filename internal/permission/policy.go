@@ -170,6 +170,12 @@ type Outcome struct {
 	Suggest []string
 	// Subjects are the command or paths the decision was about.
 	Subjects []string
+	// Person, when the decision is Ask, says why this call needs a
+	// person's answer even where the posture alone asked (a headless
+	// run otherwise lets those run): a PowerShell line the gate cannot
+	// read, a fetch from a host no rule names. A headless run refuses
+	// such a call with this reason.
+	Person string
 }
 
 // Decide returns the decision for one call described by acc (see
@@ -197,7 +203,9 @@ type call struct {
 	// (written paths for Edit, read paths for Read) in slash form,
 	// workspace-relative where possible; readPaths the paths a writing
 	// call only reads; name the skill or agent.
-	command   string
+	command string
+	// shell is the language of command (tools.Access.Shell).
+	shell     string
 	url       string
 	paths     []string
 	readPaths []string
@@ -231,7 +239,7 @@ func newCall(tool string, readOnly bool, acc tools.Access) call {
 		c.readOnly = false
 		c.rawPaths, c.rawReads = acc.Writes, acc.Reads
 	case tools.KindExecute:
-		c.family, c.command = FamilyBash, acc.Command
+		c.family, c.command, c.shell = FamilyBash, acc.Command, acc.Shell
 		c.readOnly = false
 	case tools.KindDelegate:
 		if acc.Agent != "" {
@@ -420,7 +428,19 @@ func (p Policy) evaluate(c *call, grants []Rule) Outcome {
 		out.Decision, out.Reason = Allow, "allowed for this session"
 		return out
 	}
-	return p.fallback(out)
+	out = p.fallback(out)
+	if out.Decision == Ask && c.url != "" {
+		// Nothing confines a fetch the way the sandbox confines a
+		// command (its network is off by default), and a URL can carry
+		// whatever the model read: a host no rule names waits for a
+		// person, and a run without one refuses it.
+		host := c.url
+		if u, err := url.Parse(c.url); err == nil && u.Hostname() != "" {
+			host = strings.ToLower(u.Hostname())
+		}
+		out.Person = fmt.Sprintf("no WebFetch(domain:%s) rule allows fetching from %s", host, host)
+	}
+	return out
 }
 
 func (p Policy) fallback(out Outcome) Outcome {
@@ -501,6 +521,9 @@ func escapeGlob(s string) string {
 }
 
 func (p Policy) evaluateBash(c *call, grants []Rule) Outcome {
+	if c.shell == tools.ShellPowerShell {
+		return p.evaluatePowerShell(c, grants)
+	}
 	out := Outcome{Subjects: []string{c.command}}
 	if strings.TrimSpace(c.command) == "" {
 		out.Decision, out.Reason = Ask, "empty command"

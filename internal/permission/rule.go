@@ -23,6 +23,10 @@ const (
 	FamilyTask  = "Task"
 	// FamilyWebFetch rules take a domain:HOST specifier.
 	FamilyWebFetch = "WebFetch"
+	// FamilyPowerShell rules (Claude Code's PowerShell tool) apply only
+	// to PowerShell lines of the bash tool ([tools.shell] prefer =
+	// "powershell"); their specifier is written like a Bash one.
+	FamilyPowerShell = "PowerShell"
 )
 
 // ErrUnknownTool is wrapped by the error for a rule naming a capitalised
@@ -67,6 +71,7 @@ var familyAliases = map[string]string{
 	"Task":         FamilyTask,
 	"Agent":        FamilyTask,
 	"WebFetch":     FamilyWebFetch,
+	"PowerShell":   FamilyPowerShell,
 }
 
 // ruleFamily returns the rule family of a tool id: Bash, Read, Edit, Skill,
@@ -138,7 +143,7 @@ func ParseRule(s string) (Rule, error) {
 	case name[0] >= 'A' && name[0] <= 'Z':
 		f, ok := familyAliases[name]
 		if !ok {
-			return Rule{}, fmt.Errorf("permission rule %q: %w %q (known: Bash, Read, Edit, Skill, Task, WebFetch, or a tool id such as write_file or mcp__server__tool)", raw, ErrUnknownTool, name)
+			return Rule{}, fmt.Errorf("permission rule %q: %w %q (known: Bash, PowerShell, Read, Edit, Skill, Task, WebFetch, or a tool id such as write_file or mcp__server__tool)", raw, ErrUnknownTool, name)
 		}
 		r.Family = f
 	default:
@@ -153,8 +158,13 @@ func ParseRule(s string) (Rule, error) {
 		return r, nil
 	}
 	switch r.specKind() {
-	case FamilyBash:
+	case FamilyBash, FamilyPowerShell:
 		words, prefix, partial, err := parseCommandSpec(spec)
+		if err != nil && r.Family == FamilyPowerShell && !strings.HasSuffix(spec, "*") {
+			// An exact PowerShell line may hold globs (Get-ChildItem
+			// *.go); it is matched as written, never by its words.
+			words, prefix, partial, err = strings.Fields(spec), false, false, nil
+		}
 		if err != nil {
 			return Rule{}, fmt.Errorf("permission rule %q: %w", raw, err)
 		}

@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -59,5 +60,35 @@ func TestWebFetchRuleSyntax(t *testing.T) {
 	}
 	if _, err := ParseRule("WebFetch(domain:[::1])"); err != nil {
 		t.Errorf("ipv6 host: %v", err)
+	}
+}
+
+// TestGateWebFetchHeadless: a headless run fetches from a host a rule
+// allows, refuses a host no rule names in the ask posture (it is not
+// a posture-only ask like a command, which the sandbox confines), and
+// lets the auto and yolo postures allow it.
+func TestGateWebFetchHeadless(t *testing.T) {
+	fetch := fakeTool{name: "web_fetch"}
+	for _, tc := range []struct {
+		mode      string
+		url       string
+		allow     bool
+		inMessage string
+	}{
+		{"ask", "https://docs.example.com/a", true, ""},
+		{"ask", "https://evil.test/?k=secret", false, "no WebFetch(domain:evil.test) rule allows fetching from evil.test"},
+		{"deny", "https://evil.test/", false, "mode deny"},
+		{"auto", "https://evil.test/", true, ""},
+		{"yolo", "https://evil.test/", true, ""},
+	} {
+		p, err := ParsePolicy(tc.mode, []string{"WebFetch(domain:docs.example.com)"}, nil, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := NewGate(GateOptions{Policy: p})
+		v := g.Authorize(context.Background(), tools.Invocation{Tool: fetch, Access: tools.Access{Kind: tools.KindNetwork, URL: tc.url}})
+		if v.Allow != tc.allow || !strings.Contains(v.Message, tc.inMessage) {
+			t.Errorf("%s %s: allow = %v %q, want %v with %q", tc.mode, tc.url, v.Allow, v.Message, tc.allow, tc.inMessage)
+		}
 	}
 }

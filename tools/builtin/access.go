@@ -127,12 +127,16 @@ func patchTargets(patch string) ([]string, error) {
 	return out, nil
 }
 
-func (bashTool) Access(raw json.RawMessage) (tools.Access, error) {
+func (t bashTool) Access(raw json.RawMessage) (tools.Access, error) {
 	var a bashArgs
 	if err := tools.DecodeStrict(raw, &a); err != nil {
 		return tools.Access{}, err
 	}
-	return tools.Access{Kind: tools.KindExecute, Command: a.Command}, nil
+	acc := tools.Access{Kind: tools.KindExecute, Command: a.Command}
+	if t.pwsh != "" {
+		acc.Shell = tools.ShellPowerShell
+	}
+	return acc, nil
 }
 
 func (globTool) Access(raw json.RawMessage) (tools.Access, error) {

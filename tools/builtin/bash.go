@@ -27,16 +27,35 @@ const (
 	bashPipeGrace = 2 * time.Second
 )
 
-type bashTool struct{}
+// bashTool runs shell commands. Its zero value, the registered one, runs
+// them in bash (else sh); [PowerShell] makes one whose commands run in
+// PowerShell, under the same name so rules, hooks and ! lines keep
+// working.
+type bashTool struct {
+	// pwsh is the PowerShell executable; empty means a POSIX shell.
+	pwsh string
+}
+
+// PowerShell returns the bash tool running its commands with exe
+// (pwsh, or powershell.exe) as exe -NoProfile -NonInteractive -Command.
+// Its calls describe themselves as PowerShell ([tools.ShellPowerShell]),
+// which the gate treats as opaque.
+func PowerShell(exe string) tools.Tool { return bashTool{pwsh: exe} }
 
 func (bashTool) Name() string   { return "bash" }
 func (bashTool) ReadOnly() bool { return false }
 
-func (bashTool) Description() string {
-	return "Run a shell command (bash -c) in the workspace root; returns combined stdout+stderr and the exit code. " +
-		"stdin is closed, so nothing interactive. timeout in seconds (default 120, max 600); on timeout the whole process group is killed. " +
+func (t bashTool) Description() string {
+	common := "stdin is closed, so nothing interactive. timeout in seconds (default 120, max 600); on timeout the whole process group is killed. " +
 		"run_in_background starts a long-running command (a server, a watcher) as a job of this session and returns its id at once (timeout does not apply; the job ends with the session). " +
 		"Prefer grep, glob, ls and read_file over shell equivalents."
+	if t.pwsh != "" {
+		return "Run a PowerShell command (pwsh -NoProfile -NonInteractive -Command) in the workspace root; returns the combined output and the exit code. " +
+			"Write PowerShell, not bash: cmdlets (Get-ChildItem, Select-String, Get-Content), ';' between statements, $env:NAME for environment variables, the backtick as escape character. " +
+			"Nothing may prompt: no Read-Host, and add -Confirm:$false where a cmdlet would ask. " +
+			"A person approves every command before it runs, so keep each one short and plain. " + common
+	}
+	return "Run a shell command (bash -c) in the workspace root; returns combined stdout+stderr and the exit code. " + common
 }
 
 // Schema is bashSchema (schemas_gen.go), generated from bashArgs; see
@@ -71,10 +90,31 @@ func (s *seconds) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// shellSpec is the shell a command runs in: path (empty finds bash, else
+// sh), and power for PowerShell.
+type shellSpec struct {
+	path  string
+	power bool
+}
+
+func (t bashTool) shell(env *tools.Env) shellSpec {
+	if t.pwsh != "" {
+		return shellSpec{path: t.pwsh, power: true}
+	}
+	return shellSpec{path: env.Shell}
+}
+
+// powerShellArgs come before the command: no profile (a user's profile
+// is code the gate never saw), nothing interactive.
+var powerShellArgs = []string{"-NoProfile", "-NonInteractive", "-Command"}
+
+// powerShellEnv keeps PowerShell from phoning home on start.
+var powerShellEnv = []string{"POWERSHELL_TELEMETRY_OPTOUT=1", "POWERSHELL_UPDATECHECK=Off"}
+
 // bashEnv are hints that keep tools from paging, colouring or prompting.
 var bashEnv = []string{"TERM=dumb", "NO_COLOR=1", "GIT_PAGER=cat", "PAGER=cat", "GIT_TERMINAL_PROMPT=0"}
 
-func (bashTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
+func (t bashTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
 	var a bashArgs
 	if err := tools.DecodeStrict(raw, &a); err != nil {
 		return tools.Result{}, err
@@ -99,13 +139,13 @@ func (bashTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage
 	timeout = min(timeout, limit)
 
 	if a.Background {
-		return startJob(env, a.Command)
+		return startJob(env, t.shell(env), a.Command)
 	}
 
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	out := newHeadTail(max(4*env.Limit(), 1<<20))
-	cmd, reap, err := startShell(env, a.Command, out)
+	cmd, reap, err := startShell(env, t.shell(env), a.Command, out)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -152,12 +192,15 @@ func (bashTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage
 // root, in a process group of its own, with the scrubbed environment and
 // the private TMPDIR, through the sandbox when there is one, and watched
 // by a reaper so the group dies with Reasonix. Its output goes to out.
-func startShell(env *tools.Env, command string, out io.Writer) (*exec.Cmd, *reaper, error) {
-	cmd := shellCommand(env.Shell, command)
+func startShell(env *tools.Env, sh shellSpec, command string, out io.Writer) (*exec.Cmd, *reaper, error) {
+	cmd := shellCommand(sh, command)
 	cmd.Dir = env.Root
 	// Always an explicit environment, never the inherited one: provider
 	// keys and anything holding a secret value are withheld.
 	cmd.Env = append(env.Secrets.Environ(os.Environ()), bashEnv...)
+	if sh.power {
+		cmd.Env = append(cmd.Env, powerShellEnv...)
+	}
 	if env.TempDir != "" {
 		cmd.Env = append(cmd.Env, "TMPDIR="+env.TempDir, "TMP="+env.TempDir, "TEMP="+env.TempDir)
 	}

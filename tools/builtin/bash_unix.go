@@ -7,9 +7,16 @@ import (
 	"syscall"
 )
 
-// shellCommand builds the command that runs script: the configured shell,
-// else bash when installed, POSIX sh otherwise.
-func shellCommand(shell, script string) *exec.Cmd {
+// shellCommand builds the command that runs script: PowerShell, the
+// configured shell, else bash when installed, POSIX sh otherwise.
+func shellCommand(sh shellSpec, script string) *exec.Cmd {
+	shell := sh.path
+	if sh.power {
+		cmd := exec.Command(shell, append(append([]string(nil), powerShellArgs...), script)...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		setPdeathsig(cmd.SysProcAttr)
+		return cmd
+	}
 	if shell != "" {
 		cmd := exec.Command(shell, "-c", script)
 		setGroup(cmd)

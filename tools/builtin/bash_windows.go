@@ -8,9 +8,18 @@ import (
 	"syscall"
 )
 
-// shellCommand builds the command that runs script: bash (Git for Windows,
-// MSYS) when installed, cmd.exe otherwise.
-func shellCommand(shell, script string) *exec.Cmd {
+// shellCommand builds the command that runs script: PowerShell, the
+// configured shell, bash (Git for Windows, MSYS) when installed, cmd.exe
+// otherwise.
+func shellCommand(sh shellSpec, script string) *exec.Cmd {
+	shell := sh.path
+	if sh.power {
+		// pwsh and powershell.exe split their command line as the C
+		// runtime does, which is how Go quotes the arguments.
+		cmd := exec.Command(shell, append(append([]string(nil), powerShellArgs...), script)...)
+		setGroup(cmd)
+		return cmd
+	}
 	if shell != "" {
 		cmd := exec.Command(shell, "-c", script)
 		setGroup(cmd)

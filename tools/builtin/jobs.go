@@ -78,7 +78,7 @@ func jobsOf(env *tools.Env) (*jobTable, error) {
 }
 
 // startJob starts command in the background and returns its id at once.
-func startJob(env *tools.Env, command string) (tools.Result, error) {
+func startJob(env *tools.Env, sh shellSpec, command string) (tools.Result, error) {
 	t, err := jobsOf(env)
 	if err != nil {
 		return tools.Result{}, err
@@ -100,7 +100,7 @@ func startJob(env *tools.Env, command string) (tools.Result, error) {
 		return tools.Result{}, fmt.Errorf("%d background jobs are running, the most one session may; stop one with job_kill first", running)
 	}
 	j := &job{command: command, out: newJobBuffer(jobBufferSize), done: make(chan struct{}), code: -1}
-	cmd, reap, err := startShell(env, command, j.out)
+	cmd, reap, err := startShell(env, sh, command, j.out)
 	if err != nil {
 		return tools.Result{}, err
 	}
