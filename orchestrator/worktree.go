@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Plan isolation modes (agent.plan_isolation).
@@ -72,11 +73,11 @@ func runGit(ctx context.Context, dir string, stdin []byte, args ...string) (stri
 	return out.String(), nil
 }
 
-var unsafeRef = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+var unsafeRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._-]+`) })
 
 // refName turns a step id into a safe branch and directory name.
 func refName(id string) string {
-	s := strings.Trim(unsafeRef.ReplaceAllString(id, "-"), ".-")
+	s := strings.Trim(unsafeRef().ReplaceAllString(id, "-"), ".-")
 	if s == "" {
 		s = "step"
 	}
@@ -281,14 +282,14 @@ func (g *gitTree) startResolve(ctx context.Context, id, rid string) (wt, start s
 	return wt, start, nil
 }
 
-var conflictMarker = regexp.MustCompile(`(?m)^(<<<<<<<|>>>>>>>)( |$)`)
+var conflictMarker = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^(<<<<<<<|>>>>>>>)( |$)`) })
 
 // unresolved lists files of wt that still hold conflict markers.
 func unresolved(wt string, files []string) []string {
 	var out []string
 	for _, f := range files {
 		b, err := os.ReadFile(filepath.Join(wt, filepath.FromSlash(f)))
-		if err == nil && conflictMarker.Match(b) {
+		if err == nil && conflictMarker().Match(b) {
 			out = append(out, f)
 		}
 	}

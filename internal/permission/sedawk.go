@@ -3,6 +3,7 @@ package permission
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // sedCommand judges sed's options and script: -i edits the named files in
@@ -372,11 +373,14 @@ func (p *sedParser) next() (cmd byte, arg string, ok bool) {
 // awk programs are code: system() and pipes run commands, print > file
 // writes one. A prefix rule for awk is meant for reading text, so a program
 // using any of them (or one read from a file) is out of its reach.
-var (
-	awkRuns   = regexp.MustCompile(`\bsystem\s*\(|[^|]\|[^|]|^\|[^|]|\|&`)
-	awkWrites = regexp.MustCompile(`\bprintf?\b[^;\n]*>|\bfflush\b`)
-	awkTarget = regexp.MustCompile(`\bprintf?\b[^;\n]*?>>?\s*"([^"]*)"`)
-)
+// They compile on first use: a regexp compiled at package init is paid
+// by every start of the binary, `reasonix version` included.
+var awkRE = sync.OnceValue(func() (re struct{ runs, writes, target *regexp.Regexp }) {
+	re.runs = regexp.MustCompile(`\bsystem\s*\(|[^|]\|[^|]|^\|[^|]|\|&`)
+	re.writes = regexp.MustCompile(`\bprintf?\b[^;\n]*>|\bfflush\b`)
+	re.target = regexp.MustCompile(`\bprintf?\b[^;\n]*?>>?\s*"([^"]*)"`)
+	return re
+})
 
 func (a *shellAnalyzer) awkCommand(base string, words []string) {
 	args := words[1:]
@@ -406,13 +410,13 @@ func (a *shellAnalyzer) awkCommand(base string, words []string) {
 }
 
 func (a *shellAnalyzer) awkProgram(base, prog string) {
-	if awkRuns.MatchString(prog) {
+	if awkRE().runs.MatchString(prog) {
 		a.noPrefix(base + " program runs commands (system or a pipe)")
 	}
-	if awkWrites.MatchString(prog) {
+	if awkRE().writes.MatchString(prog) {
 		a.noPrefix(base + " program writes files (print >)")
 	}
-	for _, m := range awkTarget.FindAllStringSubmatch(prog, -1) {
+	for _, m := range awkRE().target.FindAllStringSubmatch(prog, -1) {
 		if name, ok := a.controlTarget(m[1]); ok {
 			a.res.danger(controlDanger(base+" writes", name))
 		} else if inGitDir(m[1]) {

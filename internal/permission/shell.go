@@ -398,10 +398,10 @@ func isStdinFile(p string) bool {
 		}
 		return false
 	}
-	return stdinPath.MatchString(path.Clean("/" + p))
+	return stdinPath().MatchString(path.Clean("/" + p))
 }
 
-var stdinPath = regexp.MustCompile(`/dev/stdin$|/fd/0+$`)
+var stdinPath = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/dev/stdin$|/fd/0+$`) })
 
 // readsScriptFromStdin reports whether call is a shell that takes its
 // script from standard input (no -c, no file, no < file redirection).
