@@ -86,7 +86,19 @@ func Scavenge(text string, accept Accept) ([]Call, string) {
 	if text == "" {
 		return nil, text
 	}
-	p := patterns()
+	// Each pattern runs only on text holding its literal opener, so the
+	// patterns compile only when one may match: most answers hold none,
+	// and compiling them costs more than the rest of a turn's bookkeeping.
+	var blocks, tagged, fenced [][]int
+	if strings.Contains(text, "DSML") {
+		blocks = patterns().dsmlBlock.FindAllStringSubmatchIndex(text, -1)
+	}
+	if strings.Contains(text, "<tool_call>") {
+		tagged = patterns().toolCall.FindAllStringSubmatchIndex(text, -1)
+	}
+	if strings.Contains(text, "```") {
+		fenced = patterns().fence.FindAllStringSubmatchIndex(text, -1)
+	}
 	var spans []span
 	taken := func(a, b int) bool {
 		for _, s := range spans {
@@ -96,13 +108,13 @@ func Scavenge(text string, accept Accept) ([]Call, string) {
 		}
 		return false
 	}
-	for _, m := range p.dsmlBlock.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range blocks {
 		calls := dsmlCalls(text[m[4]:m[5]], accept)
 		if len(calls) > 0 {
 			spans = append(spans, span{m[0], m[1], calls})
 		}
 	}
-	for _, m := range p.toolCall.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range tagged {
 		if taken(m[0], m[1]) {
 			continue
 		}
@@ -110,7 +122,7 @@ func Scavenge(text string, accept Accept) ([]Call, string) {
 			spans = append(spans, span{m[0], m[1], calls})
 		}
 	}
-	for _, m := range p.fence.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range fenced {
 		if taken(m[0], m[1]) {
 			continue
 		}
