@@ -3,31 +3,34 @@ package permission
 import (
 	"slices"
 	"strings"
+	"sync"
 )
 
 // dangerousNames are commands that destroy or move data, or stop the
 // machine. They always need a fresh human confirmation; configuration can
 // add patterns but never remove these.
-var dangerousNames = map[string]string{
-	"rm":       "rm deletes files",
-	"rmdir":    "rmdir deletes directories",
-	"mv":       "mv moves or overwrites files",
-	"chmod":    "chmod changes permissions",
-	"chown":    "chown changes ownership",
-	"chgrp":    "chgrp changes ownership",
-	"dd":       "dd writes raw data",
-	"shutdown": "shutdown stops the machine",
-	"reboot":   "reboot restarts the machine",
-	"halt":     "halt stops the machine",
-	"poweroff": "poweroff stops the machine",
-	"truncate": "truncate cuts files",
-	"shred":    "shred destroys files",
-	"unlink":   "unlink deletes files",
-}
+var dangerousNames = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"rm":       "rm deletes files",
+		"rmdir":    "rmdir deletes directories",
+		"mv":       "mv moves or overwrites files",
+		"chmod":    "chmod changes permissions",
+		"chown":    "chown changes ownership",
+		"chgrp":    "chgrp changes ownership",
+		"dd":       "dd writes raw data",
+		"shutdown": "shutdown stops the machine",
+		"reboot":   "reboot restarts the machine",
+		"halt":     "halt stops the machine",
+		"poweroff": "poweroff stops the machine",
+		"truncate": "truncate cuts files",
+		"shred":    "shred destroys files",
+		"unlink":   "unlink deletes files",
+	}
+})
 
 // dangerousName judges a command by its name alone.
 func dangerousName(base string) string {
-	if r, ok := dangerousNames[base]; ok {
+	if r, ok := dangerousNames()[base]; ok {
 		return r
 	}
 	if base == "mkfs" || strings.HasPrefix(base, "mkfs.") {
@@ -86,10 +89,12 @@ func dangerousCommand(base string, words []string) string {
 }
 
 // gitGlobalWithArg are git options before the subcommand that take a value.
-var gitGlobalWithArg = map[string]bool{
-	"-C": true, "-c": true, "--git-dir": true, "--work-tree": true,
-	"--namespace": true, "--exec-path": true, "--config-env": true,
-}
+var gitGlobalWithArg = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"-C": true, "-c": true, "--git-dir": true, "--work-tree": true,
+		"--namespace": true, "--exec-path": true, "--config-env": true,
+	}
+})
 
 // gitSafeConfig are configuration keys (lower case; a trailing dot covers
 // a section) that cannot make git run a command. Every other key may: an
@@ -142,7 +147,7 @@ func dangerousGit(args []string) string {
 				return "git -c " + k + " can make git run a command"
 			}
 		}
-		if gitGlobalWithArg[w] {
+		if gitGlobalWithArg()[w] {
 			i++
 		}
 	}

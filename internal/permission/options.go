@@ -2,6 +2,7 @@ package permission
 
 import (
 	"strings"
+	"sync"
 )
 
 // Some options make an ordinary command run another program or write a
@@ -67,102 +68,106 @@ var gitDiffOpts = []riskyOpt{
 }
 
 // riskyOptions is the table. Keys are command names as judged (base name,
-// lower case) or "git <subcommand>".
-var riskyOptions = map[string]cmdOpts{
-	"rg": {opts: []riskyOpt{
-		{long: "--pre", effect: runsProgram, what: "runs a preprocessor program on every file"},
-		{long: "--hostname-bin", effect: runsProgram, what: "runs a program to learn the host name"},
-	}, shortArgs: "ABCEefgjMmrTtd"},
-	"sort": {opts: []riskyOpt{
-		{long: "--compress-program", min: "--com", effect: runsProgram, what: "runs a compression program"},
-		{long: "--output", min: "--o", short: 'o', effect: writesFile, what: "writes its output to a file"},
-	}, shortArgs: "kotST"},
-	"tar": {opts: []riskyOpt{
-		{long: "--use-compress-program", min: "--use", short: 'I', effect: runsProgram, what: "runs a compression program"},
-		{long: "--to-command", min: "--to-c", effect: runsShell, what: "pipes every extracted file into a command"},
-		{long: "--checkpoint-action", min: "--checkpoint-a", prefix: "exec=", effect: runsShell, what: "runs a command at each checkpoint"},
-		{long: "--info-script", min: "--inf", short: 'F', effect: runsProgram, what: "runs a script at the end of each volume"},
-		{long: "--new-volume-script", min: "--new-v", effect: runsProgram, what: "runs a script at the end of each volume"},
-		{long: "--rsh-command", min: "--rsh", effect: runsProgram, what: "runs a remote shell program"},
-		{long: "--rmt-command", min: "--rmt", effect: runsProgram, what: "runs a remote tape program"},
-		{long: "--index-file", min: "--ind", effect: writesFile, what: "writes its listing to a file"},
-		{long: "--remove-files", min: "--remo", effect: deletes, noValue: true, what: "deletes the files it archives"},
-		{long: "--recursive-unlink", min: "--rec", effect: deletes, noValue: true, what: "deletes whole directories before extracting"},
-	}, shortArgs: "bCfFgHIKLNTVX"},
-	"sed": {}, // judged by sedScript
-	"split": {opts: []riskyOpt{
-		{long: "--filter", min: "--fi", effect: runsShell, what: "pipes every piece into a command"},
-	}, shortArgs: "abClnt"},
-	"zip": {opts: []riskyOpt{
-		{long: "--unzip-command", min: "--unzip-c", short: 0, effect: runsShell, what: "runs a command to test the archive"},
-		{long: "-TT", effect: runsShell, what: "runs a command to test the archive"},
-	}},
-	"rsync": {opts: []riskyOpt{
-		{long: "--rsh", min: "--rsh", short: 'e', effect: runsProgram, what: "runs a remote shell program"},
-		{long: "--rsync-path", min: "--rsync-p", effect: hidden, what: "runs a command on the remote side"},
-	}, shortArgs: "eBfMT"},
-	"wget": {opts: []riskyOpt{
-		{long: "--use-askpass", min: "--use-a", effect: runsProgram, what: "runs a program to ask for passwords"},
-		{long: "--execute", min: "--exe", short: 'e', effect: hidden, what: "runs wgetrc commands, which may name files to write"},
-		{long: "--output-document", min: "--output-d", short: 'O', effect: writesFile, what: "writes the download to a file"},
-		{long: "--output-file", min: "--output-f", short: 'o', effect: writesFile, what: "writes its log to a file"},
-	}, shortArgs: "eoOaiPtTwQUYABFD"},
-	"curl": {opts: []riskyOpt{
-		{long: "--output", short: 'o', effect: writesFile, what: "writes the download to a file"},
-		{long: "--config", short: 'K', effect: hidden, what: "reads options, which may write files, from a file"},
-		{long: "--dump-header", short: 'D', effect: writesFile, what: "writes headers to a file"},
-		{long: "--cookie-jar", short: 'c', effect: writesFile, what: "writes cookies to a file"},
-	}, shortArgs: "oKDcdHuXAeEbCFmrTwxyYzQt"},
-	"man": {opts: []riskyOpt{
-		{long: "--pager", min: "--pa", short: 'P', effect: runsProgram, what: "runs a pager program"},
-		{long: "--html", min: "--ht", short: 'H', effect: runsProgram, what: "runs a browser program"},
-	}, shortArgs: "CdDeEHLmMPprRSsTX"},
-	"fd":     {opts: fdOpts, shortArgs: "dEeSCjtcpo"},
-	"fdfind": {opts: fdOpts, shortArgs: "dEeSCjtcpo"},
-	"ssh":    {opts: sshOpts, shortArgs: sshArgs},
-	"scp":    {opts: append([]riskyOpt{{short: 'S', long: "-S", effect: runsProgram, what: "runs another ssh program"}}, sshOpts...), shortArgs: "cDFiJlOoPSX"},
-	"sftp":   {opts: append([]riskyOpt{{short: 'S', long: "-S", effect: runsProgram, what: "runs another ssh program"}}, sshOpts...), shortArgs: "BbcDFiJloPRSsX"},
-	"vim":    {opts: vimOpts},
-	"vi":     {opts: vimOpts},
-	"nvim":   {opts: vimOpts},
-	"view":   {opts: vimOpts},
-	"ex":     {opts: vimOpts},
-	"awk":    {}, // judged by awkProgram
-	"gawk":   {},
-	"mawk":   {},
-	"nawk":   {},
+// lower case) or "git <subcommand>". Like the gate's other tables it is
+// built on first use: a map literal at package level is built at every
+// start of the binary, `reasonix version` included.
+var riskyOptions = sync.OnceValue(func() map[string]cmdOpts {
+	return map[string]cmdOpts{
+		"rg": {opts: []riskyOpt{
+			{long: "--pre", effect: runsProgram, what: "runs a preprocessor program on every file"},
+			{long: "--hostname-bin", effect: runsProgram, what: "runs a program to learn the host name"},
+		}, shortArgs: "ABCEefgjMmrTtd"},
+		"sort": {opts: []riskyOpt{
+			{long: "--compress-program", min: "--com", effect: runsProgram, what: "runs a compression program"},
+			{long: "--output", min: "--o", short: 'o', effect: writesFile, what: "writes its output to a file"},
+		}, shortArgs: "kotST"},
+		"tar": {opts: []riskyOpt{
+			{long: "--use-compress-program", min: "--use", short: 'I', effect: runsProgram, what: "runs a compression program"},
+			{long: "--to-command", min: "--to-c", effect: runsShell, what: "pipes every extracted file into a command"},
+			{long: "--checkpoint-action", min: "--checkpoint-a", prefix: "exec=", effect: runsShell, what: "runs a command at each checkpoint"},
+			{long: "--info-script", min: "--inf", short: 'F', effect: runsProgram, what: "runs a script at the end of each volume"},
+			{long: "--new-volume-script", min: "--new-v", effect: runsProgram, what: "runs a script at the end of each volume"},
+			{long: "--rsh-command", min: "--rsh", effect: runsProgram, what: "runs a remote shell program"},
+			{long: "--rmt-command", min: "--rmt", effect: runsProgram, what: "runs a remote tape program"},
+			{long: "--index-file", min: "--ind", effect: writesFile, what: "writes its listing to a file"},
+			{long: "--remove-files", min: "--remo", effect: deletes, noValue: true, what: "deletes the files it archives"},
+			{long: "--recursive-unlink", min: "--rec", effect: deletes, noValue: true, what: "deletes whole directories before extracting"},
+		}, shortArgs: "bCfFgHIKLNTVX"},
+		"sed": {}, // judged by sedScript
+		"split": {opts: []riskyOpt{
+			{long: "--filter", min: "--fi", effect: runsShell, what: "pipes every piece into a command"},
+		}, shortArgs: "abClnt"},
+		"zip": {opts: []riskyOpt{
+			{long: "--unzip-command", min: "--unzip-c", short: 0, effect: runsShell, what: "runs a command to test the archive"},
+			{long: "-TT", effect: runsShell, what: "runs a command to test the archive"},
+		}},
+		"rsync": {opts: []riskyOpt{
+			{long: "--rsh", min: "--rsh", short: 'e', effect: runsProgram, what: "runs a remote shell program"},
+			{long: "--rsync-path", min: "--rsync-p", effect: hidden, what: "runs a command on the remote side"},
+		}, shortArgs: "eBfMT"},
+		"wget": {opts: []riskyOpt{
+			{long: "--use-askpass", min: "--use-a", effect: runsProgram, what: "runs a program to ask for passwords"},
+			{long: "--execute", min: "--exe", short: 'e', effect: hidden, what: "runs wgetrc commands, which may name files to write"},
+			{long: "--output-document", min: "--output-d", short: 'O', effect: writesFile, what: "writes the download to a file"},
+			{long: "--output-file", min: "--output-f", short: 'o', effect: writesFile, what: "writes its log to a file"},
+		}, shortArgs: "eoOaiPtTwQUYABFD"},
+		"curl": {opts: []riskyOpt{
+			{long: "--output", short: 'o', effect: writesFile, what: "writes the download to a file"},
+			{long: "--config", short: 'K', effect: hidden, what: "reads options, which may write files, from a file"},
+			{long: "--dump-header", short: 'D', effect: writesFile, what: "writes headers to a file"},
+			{long: "--cookie-jar", short: 'c', effect: writesFile, what: "writes cookies to a file"},
+		}, shortArgs: "oKDcdHuXAeEbCFmrTwxyYzQt"},
+		"man": {opts: []riskyOpt{
+			{long: "--pager", min: "--pa", short: 'P', effect: runsProgram, what: "runs a pager program"},
+			{long: "--html", min: "--ht", short: 'H', effect: runsProgram, what: "runs a browser program"},
+		}, shortArgs: "CdDeEHLmMPprRSsTX"},
+		"fd":     {opts: fdOpts, shortArgs: "dEeSCjtcpo"},
+		"fdfind": {opts: fdOpts, shortArgs: "dEeSCjtcpo"},
+		"ssh":    {opts: sshOpts, shortArgs: sshArgs},
+		"scp":    {opts: append([]riskyOpt{{short: 'S', long: "-S", effect: runsProgram, what: "runs another ssh program"}}, sshOpts...), shortArgs: "cDFiJlOoPSX"},
+		"sftp":   {opts: append([]riskyOpt{{short: 'S', long: "-S", effect: runsProgram, what: "runs another ssh program"}}, sshOpts...), shortArgs: "BbcDFiJloPRSsX"},
+		"vim":    {opts: vimOpts},
+		"vi":     {opts: vimOpts},
+		"nvim":   {opts: vimOpts},
+		"view":   {opts: vimOpts},
+		"ex":     {opts: vimOpts},
+		"awk":    {}, // judged by awkProgram
+		"gawk":   {},
+		"mawk":   {},
+		"nawk":   {},
 
-	"git diff":         {opts: gitDiffOpts, stopAtOperand: false},
-	"git log":          {opts: gitDiffOpts},
-	"git show":         {opts: gitDiffOpts},
-	"git whatchanged":  {opts: gitDiffOpts},
-	"git diff-tree":    {opts: gitDiffOpts},
-	"git diff-index":   {opts: gitDiffOpts},
-	"git diff-files":   {opts: gitDiffOpts},
-	"git range-diff":   {opts: gitDiffOpts},
-	"git format-patch": {opts: append([]riskyOpt{{long: "--output-directory", min: "--output-d", short: 'o', effect: writesFile, what: "writes patches into a directory"}}, gitDiffOpts...), shortArgs: "ov"},
-	"git grep": {opts: []riskyOpt{
-		{long: "--open-files-in-pager", min: "--open", short: 'O', effect: runsProgram, what: "opens the files in a pager program"},
-	}},
-	"git archive": {opts: []riskyOpt{
-		{long: "--output", min: "--o", short: 'o', effect: writesFile, what: "writes the archive to a file"},
-		{long: "--exec", effect: hidden, what: "runs a program on the remote side"},
-	}, shortArgs: "o"},
-	"git rebase": {opts: []riskyOpt{
-		{long: "--exec", min: "--exe", short: 'x', effect: runsShell, what: "runs a command after each commit"},
-	}, shortArgs: "xsXC"},
-	"git bisect": {opts: []riskyOpt{}},
-	"git difftool": {opts: []riskyOpt{
-		{long: "--extcmd", min: "--extc", short: 'x', effect: runsShell, what: "runs a diff command"},
-		{long: "--tool", min: "--to", short: 't', effect: hidden, what: "runs a diff tool from configuration"},
-	}, shortArgs: "xt"},
-	"git fetch":     {opts: gitRemoteOpts},
-	"git pull":      {opts: gitRemoteOpts},
-	"git clone":     {opts: append([]riskyOpt{{long: "--template", min: "--te", effect: hidden, what: "installs hooks from a template directory"}, {long: "--config", min: "--con", short: 'c', effect: hidden, what: "sets configuration that may run commands"}}, gitRemoteOpts...), shortArgs: "bcoujL"},
-	"git push":      {opts: gitRemoteOpts},
-	"git ls-remote": {opts: gitRemoteOpts},
-	"git submodule": {opts: []riskyOpt{}},
-}
+		"git diff":         {opts: gitDiffOpts, stopAtOperand: false},
+		"git log":          {opts: gitDiffOpts},
+		"git show":         {opts: gitDiffOpts},
+		"git whatchanged":  {opts: gitDiffOpts},
+		"git diff-tree":    {opts: gitDiffOpts},
+		"git diff-index":   {opts: gitDiffOpts},
+		"git diff-files":   {opts: gitDiffOpts},
+		"git range-diff":   {opts: gitDiffOpts},
+		"git format-patch": {opts: append([]riskyOpt{{long: "--output-directory", min: "--output-d", short: 'o', effect: writesFile, what: "writes patches into a directory"}}, gitDiffOpts...), shortArgs: "ov"},
+		"git grep": {opts: []riskyOpt{
+			{long: "--open-files-in-pager", min: "--open", short: 'O', effect: runsProgram, what: "opens the files in a pager program"},
+		}},
+		"git archive": {opts: []riskyOpt{
+			{long: "--output", min: "--o", short: 'o', effect: writesFile, what: "writes the archive to a file"},
+			{long: "--exec", effect: hidden, what: "runs a program on the remote side"},
+		}, shortArgs: "o"},
+		"git rebase": {opts: []riskyOpt{
+			{long: "--exec", min: "--exe", short: 'x', effect: runsShell, what: "runs a command after each commit"},
+		}, shortArgs: "xsXC"},
+		"git bisect": {opts: []riskyOpt{}},
+		"git difftool": {opts: []riskyOpt{
+			{long: "--extcmd", min: "--extc", short: 'x', effect: runsShell, what: "runs a diff command"},
+			{long: "--tool", min: "--to", short: 't', effect: hidden, what: "runs a diff tool from configuration"},
+		}, shortArgs: "xt"},
+		"git fetch":     {opts: gitRemoteOpts},
+		"git pull":      {opts: gitRemoteOpts},
+		"git clone":     {opts: append([]riskyOpt{{long: "--template", min: "--te", effect: hidden, what: "installs hooks from a template directory"}, {long: "--config", min: "--con", short: 'c', effect: hidden, what: "sets configuration that may run commands"}}, gitRemoteOpts...), shortArgs: "bcoujL"},
+		"git push":      {opts: gitRemoteOpts},
+		"git ls-remote": {opts: gitRemoteOpts},
+		"git submodule": {opts: []riskyOpt{}},
+	}
+})
 
 var gitRemoteOpts = []riskyOpt{
 	{long: "--upload-pack", min: "--upl", short: 'u', effect: runsProgram, what: "runs a program as the remote's upload-pack"},
@@ -255,7 +260,7 @@ func (a *shellAnalyzer) riskyOptionsOf(base string, words []string, depth int) {
 		}
 		return
 	}
-	co, ok := riskyOptions[key]
+	co, ok := riskyOptions()[key]
 	if !ok {
 		return
 	}
@@ -438,7 +443,7 @@ func gitSubcommand(args []string) (string, []string) {
 		if !strings.HasPrefix(w, "-") {
 			return w, args[i+1:]
 		}
-		if gitGlobalWithArg[w] {
+		if gitGlobalWithArg()[w] {
 			i++
 		}
 	}
@@ -459,22 +464,24 @@ func (a *shellAnalyzer) noPrefix(reason string) {
 // name one, for an ordinary command to run; setting one takes the line out
 // of reach of prefix rules (PATH too: it decides which program a name
 // runs). codeEnv (shell.go) lists those that need a person outright.
-var programEnv = map[string]string{
-	"PATH": "decides which program each command name runs", "HOME": "decides which configuration git and others read",
-	"XDG_CONFIG_HOME": "decides which configuration git and others read",
-	"MANPAGER":        "names a pager program", "SYSTEMD_PAGER": "names a pager program", "BAT_PAGER": "names a pager program",
-	"DELTA_PAGER": "names a pager program", "BROWSER": "names a browser program", "MANOPT": "holds options for man, which may name a pager",
-	"LESS": "holds options for less, which may run commands", "TAR_OPTIONS": "holds options for tar, which may run commands",
-	"RIPGREP_CONFIG_PATH": "names a file of options for rg, which may run a preprocessor",
-	"MAKEFLAGS":           "holds options for make, which may evaluate recipes", "GNUMAKEFLAGS": "holds options for make, which may evaluate recipes",
-	"MFLAGS": "holds options for make", "GOFLAGS": "holds options for go, which may run -toolexec programs",
-	"CC": "names the compiler program builds run", "CXX": "names the compiler program builds run", "LD": "names the linker program builds run",
-	"AR": "names the archiver program builds run", "RUSTC_WRAPPER": "names a program cargo runs", "RUSTC": "names a program cargo runs",
-	"CARGO_BUILD_RUSTC_WRAPPER": "names a program cargo runs", "GOTOOLCHAIN": "makes go run another toolchain",
-	"GOROOT": "makes go run another toolchain", "NODE_OPTIONS": "holds options for node, which may load code",
-	"PERL5OPT": "holds options for perl, which may load code", "JAVA_TOOL_OPTIONS": "holds options for java, which may load agents",
-	"CURL_HOME": "names where curl reads options, which may write files", "WGETRC": "names a file of options for wget",
-	"GCONV_PATH": "makes the C library load code", "LD_LIBRARY_PATH": "makes programs load other libraries",
-	"DYLD_INSERT_LIBRARIES": "makes programs load other libraries", "DYLD_LIBRARY_PATH": "makes programs load other libraries",
-	"SHELL": "names the shell other programs run commands with", "SUDO_ASKPASS": "names a program sudo runs",
-}
+var programEnv = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"PATH": "decides which program each command name runs", "HOME": "decides which configuration git and others read",
+		"XDG_CONFIG_HOME": "decides which configuration git and others read",
+		"MANPAGER":        "names a pager program", "SYSTEMD_PAGER": "names a pager program", "BAT_PAGER": "names a pager program",
+		"DELTA_PAGER": "names a pager program", "BROWSER": "names a browser program", "MANOPT": "holds options for man, which may name a pager",
+		"LESS": "holds options for less, which may run commands", "TAR_OPTIONS": "holds options for tar, which may run commands",
+		"RIPGREP_CONFIG_PATH": "names a file of options for rg, which may run a preprocessor",
+		"MAKEFLAGS":           "holds options for make, which may evaluate recipes", "GNUMAKEFLAGS": "holds options for make, which may evaluate recipes",
+		"MFLAGS": "holds options for make", "GOFLAGS": "holds options for go, which may run -toolexec programs",
+		"CC": "names the compiler program builds run", "CXX": "names the compiler program builds run", "LD": "names the linker program builds run",
+		"AR": "names the archiver program builds run", "RUSTC_WRAPPER": "names a program cargo runs", "RUSTC": "names a program cargo runs",
+		"CARGO_BUILD_RUSTC_WRAPPER": "names a program cargo runs", "GOTOOLCHAIN": "makes go run another toolchain",
+		"GOROOT": "makes go run another toolchain", "NODE_OPTIONS": "holds options for node, which may load code",
+		"PERL5OPT": "holds options for perl, which may load code", "JAVA_TOOL_OPTIONS": "holds options for java, which may load agents",
+		"CURL_HOME": "names where curl reads options, which may write files", "WGETRC": "names a file of options for wget",
+		"GCONV_PATH": "makes the C library load code", "LD_LIBRARY_PATH": "makes programs load other libraries",
+		"DYLD_INSERT_LIBRARIES": "makes programs load other libraries", "DYLD_LIBRARY_PATH": "makes programs load other libraries",
+		"SHELL": "names the shell other programs run commands with", "SUDO_ASKPASS": "names a program sudo runs",
+	}
+})

@@ -3,6 +3,7 @@ package permission
 import (
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // PowerShell lines ([tools.shell] prefer = "powershell") are opaque to the
@@ -22,37 +23,39 @@ const psPerson = "the gate cannot check PowerShell; only a person, an exact rule
 
 // psDangerous are PowerShell cmdlets and aliases that delete, stop the
 // machine or run code built from strings, keyed in lower case.
-var psDangerous = map[string]string{
-	"remove-item":         "Remove-Item deletes files",
-	"ri":                  "ri (Remove-Item) deletes files",
-	"del":                 "del (Remove-Item) deletes files",
-	"erase":               "erase (Remove-Item) deletes files",
-	"rd":                  "rd (Remove-Item) deletes directories",
-	"clear-content":       "Clear-Content empties files",
-	"clc":                 "clc (Clear-Content) empties files",
-	"clear-item":          "Clear-Item empties items",
-	"move-item":           "Move-Item moves or overwrites files",
-	"mi":                  "mi (Move-Item) moves or overwrites files",
-	"move":                "move (Move-Item) moves or overwrites files",
-	"format-volume":       "Format-Volume formats a disk",
-	"clear-disk":          "Clear-Disk erases a disk",
-	"stop-computer":       "Stop-Computer stops the machine",
-	"restart-computer":    "Restart-Computer restarts the machine",
-	"stop-process":        "Stop-Process kills processes",
-	"spps":                "spps (Stop-Process) kills processes",
-	"set-executionpolicy": "Set-ExecutionPolicy changes what scripts may run",
-	"set-acl":             "Set-Acl changes permissions",
-	"invoke-expression":   "Invoke-Expression runs code built from a string",
-	"iex":                 "iex (Invoke-Expression) runs code built from a string",
-	"invoke-command":      "Invoke-Command runs a script block, possibly elsewhere",
-	"icm":                 "icm (Invoke-Command) runs a script block, possibly elsewhere",
-	"start-process":       "Start-Process starts a program outside this command",
-	"saps":                "saps (Start-Process) starts a program outside this command",
-	"add-type":            "Add-Type compiles and loads code",
-	"-encodedcommand":     "an encoded command hides the code it runs",
-	"-enc":                "an encoded command hides the code it runs",
-	"-ec":                 "an encoded command hides the code it runs",
-}
+var psDangerous = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"remove-item":         "Remove-Item deletes files",
+		"ri":                  "ri (Remove-Item) deletes files",
+		"del":                 "del (Remove-Item) deletes files",
+		"erase":               "erase (Remove-Item) deletes files",
+		"rd":                  "rd (Remove-Item) deletes directories",
+		"clear-content":       "Clear-Content empties files",
+		"clc":                 "clc (Clear-Content) empties files",
+		"clear-item":          "Clear-Item empties items",
+		"move-item":           "Move-Item moves or overwrites files",
+		"mi":                  "mi (Move-Item) moves or overwrites files",
+		"move":                "move (Move-Item) moves or overwrites files",
+		"format-volume":       "Format-Volume formats a disk",
+		"clear-disk":          "Clear-Disk erases a disk",
+		"stop-computer":       "Stop-Computer stops the machine",
+		"restart-computer":    "Restart-Computer restarts the machine",
+		"stop-process":        "Stop-Process kills processes",
+		"spps":                "spps (Stop-Process) kills processes",
+		"set-executionpolicy": "Set-ExecutionPolicy changes what scripts may run",
+		"set-acl":             "Set-Acl changes permissions",
+		"invoke-expression":   "Invoke-Expression runs code built from a string",
+		"iex":                 "iex (Invoke-Expression) runs code built from a string",
+		"invoke-command":      "Invoke-Command runs a script block, possibly elsewhere",
+		"icm":                 "icm (Invoke-Command) runs a script block, possibly elsewhere",
+		"start-process":       "Start-Process starts a program outside this command",
+		"saps":                "saps (Start-Process) starts a program outside this command",
+		"add-type":            "Add-Type compiles and loads code",
+		"-encodedcommand":     "an encoded command hides the code it runs",
+		"-enc":                "an encoded command hides the code it runs",
+		"-ec":                 "an encoded command hides the code it runs",
+	}
+})
 
 // psWords splits a PowerShell line into words, crudely: backticks (the
 // escape character) are dropped, and quotes, brackets, operators and
@@ -171,12 +174,12 @@ func (p Policy) evaluatePowerShell(c *call, grants []Rule) Outcome {
 	}
 	for i, w := range words {
 		name := psName(w)
-		if reason, ok := psDangerous[name]; ok {
+		if reason, ok := psDangerous()[name]; ok {
 			out.Dangerous = appendOnce(out.Dangerous, reason)
 		} else if reason := dangerousCommand(name, append([]string{name}, words[i+1:]...)); reason != "" {
 			out.Dangerous = appendOnce(out.Dangerous, reason)
 		}
-		if shells[name] || name == "pwsh" || name == "powershell" {
+		if shells()[name] || name == "pwsh" || name == "powershell" {
 			out.Dangerous = appendOnce(out.Dangerous, name+" runs nested shell code the gate cannot read")
 		}
 		for _, r := range p.Dangerous {

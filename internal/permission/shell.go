@@ -150,7 +150,7 @@ func (a *shellAnalyzer) crudeScan(line string) {
 		if reason := dangerousName(cmdName(f)); reason != "" {
 			a.res.danger(reason)
 		}
-		if shells[cmdName(f)] && strings.Contains(line, "|") {
+		if shells()[cmdName(f)] && strings.Contains(line, "|") {
 			a.res.danger("output may be piped into a shell")
 		}
 	}
@@ -317,10 +317,12 @@ func stageDownloads(s *syntax.Stmt) bool {
 	return found
 }
 
-var shells = map[string]bool{
-	"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "mksh": true,
-	"ash": true, "fish": true, "csh": true, "tcsh": true, "yash": true,
-}
+var shells = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "mksh": true,
+		"ash": true, "fish": true, "csh": true, "tcsh": true, "yash": true,
+	}
+})
 
 // shellInvocation describes `bash [opts] [-c script | file]`.
 type shellInvocation struct {
@@ -408,7 +410,7 @@ var stdinPath = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile
 func (a *shellAnalyzer) readsScriptFromStdin(call *syntax.CallExpr, redirs []*syntax.Redirect) bool {
 	words, _ := staticWords(call.Args)
 	words = unwrapForShell(words)
-	if len(words) == 0 || !shells[cmdName(words[0])] {
+	if len(words) == 0 || !shells()[cmdName(words[0])] {
 		return false
 	}
 	inv := parseShellArgs(words)
@@ -428,7 +430,7 @@ func (a *shellAnalyzer) readsScriptFromStdin(call *syntax.CallExpr, redirs []*sy
 func unwrapForShell(words []string) []string {
 	for len(words) > 0 {
 		base := cmdName(words[0])
-		if w, ok := wrappers[base]; ok {
+		if w, ok := wrappers()[base]; ok {
 			rest := skipOpts(words[1:], w.withArg)
 			if len(rest) < w.skip {
 				return nil
@@ -705,7 +707,7 @@ func (a *shellAnalyzer) words(words []string, redirs []*syntax.Redirect, fromPip
 			a.res.danger("matches the configured dangerous pattern " + r.Spec)
 		}
 	}
-	self := shellCmd{words: words, needsAllow: needsAllow && !neutral[base]}
+	self := shellCmd{words: words, needsAllow: needsAllow && !neutral()[base]}
 	inner, transparent, handled := a.unwrap(base, words, redirs, fromPipe, depth)
 	if transparent {
 		self.needsAllow = false
@@ -742,10 +744,12 @@ func (a *shellAnalyzer) altInner(words, inner []string, fromPipe bool, depth int
 
 // neutral commands cannot change anything beyond their redirections, which
 // are judged separately, so allow rules need not list them (cd dir && …).
-var neutral = map[string]bool{
-	"cd": true, "pwd": true, "echo": true, "true": true, "false": true, ":": true,
-	"test": true, "[": true,
-}
+var neutral = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"cd": true, "pwd": true, "echo": true, "true": true, "false": true, ":": true,
+		"test": true, "[": true,
+	}
+})
 
 // xargsReplace returns the replace string of xargs -I/-i/--replace, or "".
 func xargsReplace(args []string) string {
@@ -805,36 +809,44 @@ func set(words ...string) map[string]bool {
 // wrappers are the simple wrappers; env, command, xargs, flock and others
 // with more to them are handled in unwrap. Built once: Decide runs on every
 // tool call.
-var wrappers = map[string]wrapper{
-	"nohup": {}, "builtin": {}, "busybox": {}, "toybox": {}, "unbuffer": {},
-	"setsid": {}, "chronic": {},
-	"exec":    {withArg: set("-a")},
-	"time":    {withArg: set("-f", "-o", "--format", "--output")},
-	"nice":    {withArg: set("-n", "--adjustment")},
-	"ionice":  {withArg: set("-c", "-n", "-p", "-P", "-u", "--class", "--classdata", "--pid", "--pgid", "--uid")},
-	"stdbuf":  {withArg: set("-i", "-o", "-e", "--input", "--output", "--error")},
-	"strace":  {withArg: set("-o", "-e", "-p", "-s", "-u", "-E")},
-	"ltrace":  {withArg: set("-o", "-e", "-p", "-s", "-u", "-E")},
-	"unshare": {withArg: set("-S", "-G", "-R", "-w", "--setuid", "--setgid", "--root", "--wd")},
-	// The CPU mask or priority comes before the command.
-	"taskset": {skip: 1},
-	"chrt":    {skip: 1},
-	"timeout": {withArg: set("-s", "-k", "--signal", "--kill-after"), skip: 1},
-	"chroot":  {withArg: set("--userspec", "--groups"), skip: 1, opaque: true},
-	"sudo":    {withArg: sudoWithArg, opaque: true},
-	"doas":    {withArg: sudoWithArg, opaque: true},
-}
+var wrappers = sync.OnceValue(func() map[string]wrapper {
+	return map[string]wrapper{
+		"nohup": {}, "builtin": {}, "busybox": {}, "toybox": {}, "unbuffer": {},
+		"setsid": {}, "chronic": {},
+		"exec":    {withArg: set("-a")},
+		"time":    {withArg: set("-f", "-o", "--format", "--output")},
+		"nice":    {withArg: set("-n", "--adjustment")},
+		"ionice":  {withArg: set("-c", "-n", "-p", "-P", "-u", "--class", "--classdata", "--pid", "--pgid", "--uid")},
+		"stdbuf":  {withArg: set("-i", "-o", "-e", "--input", "--output", "--error")},
+		"strace":  {withArg: set("-o", "-e", "-p", "-s", "-u", "-E")},
+		"ltrace":  {withArg: set("-o", "-e", "-p", "-s", "-u", "-E")},
+		"unshare": {withArg: set("-S", "-G", "-R", "-w", "--setuid", "--setgid", "--root", "--wd")},
+		// The CPU mask or priority comes before the command.
+		"taskset": {skip: 1},
+		"chrt":    {skip: 1},
+		"timeout": {withArg: set("-s", "-k", "--signal", "--kill-after"), skip: 1},
+		"chroot":  {withArg: set("--userspec", "--groups"), skip: 1, opaque: true},
+		"sudo":    {withArg: sudoWithArg(), opaque: true},
+		"doas":    {withArg: sudoWithArg(), opaque: true},
+	}
+})
 
 var (
-	sudoWithArg = set("-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "-R",
-		"--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role", "--type",
-		"--other-user", "--command-timeout", "--chroot")
-	xargsWithArg = set("-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter",
-		"--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var")
-	flockWithArg    = set("-w", "--timeout", "-E", "--conflict-exit-code")
-	watchWithArg    = set("-n", "-d", "--interval")
-	parallelWithArg = set("-j", "--jobs", "-S", "--sshlogin", "-a", "--arg-file", "-d", "--delimiter",
-		"-I", "--colsep", "-n", "-N", "-L", "--results", "--joblog", "--tmpdir", "--workdir", "--env")
+	sudoWithArg = sync.OnceValue(func() map[string]bool {
+		return set("-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "-R",
+			"--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role", "--type",
+			"--other-user", "--command-timeout", "--chroot")
+	})
+	xargsWithArg = sync.OnceValue(func() map[string]bool {
+		return set("-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter",
+			"--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var")
+	})
+	flockWithArg    = sync.OnceValue(func() map[string]bool { return set("-w", "--timeout", "-E", "--conflict-exit-code") })
+	watchWithArg    = sync.OnceValue(func() map[string]bool { return set("-n", "-d", "--interval") })
+	parallelWithArg = sync.OnceValue(func() map[string]bool {
+		return set("-j", "--jobs", "-S", "--sshlogin", "-a", "--arg-file", "-d", "--delimiter",
+			"-I", "--colsep", "-n", "-N", "-L", "--results", "--joblog", "--tmpdir", "--workdir", "--env")
+	})
 )
 
 // unwrap recognises commands that run another command. It returns the inner
@@ -842,7 +854,7 @@ var (
 // whether there is an inner command to judge.
 func (a *shellAnalyzer) unwrap(base string, words []string, redirs []*syntax.Redirect, fromPipe bool, depth int) ([]string, bool, bool) {
 	args := words[1:]
-	if w, ok := wrappers[base]; ok {
+	if w, ok := wrappers()[base]; ok {
 		rest := skipOpts(args, w.withArg)
 		if len(rest) < w.skip {
 			return nil, !w.opaque, false
@@ -855,7 +867,7 @@ func (a *shellAnalyzer) unwrap(base string, words []string, redirs []*syntax.Red
 		for ; i < len(args); i++ {
 			w := args[i]
 			switch {
-			case envWithArg[w]:
+			case envWithArg()[w]:
 				i++
 			case w == "-S" || w == "--split-string":
 				if i+1 < len(args) {
@@ -886,7 +898,7 @@ func (a *shellAnalyzer) unwrap(base string, words []string, redirs []*syntax.Red
 		}
 		return skipOpts(args, nil), true, true
 	case "flock":
-		rest := skipOpts(args, flockWithArg)
+		rest := skipOpts(args, flockWithArg())
 		if len(rest) == 0 {
 			return nil, true, false
 		}
@@ -909,11 +921,11 @@ func (a *shellAnalyzer) unwrap(base string, words []string, redirs []*syntax.Red
 	case "parallel":
 		return a.parallel(args, depth)
 	case "xargs":
-		rest := skipOpts(args, xargsWithArg)
+		rest := skipOpts(args, xargsWithArg())
 		if len(rest) == 0 {
 			return nil, true, false // xargs alone runs echo
 		}
-		if shells[cmdName(rest[0])] && !parseShellArgs(rest).hasScript {
+		if shells()[cmdName(rest[0])] && !parseShellArgs(rest).hasScript {
 			// The shell's script or -c text would come from the input.
 			a.res.danger("xargs passes its input to a shell as code")
 		}
@@ -986,7 +998,7 @@ func (a *shellAnalyzer) unwrap(base string, words []string, redirs []*syntax.Red
 		}
 		return nil, false, false
 	case "watch":
-		rest := skipOpts(args, watchWithArg)
+		rest := skipOpts(args, watchWithArg())
 		if src, ok := joinStatic(rest); ok {
 			a.nested(src, depth)
 		} else {
@@ -994,7 +1006,7 @@ func (a *shellAnalyzer) unwrap(base string, words []string, redirs []*syntax.Red
 		}
 		return nil, false, false
 	}
-	if shells[base] {
+	if shells()[base] {
 		inv := parseShellArgs(words)
 		switch {
 		case inv.dynamic:
@@ -1016,41 +1028,47 @@ func (a *shellAnalyzer) unwrap(base string, words []string, redirs []*syntax.Red
 // or read one from a file (git's config and hooks, bash's startup file, the
 // dynamic loader). Setting one, exported or not, needs a person: an allowed
 // `git status` must not run core.fsmonitor from GIT_CONFIG_PARAMETERS.
-var codeEnv = map[string]bool{
-	"BASH_ENV": true, "ENV": true, "PROMPT_COMMAND": true, "PS4": true,
-	"LD_PRELOAD": true, "LD_AUDIT": true,
-	"GIT_DIR": true, "GIT_EXEC_PATH": true, "GIT_TEMPLATE_DIR": true, "GIT_EXTERNAL_DIFF": true,
-	"GIT_SSH": true, "GIT_SSH_COMMAND": true, "GIT_ASKPASS": true, "SSH_ASKPASS": true,
-	"GIT_PROXY_COMMAND": true, "GIT_CONFIG": true, "GIT_CONFIG_GLOBAL": true,
-	"GIT_CONFIG_SYSTEM": true, "GIT_CONFIG_PARAMETERS": true, "GIT_CONFIG_COUNT": true,
-	"LESSOPEN": true, "LESSCLOSE": true,
-}
+var codeEnv = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"BASH_ENV": true, "ENV": true, "PROMPT_COMMAND": true, "PS4": true,
+		"LD_PRELOAD": true, "LD_AUDIT": true,
+		"GIT_DIR": true, "GIT_EXEC_PATH": true, "GIT_TEMPLATE_DIR": true, "GIT_EXTERNAL_DIFF": true,
+		"GIT_SSH": true, "GIT_SSH_COMMAND": true, "GIT_ASKPASS": true, "SSH_ASKPASS": true,
+		"GIT_PROXY_COMMAND": true, "GIT_CONFIG": true, "GIT_CONFIG_GLOBAL": true,
+		"GIT_CONFIG_SYSTEM": true, "GIT_CONFIG_PARAMETERS": true, "GIT_CONFIG_COUNT": true,
+		"LESSOPEN": true, "LESSCLOSE": true,
+	}
+})
 
 // editorEnv run their value as a command, but agents set them to a no-op
 // so git does not wait for an editor (GIT_EDITOR=true git rebase …).
-var editorEnv = map[string]bool{
-	"EDITOR": true, "VISUAL": true, "GIT_EDITOR": true, "GIT_SEQUENCE_EDITOR": true,
-	"PAGER": true, "GIT_PAGER": true,
-}
+var editorEnv = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"EDITOR": true, "VISUAL": true, "GIT_EDITOR": true, "GIT_SEQUENCE_EDITOR": true,
+		"PAGER": true, "GIT_PAGER": true,
+	}
+})
 
 var harmlessEditor = map[string]bool{"": true, "true": true, ":": true, "cat": true, "less": true, "more": true}
 
 // envAssign judges NAME=value; static is false when value is computed.
 func (a *shellAnalyzer) envAssign(name, value string, static bool) {
 	switch {
-	case codeEnv[name] || strings.HasPrefix(name, "GIT_CONFIG_KEY_") || strings.HasPrefix(name, "GIT_CONFIG_VALUE_"):
+	case codeEnv()[name] || strings.HasPrefix(name, "GIT_CONFIG_KEY_") || strings.HasPrefix(name, "GIT_CONFIG_VALUE_"):
 		a.res.danger("setting " + name + " can make a later command run other code")
-	case editorEnv[name] && (!static || !harmlessEditor[value]):
+	case editorEnv()[name] && (!static || !harmlessEditor[value]):
 		a.res.danger(name + " names a command that git or other tools run")
 	case name == "GOFLAGS" && static && !strings.Contains(value, "exec"):
 		// -mod=mod, -v, -race: only -exec and -toolexec run programs.
-	case programEnv[name] != "":
-		a.noPrefix("setting " + name + ", which " + programEnv[name])
+	case programEnv()[name] != "":
+		a.noPrefix("setting " + name + ", which " + programEnv()[name])
 	}
 }
 
 // envWithArg are env options (GNU and BSD) that take a separate value.
-var envWithArg = set("-u", "--unset", "-C", "--chdir", "-a", "--argv0", "-P", "-L", "-U")
+var envWithArg = sync.OnceValue(func() map[string]bool {
+	return set("-u", "--unset", "-C", "--chdir", "-a", "--argv0", "-P", "-L", "-U")
+})
 
 // shellString judges a word that another program hands to a shell as code
 // (su -c, flock -c, parallel ::: …).
@@ -1066,7 +1084,7 @@ func (a *shellAnalyzer) shellString(src string, depth int) {
 // per argument; with no command the arguments (or input lines) are the
 // commands.
 func (a *shellAnalyzer) parallel(args []string, depth int) ([]string, bool, bool) {
-	rest := skipOpts(args, parallelWithArg)
+	rest := skipOpts(args, parallelWithArg())
 	sep := len(rest)
 	for i, w := range rest {
 		if strings.HasPrefix(w, ":::") || strings.HasPrefix(w, "::::") {
