@@ -154,6 +154,11 @@ func cmdMCP(ctx context.Context, args []string, io stdio) error {
 		return usagef("mcp needs a subcommand: list, or get NAME")
 	}
 	sub := args[0]
+	if sub == "conformance-client" {
+		// Hidden: the entry point of the MCP conformance suite's client
+		// scenarios (see mcpconformance.go), not a user command.
+		return cmdMCPConformance(ctx, args[1:], io)
+	}
 	fs := flag.NewFlagSet("mcp "+sub, flag.ContinueOnError)
 	fs.SetOutput(io.err)
 	cfgFile := fs.String("config", "", "config file")

