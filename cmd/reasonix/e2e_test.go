@@ -20,6 +20,11 @@ import (
 var binPath string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(e2eMCPServerEnv) != "" {
+		// The test binary doubles as an MCP server (mcp_live_e2e_test.go).
+		serveE2EMCP()
+		return
+	}
 	dir, err := os.MkdirTemp("", "reasonix-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

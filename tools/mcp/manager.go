@@ -80,7 +80,7 @@ func New(cfgs []Config, opts Options) *Manager {
 			continue
 		}
 		seen[c.Name] = true
-		s := &server{cfg: c.clone(), m: m, ready: make(chan struct{})}
+		s := &server{cfg: c.clone(), m: m, ready: make(chan struct{}), wake: make(chan struct{})}
 		switch {
 		case c.Disabled:
 			s.state = StateDisabled
@@ -203,7 +203,7 @@ func (m *Manager) Changes() string {
 	if len(lines) == 0 {
 		return ""
 	}
-	return strings.Join(lines, "\n") + "\n(The tools of this session stay as they are, so its prompt cache holds; the new list is offered from the next session or compaction.)"
+	return strings.Join(lines, "\n") + "\n(The tools of this session stay as they are, so its prompt cache holds; the new list is offered from the next session.)"
 }
 
 // relist re-reads a server's lists after it announced a change.

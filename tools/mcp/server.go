@@ -53,6 +53,9 @@ type server struct {
 	toolsChanged bool
 	started      bool
 	ready        chan struct{} // closed when the first attempt has ended
+	// wake is closed and replaced whenever state or sess changes, so a
+	// call can wait for a restart (see awaitSession).
+	wake chan struct{}
 	readyOnce    sync.Once
 }
 
@@ -71,9 +74,44 @@ func (s *server) session() (*sdk.ClientSession, error) {
 	return s.sess, nil
 }
 
+// awaitSession is the live connection other than dead (a connection a
+// call just found closed). While a crashed stdio server is being
+// restarted it waits for the new process, bounded by ctx and by the
+// longest backoff plus the handshake timeout, so the call after a crash
+// goes to the restarted server instead of failing.
+func (s *server) awaitSession(ctx context.Context, dead *sdk.ClientSession) (*sdk.ClientSession, error) {
+	limit := time.NewTimer(s.m.opts.Backoff<<s.m.opts.Restarts + s.cfg.timeout())
+	defer limit.Stop()
+	for {
+		s.mu.Lock()
+		sess, state, started, wake := s.sess, s.state, s.started, s.wake
+		s.mu.Unlock()
+		if sess != nil && sess != dead {
+			return sess, nil
+		}
+		if sess == nil && (state != StateStarting || !started) {
+			return s.session()
+		}
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-limit.C:
+			return s.session()
+		}
+	}
+}
+
+// changedLocked wakes the calls waiting in awaitSession; s.mu is held.
+func (s *server) changedLocked() {
+	close(s.wake)
+	s.wake = make(chan struct{})
+}
+
 func (s *server) setState(st State, err error) {
 	s.mu.Lock()
 	s.state, s.err = st, err
+	s.changedLocked()
 	s.mu.Unlock()
 }
 
@@ -107,6 +145,7 @@ func (s *server) run(ctx context.Context) {
 		s.mu.Lock()
 		if s.sess == sess {
 			s.sess = nil
+			s.changedLocked()
 		}
 		if s.cancelConn != nil {
 			s.cancelConn()
@@ -185,6 +224,7 @@ func (s *server) connect(ctx context.Context) (*sdk.ClientSession, error) {
 	}
 	s.mu.Lock()
 	s.sess, s.state, s.err, s.cancelConn = sess, StateRunning, nil, cancel
+	s.changedLocked()
 	s.mu.Unlock()
 	return sess, nil
 }
@@ -233,10 +273,16 @@ func (s *server) list(ctx context.Context, sess *sdk.ClientSession, changed bool
 	s.mu.Lock()
 	old := toolNames(s.tools)
 	s.tools, s.prompts, s.resources = adapted, prompts, resources
-	if changed && !slices.Equal(old, toolNames(adapted)) {
+	now := toolNames(adapted)
+	changed = changed && !slices.Equal(old, now)
+	if changed {
 		s.toolsChanged = true
 	}
 	s.mu.Unlock()
+	if changed {
+		// The person sees it at once; the model in its next user turn.
+		s.m.notify(fmt.Sprintf("MCP server %s changed its tools (now: %s); the model is told in its next turn, and a new session offers them", s.cfg.Name, strings.Join(now, ", ")))
+	}
 	return nil
 }
 

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -70,11 +71,22 @@ func (t *Tool) Execute(ctx context.Context, env *tools.Env, args json.RawMessage
 	if err != nil {
 		return tools.Result{}, err
 	}
-	sess, err := t.srv.session()
+	sess, err := t.srv.awaitSession(ctx, nil)
 	if err != nil {
 		return tools.Result{}, err
 	}
-	res, err := sess.CallTool(ctx, &sdk.CallToolParams{Name: t.remote, Arguments: m})
+	params := &sdk.CallToolParams{Name: t.remote, Arguments: m}
+	res, err := sess.CallTool(ctx, params)
+	if errors.Is(err, sdk.ErrConnectionClosed) && ctx.Err() == nil {
+		// The connection was already closed when the call was made, so
+		// the server never saw it (a call in flight when a server dies
+		// fails with the read error instead): safe to send once more, to
+		// the restarted server.
+		if sess, err = t.srv.awaitSession(ctx, sess); err != nil {
+			return tools.Result{}, err
+		}
+		res, err = sess.CallTool(ctx, params)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return tools.Result{}, ctx.Err()
