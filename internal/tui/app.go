@@ -142,6 +142,9 @@ type App struct {
 	goalBusy bool
 	// approvals close the overlay of each open approval request, by id.
 	approvals map[string]func()
+	// asks queues the approval requests and questions behind the one
+	// on screen (overlay.go).
+	asks askQueue
 	recall    recall
 	// follow: the transcript shows its end and keeps showing it as output
 	// arrives; a scroll up turns it off, a scroll back to the end (or

@@ -174,13 +174,71 @@ func approvalChoice(ev *tcell.EventKey, req *events.Approval) (string, bool) {
 	return "", false
 }
 
-// openApproval shows an approval request from the event stream; a key
-// answers it through the engine. UI goroutine only.
-func (a *App) openApproval(e events.Event) {
-	req := e.Approval
-	if _, open := a.approvals[req.ID]; open {
+// askQueue holds the approval requests and ask-tool questions waiting
+// behind the one on screen. They are shown one at a time, oldest first,
+// in the same place: a question that arrives while another is open (a
+// project MCP server's trust question and a tool's approval, or two
+// subagents' approvals) is neither stacked over the first nor lost, and
+// the open one says how many wait. UI goroutine only.
+type askQueue struct {
+	// shown is the id on screen ("" when none); setWaiting updates its
+	// count of waiting questions.
+	shown      string
+	setWaiting func(n int)
+	waiting    []queuedAsk
+}
+
+// queuedAsk builds a question's overlay when its turn comes; it returns
+// the overlay's close function and the setter of its waiting count.
+type queuedAsk struct {
+	id   string
+	show func() (closeFn func(), setWaiting func(n int))
+}
+
+// enqueueAsk shows a question now when none is on screen, else after the
+// ones before it. A repeated id is ignored.
+func (a *App) enqueueAsk(q queuedAsk) {
+	if _, open := a.approvals[q.id]; open {
 		return
 	}
+	for _, w := range a.asks.waiting {
+		if w.id == q.id {
+			return
+		}
+	}
+	if a.asks.shown != "" {
+		a.asks.waiting = append(a.asks.waiting, q)
+		a.asks.setWaiting(len(a.asks.waiting))
+		return
+	}
+	a.showAsk(q)
+}
+
+func (a *App) showAsk(q queuedAsk) {
+	closeFn, setWaiting := q.show()
+	a.asks.shown, a.asks.setWaiting = q.id, setWaiting
+	a.approvals[q.id] = closeFn
+	setWaiting(len(a.asks.waiting))
+}
+
+// waitingNote is the line an open question adds when n more wait.
+func waitingNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("  [yellow]· %d more waiting[-]", n)
+}
+
+// openApproval shows an approval request from the event stream, or
+// queues it behind the question on screen; a key answers it through the
+// engine. UI goroutine only.
+func (a *App) openApproval(e events.Event) {
+	a.enqueueAsk(queuedAsk{id: e.Approval.ID, show: func() (func(), func(int)) { return a.showApproval(e) }})
+}
+
+// showApproval puts an approval request on screen.
+func (a *App) showApproval(e events.Event) (closeFn func(), setWaiting func(n int)) {
+	req := e.Approval
 	var b strings.Builder
 	field := func(k, v string) {
 		if strings.TrimSpace(v) != "" {
@@ -232,15 +290,36 @@ func (a *App) openApproval(e events.Event) {
 		a.closeApproval(req.ID)
 		return nil
 	})
-	a.approvals[req.ID] = a.showOverlay("approve "+req.Tool+"?", body, newOverlayText(strings.Join(keys, "  ")), strings.Count(text, "\n")+1)
+	keyLine := newOverlayText(strings.Join(keys, "  "))
+	return a.showOverlay("approve "+req.Tool+"?", body, keyLine, strings.Count(text, "\n")+1),
+		func(n int) { keyLine.SetText(strings.Join(keys, "  ") + waitingNote(n)) }
 }
 
 // closeApproval removes the overlay of request id, answered here or
-// elsewhere, or withdrawn. UI goroutine only.
+// elsewhere, or withdrawn (then it may still be waiting), and shows the
+// next waiting question. UI goroutine only.
 func (a *App) closeApproval(id string) {
 	if closeFn, ok := a.approvals[id]; ok {
 		delete(a.approvals, id)
 		closeFn()
+	}
+	for i, w := range a.asks.waiting {
+		if w.id == id {
+			a.asks.waiting = append(a.asks.waiting[:i], a.asks.waiting[i+1:]...)
+			break
+		}
+	}
+	if a.asks.shown != id {
+		if a.asks.shown != "" {
+			a.asks.setWaiting(len(a.asks.waiting))
+		}
+		return
+	}
+	a.asks.shown, a.asks.setWaiting = "", nil
+	if len(a.asks.waiting) > 0 {
+		next := a.asks.waiting[0]
+		a.asks.waiting = a.asks.waiting[1:]
+		a.showAsk(next)
 	}
 }
 
@@ -411,6 +490,11 @@ func (a *App) openQuestion(q *events.Question) {
 	if !ok {
 		return
 	}
+	a.enqueueAsk(queuedAsk{id: q.ID, show: func() (func(), func(int)) { return a.showQuestion(q, qa) }})
+}
+
+// showQuestion puts the ask tool's question on screen.
+func (a *App) showQuestion(q *events.Question, qa questionAnswerer) (closeFn func(), setWaiting func(n int)) {
 	var b strings.Builder
 	b.WriteString(tview.Escape(q.Text) + "\n")
 	for i, c := range q.Choices {
@@ -441,9 +525,12 @@ func (a *App) openQuestion(q *events.Question) {
 			answer("(the user did not answer; proceed on an assumption you state)")
 		}
 	})
+	const hint = "[gray]Enter answers (a number picks a choice) · Esc skips[-]"
+	hintLine := newOverlayText(hint)
 	frame := tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(body, 0, 1, false).
 		AddItem(input, 1, 0, true).
-		AddItem(newOverlayText("[gray]Enter answers (a number picks a choice) · Esc skips[-]"), 1, 0, false)
-	a.approvals[q.ID] = a.showFrame("question", frame, input, strings.Count(text, "\n")+3)
+		AddItem(hintLine, 1, 0, false)
+	return a.showFrame("question", frame, input, strings.Count(text, "\n")+3),
+		func(n int) { hintLine.SetText(hint + waitingNote(n)) }
 }
