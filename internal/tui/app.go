@@ -144,8 +144,8 @@ type App struct {
 	approvals map[string]func()
 	// asks queues the approval requests and questions behind the one
 	// on screen (overlay.go).
-	asks askQueue
-	recall    recall
+	asks   askQueue
+	recall recall
 	// follow: the transcript shows its end and keeps showing it as output
 	// arrives; a scroll up turns it off, a scroll back to the end (or
 	// End, or sending a prompt) on. unseen: output arrived while off.

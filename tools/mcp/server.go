@@ -55,8 +55,8 @@ type server struct {
 	ready        chan struct{} // closed when the first attempt has ended
 	// wake is closed and replaced whenever state or sess changes, so a
 	// call can wait for a restart (see awaitSession).
-	wake chan struct{}
-	readyOnce    sync.Once
+	wake      chan struct{}
+	readyOnce sync.Once
 }
 
 func (s *server) markReady() { s.readyOnce.Do(func() { close(s.ready) }) }
