@@ -142,10 +142,7 @@ type App struct {
 	goalBusy bool
 	// approvals close the overlay of each open approval request, by id.
 	approvals map[string]func()
-	// asks queues the approval requests and questions behind the one
-	// on screen (overlay.go).
-	asks   askQueue
-	recall recall
+	recall    recall
 	// follow: the transcript shows its end and keeps showing it as output
 	// arrives; a scroll up turns it off, a scroll back to the end (or
 	// End, or sending a prompt) on. unseen: output arrived while off.
@@ -158,6 +155,9 @@ type App struct {
 	titles map[string]string
 	// calls are the newest finished tool calls, for Ctrl-O.
 	calls []keptCall
+	// asks queues the approval requests and questions behind the one
+	// on screen (overlay.go).
+	asks askQueue
 	// pastes are the large pastes held in the composer as placeholders;
 	// queued the prompts typed while a turn ran.
 	pastes []paste
