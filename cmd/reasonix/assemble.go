@@ -56,7 +56,8 @@ type assembleOptions struct {
 	// leaves it nil: its composer never waits for a server.
 	waitMCP context.Context
 	// askMCPTrust asks the approver whether each untrusted project
-	// server may start (interactive front ends).
+	// server may start (the interactive front ends, and stream-json
+	// input, whose program answers for a person).
 	askMCPTrust bool
 }
 
@@ -306,6 +307,9 @@ func assemble(o assembleOptions) (*app, error) {
 				return nil, err
 			}
 			for _, c := range a.mcp.Untrusted() {
+				if o.askMCPTrust && o.approver != nil {
+					break // asked below instead
+				}
 				notify(fmt.Sprintf("MCP server %s (from %s) is not started: this project's servers run only once trusted; run `reasonix` to answer, or pass --mcp-trust", c.Name, c.Source))
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -160,4 +161,83 @@ func TestE2EMCPToolListChangeIsAnnouncedInTheNextTurn(t *testing.T) {
 		t.Fatalf("the next user turn does not announce the new tool:\n%s", msgs)
 	}
 	assertPrefixStable(t, reqs)
+}
+
+// Over stream-json, a project server's trust question (asked at start)
+// and a tool's approval (asked mid-turn) are open at the same time, each
+// with its own id, and are answered in the opposite order. The server
+// then starts, and since the conversation is under way its tools are
+// announced in the next turn, not added to the session.
+func TestE2EStreamJSONTrustAndToolApprovalAnsweredInAnyOrder(t *testing.T) {
+	t.Parallel()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "touch out.txt"})}},
+		scripted.Turn{Text: "Touched it."},
+		scripted.Turn{Text: "I see the server's tools."},
+	)
+	e.write(".mcp.json", fmt.Sprintf(`{"mcpServers": {"repo-tools": {"command": %q, "env": {%q: "1"}}}}`, self, e2eMCPServerEnv))
+	e.write("reasonix.toml", "[permissions]\nask = [\"Bash(touch:*)\"]\n")
+	c := startStream(t, e)
+	isApproval := func(tool string) func(map[string]any) bool {
+		return func(m map[string]any) bool { return m["type"] == "approval_request" && m["tool"] == tool }
+	}
+	trust := c.await("the trust question", isApproval("mcp server repo-tools"))
+	if got := fmt.Sprint(trust["choices"]); got != "[allow allow_always deny]" {
+		t.Errorf("trust choices %s", got)
+	}
+	c.send(userLine("touch a file"))
+	tool := c.await("the tool's approval", isApproval("bash"))
+	if trust["id"] == "" || tool["id"] == "" || trust["id"] == tool["id"] {
+		t.Fatalf("ids: trust %v, tool %v", trust["id"], tool["id"])
+	}
+	// The later question first, then the earlier one.
+	c.send(map[string]any{"type": "approval", "id": tool["id"], "decision": "allow"})
+	resolved := func(id any) func(map[string]any) bool {
+		return func(m map[string]any) bool { return m["type"] == "approval_resolved" && m["id"] == id }
+	}
+	if r := c.await("the tool's answer", resolved(tool["id"])); r["choice"] != "allow" {
+		t.Errorf("tool resolved %v", r)
+	}
+	c.send(map[string]any{"type": "approval", "id": trust["id"], "decision": "allow_always"})
+	if r := c.await("the trust answer", resolved(trust["id"])); r["choice"] != "allow_always" {
+		t.Errorf("trust resolved %v", r)
+	}
+	up := func(m map[string]any) bool {
+		return m["type"] == "notice" && strings.Contains(fmt.Sprint(m["text"]), "MCP server repo-tools is running")
+	}
+	done := false
+	for !done || !slices.ContainsFunc(c.seen, up) {
+		m := c.await("the turn's end and the server's start", func(m map[string]any) bool { return turnDone(m) || up(m) })
+		done = done || turnDone(m)
+	}
+	if _, err := os.Stat(filepath.Join(e.repo, "out.txt")); err != nil {
+		t.Errorf("the allowed command did not run: %v", err)
+	}
+	c.send(userLine("anything new?"))
+	c.await("the second turn's end", turnDone)
+	c.stdin.Close()
+	for range c.lines {
+	}
+	if err := <-c.exit; err != nil {
+		t.Fatalf("exit: %v", err)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("requests = %d", len(reqs))
+	}
+	if names := toolNamesOf(t, reqs[2]); hasName(names, "mcp__repo-tools__echo") || !slices.Equal(names, toolNamesOf(t, reqs[0])) {
+		t.Errorf("the session's tools changed: %v", names)
+	}
+	msgs := string(messagesOf(t, reqs[2]))
+	if i := strings.LastIndex(msgs, "<tool-changes>"); i < 0 || !strings.Contains(msgs[i:], "mcp__repo-tools__echo") {
+		t.Errorf("the trusted server's tools were not announced:\n%s", msgs)
+	}
+	assertPrefixStable(t, reqs)
+	if b, err := os.ReadFile(filepath.Join(e.home, "mcp-trust.json")); err != nil || !strings.Contains(string(b), "repo-tools") {
+		t.Errorf("allow_always was not recorded: %s %v", b, err)
+	}
 }

@@ -256,7 +256,9 @@ func runStreamInput(ctx context.Context, f runFlags, prompt string, io stdio) er
 	broker := permission.NewBroker(hub.Publish)
 	defer broker.Close("the run ended")
 	questions := tools.NewQuestions(hub.Publish)
-	app, err := assemble(assembleOptions{flags: f, sink: hub, stderr: io.err, approver: broker, waitMCP: ctx, asker: questions})
+	// A project's untrusted MCP servers are asked about like in the
+	// interactive front ends: the program on stdin answers for a person.
+	app, err := assemble(assembleOptions{flags: f, sink: hub, stderr: io.err, approver: broker, waitMCP: ctx, asker: questions, askMCPTrust: true})
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -54,6 +55,9 @@ type Manager struct {
 	mu      sync.Mutex
 	closers []io.Closer
 	closed  bool
+	// snapshot is set once a session took its tools: a server that
+	// first comes up after that is announced like a changed list.
+	snapshot atomic.Bool
 }
 
 // New returns a manager of the given servers; nothing starts until
@@ -172,6 +176,7 @@ func (m *Manager) Wait(ctx context.Context) error {
 // Tools is the tools of every running server, sorted by name: the
 // snapshot a session opens with.
 func (m *Manager) Tools() []tools.Tool {
+	m.snapshot.Store(true)
 	var out []tools.Tool
 	for _, s := range m.servers {
 		s.mu.Lock()

@@ -427,3 +427,33 @@ func TestTrustIsPerDefinition(t *testing.T) {
 		t.Fatal("a changed command must ask again")
 	}
 }
+
+// A server trusted after a session took its tools is announced to that
+// session's next turn (its tools are not in the session), and the person
+// is told it came up; one running before the snapshot is not news.
+func TestServerTrustedMidSessionIsAnnounced(t *testing.T) {
+	t.Parallel()
+	c := selfServer("repo", "ok")
+	c.NeedsTrust = true
+	m, n := newManager(t, c, selfServer("early", "ok"))
+	snapshot := names(m.Tools())
+	if slices.Contains(snapshot, "mcp__repo__echo") || !slices.Contains(snapshot, "mcp__early__echo") {
+		t.Fatalf("snapshot = %v", snapshot)
+	}
+	if ch := m.Changes(); ch != "" {
+		t.Fatalf("a server up before the snapshot was announced: %q", ch)
+	}
+	m.Trust("repo")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := m.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ch := m.Changes()
+	if !strings.Contains(ch, "MCP server repo now offers") || !strings.Contains(ch, "mcp__repo__echo") || strings.Contains(ch, "early") {
+		t.Fatalf("changes = %q", ch)
+	}
+	if !strings.Contains(n.all(), "MCP server repo is running (5 tools)") {
+		t.Fatalf("notices:\n%s", n.all())
+	}
+}

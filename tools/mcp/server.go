@@ -51,8 +51,10 @@ type server struct {
 	// toolsChanged is set when the server announced a new tool list that
 	// sessions already running have not been told about.
 	toolsChanged bool
-	started      bool
-	ready        chan struct{} // closed when the first attempt has ended
+	// everUp is set once the server was running (a restart is not news).
+	everUp  bool
+	started bool
+	ready   chan struct{} // closed when the first attempt has ended
 	// wake is closed and replaced whenever state or sess changes, so a
 	// call can wait for a restart (see awaitSession).
 	wake      chan struct{}
@@ -225,7 +227,21 @@ func (s *server) connect(ctx context.Context) (*sdk.ClientSession, error) {
 	s.mu.Lock()
 	s.sess, s.state, s.err, s.cancelConn = sess, StateRunning, nil, cancel
 	s.changedLocked()
+	// A server that first comes up after a session took its tools (one
+	// trusted mid-session) is announced to that session's next turn.
+	// (A front end that has not run a turn yet reopens its session
+	// instead, which takes the announcement back.)
+	first := !s.everUp
+	s.everUp = true
+	if first && s.m.snapshot.Load() && len(s.tools) > 0 {
+		s.toolsChanged = true
+	}
+	n := len(s.tools)
 	s.mu.Unlock()
+	if first && s.cfg.NeedsTrust {
+		// A person just said yes to it: confirm it came up.
+		s.m.notify(fmt.Sprintf("MCP server %s is running (%d tools)", s.cfg.Name, n))
+	}
 	return sess, nil
 }
 
