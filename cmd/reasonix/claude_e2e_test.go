@@ -20,6 +20,8 @@ func TestE2EClaudeSettingsDenyReadEnv(t *testing.T) {
 	e := newE2E(t,
 		scripted.Turn{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": ".env"})}},
 		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "cat .env"})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "cat < .env"})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "grep -r DB_PASSWORD ."})}},
 		scripted.Turn{Text: "I may not read it."},
 	)
 	e.write(".env", "DB_PASSWORD=hunter2-very-secret\n")
@@ -36,12 +38,21 @@ func TestE2EClaudeSettingsDenyReadEnv(t *testing.T) {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 	reqs := e.srv.Requests()
-	if len(reqs) != 3 {
+	if len(reqs) != 5 {
 		t.Fatalf("requests = %d", len(reqs))
 	}
-	msgs := string(messagesOf(t, reqs[2]))
+	msgs := string(messagesOf(t, reqs[4]))
 	if !strings.Contains(msgs, "denied by rule Deny: Read(./.env)") || !strings.Contains(msgs, "denied by rule Deny: Read(./.env) (the command reads .env)") {
 		t.Errorf("the read and the cat were not refused by the settings rule:\n%s", msgs)
+	}
+	// An input redirection is a read; a recursive grep of a folder
+	// holding .env needs a person, whom a headless run does not have.
+	if !strings.Contains(msgs, "denied by rule Deny: Read(./.env) (the command reads \u003c .env)") &&
+		!strings.Contains(msgs, "denied by rule Deny: Read(./.env) (the command reads < .env)") {
+		t.Errorf("cat < .env was not refused:\n%s", msgs)
+	}
+	if !strings.Contains(msgs, "grep reads every file beneath ., including .env") {
+		t.Errorf("grep -r was not refused:\n%s", msgs)
 	}
 	if strings.Contains(msgs, "hunter2") {
 		t.Errorf("the secret reached the model")

@@ -553,6 +553,13 @@ func (p Policy) evaluateBash(c *call, grants []Rule) Outcome {
 		out.Reason = fmt.Sprintf("denied by rule Deny: %s (the command reads %s)", r.Raw, word)
 		return out
 	}
+	if why := p.readsDeniedInside(an); why != "" {
+		// A hint, not the guarantee (the sandbox is): no rule, grant or
+		// posture runs it unasked, and a headless run refuses it.
+		out.Decision, out.Person, out.Suggest = Ask, why, nil
+		out.Reason = "needs a person: " + why
+		return out
+	}
 	if an.parseErr != nil {
 		out.Decision, out.Reason = Ask, "the command could not be parsed: "+an.parseErr.Error()
 		if len(an.dangers) == 0 && p.Mode == ModeYolo {
@@ -701,22 +708,60 @@ func isSubcommand(w string) bool {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
 }
 
-// namesDeniedRead finds a Read deny rule matching a path a command names
-// as an argument, so `cat .env` cannot do what read_file .env may not.
-// Globs are expanded on disk (`cat .e*`). It is best effort: a path built
-// only when the line runs, or a file a command finds by itself (grep -r),
-// is not seen; posture and sandbox still apply to those.
-func (p Policy) namesDeniedRead(an *shellAnalysis) (Rule, string, bool) {
+// readDenies are the Read deny rules with a path pattern.
+func (p Policy) readDenies() []Rule {
 	var denies []Rule
 	for _, r := range p.Deny {
 		if r.Family == FamilyRead && r.Spec != "" && r.pattern != "" {
 			denies = append(denies, r)
 		}
 	}
+	return denies
+}
+
+// namesDeniedRead finds a Read deny rule matching a path a command names
+// as an argument or reads through an input redirection, so `cat .env`
+// and `cat < .env` cannot do what read_file .env may not. Globs are
+// expanded on disk (`cat .e*`). It is best effort: a path built only when
+// the line runs is not seen, and a file a command finds by itself
+// (grep -r) is readsDeniedInside's; posture and sandbox still apply.
+func (p Policy) namesDeniedRead(an *shellAnalysis) (Rule, string, bool) {
+	denies := p.readDenies()
 	if len(denies) == 0 {
 		return Rule{}, "", false
 	}
 	ws := p.workspace()
+	check := func(w string) (Rule, bool) {
+		if w == "~" || strings.HasPrefix(w, "~/") {
+			w = userHome() + w[1:]
+		}
+		cands := []string{w}
+		if strings.ContainsAny(w, "*?[") {
+			pat := w
+			if !filepath.IsAbs(pat) {
+				pat = filepath.Join(ws, pat)
+			}
+			if m, err := filepath.Glob(pat); err == nil {
+				cands = append(cands, m[:min(len(m), 1000)]...)
+			}
+		}
+		for _, rel := range p.relPaths(cands) {
+			for _, r := range denies {
+				if r.matchPath(rel) || (foldCase && r.matchPathFold(rel)) {
+					return r, true
+				}
+			}
+		}
+		return Rule{}, false
+	}
+	for _, w := range an.reads {
+		if w == "" || w == dynWord {
+			continue
+		}
+		if r, ok := check(w); ok {
+			return r, "< " + w, true
+		}
+	}
 	for _, cmd := range an.cmds {
 		for i, w := range cmd.words {
 			if i == 0 || w == "" || w == dynWord {
@@ -730,25 +775,8 @@ func (p Policy) namesDeniedRead(an *shellAnalysis) (Rule, string, bool) {
 				}
 				w = v
 			}
-			if w == "~" || strings.HasPrefix(w, "~/") {
-				w = userHome() + w[1:]
-			}
-			cands := []string{w}
-			if strings.ContainsAny(w, "*?[") {
-				pat := w
-				if !filepath.IsAbs(pat) {
-					pat = filepath.Join(ws, pat)
-				}
-				if m, err := filepath.Glob(pat); err == nil {
-					cands = append(cands, m[:min(len(m), 1000)]...)
-				}
-			}
-			for _, rel := range p.relPaths(cands) {
-				for _, r := range denies {
-					if r.matchPath(rel) || (foldCase && r.matchPathFold(rel)) {
-						return r, cmd.words[i], true
-					}
-				}
+			if r, ok := check(w); ok {
+				return r, cmd.words[i], true
 			}
 		}
 	}

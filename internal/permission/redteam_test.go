@@ -59,7 +59,7 @@ func loadRedteam(t *testing.T) []redteamCase {
 		}
 		c := redteamCase{line: n, mode: fields[0], expect: fields[1], tool: fields[2], text: fields[3]}
 		switch c.expect {
-		case "allow", "ask", "askrule", "danger", "deny", "refuse":
+		case "allow", "ask", "askrule", "person", "danger", "deny", "refuse":
 		default:
 			t.Fatalf("testdata/redteam.txt:%d: unknown expectation %q", n, c.expect)
 		}
@@ -156,7 +156,7 @@ func TestRedTeamCorpus(t *testing.T) {
 			v := gates[c.mode][0].Authorize(ctx, inv)
 			asked := len(ap.Requests()) > before
 			h := gates[c.mode][1].Authorize(ctx, inv)
-			wantAsked := c.expect == "ask" || c.expect == "askrule" || c.expect == "danger"
+			wantAsked := c.expect == "ask" || c.expect == "askrule" || c.expect == "person" || c.expect == "danger"
 			wantHeadless := c.expect == "allow" || c.expect == "ask"
 			if asked != wantAsked || (c.expect == "allow") != v.Allow {
 				t.Errorf("line %d: with a person: asked=%v allowed=%v, want %s (%s)", c.line, asked, v.Allow, c.expect, v.Message)

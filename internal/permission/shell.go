@@ -43,6 +43,9 @@ type shellAnalysis struct {
 	// runs names programs that options make commands run (rg --pre
 	// prog); they need allow rules of their own. For messages only.
 	runs []string
+	// reads are files input redirections read (< f, 0< f, <> f), as
+	// written; Read deny rules are checked against them.
+	reads []string
 	// parseErr is set when the line is not valid shell.
 	parseErr error
 }
@@ -457,6 +460,12 @@ func (a *shellAnalyzer) redirect(r *syntax.Redirect, depth int) {
 	}
 	if r.Hdoc != nil {
 		a.node(r.Hdoc, depth)
+	}
+	if r.Op == syntax.RdrIn || r.Op == syntax.RdrInOut {
+		// cat < .env reads the file as surely as cat .env.
+		if v, ok := wordValue(r.Word); ok {
+			a.res.reads = append(a.res.reads, v)
+		}
 	}
 	overwrite := false
 	switch r.Op {

@@ -1,0 +1,95 @@
+package permission
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/reasonix/reasonix/tools"
+)
+
+// TestReadDenyRedirectionAndRecursion: a Read(./.env) deny (any depth, so
+// found by walking) stops cat < .env outright and makes recursive readers
+// of a folder holding a .env ask, in every posture and whatever allow
+// rules say; a folder without one, or rg (which skips hidden files unless
+// told otherwise), runs as before.
+func TestReadDenyRedirectionAndRecursion(t *testing.T) {
+	ws := t.TempDir()
+	for p, c := range map[string]string{"app/.env": "K=1", "app/main.go": "package main", "src/x.go": "package x", "README": "r"} {
+		must(t, os.MkdirAll(filepath.Dir(filepath.Join(ws, p)), 0o755))
+		must(t, os.WriteFile(filepath.Join(ws, p), []byte(c), 0o644))
+	}
+	allow := []string{"Bash(cat:*)", "Bash(grep:*)", "Bash(rg:*)", "Bash(tar:*)", "Bash(find:*)", "Bash(cp:*)"}
+	for _, mode := range []string{"ask", "auto", "yolo"} {
+		p, err := ParsePolicy(mode, allow, nil, []string{"Read(./.env)"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Workspace = ws
+		for _, c := range []struct {
+			line string
+			want Decision
+			why  string
+		}{
+			{"cat < app/.env", Deny, "the command reads < app/.env"},
+			{"cat <app/.env", Deny, ""},
+			{"cat 0< ./app/.env", Deny, ""},
+			{"cd app && cat < .env", Deny, ""},
+			{"cat <<< app/.env", Allow, ""}, // a here-string is text, not a file
+			{"grep -r KEY .", Ask, "grep reads every file beneath ., including app/.env, which rule Deny: Read(./.env) covers"},
+			{"grep -rl KEY app", Ask, "including app/.env"},
+			{"grep -r KEY src", Allow, ""},
+			{"grep KEY README", Allow, ""},
+			{"rg KEY", Allow, ""},
+			{"rg --hidden KEY", Ask, "rg reads every file beneath ."},
+			{"rg -uu KEY app", Ask, ""},
+			{"find app -name '*.go' -exec cat {} +", Ask, "find reads every file beneath app"},
+			{"find app -name '*.go'", Allow, ""},
+			{"tar czf out.tgz .", Ask, "tar reads every file beneath ."},
+			{"tar czf out.tgz src", Allow, ""},
+			{"cp -r app backup", Ask, "cp reads every file beneath app"},
+		} {
+			out := p.Explain("bash", false, tools.Access{Kind: tools.KindExecute, Command: c.line})
+			if out.Decision != c.want {
+				t.Errorf("%s: %q = %v (%s), want %v", mode, c.line, out.Decision, out.Reason, c.want)
+				continue
+			}
+			if c.why != "" && !strings.Contains(out.Reason, c.why) {
+				t.Errorf("%s: %q reason %q, want %q in it", mode, c.line, out.Reason, c.why)
+			}
+			if c.want == Ask && (out.Person == "" || len(out.Suggest) != 0 || len(out.Dangerous) != 0) {
+				t.Errorf("%s: %q: person %q suggest %v dangerous %v: want a person, no standing grant", mode, c.line, out.Person, out.Suggest, out.Dangerous)
+			}
+		}
+	}
+}
+
+// TestReadDenyWalkIsBounded: a folder too large to walk asks rather than
+// guessing.
+func TestReadDenyWalkIsBounded(t *testing.T) {
+	old := maxReaderWalk
+	maxReaderWalk = 50
+	t.Cleanup(func() { maxReaderWalk = old })
+	ws := t.TempDir()
+	must(t, os.MkdirAll(filepath.Join(ws, "big"), 0o755))
+	for i := 0; i <= 60; i++ {
+		must(t, os.WriteFile(filepath.Join(ws, "big", "f"+strconv.Itoa(i)), nil, 0o644))
+	}
+	p, _ := ParsePolicy("ask", []string{"Bash(grep:*)"}, nil, []string{"Read(./.env)"}, nil)
+	p.Workspace = ws
+	out := p.Explain("bash", false, tools.Access{Kind: tools.KindExecute, Command: "grep -r KEY big"})
+	if out.Decision != Ask || !strings.Contains(out.Reason, "too many to check") {
+		t.Errorf("%v %s", out.Decision, out.Reason)
+	}
+}
+
+func TestStaticBase(t *testing.T) {
+	for pat, want := range map[string]string{"secrets/**": "secrets", "**/.env": "", "/home/u/.ssh/**": "/home/u/.ssh",
+		"a/b/*.pem": "a/b", "/x/y": "/x/y", "/**/k": "/"} {
+		if got := filepath.ToSlash(staticBase(pat)); got != want {
+			t.Errorf("staticBase(%q) = %q, want %q", pat, got, want)
+		}
+	}
+}
