@@ -50,6 +50,9 @@ type Config struct {
 	MaxSteps    int              // default 50
 	MaxTokens   int
 	Temperature *float64
+	// ReasoningEffort, when set, overrides the provider's configured
+	// reasoning_effort for this session's requests (a person's /effort).
+	ReasoningEffort string
 	Sink        events.Sink // nil discards
 	Transcript  Recorder    // nil keeps history in memory only
 	// BeforeChange, when set, runs before each call of a tool that is not
@@ -397,6 +400,7 @@ func (s *Session) stream(ctx context.Context) (providers.Message, *providers.Usa
 		EncodedTools: s.toolsJSON,
 		MaxTokens:    s.cfg.MaxTokens,
 		Temperature:  s.cfg.Temperature,
+		Effort:       s.cfg.ReasoningEffort,
 	}
 	msg := providers.Message{Role: providers.RoleAssistant}
 	size := 0
@@ -441,7 +445,7 @@ func (s *Session) stream(ctx context.Context) (providers.Message, *providers.Usa
 		if w := s.cfg.ContextWindow; w > 0 && usage.PromptTokens > 0 {
 			win = &events.ContextInfo{Used: usage.PromptTokens, Limit: w, Percent: events.Percent(usage.PromptTokens, w)}
 		}
-		s.publish(events.Event{Type: events.UsageUpdate, Usage: usage, Total: &total, Context: win})
+		s.publish(events.Event{Type: events.UsageUpdate, Usage: usage, Total: &total, Context: win, Model: s.ModelKey()})
 	} else {
 		// Recorded all the same: the request was sent with this prefix.
 		s.account(&providers.Usage{})

@@ -80,12 +80,15 @@ type Event struct {
 	Usage *providers.Usage `json:"usage,omitempty"`
 	// Total, on UsageUpdate, is the session's running total (tokens,
 	// cost, cache hits), for status lines.
-	Total    *providers.Usage `json:"total,omitempty"`
-	Todos    []Todo           `json:"todos,omitempty"`
-	Plan     *Plan            `json:"plan,omitempty"`
-	Goal     *GoalState       `json:"goal,omitempty"`
-	Approval *Approval        `json:"approval,omitempty"`
-	Hook     *Hook            `json:"hook,omitempty"`
+	Total *providers.Usage `json:"total,omitempty"`
+	// Model is the "provider/model" a request went to (UsageUpdate), so
+	// front ends can show the cost per model.
+	Model    string     `json:"model,omitempty"`
+	Todos    []Todo     `json:"todos,omitempty"`
+	Plan     *Plan      `json:"plan,omitempty"`
+	Goal     *GoalState `json:"goal,omitempty"`
+	Approval *Approval  `json:"approval,omitempty"`
+	Hook     *Hook      `json:"hook,omitempty"`
 	// Messages is the conversation of a resumed session (History).
 	Messages []providers.Message `json:"messages,omitempty"`
 	// Question is the ask tool's question (QuestionRequest/Resolved).

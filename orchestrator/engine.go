@@ -33,6 +33,9 @@ type Engine struct {
 	conv    *Conversation
 	running map[int]context.CancelFunc
 	next    int
+	// model and effort are what a person chose this run (SetModel,
+	// SetEffort), given to conversations the engine opens later.
+	model, effort string
 }
 
 // maxRecord bounds one record's report in the next turn.
@@ -108,6 +111,7 @@ func (e *Engine) fresh() *Conversation {
 		return conv
 	}
 	if next, err := e.c.Converse(); err == nil {
+		e.adopt(next)
 		e.replace(next)
 		return next
 	}
@@ -228,6 +232,7 @@ func (e *Engine) NewConversation() error {
 	if err != nil {
 		return err
 	}
+	e.adopt(conv)
 	e.replace(conv)
 	return nil
 }

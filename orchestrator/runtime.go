@@ -293,8 +293,10 @@ type worker struct {
 	close    func()
 	fam      *family
 	// modelKey is the resolved "provider/model", saved so a resumed
-	// session keeps its model.
+	// session keeps its model; effort the reasoning effort a person
+	// chose (/effort). Both change only between turns, under mu.
 	modelKey string
+	effort   string
 
 	// log writes the session file; nil without a state directory.
 	log *sessionLog
@@ -469,6 +471,8 @@ func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 		env.SetTodos(r.loaded.Meta.Todos)
 		w.setGoal(r.loaded.Meta.Goal)
 		w.notes = append([]string(nil), r.loaded.Meta.Notes...)
+		s.SetEffort(r.loaded.Meta.Effort)
+		w.effort = r.loaded.Meta.Effort
 	}
 	sink.Publish(events.Event{Type: events.SessionStart, Session: id, Role: spec.role, Parent: spec.parent, Text: model, Title: spec.title})
 	w.sink = sink

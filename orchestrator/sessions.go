@@ -144,7 +144,7 @@ func (l *sessionLog) close() {
 
 // meta is the session's state now. Call with l.mu held.
 func (l *sessionLog) meta() store.Meta {
-	m := store.Meta{Type: store.TypeMeta, Updated: time.Now().UTC(), Title: l.title, Model: l.w.modelKey, Turns: l.turns}
+	m := store.Meta{Type: store.TypeMeta, Updated: time.Now().UTC(), Title: l.title, Model: l.w.key(), Effort: l.w.effortLevel(), Turns: l.turns}
 	if l.w.Session != nil {
 		m.Usage = l.w.Usage()
 		m.Todos = l.w.Env().Todos()

@@ -124,6 +124,9 @@ type Request struct {
 	EncodedTools json.RawMessage
 	MaxTokens    int
 	Temperature  *float64
+	// Effort, when set, is sent as reasoning_effort instead of the
+	// provider's configured one (a person's /effort).
+	Effort string
 }
 
 // Usage is token accounting for one request.

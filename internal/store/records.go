@@ -82,6 +82,9 @@ type Meta struct {
 	Updated time.Time `json:"updated"`
 	Title   string    `json:"title,omitempty"`
 	Model   string    `json:"model,omitempty"`
+	// Effort is the reasoning effort a person chose for the session
+	// (/effort); empty is the provider's configured one.
+	Effort string `json:"effort,omitempty"`
 	// Turns counts the user turns of the session.
 	Turns int             `json:"turns"`
 	Usage providers.Usage `json:"usage"`

@@ -2,6 +2,7 @@ package openai
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 
@@ -85,9 +86,9 @@ func EncodeBody(req providers.Request, cfg providers.Config) ([]byte, error) {
 		writeJSON(&b, cfg.Thinking)
 		b.WriteByte('}')
 	}
-	if cfg.ReasoningEffort != "" {
+	if effort := cmp.Or(req.Effort, cfg.ReasoningEffort); effort != "" {
 		b.WriteString(`,"reasoning_effort":`)
-		writeJSON(&b, cfg.ReasoningEffort)
+		writeJSON(&b, effort)
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil

@@ -1,0 +1,183 @@
+package orchestrator
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/reasonix/reasonix/agents"
+	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/providers"
+	"github.com/reasonix/reasonix/roles"
+)
+
+// Efforts are the reasoning effort levels a person can pick (/effort).
+var Efforts = []string{"low", "medium", "high"}
+
+// switchTo resolves ref for a session switch.
+func (c *Coordinator) switchTo(ref string) (agents.Switch, error) {
+	if c.rt.Resolve == nil {
+		return agents.Switch{}, errors.New("no model resolver configured")
+	}
+	prov, model, err := c.rt.Resolve(ref)
+	if err != nil {
+		return agents.Switch{}, err
+	}
+	return agents.Switch{Provider: prov, Model: model, Window: providers.WindowOf(prov, model), Price: priceOf(prov, model)}, nil
+}
+
+// SetModel sends the conversation's next requests to the model ref
+// ("provider/model", or any reference default_model accepts) and saves
+// the choice in the session file, so `--continue` and `/resume` keep it.
+// It waits for a running turn.
+func (cv *Conversation) SetModel(ref string) (string, error) {
+	sw, err := cv.c.switchTo(ref)
+	if err != nil {
+		return "", err
+	}
+	cv.mu.Lock()
+	defer cv.mu.Unlock()
+	if err := cv.w.SetModel(sw); err != nil {
+		return "", err
+	}
+	key := cv.w.ModelKey()
+	cv.w.mu.Lock()
+	cv.w.modelRef, cv.w.modelKey = ref, key
+	cv.w.mu.Unlock()
+	return key, cv.save()
+}
+
+// SetEffort sets the reasoning effort of the conversation's next requests
+// ("" for the provider's configured one) and saves it like the model.
+func (cv *Conversation) SetEffort(level string) error {
+	if err := checkEffort(level); err != nil {
+		return err
+	}
+	cv.mu.Lock()
+	defer cv.mu.Unlock()
+	cv.w.SetEffort(level)
+	cv.w.mu.Lock()
+	cv.w.effort = level
+	cv.w.mu.Unlock()
+	return cv.save()
+}
+
+// save writes the session's state once it has a file (a conversation with
+// no turn yet writes its state with its first step). Call with cv.mu held.
+func (cv *Conversation) save() error {
+	if cv.w.log == nil || !cv.used() {
+		return nil
+	}
+	if err := cv.w.log.EndStep(); err != nil {
+		return fmt.Errorf("save the session's model: %w", err)
+	}
+	return nil
+}
+
+func checkEffort(level string) error {
+	if level == "" {
+		return nil
+	}
+	for _, e := range Efforts {
+		if e == level {
+			return nil
+		}
+	}
+	return fmt.Errorf("reasoning effort %q: want %s (or default)", level, strings.Join(Efforts, ", "))
+}
+
+// Model is "provider/model" of the conversation's next request. It never
+// waits for a running turn.
+func (e *Engine) Model() string { return e.conversation().w.key() }
+
+// SetModel switches the conversation to the model ref for its next
+// request, and every conversation this engine opens later (/new); a
+// resumed session keeps its own saved model. It returns the resolved
+// "provider/model". Call it between turns.
+func (e *Engine) SetModel(ref string) (string, error) {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return "", errors.New("no model given; a model reference is provider/model")
+	}
+	key, err := e.conversation().SetModel(ref)
+	if err != nil {
+		return "", err
+	}
+	e.mu.Lock()
+	e.model = ref
+	e.mu.Unlock()
+	return key, nil
+}
+
+// Effort is the reasoning effort of the conversation's next request; ""
+// is the provider's configured reasoning_effort.
+func (e *Engine) Effort() string { return e.conversation().w.effortLevel() }
+
+// key is the worker's "provider/model".
+func (w *worker) key() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.modelKey
+}
+
+// effortLevel is the reasoning effort a person chose for the worker.
+func (w *worker) effortLevel() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.effort
+}
+
+// SetEffort sets the reasoning effort (low, medium, high; "" or "default"
+// for the provider's configured one) like SetModel sets the model.
+func (e *Engine) SetEffort(level string) error {
+	level = strings.ToLower(strings.TrimSpace(level))
+	if level == "default" {
+		level = ""
+	}
+	if err := e.conversation().SetEffort(level); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	e.effort = level
+	e.mu.Unlock()
+	return nil
+}
+
+// adopt gives a conversation this engine opened the model and effort a
+// person chose earlier in the run.
+func (e *Engine) adopt(conv *Conversation) {
+	e.mu.Lock()
+	model, effort := e.model, e.effort
+	e.mu.Unlock()
+	if model != "" {
+		if _, err := conv.SetModel(model); err != nil {
+			e.c.rt.Sink.Publish(events.Event{Type: events.Notice, Session: conv.ID(),
+				Text: fmt.Sprintf("the model %q chosen earlier is not usable (%v); using the default", model, err)})
+		}
+	}
+	if effort != "" {
+		_ = conv.SetEffort(effort)
+	}
+}
+
+// Agents lists the subagents the model can delegate to, with where each
+// was defined (Source "builtin" or "agent", Path the agent file).
+func (e *Engine) Agents() []events.Command {
+	var out []events.Command
+	for _, r := range e.c.subagents() {
+		c := events.Command{Name: r.Name, Description: r.Description, Source: r.Source}
+		if r.Source != roles.SourceBuiltin {
+			c.Source, c.Path = "agent", r.Source
+			if rel, err := filepath.Rel(e.c.rt.Workspace, r.Source); err == nil && !strings.HasPrefix(rel, "..") {
+				c.Source = "agent (project)"
+			} else {
+				c.Source = "agent (user)"
+			}
+		}
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
