@@ -53,8 +53,8 @@ type Config struct {
 	// ReasoningEffort, when set, overrides the provider's configured
 	// reasoning_effort for this session's requests (a person's /effort).
 	ReasoningEffort string
-	Sink        events.Sink // nil discards
-	Transcript  Recorder    // nil keeps history in memory only
+	Sink            events.Sink // nil discards
+	Transcript      Recorder    // nil keeps history in memory only
 	// BeforeChange, when set, runs before each call of a tool that is not
 	// read-only, once it is allowed (the coordinator checkpoints the
 	// workspace there, once per turn). An error refuses the call.

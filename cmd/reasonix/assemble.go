@@ -71,6 +71,8 @@ type app struct {
 	gate      *permission.Gate
 	skills    *skills.Catalog
 	mcp       *mcp.Manager
+	// providers are the configured providers (/model, /models).
+	providers *providerSet
 	closers   []func()
 }
 
@@ -158,7 +160,7 @@ func assemble(o assembleOptions) (*app, error) {
 	}
 
 	workspace := workspaceOf(loaded, wd)
-	a := &app{loaded: loaded, workspace: workspace}
+	a := &app{loaded: loaded, workspace: workspace, providers: ps}
 	userHome := userHomeDir()
 	// Claude Code settings files: a few small JSON reads.
 	set, err := loadSettings(workspace, userHome)

@@ -109,9 +109,15 @@ func runChat(ctx context.Context, f runFlags, io stdio, first string) error {
 	// The hooks are known once assembled; /hooks is only typed later.
 	var hookLines []string
 	var servers *mcp.Manager // set once assembled, before the UI runs
+	var a *app               // likewise
 	ui := tui.New(tui.Options{Version: version, EditPlan: editPlanInTerminal, History: hist, Prompt: first,
-		Hooks: func() []string { return hookLines },
-		MCP:   func() []string { return mcpLines(servers) }})
+		Hooks:          func() []string { return hookLines },
+		MCP:            func() []string { return mcpLines(servers) },
+		Models:         func() []tui.ModelChoice { return a.providers.choices() },
+		ProviderModels: func(ctx context.Context, name string) ([]string, error) { return a.providers.offered(ctx, name) },
+		Posture:        func() string { return string(a.gate.Posture()) },
+		SetPosture:     func(p string) error { return a.gate.SetPosture(permission.Mode(p)) },
+	})
 	var plans orchestrator.PlanApprover = ui.PlanApprover()
 	if os.Getenv(planApprovalEnv) == "auto" {
 		plans = nil
@@ -122,7 +128,7 @@ func runChat(ctx context.Context, f runFlags, io stdio, first string) error {
 		return err
 	}
 	defer app.Close()
-	servers = app.mcp
+	servers, a = app.mcp, app
 	ui.SetTheme(app.loaded.Config.Theme)
 	hist.set(app.history())
 	for _, h := range app.hooks.Hooks() {

@@ -61,6 +61,18 @@ type Options struct {
 	Hooks func() []string
 	// MCP lists the MCP servers, one line each, for /mcp; nil lists none.
 	MCP func() []string
+	// Models lists the configured models for /model and /models; nil
+	// lists none (/model REF still switches by name).
+	Models func() []ModelChoice
+	// ProviderModels asks the provider's endpoint which models it offers
+	// (GET /models), for /models; it is called off the UI goroutine with
+	// a deadline. nil asks no one.
+	ProviderModels func(ctx context.Context, provider string) ([]string, error)
+	// Posture and SetPosture read and switch the permission gate's
+	// posture (ask, auto, yolo) for Shift-Tab and the status line; nil
+	// hides it.
+	Posture    func() string
+	SetPosture func(posture string) error
 }
 
 // Engine is what the TUI drives: the commands a person gives, and a
@@ -84,6 +96,18 @@ type Engine interface {
 	NewConversation() error
 	// Commands are the slash commands Send understands (skills).
 	Commands() []events.Command
+	// Agents are the subagents the model can delegate to.
+	Agents() []events.Command
+	// Model is the "provider/model" of the next request; SetModel
+	// switches it (ref is provider/model) and saves it in the session,
+	// and returns the resolved "provider/model". Effort and SetEffort do
+	// the same for the reasoning effort (low, medium, high; "" or
+	// "default" the provider's configured one). Model and Effort never
+	// block; the setters are called between turns.
+	Model() string
+	SetModel(ref string) (string, error)
+	Effort() string
+	SetEffort(level string) error
 	// Answer answers the approval request id with one of its choices.
 	Answer(id, choice, reason string) error
 	// Sessions lists this project's conversations, newest first, and
@@ -118,7 +142,9 @@ type App struct {
 	pending *pumpBatch // handed to the UI goroutine, not yet run
 	wake    chan struct{}
 	done    chan struct{} // closed when Run returns
-	busy    atomic.Bool   // a turn is in flight; the pump ticks the status line
+	// side are background lookups (/models); Run waits for them.
+	side sync.WaitGroup
+	busy atomic.Bool // a turn is in flight; the pump ticks the status line
 
 	// The fields below belong to the UI goroutine.
 	eng       Engine
@@ -153,6 +179,13 @@ type App struct {
 	workers map[string]bool
 	// titles are the worker sessions' descriptions, by session id.
 	titles map[string]string
+	// costs are the requests' usage by "provider/model", for /cost.
+	costs map[string]*modelCost
+	// menu is the completion menu above the composer; nil when closed.
+	menu *menu
+	// menuOff is the draft the menu was closed on (Esc); it opens again
+	// once the draft changes.
+	menuOff string
 	// calls are the newest finished tool calls, for Ctrl-O.
 	calls []keptCall
 	// asks queues the approval requests and questions behind the one
@@ -196,6 +229,7 @@ func New(opts Options) *App {
 		follow:    true,
 		workers:   map[string]bool{},
 		titles:    map[string]string{},
+		costs:     map[string]*modelCost{},
 	}
 	a.transcript = tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetWordWrap(true).
 		SetScrollable(true).SetMaxLines(opts.MaxLines)
@@ -204,7 +238,10 @@ func New(opts Options) *App {
 	a.composer.SetPlaceholderStyle(tcell.StyleDefault.Foreground(tcell.ColorGray))
 	a.composer.SetBorder(true).SetBorderPadding(0, 0, 1, 1)
 	a.composer.SetInputCapture(a.composerKey)
-	a.composer.SetChangedFunc(a.resizeComposer)
+	a.composer.SetChangedFunc(func() {
+		a.resizeComposer()
+		a.updateMenu()
+	})
 	a.composerItem = composerBox{TextArea: a.composer, a: a}
 	a.status = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
 	a.body = tview.NewFlex().SetDirection(tview.FlexRow).
@@ -221,6 +258,7 @@ func New(opts Options) *App {
 		_, a.screenH = s.Size()
 		return false
 	})
+	a.app.SetAfterDrawFunc(a.drawMenu)
 	return a
 }
 
@@ -272,6 +310,7 @@ func (a *App) Run(parent context.Context, eng Engine) (err error) {
 	close(a.done)
 	bg.Wait()
 	stopAll()
+	a.side.Wait()
 	a.finishWork()
 	a.eng.Close()
 	if err != nil {
@@ -480,10 +519,18 @@ func (a *App) globalKey(ev *tcell.EventKey) *tcell.EventKey {
 	if a.pumpKey(ev) {
 		return nil // tview redraws after a key the capture consumed
 	}
+	if len(a.overlays) == 0 && a.menu != nil && a.menuKey(ev) {
+		return nil // an open menu owns its keys, Esc included
+	}
 	switch ev.Key() {
 	case tcell.KeyCtrlC:
 		a.interrupt()
 		return nil // tview would stop the application on Ctrl-C
+	case tcell.KeyBacktab:
+		if len(a.overlays) == 0 {
+			a.cyclePosture()
+			return nil
+		}
 	case tcell.KeyCtrlO:
 		if len(a.overlays) == 0 {
 			a.toolOutput()
@@ -626,8 +673,24 @@ const maxComposerLines = 8
 // updateStatus redraws the status line from the UI state.
 func (a *App) updateStatus() {
 	var parts []string
-	if a.model != "" {
-		parts = append(parts, "[::b]"+tview.Escape(a.model)+"[::-]")
+	model := a.model
+	if a.eng != nil {
+		model = a.eng.Model()
+		if e := a.eng.Effort(); e != "" {
+			model += " · effort " + e
+		}
+	}
+	if model != "" {
+		parts = append(parts, "[::b]"+tview.Escape(model)+"[::-]")
+	}
+	switch p := a.posture(); p {
+	case "":
+	case "yolo":
+		parts = append(parts, "[white:red:b] yolo [-:-:-] [gray](Shift-Tab)[-]")
+	case "auto":
+		parts = append(parts, "[yellow]auto[-] [gray](Shift-Tab)[-]")
+	default:
+		parts = append(parts, tview.Escape(p)+" [gray](Shift-Tab)[-]")
 	}
 	// What needs the person's eye first, before the line is cut.
 	if a.unseen {

@@ -12,27 +12,36 @@ import (
 	"github.com/reasonix/reasonix/providers"
 )
 
-// helpText lists the commands and keys; skills are appended.
+// helpText lists the commands and keys; skills are appended. Every line
+// is something that works (TestHelpListsOnlyWorkingCommands checks the
+// commands against submit).
 const helpText = `[::b]commands[::-]
   /goal TEXT    keep working on TEXT over several turns until it is done
-  /goal         show the saved goal
-  /goal clear   forget the saved goal
-  /goal resume  go on with this conversation's goal (after /resume, for instance)
+  /goal         show the saved goal · /goal clear forgets it · /goal resume goes on with it
   /plan TEXT    plan read-only first, then run the plan once you approve it
+  /model [REF[]  pick the model of the next request, or switch to provider/model (kept in the session)
+  /models       the configured models, and what each provider's /models endpoint offers
+  /effort [LEVEL[]  reasoning effort low, medium, high or default (kept in the session)
+  /cost         tokens, cache hits and cost so far, per model
+  /agents       the installed subagents and where each came from
+  /skills       the skills, custom commands and MCP prompts, and where each came from
   /new          start a new conversation (the current one stays saved)
   /clear        the same, after asking
   /resume       pick an earlier conversation of this project and go on with it
   /rewind       pick a turn: the conversation and the files go back to just before it
   /rewind undo  undo the last rewind
-  /compact [FOCUS[] · /context   compact the context now · show how full it is
-  /help         this list · /hooks lists the loaded hooks · /mcp the MCP servers
-  /quit         leave (also Ctrl-D, or Ctrl-C twice)
-  /NAME ARGS    a custom command or skill · !CMD shell · @PATH attach
+  /compact [FOCUS[]  compact the context now · /context shows how full it is
+  /hooks        the loaded hooks · /mcp the MCP servers
+  /help         this list
+  /quit         leave (also /exit, Ctrl-D, or Ctrl-C twice)
+  /NAME ARGS    a custom command or skill · !CMD runs a shell command · @PATH attaches a file
 [::b]keys[::-]
   Enter sends (queued while a turn runs) · Ctrl-J or Alt-Enter newline · a paste is one input
   Esc or Ctrl-C interrupts the running turn · Ctrl-C twice or Ctrl-D quits
-  PgUp/PgDn or the wheel scroll · End follows new output again · Ctrl-O shows whole tool output
+  Shift-Tab switches the posture: ask → auto → yolo (yolo asks to confirm)
+  / at the start opens the command menu, @ the file menu: ↑/↓ move, Tab or Enter take, Esc closes
   Tab completes a /command or an @path
+  PgUp/PgDn or the wheel scroll · End follows new output again · Ctrl-O shows whole tool output
   ↑/↓ recall earlier prompts (on the first/last line) · Ctrl-R searches them`
 
 // submit handles one composer entry: a slash command or a chat turn.
@@ -66,6 +75,18 @@ func (a *App) submitShown(text, shown string) {
 		a.quit()
 	case "help":
 		a.help()
+	case "model":
+		a.modelCommand(args)
+	case "models":
+		a.modelsCommand()
+	case "effort":
+		a.effortCommand(args)
+	case "cost":
+		a.costCommand()
+	case "agents":
+		a.agentsCommand()
+	case "skills":
+		a.skillsCommand()
 	case "hooks":
 		a.listHooks()
 	case "mcp":
@@ -107,12 +128,46 @@ func (a *App) submitShown(text, shown string) {
 	}
 }
 
-// builtins are the TUI's own commands, for suggestions.
-var builtins = []string{"goal", "plan", "new", "clear", "resume", "rewind", "compact", "context", "hooks", "help", "quit", "exit"}
+// builtins are the TUI's own commands, for suggestions and the command
+// menu, with what each does; noArgs are those that run as they are.
+var builtins = []struct{ name, desc string }{
+	{"goal", "work on a goal over several turns"},
+	{"plan", "plan read-only, then run the approved plan"},
+	{"model", "switch the model of the next request"},
+	{"models", "list the configured and offered models"},
+	{"effort", "reasoning effort: low, medium, high"},
+	{"cost", "tokens, cache hits and cost per model"},
+	{"agents", "the installed subagents"},
+	{"skills", "the installed skills and commands"},
+	{"new", "start a new conversation"},
+	{"clear", "start a new conversation, after asking"},
+	{"resume", "go on with an earlier conversation"},
+	{"rewind", "go back to before a turn"},
+	{"compact", "compact the context now"},
+	{"context", "how full the context is"},
+	{"hooks", "the loaded hooks"},
+	{"mcp", "the MCP servers"},
+	{"help", "commands and keys"},
+	{"quit", "leave"},
+	{"exit", "leave"},
+}
+
+// noArgs are the built-ins a menu's Enter runs at once.
+var noArgs = map[string]bool{"model": true, "models": true, "effort": true, "cost": true, "agents": true, "skills": true,
+	"new": true, "clear": true, "resume": true, "rewind": true, "context": true, "hooks": true, "mcp": true, "help": true, "quit": true, "exit": true}
+
+// builtinNames are the built-ins' names.
+func builtinNames() []string {
+	out := make([]string, len(builtins))
+	for i, b := range builtins {
+		out[i] = b.name
+	}
+	return out
+}
 
 // unknownCommand says /name is unknown and names the closest commands.
 func unknownCommand(name string, cmds []events.Command) string {
-	names := append([]string(nil), builtins...)
+	names := builtinNames()
 	for _, c := range cmds {
 		names = append(names, c.Name)
 	}
@@ -191,6 +246,7 @@ func (a *App) resetTranscript() {
 	a.goal = nil
 	a.todos = nil
 	a.workers = map[string]bool{}
+	a.costs = map[string]*modelCost{}
 }
 
 // resumePicker lists the project's conversations; Enter resumes one.

@@ -4,85 +4,313 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/uniseg"
 )
 
-// complete is Tab in the composer: a "/name" draft completes to a command
-// (built-ins, then the engine's commands and skills), an "@path" word to
-// a path, one directory level at a time. One match is completed; several
-// complete to what they share and are listed under the draft. It reports
-// whether it handled the key.
-func (a *App) complete() bool {
-	text := a.composer.GetText()
+// The completion menu: a "/" at the start of the draft lists the
+// commands (built-ins, custom commands, skills, MCP prompts) that start
+// with what follows it; an "@" word lists the files of its folder, one
+// level at a time. The menu floats above the composer and follows the
+// draft as it is typed; while it is open it owns Up, Down, Tab, Enter and
+// Esc (see menuKey). It is drawn after everything else (drawMenu), so it
+// never takes the focus from the composer.
+
+// menuRows is the most items the menu shows at once.
+const menuRows = 8
+
+// menuDirEntries bounds the entries read from one folder.
+const menuDirEntries = 2000
+
+// menuItem is one choice of a menu.
+type menuItem struct {
+	name string // what the draft gets: a command name, or a path
+	desc string
+	dir  bool // a folder: taking it lists its entries next
+}
+
+type menu struct {
+	kind     byte // '/' or '@'
+	lead     string
+	items    []menuItem
+	sel, top int
+}
+
+// menuFor is the menu for draft text, and whether text asks for one at
+// all (a "/name" draft or an "@path" last word).
+func (a *App) menuFor(text string) (*menu, bool) {
 	if strings.HasPrefix(text, "/") && !strings.ContainsAny(text, " \n") {
-		names := append([]string(nil), builtins...)
-		for _, c := range a.eng.Commands() {
-			names = append(names, c.Name)
+		typed := text[1:]
+		var items []menuItem
+		seen := map[string]bool{}
+		add := func(name, desc string) {
+			if strings.HasPrefix(name, typed) && !seen[name] {
+				seen[name] = true
+				items = append(items, menuItem{name: name, desc: desc})
+			}
 		}
-		a.offer("/", text[1:], names, " ")
-		return true
+		for _, b := range builtins {
+			add(b.name, b.desc)
+		}
+		for _, c := range a.eng.Commands() {
+			d := c.Description
+			if c.Source != "" {
+				d = strings.TrimSpace(d + "  · " + c.Source)
+			}
+			add(c.Name, d)
+		}
+		// Exact and shorter names first, then by name.
+		sort.SliceStable(items, func(i, j int) bool {
+			if (items[i].name == typed) != (items[j].name == typed) {
+				return items[i].name == typed
+			}
+			return items[i].name < items[j].name
+		})
+		return &menu{kind: '/', lead: "/", items: items}, true
 	}
 	i := strings.LastIndexAny(text, " \n")
 	word := text[i+1:]
 	if !strings.HasPrefix(word, "@") {
-		return false
+		return nil, false
 	}
 	dir, base := filepath.Split(word[1:])
-	entries, err := os.ReadDir(filepath.Join(".", dir))
+	m := &menu{kind: '@', lead: text[:i+1] + "@" + dir}
+	f, err := os.Open(filepath.Join(".", dir))
 	if err != nil {
-		a.note("no such folder: " + dir)
-		return true
+		return m, true
 	}
-	var names []string
+	entries, _ := f.ReadDir(menuDirEntries)
+	_ = f.Close()
 	for _, e := range entries {
 		n := e.Name()
-		if strings.HasPrefix(n, ".") && !strings.HasPrefix(base, ".") {
+		if !strings.HasPrefix(n, base) || strings.HasPrefix(n, ".") && !strings.HasPrefix(base, ".") {
 			continue
 		}
+		it := menuItem{name: n}
 		if e.IsDir() {
-			n += "/"
+			it.name, it.dir = n+"/", true
 		}
-		names = append(names, n)
+		m.items = append(m.items, it)
 	}
-	a.offer(text[:i+1]+"@"+dir, base, names, "")
+	// Folders first, then files, each by name.
+	sort.Slice(m.items, func(i, j int) bool {
+		if m.items[i].dir != m.items[j].dir {
+			return m.items[i].dir
+		}
+		return m.items[i].name < m.items[j].name
+	})
+	return m, true
+}
+
+// updateMenu opens, filters or closes the menu after the draft changed.
+// A menu closed with Esc stays closed until the draft changes.
+func (a *App) updateMenu() {
+	if a.eng == nil {
+		return
+	}
+	text := a.composer.GetText()
+	if a.menuOff != "" && text == a.menuOff {
+		return
+	}
+	if r := &a.recall; r.pos < len(r.items) && text == r.items[r.pos] {
+		// A recalled prompt: Up and Down go on through the history.
+		a.menu = nil
+		return
+	}
+	a.menuOff = ""
+	m, _ := a.menuFor(text)
+	if m == nil || len(m.items) == 0 {
+		a.menu = nil
+		return
+	}
+	if old := a.menu; old != nil && old.kind == m.kind && old.sel < len(old.items) {
+		// Keep the selection on the same item while it still matches.
+		want := old.items[old.sel].name
+		for i, it := range m.items {
+			if it.name == want {
+				m.sel = i
+			}
+		}
+	}
+	a.menu = m
+	a.scrollMenu()
+}
+
+// scrollMenu keeps the selection in the rows shown.
+func (a *App) scrollMenu() {
+	m := a.menu
+	if m.sel < m.top {
+		m.top = m.sel
+	}
+	if m.sel >= m.top+menuRows {
+		m.top = m.sel - menuRows + 1
+	}
+}
+
+// menuKey handles a key while the menu is open; it reports whether the
+// key was the menu's.
+func (a *App) menuKey(ev *tcell.EventKey) bool {
+	m := a.menu
+	switch ev.Key() {
+	case tcell.KeyUp, tcell.KeyCtrlP:
+		m.sel = (m.sel + len(m.items) - 1) % len(m.items)
+	case tcell.KeyDown, tcell.KeyCtrlN:
+		m.sel = (m.sel + 1) % len(m.items)
+	case tcell.KeyTab:
+		a.takeMenu(false)
+	case tcell.KeyEnter:
+		if ev.Modifiers()&tcell.ModAlt != 0 {
+			return false // Alt-Enter is a newline
+		}
+		if m.kind == '/' && a.composer.GetText() == "/"+m.items[m.sel].name {
+			// A command typed in full is sent as typed.
+			a.menu = nil
+			return false
+		}
+		a.takeMenu(true)
+	case tcell.KeyEscape:
+		a.closeMenu()
+	default:
+		return false
+	}
+	if a.menu != nil {
+		a.scrollMenu()
+	}
 	return true
 }
 
-// offer completes typed (the part after lead) among names: the one match
-// plus after, or the longest shared start, listing the candidates.
-func (a *App) offer(lead, typed string, names []string, after string) {
-	var match []string
-	seen := map[string]bool{}
-	for _, n := range names {
-		if strings.HasPrefix(n, typed) && !seen[n] {
-			seen[n] = true
-			match = append(match, n)
+// closeMenu closes the menu until the draft changes.
+func (a *App) closeMenu() {
+	a.menu = nil
+	a.menuOff = a.composer.GetText()
+}
+
+// takeMenu puts the selected item in the draft. A folder lists its own
+// entries next; Enter on a built-in command that takes no arguments runs
+// it.
+func (a *App) takeMenu(enter bool) {
+	m := a.menu
+	it := m.items[m.sel]
+	a.menu = nil
+	switch {
+	case m.kind == '/' && enter && noArgs[it.name]:
+		a.composer.SetText("/"+it.name, true)
+		a.menu, a.menuOff = nil, a.composer.GetText()
+		a.composerKey(tcell.NewEventKey(tcell.KeyEnter, 0, tcell.ModNone))
+	case m.kind == '/':
+		a.composer.SetText("/"+it.name+" ", true)
+	case it.dir:
+		a.composer.SetText(m.lead+it.name, true) // lists the folder
+	default:
+		a.composer.SetText(m.lead+it.name+" ", true)
+	}
+}
+
+// complete is Tab with no menu open: it opens the menu again after Esc,
+// takes the only match at once, and says when nothing matches. It
+// reports whether it handled the key.
+func (a *App) complete() bool {
+	text := a.composer.GetText()
+	m, ok := a.menuFor(text)
+	if !ok {
+		return false
+	}
+	switch len(m.items) {
+	case 0:
+		if m.kind == '/' {
+			a.note("no command starts with " + text)
+		} else {
+			a.note("nothing matches " + text[strings.LastIndexAny(text, " \n")+1:])
+		}
+	case 1:
+		a.menu = m
+		a.takeMenu(false)
+	default:
+		a.menuOff = ""
+		a.menu = m
+	}
+	return true
+}
+
+// drawMenu draws the open menu just above the composer, over the
+// transcript's last rows.
+func (a *App) drawMenu(screen tcell.Screen) {
+	m := a.menu
+	if m == nil || len(a.overlays) > 0 {
+		return
+	}
+	x, y, w, _ := a.composer.GetRect()
+	rows := min(len(m.items)-m.top, menuRows)
+	top := y - rows - 1
+	if top < 0 || w < 10 {
+		return
+	}
+	base := tcell.StyleDefault
+	dim := base.Dim(true)
+	title := " commands "
+	if m.kind == '@' {
+		title = " " + strings.TrimPrefix(m.lead[strings.LastIndexAny(m.lead, " \n")+1:], "@")
+		if title == " " {
+			title = " ./"
+		}
+		title += " "
+	}
+	hint := " ↑↓ move · Tab/Enter take · Esc close "
+	if len(m.items) > menuRows {
+		hint = " " + strconv.Itoa(m.sel+1) + "/" + strconv.Itoa(len(m.items)) + hint
+	}
+	fill(screen, x, top, w, base, '─')
+	put(screen, x+1, top, w-2, title, base.Bold(true))
+	if hw := uniseg.StringWidth(hint); hw+uniseg.StringWidth(title)+4 < w {
+		put(screen, x+w-hw-1, top, hw, hint, dim)
+	}
+	nameW := 0
+	for _, it := range m.items[m.top : m.top+rows] {
+		nameW = max(nameW, uniseg.StringWidth(it.name))
+	}
+	nameW = min(nameW+1, w/2)
+	for i := 0; i < rows; i++ {
+		it := m.items[m.top+i]
+		st, dst := base, dim
+		if m.top+i == m.sel {
+			st, dst = base.Reverse(true), base.Reverse(true)
+		}
+		row := top + 1 + i
+		fill(screen, x, row, w, st, ' ')
+		label := it.name
+		if m.kind == '/' {
+			label = "/" + label
+		}
+		put(screen, x+1, row, nameW+1, label, st)
+		if it.desc != "" && nameW+3 < w {
+			put(screen, x+nameW+3, row, w-nameW-4, it.desc, dst)
 		}
 	}
-	sort.Strings(match)
-	switch len(match) {
-	case 0:
-		a.note("no completion for " + strings.TrimSpace(lead+typed))
-	case 1:
-		end := after
-		if strings.HasSuffix(match[0], "/") {
-			end = ""
+}
+
+// fill paints one row of w cells with r.
+func fill(screen tcell.Screen, x, y, w int, st tcell.Style, r rune) {
+	for i := 0; i < w; i++ {
+		screen.SetContent(x+i, y, r, nil, st)
+	}
+}
+
+// put writes s from x on row y, cut to w cells (wide characters count
+// two).
+func put(screen tcell.Screen, x, y, w int, s string, st tcell.Style) {
+	used := 0
+	for _, r := range s {
+		if r == '\n' || r == '\t' {
+			r = ' '
 		}
-		a.composer.SetText(lead+match[0]+end, true)
-	default:
-		p := match[0]
-		for _, m := range match[1:] {
-			for !strings.HasPrefix(m, p) {
-				p = p[:len(p)-1]
-			}
+		rw := uniseg.StringWidth(string(r))
+		if used+rw > w {
+			return
 		}
-		if len(p) > len(typed) {
-			a.composer.SetText(lead+p, true)
-		}
-		shown := match
-		if len(shown) > 30 {
-			shown = append(shown[:30:30], "…")
-		}
-		a.note(strings.Join(shown, "  "))
+		screen.SetContent(x+used, y, r, nil, st)
+		used += rw
 	}
 }

@@ -356,27 +356,3 @@ func TestWorkerNamedByDescription(t *testing.T) {
 		t.Errorf("the worker's id is shown:\n%s", s)
 	}
 }
-
-// TestTabCompletes: Tab completes a command, lists several, and
-// completes an @path one directory level at a time.
-func TestTabCompletes(t *testing.T) {
-	h := start(t, Options{})
-	h.typeText("/he")
-	h.key(tcell.KeyTab)
-	h.waitComposer("/help ")
-	h.key(tcell.KeyCtrlC) // clear the draft
-	h.typeText("/re")
-	h.key(tcell.KeyTab)
-	h.waitFor("resume  rewind")
-	if got := h.composerText(); got != "/re" {
-		t.Errorf("ambiguous completion changed the draft to %q", got)
-	}
-	h.key(tcell.KeyCtrlC)
-	h.typeText("see @mark")
-	h.key(tcell.KeyTab)
-	h.waitComposer("see @markdown")
-	h.key(tcell.KeyCtrlC)
-	h.typeText("@../conf")
-	h.key(tcell.KeyTab)
-	h.waitComposer("@../config/")
-}

@@ -73,7 +73,10 @@ const thoughtKeep = 160
 // Publish implements events.Sink. It never blocks: the event is rendered
 // on the UI goroutine with the next frame.
 func (a *App) Publish(e events.Event) {
-	a.post(func() { a.render(e) })
+	a.post(func() {
+		a.countCost(e)
+		a.render(e)
+	})
 }
 
 // render adds one event to the transcript. It runs on the UI goroutine.

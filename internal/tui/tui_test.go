@@ -379,7 +379,7 @@ func TestChatTurnCommandsAndQuit(t *testing.T) {
 	}
 	h.typeText("/help")
 	h.key(tcell.KeyEnter)
-	h.waitFor("/plan TEXT", "Ctrl-C interrupts the running turn")
+	h.waitFor("/quit         leave", "Ctrl-C interrupts the running turn")
 	h.typeText("/bogus")
 	h.key(tcell.KeyEnter)
 	h.waitFor("unknown command /bogus")

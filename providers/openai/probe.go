@@ -27,34 +27,9 @@ func Probe(ctx context.Context, baseURL, key, model string) ([]string, error) {
 		defer cancel()
 	}
 	base := strings.TrimRight(baseURL, "/")
-	status, body, err := probeDo(ctx, http.MethodGet, base+"/models", key, nil)
-	if err != nil {
-		return nil, err
-	}
-	if status == http.StatusOK {
-		var list struct {
-			Data []struct {
-				ID string `json:"id"`
-			} `json:"data"`
-			Models []struct { // Ollama's native shape, in case
-				Name string `json:"name"`
-			} `json:"models"`
-		}
-		if err := json.Unmarshal(body, &list); err != nil {
-			return nil, fmt.Errorf("%s/models answered, but not with a model list (%v); is the base URL right?", base, err)
-		}
-		ids := make([]string, 0, len(list.Data))
-		for _, m := range list.Data {
-			if m.ID != "" {
-				ids = append(ids, m.ID)
-			}
-		}
-		for _, m := range list.Models {
-			if m.Name != "" {
-				ids = append(ids, m.Name)
-			}
-		}
-		return ids, nil
+	ids, status, body, err := listModels(ctx, base, key)
+	if err != nil || status == http.StatusOK {
+		return ids, err
 	}
 	if status != http.StatusNotFound && status != http.StatusMethodNotAllowed {
 		return nil, probeError(base+"/models", status, body)
@@ -75,6 +50,56 @@ func Probe(ctx context.Context, baseURL, key, model string) ([]string, error) {
 		return nil, probeError(base+"/chat/completions", status, body)
 	}
 	return nil, nil
+}
+
+// ListModels returns the ids of the models an OpenAI-compatible endpoint
+// lists (GET /models), bounded by ProbeTimeout when ctx has no deadline.
+func ListModels(ctx context.Context, baseURL, key string) ([]string, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, ProbeTimeout)
+		defer cancel()
+	}
+	base := strings.TrimRight(baseURL, "/")
+	ids, status, body, err := listModels(ctx, base, key)
+	if err != nil || status == http.StatusOK {
+		return ids, err
+	}
+	if status == http.StatusNotFound || status == http.StatusMethodNotAllowed {
+		return nil, fmt.Errorf("%s has no /models route", base)
+	}
+	return nil, probeError(base+"/models", status, body)
+}
+
+// listModels asks base's /models; the ids are set when it answered 200.
+func listModels(ctx context.Context, base, key string) ([]string, int, []byte, error) {
+	status, body, err := probeDo(ctx, http.MethodGet, base+"/models", key, nil)
+	if err != nil || status != http.StatusOK {
+		return nil, status, body, err
+	}
+	var list struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+		Models []struct { // Ollama's native shape, in case
+			Name string `json:"name"`
+		} `json:"models"`
+	}
+	if err := json.Unmarshal(body, &list); err != nil {
+		return nil, status, body, fmt.Errorf("%s/models answered, but not with a model list (%v); is the base URL right?", base, err)
+	}
+	ids := make([]string, 0, len(list.Data))
+	for _, m := range list.Data {
+		if m.ID != "" {
+			ids = append(ids, m.ID)
+		}
+	}
+	for _, m := range list.Models {
+		if m.Name != "" {
+			ids = append(ids, m.Name)
+		}
+	}
+	return ids, status, body, nil
 }
 
 func probeDo(ctx context.Context, method, url, key string, body []byte) (int, []byte, error) {
