@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -151,6 +152,13 @@ func dispatch(ctx context.Context, args []string, io stdio) int {
 			return exitUsage
 		}
 		args = []string{"chat"}
+	}
+	switch a := args[0]; {
+	case a == "--version" || a == "--help" || a == "-h" || a == "-v":
+	case strings.HasPrefix(a, "-"):
+		// "reasonix [chat] [flags]": reasonix --continue, as Claude Code
+		// users type it.
+		args = append([]string{"chat"}, args...)
 	}
 	var err error
 	switch args[0] {
