@@ -175,6 +175,7 @@ func TestCostPerModel(t *testing.T) {
 		usage := u.u
 		h.app.Publish(events.Event{Type: events.UsageUpdate, Usage: &usage, Model: u.model})
 	}
+	h.waitFor("tokens 2.7k in") // the events have been rendered
 	h.typeText("/cost")
 	h.key(tcell.KeyEnter)
 	s := h.waitFor("cost so far", "deepseek/deepseek-chat", "local/qwen3", "total")
