@@ -57,6 +57,9 @@ const (
 	// QuestionResolved says it was answered or withdrawn.
 	QuestionRequest  Type = "question"
 	QuestionResolved Type = "question_resolved"
+	// JobUpdate reports a background job's state (Job): started, more
+	// output, exited with its code, or killed.
+	JobUpdate Type = "job"
 )
 
 // Event is one thing that happened in a session, tagged with the session's
@@ -100,7 +103,9 @@ type Event struct {
 	Context *ContextInfo `json:"context,omitempty"`
 	// Validation is one validation run (Validation).
 	Validation *ValidationRun `json:"validation,omitempty"`
-	Error      string         `json:"error,omitempty"`
+	// Job is a background job's state (JobUpdate).
+	Job   *Job   `json:"job,omitempty"`
+	Error string `json:"error,omitempty"`
 }
 
 // Tool describes a tool call for ToolStart and ToolEnd.

@@ -431,6 +431,12 @@ func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 		env = c.rt.Env.Fork()
 	}
 	env.Session = id
+	// Tools report what they do on their own (background jobs) as this
+	// session, as the session loop does.
+	env.Publish = func(e events.Event) {
+		e.Session, e.Role, e.Parent = id, spec.role, spec.parent
+		sink.Publish(e)
+	}
 	// The session's background jobs (and whatever else its tools keep that
 	// needs closing) end with it, before its transcript closes.
 	closeLog := w.close

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,5 +75,82 @@ func TestE2EBackgroundJobs(t *testing.T) {
 			t.Fatalf("the background job's child %d outlived the run", pid)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestE2EJobEventsStreamJSON: background jobs are reported over
+// --output-format stream-json as job events: started, output (a byte
+// count), exited with the command's code, and killed for job_kill.
+func TestE2EJobEventsStreamJSON(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX shell test")
+	}
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{
+			"command": "printf 'twelve bytes'; sleep 1.5; exit 3", "run_in_background": true})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{
+			"command": "sleep 60", "run_in_background": true})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("job_output", map[string]any{"job_id": "job-1", "wait_seconds": 10})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("job_output", map[string]any{"job_id": "job-1", "wait_seconds": 10})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("job_kill", map[string]any{"job_id": "job-2"})}},
+		scripted.Turn{Text: "Done with the jobs."},
+	)
+	r := e.run("", "run", "--output-format", "stream-json", "--yolo", "run the jobs")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	type jobEvent struct {
+		Type    string `json:"type"`
+		Session string `json:"session"`
+		Job     *struct {
+			ID      string `json:"id"`
+			Command string `json:"command"`
+			State   string `json:"state"`
+			Bytes   int64  `json:"bytes"`
+			Code    *int   `json:"exit_code"`
+		} `json:"job"`
+	}
+	var got []string
+	var job1Session string
+	for _, l := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		var ev jobEvent
+		if err := json.Unmarshal([]byte(l), &ev); err != nil {
+			t.Fatalf("stdout line is not JSON: %q: %v", l, err)
+		}
+		if ev.Type != "job" {
+			continue
+		}
+		j := ev.Job
+		if j == nil || j.Code == nil {
+			t.Fatalf("job event without job or exit_code: %s", l)
+		}
+		if ev.Session == "" {
+			t.Errorf("job event names no session: %s", l)
+		}
+		if j.ID == "job-1" {
+			job1Session = ev.Session
+		}
+		s := j.ID + " " + j.State
+		switch j.State {
+		case "exited":
+			s += fmt.Sprintf(" %d %d", *j.Code, j.Bytes)
+		case "output":
+			if j.Bytes != 12 {
+				t.Errorf("output event counts %d bytes, want 12: %s", j.Bytes, l)
+			}
+			continue // timing decides how many; at least one is checked below
+		}
+		got = append(got, s)
+	}
+	want := []string{"job-1 started", "job-2 started", "job-1 exited 3 12", "job-2 killed"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("job events = %q, want %q\nstdout: %s", got, want, r.stdout)
+	}
+	if !strings.Contains(r.stdout, `"state":"output","bytes":12`) {
+		t.Errorf("no output event while job-1 slept:\n%s", r.stdout)
+	}
+	if job1Session == "" {
+		t.Error("no session on job-1's events")
 	}
 }

@@ -96,6 +96,17 @@ func (r *textRenderer) Publish(e events.Event) {
 		if v := e.Validation; v != nil {
 			fmt.Fprintf(r.errOut, "%s validation: %s: %s\n", r.prefix(e), v.Command, validationOutcome(v))
 		}
+	case events.JobUpdate:
+		// Started is the bash call's own line; output counts are for
+		// live views.
+		if j := e.Job; j != nil && !j.Running() {
+			r.endLine()
+			what := j.State
+			if j.State == events.JobExited {
+				what = fmt.Sprintf("exited with code %d", j.Code)
+			}
+			fmt.Fprintf(r.errOut, "%s background %s %s: %s\n", r.prefix(e), j.ID, what, text.Clip(text.OneLine(j.Command), 80))
+		}
 	case events.Error:
 		r.endLine()
 		fmt.Fprintf(r.errOut, "%s error: %s\n", r.prefix(e), e.Error)

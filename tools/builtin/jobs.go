@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/tools"
 )
 
@@ -33,6 +34,9 @@ const (
 	jobMaxRunning = 16
 	// jobsKey is where a session's job table lives in its tools.State.
 	jobsKey = "jobs"
+	// jobReport is how often a running job's new output is reported as
+	// a JobUpdate event (its byte count, not its text).
+	jobReport = time.Second
 )
 
 // errJobsClosed is returned for a job started after its session ended.
@@ -51,6 +55,38 @@ type job struct {
 	code   int
 	killed bool
 	mu     sync.Mutex
+	// publish reports the job's state to front ends (never nil);
+	// started is when it began.
+	publish func(events.Event)
+	started time.Time
+}
+
+// event is the job's state as a JobUpdate event.
+func (j *job) event(state string) events.Event {
+	j.mu.Lock()
+	code := j.code
+	j.mu.Unlock()
+	return events.Event{Type: events.JobUpdate, Job: &events.Job{ID: j.id, Command: j.command, State: state,
+		Bytes: j.out.written(), Code: code, Millis: time.Since(j.started).Milliseconds()}}
+}
+
+// report publishes the job's output count while it runs, when it grew,
+// at most once per jobReport.
+func (j *job) report() {
+	t := time.NewTicker(jobReport)
+	defer t.Stop()
+	var last int64
+	for {
+		select {
+		case <-j.done:
+			return
+		case <-t.C:
+			if n := j.out.written(); n != last {
+				last = n
+				j.publish(j.event(events.JobOutput))
+			}
+		}
+	}
 }
 
 // jobTable holds a session's background jobs. Its Close kills every job's
@@ -99,7 +135,11 @@ func startJob(env *tools.Env, sh shellSpec, command string) (tools.Result, error
 	if running >= jobMaxRunning {
 		return tools.Result{}, fmt.Errorf("%d background jobs are running, the most one session may; stop one with job_kill first", running)
 	}
-	j := &job{command: command, out: newJobBuffer(jobBufferSize), done: make(chan struct{}), code: -1}
+	j := &job{command: command, out: newJobBuffer(jobBufferSize), done: make(chan struct{}), code: -1,
+		publish: env.Publish, started: time.Now()}
+	if j.publish == nil {
+		j.publish = func(events.Event) {}
+	}
 	cmd, reap, err := startShell(env, sh, command, j.out)
 	if err != nil {
 		return tools.Result{}, err
@@ -109,7 +149,12 @@ func startJob(env *tools.Env, sh shellSpec, command string) (tools.Result, error
 	j.cmd = cmd
 	cmd.WaitDelay = bashPipeGrace
 	t.jobs[j.id] = j
-	t.wg.Add(1)
+	j.publish(j.event(events.JobStarted))
+	t.wg.Add(2)
+	go func() {
+		defer t.wg.Done()
+		j.report()
+	}()
 	go func() {
 		defer t.wg.Done()
 		_ = waitWithDelay(cmd)
@@ -118,9 +163,15 @@ func startJob(env *tools.Env, sh shellSpec, command string) (tools.Result, error
 		if cmd.ProcessState != nil && !j.killed {
 			j.code = cmd.ProcessState.ExitCode()
 		}
+		killed := j.killed
 		j.mu.Unlock()
 		close(j.done)
 		j.out.wake()
+		state := events.JobExited
+		if killed {
+			state = events.JobKilled
+		}
+		j.publish(j.event(state))
 	}()
 	return tools.Result{
 		Content: fmt.Sprintf("started %s in the background: %s\nread its output with job_output {\"job_id\":%q}; stop it with job_kill", j.id, command, j.id),
@@ -391,6 +442,13 @@ func (b *jobBuffer) changed() <-chan struct{} {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.ch
+}
+
+// written is the number of bytes ever written.
+func (b *jobBuffer) written() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.total
 }
 
 // unread reports whether there is output not read yet.
