@@ -570,6 +570,9 @@ func (s *Session) runOne(ctx context.Context, c providers.ToolCall, reason strin
 		r.res.Summary = s.cfg.Env.Redact(r.res.Summary)
 		end := *info
 		end.Result, end.IsError, end.Denied, end.Summary = r.res.Content, r.res.IsError, r.denied, r.res.Summary
+		if r.res.Diff != "" && !r.res.IsError {
+			end.Diff = s.cfg.Env.Redact(r.res.Diff)
+		}
 		end.Millis = time.Since(start).Milliseconds()
 		s.publish(events.Event{Type: events.ToolEnd, Tool: &end})
 		if r.res.Todos != nil {

@@ -123,9 +123,12 @@ type Tool struct {
 	Paths   []string `json:"paths,omitempty"`
 	Summary string   `json:"summary,omitempty"` // one line for humans
 	Result  string   `json:"result,omitempty"`  // ToolEnd only
-	IsError bool     `json:"is_error,omitempty"`
-	Denied  bool     `json:"denied,omitempty"`
-	Millis  int64    `json:"ms,omitempty"`
+	// Diff is what a file tool changed, as a unified diff (ToolEnd of
+	// edit_file, multi_edit, write_file, apply_patch), for display.
+	Diff    string `json:"diff,omitempty"`
+	IsError bool   `json:"is_error,omitempty"`
+	Denied  bool   `json:"denied,omitempty"`
+	Millis  int64  `json:"ms,omitempty"`
 }
 
 // Todo is one item of a session's todo list.

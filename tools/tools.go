@@ -42,6 +42,9 @@ type Result struct {
 	IsError bool
 	// Summary is one line for humans (front ends), e.g. "updated main.go +3 -1".
 	Summary string
+	// Diff is the change a file tool made, as a unified diff, for front
+	// ends to show; it never reaches the model.
+	Diff string
 	// Todos is set by the todo tools so front ends can render the list.
 	Todos []events.Todo
 	// Halt ends the session after this step (submit_plan, goal_status):

@@ -158,6 +158,8 @@ type App struct {
 	overlayN  int
 	screenH   int
 	rs        renderState
+	bl        blockState
+	live      *tview.TextView
 	th        *theme
 	usage     providers.Usage
 	// window is how full the conversation's context window is (the
@@ -224,6 +226,7 @@ func New(opts Options) *App {
 		wake: make(chan struct{}, 1),
 		done: make(chan struct{}),
 		rs:   newRenderState(),
+		bl:   newBlockState(),
 
 		approvals: map[string]func(){},
 		follow:    true,
@@ -244,8 +247,10 @@ func New(opts Options) *App {
 	})
 	a.composerItem = composerBox{TextArea: a.composer, a: a}
 	a.status = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
+	a.live = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
 	a.body = tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(a.transcript, 0, 1, false).
+		AddItem(a.live, 0, 0, false).
 		AddItem(a.composerItem, 3, 0, true).
 		AddItem(a.status, 1, 0, false)
 	a.pages = tview.NewPages().AddPage(composerID, a.body, true, true)
@@ -441,6 +446,7 @@ func (a *App) pumpKey(ev *tcell.EventKey) bool {
 			f()
 		}
 		a.updateStatus()
+		a.updateLive()
 		close(b.ran)
 	}
 	return true
@@ -534,6 +540,11 @@ func (a *App) globalKey(ev *tcell.EventKey) *tcell.EventKey {
 	case tcell.KeyCtrlO:
 		if len(a.overlays) == 0 {
 			a.toolOutput()
+			return nil
+		}
+	case tcell.KeyCtrlT:
+		if len(a.overlays) == 0 {
+			a.toggleBlocks()
 			return nil
 		}
 	case tcell.KeyEscape:
@@ -720,6 +731,9 @@ func (a *App) updateStatus() {
 	if n := len(a.workers); n > 0 {
 		parts = append(parts, fmt.Sprintf("%d worker(s)", n))
 	}
+	if n := a.runningJobs(); n > 0 {
+		parts = append(parts, fmt.Sprintf("[::b]%s running[::-] [gray](/jobs)[-]", plural(n, "job")))
+	}
 	if w := a.window; w != nil && w.Limit > 0 {
 		parts = append(parts, fmt.Sprintf("context %d%%", w.Percent))
 	}
@@ -739,7 +753,7 @@ func (a *App) updateStatus() {
 			w += " [gray]" + tview.Escape(r) + "[-]"
 		} else if r := a.rs.running(); r != "" {
 			w += " [gray]" + tview.Escape(r) + "[-]"
-		} else if a.rs.thinking() {
+		} else if a.bl.think != nil {
 			w += " [gray]thinking[-]"
 		}
 		parts = append(parts, w, "[gray]Ctrl-C cancels[-]")

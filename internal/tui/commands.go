@@ -31,7 +31,7 @@ const helpText = `[::b]commands[::-]
   /rewind       pick a turn: the conversation and the files go back to just before it
   /rewind undo  undo the last rewind
   /compact [FOCUS[]  compact the context now · /context shows how full it is
-  /hooks        the loaded hooks · /mcp the MCP servers
+  /hooks        the loaded hooks · /mcp the MCP servers · /jobs the background jobs
   /help         this list
   /quit         leave (also /exit, Ctrl-D, or Ctrl-C twice)
   /NAME ARGS    a custom command or skill · !CMD runs a shell command · @PATH attaches a file
@@ -40,7 +40,7 @@ const helpText = `[::b]commands[::-]
   Esc or Ctrl-C interrupts the running turn · Ctrl-C twice or Ctrl-D quits
   Shift-Tab switches the posture: ask → auto → yolo (yolo asks to confirm)
   / at the start opens the command menu, @ the file menu: ↑/↓ move, Tab or Enter take, Esc closes
-  Tab completes a /command or an @path
+  Tab completes a /command or an @path · Ctrl-T expands or collapses blocks (reasoning, agents, diffs)
   PgUp/PgDn or the wheel scroll · End follows new output again · Ctrl-O shows whole tool output
   ↑/↓ recall earlier prompts (on the first/last line) · Ctrl-R searches them`
 
@@ -91,6 +91,8 @@ func (a *App) submitShown(text, shown string) {
 		a.listHooks()
 	case "mcp":
 		a.listMCP()
+	case "jobs":
+		a.listJobs()
 	case "new":
 		a.newConversation()
 	case "clear":
@@ -147,6 +149,7 @@ var builtins = []struct{ name, desc string }{
 	{"context", "how full the context is"},
 	{"hooks", "the loaded hooks"},
 	{"mcp", "the MCP servers"},
+	{"jobs", "the background jobs"},
 	{"help", "commands and keys"},
 	{"quit", "leave"},
 	{"exit", "leave"},
@@ -154,7 +157,7 @@ var builtins = []struct{ name, desc string }{
 
 // noArgs are the built-ins a menu's Enter runs at once.
 var noArgs = map[string]bool{"model": true, "models": true, "effort": true, "cost": true, "agents": true, "skills": true,
-	"new": true, "clear": true, "resume": true, "rewind": true, "context": true, "hooks": true, "mcp": true, "help": true, "quit": true, "exit": true}
+	"new": true, "clear": true, "resume": true, "rewind": true, "context": true, "hooks": true, "mcp": true, "jobs": true, "help": true, "quit": true, "exit": true}
 
 // builtinNames are the built-ins' names.
 func builtinNames() []string {
@@ -240,6 +243,7 @@ func (a *App) newConversation() {
 // resetTranscript empties the transcript and what it remembers.
 func (a *App) resetTranscript() {
 	a.transcript.Clear()
+	a.resetBlocks()
 	a.rs = newRenderState()
 	a.usage = providers.Usage{}
 	a.window = nil

@@ -351,7 +351,9 @@ func TestWorkerNamedByDescription(t *testing.T) {
 	tl := tool("c1", "grep", "Load", map[string]string{"pattern": "Load"})
 	tl.Summary = "3 matches"
 	p(events.Event{Type: events.ToolEnd, Session: "g-20260101-abcdef12", Parent: "e-1", Role: "explore", Tool: tl})
-	s := h.waitFor("[explore: find the config loader] started", "[explore: find the config loader] ✓ grep")
+	h.waitFor("[explore: find the config loader] · running", "1 call")
+	p(events.Event{Type: events.Done, Session: "g-20260101-abcdef12", Role: "explore"})
+	s := h.waitFor("▸ [explore: find the config loader] done")
 	if strings.Contains(s, "abcdef12") {
 		t.Errorf("the worker's id is shown:\n%s", s)
 	}

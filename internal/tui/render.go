@@ -19,11 +19,6 @@ import (
 type renderState struct {
 	// md renders the streamed answer; nil between answers.
 	md *mdStream
-	// thought collects the top-level reasoning (or the planner's prose),
-	// shown collapsed to one dim line when the stream moves on.
-	thought      strings.Builder
-	thoughtLabel string
-	thoughtLen   int
 	// tools are the calls started and not yet ended, by call id.
 	tools map[string]string
 	// steps are the plan steps running now, by id, with their titles.
@@ -64,12 +59,6 @@ func (r *renderState) running() string {
 	return oneLine(s, 60)
 }
 
-func (r *renderState) thinking() bool { return r.thoughtLen > 0 }
-
-// thoughtKeep bounds what is kept of a collapsed thought: only its
-// beginning is shown.
-const thoughtKeep = 160
-
 // Publish implements events.Sink. It never blocks: the event is rendered
 // on the UI goroutine with the next frame.
 func (a *App) Publish(e events.Event) {
@@ -81,40 +70,49 @@ func (a *App) Publish(e events.Event) {
 
 // render adds one event to the transcript. It runs on the UI goroutine.
 func (a *App) render(e events.Event) {
-	// A plan worker's prose is its step's report, shown when the step
-	// ends; parallel workers' streams would interleave.
 	worker := e.Parent != "" || e.Step != ""
-	switch e.Type {
-	case events.TextDelta, events.ReasoningDelta:
-		if worker {
-			return // a worker's prose is its report to its parent, not the answer
-		}
-		if e.Type == events.TextDelta && e.Role != roles.Planner {
-			a.flushThought()
-			a.streamText(e.Text)
-			return
-		}
-		label := "thinking"
-		if e.Type == events.TextDelta {
-			label = "planner"
-		}
-		a.endStream()
-		if a.rs.thoughtLabel != label {
-			a.flushThought()
-			a.rs.thoughtLabel = label
-		}
-		if a.rs.thought.Len() < thoughtKeep {
-			a.rs.thought.WriteString(e.Text)
-		}
-		a.rs.thoughtLen += len(e.Text)
-		return
-	case events.UsageUpdate:
+	if e.Type == events.SessionStart && e.Role == roles.Planner && !worker {
+		a.model = e.Text
+	}
+	if e.Type == events.UsageUpdate {
 		if e.Usage != nil {
 			a.usage.Add(*e.Usage)
 		}
 		if e.Context != nil && !worker {
 			a.window = e.Context
 		}
+	}
+	if e.Type == events.SessionStart && worker {
+		a.workers[e.Session] = true
+		if e.Title != "" {
+			a.titles[e.Session] = e.Title
+		}
+	}
+	if e.Type == events.Done {
+		delete(a.workers, e.Session)
+	}
+	// Subagents, the planner and plan steps are blocks of their own,
+	// live while they run (blocks.go); a worker's prose is its report
+	// to its parent, not the answer.
+	if a.agentEvent(e) {
+		return
+	}
+	switch e.Type {
+	case events.TextDelta:
+		if worker {
+			return
+		}
+		a.flushThought()
+		a.streamText(e.Text)
+		return
+	case events.ReasoningDelta:
+		if worker {
+			return
+		}
+		a.endStream()
+		a.reason(e.Text)
+		return
+	case events.UsageUpdate:
 		return
 	case events.ApprovalRequest:
 		if e.Approval != nil {
@@ -139,6 +137,9 @@ func (a *App) render(e events.Event) {
 	case events.GoalUpdate:
 		a.goal = e.Goal
 		return
+	case events.JobUpdate:
+		a.jobEvent(e)
+		return
 	case events.History:
 		a.endStream()
 		a.flushThought()
@@ -147,23 +148,13 @@ func (a *App) render(e events.Event) {
 	}
 	a.endStream()
 	a.flushThought()
-	if e.Type == events.SessionStart && worker && e.Title != "" {
-		a.titles[e.Session] = e.Title
-	}
 	prefix := ""
 	if worker {
 		prefix = "  [blue]" + tview.Escape(a.workerTag(e)) + "[-] "
 	}
 	switch e.Type {
 	case events.SessionStart:
-		switch {
-		case worker:
-			a.workers[e.Session] = true
-			a.line(prefix + "[gray]started[-]")
-		case e.Role == roles.Planner:
-			a.model = e.Text
-			a.line("[gray]planning (read-only)…[-]")
-		default:
+		if !worker {
 			a.model = e.Text
 		}
 	case events.ToolStart:
@@ -180,6 +171,10 @@ func (a *App) render(e events.Event) {
 			who = a.workerTag(e)
 		}
 		a.keepCall(who, *e.Tool)
+		if e.Tool.Diff != "" && !e.Tool.IsError && !e.Tool.Denied {
+			a.diffBlock(prefix, e.Tool)
+			return
+		}
 		a.line(prefix + toolLine(e.Tool))
 		if e.Role != events.RoleUser {
 			for _, l := range bashTail(e.Tool, 3) {
@@ -201,7 +196,7 @@ func (a *App) render(e events.Event) {
 	case events.PlanReady:
 		a.planLine(e)
 	case events.StepUpdate:
-		a.stepLine(e.StepResult)
+		a.stepEvent(e)
 	case events.Notice:
 		a.line(prefix + "[yellow]note:[-] " + tview.Escape(e.Text))
 	case events.HookRun:
@@ -220,15 +215,7 @@ func (a *App) render(e events.Event) {
 	case events.Error:
 		a.line(prefix + "[red]error:[-] " + tview.Escape(e.Error))
 	case events.Done:
-		delete(a.workers, e.Session)
-		switch {
-		case worker:
-			s := "done"
-			if e.Error != "" {
-				s = "[red]failed:[-] " + tview.Escape(oneLine(e.Error, 160))
-			}
-			a.line(prefix + "[gray]" + s + "[-]")
-		case e.Text == "max_steps":
+		if !worker && e.Text == "max_steps" {
 			a.line("[yellow]note:[-] stopped at the step limit; raise agent.max_steps (or --max-steps) to let it continue")
 		}
 	}
@@ -245,40 +232,6 @@ func (a *App) workerTag(e events.Event) string {
 		return "[" + e.Role + ": " + oneLine(t, 48) + "]"
 	}
 	return "[" + e.Role + " " + shortID(e.Session) + "]"
-}
-
-// stepLine shows a plan step's new state and keeps the running set the
-// status line shows.
-func (a *App) stepLine(s *events.StepResult) {
-	if s == nil {
-		return
-	}
-	tag := "  [blue]" + tview.Escape("[step "+s.Step+"]") + "[-] "
-	switch s.Status {
-	case events.StepRunning:
-		a.rs.steps[s.Step] = s.Title
-		if s.Summary == "" {
-			a.line(tag + "[gray]running:[-] " + tview.Escape(oneLine(s.Title, 120)))
-			return
-		}
-	default:
-		delete(a.rs.steps, s.Step)
-	}
-	color := "green"
-	switch s.Status {
-	case events.StepFailed, events.StepBlocked:
-		color = "red"
-	case events.StepRunning, events.StepPending:
-		color = "yellow"
-	}
-	line := tag + "[" + color + "]" + s.Status + "[-]"
-	if s.Summary != "" {
-		line += ": " + tview.Escape(oneLine(s.Summary, 200))
-	}
-	if len(s.Files) > 0 {
-		line += " [gray](" + tview.Escape(strings.Join(s.Files, ", ")) + ")[-]"
-	}
-	a.line(line)
 }
 
 // shortID is the random tail of a session id.
@@ -383,6 +336,9 @@ func (a *App) planLine(e events.Event) {
 // write appends markup to the transcript.
 func (a *App) write(s string) {
 	_, _ = a.transcript.Write([]byte(s))
+	a.bl.tail.WriteString(s)
+	a.bl.lines += strings.Count(s, "\n")
+	a.bl.trim(a.opts.MaxLines)
 	if !a.follow {
 		a.unseen = true
 	}
@@ -419,21 +375,4 @@ func (a *App) endStream() {
 		a.write(out)
 	}
 	a.rs.md = nil
-}
-
-// flushThought writes the collapsed reasoning or planner prose as one dim
-// line.
-func (a *App) flushThought() {
-	if a.rs.thoughtLen == 0 {
-		return
-	}
-	text := oneLine(a.rs.thought.String(), 100)
-	n := a.rs.thoughtLen
-	label := a.rs.thoughtLabel
-	a.rs.thought.Reset()
-	a.rs.thoughtLen, a.rs.thoughtLabel = 0, ""
-	if strings.TrimSpace(text) == "" {
-		return
-	}
-	a.line(fmt.Sprintf("[gray::d]✻ %s: %s (%d chars)[-::-]", label, tview.Escape(text), n))
 }

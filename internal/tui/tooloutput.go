@@ -66,7 +66,10 @@ func (a *App) toolOutput() {
 		if out == "" {
 			out = "(no output)"
 		}
-		if strings.Contains(out, "\n@@ ") || strings.HasPrefix(out, "--- ") {
+		if c.tool.Diff != "" {
+			b.WriteString("[gray]" + tview.Escape(out) + "[-]\n")
+			b.WriteString(diffMarkup(c.tool.Diff))
+		} else if strings.Contains(out, "\n@@ ") || strings.HasPrefix(out, "--- ") {
 			b.WriteString(diffMarkup(out))
 		} else {
 			b.WriteString("[gray]" + tview.Escape(out) + "[-]\n")

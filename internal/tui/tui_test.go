@@ -170,13 +170,11 @@ func TestEventsRender(t *testing.T) {
 	p(events.Event{Type: events.Error, Error: "a failure"})
 	p(events.Event{Type: events.UsageUpdate, Usage: &providers.Usage{PromptTokens: 1200, CacheHitTokens: 1000, CompletionTokens: 34}})
 	s := h.waitFor(
-		"✻ thinking: Let me think about it. (22 chars)",
+		"▸ thought for", "(5 words)",
 		"Colours like [red] stay text.",
 		"✓ read_file a.txt · read a.txt (3 lines)",
 		"✗ bash false · exit status 1",
-		"[explore abcdef12] started",
-		"[explore abcdef12] ✓ grep TODO · 2 matches",
-		"[explore abcdef12] done",
+		"▸ [explore abcdef12] done", "1 call",
 		"[x] write the parser", "[~] testing it", "[ ] ship",
 		"note: a notice", "error: a failure",
 		"sim-model", "tokens 1.2k in (1.0k cached) 34 out",
@@ -186,6 +184,15 @@ func TestEventsRender(t *testing.T) {
 	}
 	if l := lineWith(s, "✗ bash false"); strings.Contains(l, "more") {
 		t.Errorf("an error's later lines reached its tool line:\n%s", s)
+	}
+	if strings.Contains(s, "Let me think") || strings.Contains(s, "grep TODO") {
+		t.Errorf("collapsed blocks show their insides:\n%s", s)
+	}
+	// Ctrl-T expands the reasoning and the worker's block in place.
+	h.key(tcell.KeyCtrlT)
+	s = h.waitFor("▾ thought for", "Let me think about it.", "▾ [explore abcdef12] done", "✓ grep TODO · 2 matches")
+	if strings.Index(s, "Let me think") > strings.Index(s, "Colours like") {
+		t.Errorf("the expanded reasoning moved below the answer:\n%s", s)
 	}
 }
 
@@ -440,10 +447,10 @@ func TestPlanStepsRender(t *testing.T) {
 	}
 	p(events.Event{Type: events.TextDelta, Session: "e-1", Step: "s1", Text: "worker prose"})
 	p(events.Event{Type: events.ToolEnd, Session: "e-1", Step: "s1", Tool: &events.Tool{CallID: "c1", Name: "write_file", Args: json.RawMessage(`{"path":"a.go"}`), Subject: "a.go", Summary: "wrote a.go"}})
-	h.waitFor("[step s1] running: write s1", "[step s2] running: write s2", "[step s1] ✓ write_file a.go", "2 step(s)")
+	h.waitFor("[step s1] write s1 · running", "[step s2] write s2 · running", "2 step(s)")
 	p(events.Event{Type: events.StepUpdate, Step: "s1", StepResult: &events.StepResult{Step: "s1", Status: events.StepDone, Summary: "wrote it", Files: []string{"a.go"}}})
 	p(events.Event{Type: events.StepUpdate, Step: "s2", StepResult: &events.StepResult{Step: "s2", Status: events.StepFailed, Summary: "no such API"}})
-	s := h.waitFor("[step s1] done: wrote it (a.go)", "[step s2] failed: no such API")
+	s := h.waitFor("▸ [step s1] done: wrote it (a.go)", "▸ [step s2] failed: no such API")
 	if strings.Contains(s, "worker prose") {
 		t.Errorf("a plan worker's prose reached the transcript:\n%s", s)
 	}

@@ -182,7 +182,7 @@ func editResult(env *tools.Env, out editOutcome) tools.Result {
 	if out.replacedAll > 0 {
 		msg += fmt.Sprintf("; replace_all changed %d occurrence(s)", out.replacedAll)
 	}
-	return tools.Result{Content: tools.Truncate(msg, env.Limit()), Summary: summary}
+	return tools.Result{Content: tools.Truncate(msg, env.Limit()), Summary: summary, Diff: resultDiff(c)}
 }
 
 // Preview shows the diff the edit would make.

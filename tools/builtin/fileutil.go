@@ -219,6 +219,30 @@ func (c fileChange) preview() tools.Preview {
 	return tools.Preview{Path: c.display, Operation: c.operation(), Diff: diff, Added: add, Removed: del}
 }
 
+// maxResultDiff bounds the diff a result carries for front ends.
+const maxResultDiff = 64 << 10
+
+// resultDiff is the unified diff of changes, for [tools.Result.Diff]:
+// clipped to maxResultDiff at a line end, binary content left out.
+func resultDiff(changes ...fileChange) string {
+	var b strings.Builder
+	for _, c := range changes {
+		if looksBinary([]byte(c.before)) || looksBinary([]byte(c.after)) {
+			continue
+		}
+		d, _, _ := UnifiedDiff(c.display, c.before, c.after)
+		b.WriteString(d)
+		if b.Len() > maxResultDiff {
+			break
+		}
+	}
+	s := b.String()
+	if len(s) > maxResultDiff {
+		s = s[:strings.LastIndexByte(s[:maxResultDiff], '\n')+1]
+	}
+	return s
+}
+
 // counts returns the added and removed line counts.
 func (c fileChange) counts() (int, int) {
 	_, add, del := UnifiedDiff(c.display, c.before, c.after)

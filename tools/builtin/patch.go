@@ -565,7 +565,7 @@ func (t patchTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMess
 		b.WriteString("note: " + n + "\n")
 	}
 	summary := fmt.Sprintf("patched %d file(s) (+%d -%d)", len(plan.changes), totalAdd, totalDel)
-	return tools.Result{Content: tools.Truncate(b.String(), env.Limit()), Summary: summary}, nil
+	return tools.Result{Content: tools.Truncate(b.String(), env.Limit()), Summary: summary, Diff: resultDiff(plan.changes...)}, nil
 }
 
 // Preview shows, per file, the diff the patch would really make: hunks at

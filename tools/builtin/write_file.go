@@ -88,7 +88,7 @@ func (t writeFileTool) Execute(ctx context.Context, env *tools.Env, raw json.Raw
 	}
 	// The model now knows the whole content, so later overwrites are fine.
 	env.Reads.Add(c.abs)
-	return tools.Result{Content: tools.Truncate(msg, env.Limit()), Summary: msg}, nil
+	return tools.Result{Content: tools.Truncate(msg, env.Limit()), Summary: msg, Diff: resultDiff(c)}, nil
 }
 
 // Preview shows the diff the write would make.

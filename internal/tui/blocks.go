@@ -1,0 +1,580 @@
+package tui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/rivo/tview"
+
+	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/roles"
+)
+
+// The transcript is a tview.TextView, which can only be appended to. What
+// changes while it runs (reasoning being written, subagents, the planner,
+// plan steps) lives in the live region between the transcript and the
+// composer, redrawn whole each frame: it is a few lines. Once such a
+// thing ends, its summary is appended to the transcript as a block that
+// has two forms, collapsed (one line) and expanded (everything kept).
+// Ctrl-T switches every block between the two by rebuilding the
+// transcript's text from its segments once, on that keypress; streaming
+// only ever appends.
+
+// segment is a piece of the transcript: plain markup, or a block with a
+// collapsed (text) and an expanded (full) form.
+type segment struct {
+	text, full string
+}
+
+// blockState is what the transcript's blocks and the live region keep.
+// It belongs to the UI goroutine.
+type blockState struct {
+	segs     []segment
+	tail     strings.Builder // plain text after the last segment
+	lines    int             // lines held in segs and tail
+	expanded bool            // blocks show their full form (Ctrl-T)
+	// agents are the running subagents, planner and plan steps, by key
+	// (session id, or "step:" and the step id); order is their start
+	// order.
+	agents map[string]*agentBlock
+	order  []string
+	// think is the reasoning being written now; nil when none.
+	think *thought
+	// jobs are the background jobs seen, by session and id; jobOrder
+	// their start order.
+	jobs     map[string]*jobState
+	jobOrder []string
+}
+
+func newBlockState() blockState {
+	return blockState{agents: map[string]*agentBlock{}, jobs: map[string]*jobState{}}
+}
+
+// flushTail makes the plain text written so far a segment of its own.
+func (b *blockState) flushTail() {
+	if b.tail.Len() == 0 {
+		return
+	}
+	b.segs = append(b.segs, segment{text: b.tail.String()})
+	b.tail.Reset()
+}
+
+// trim forgets the oldest segments once more than max lines are kept;
+// the TextView drops those lines itself (SetMaxLines).
+func (b *blockState) trim(max int) {
+	if b.lines <= max+max/4 {
+		return
+	}
+	b.flushTail()
+	i := 0
+	for i < len(b.segs) && b.lines > max {
+		b.lines -= segLines(b.segs[i])
+		i++
+	}
+	b.segs = append([]segment(nil), b.segs[i:]...)
+}
+
+func segLines(s segment) int { return max(strings.Count(s.text, "\n"), strings.Count(s.full, "\n")) }
+
+// text is the whole transcript in the current form.
+func (b *blockState) text() string {
+	var s strings.Builder
+	for _, g := range b.segs {
+		if b.expanded && g.full != "" {
+			s.WriteString(g.full)
+		} else {
+			s.WriteString(g.text)
+		}
+	}
+	s.WriteString(b.tail.String())
+	return s.String()
+}
+
+// block appends a block: collapsed and expanded markup, each ending in a
+// newline.
+func (a *App) block(collapsed, expanded string) {
+	a.endStream()
+	a.bl.flushTail()
+	g := segment{text: collapsed, full: expanded}
+	a.bl.segs = append(a.bl.segs, g)
+	a.bl.lines += segLines(g)
+	s := collapsed
+	if a.bl.expanded {
+		s = expanded
+	}
+	_, _ = a.transcript.Write([]byte(s))
+	if !a.follow {
+		a.unseen = true
+	}
+	a.bl.trim(a.opts.MaxLines)
+}
+
+// toggleBlocks is Ctrl-T: every block switches between its collapsed and
+// its expanded form. The transcript is rebuilt once.
+func (a *App) toggleBlocks() {
+	a.bl.expanded = !a.bl.expanded
+	row, _ := a.transcript.GetScrollOffset()
+	a.transcript.Clear()
+	_, _ = a.transcript.Write([]byte(a.bl.text()))
+	if a.follow {
+		a.transcript.ScrollToEnd()
+	} else {
+		a.transcript.ScrollTo(row, 0)
+	}
+	a.updateLive()
+}
+
+// resetBlocks forgets the transcript's segments and every live block
+// (a new conversation). Jobs stay: they belong to sessions, not to the
+// transcript.
+func (a *App) resetBlocks() {
+	jobs, order, exp := a.bl.jobs, a.bl.jobOrder, a.bl.expanded
+	a.bl = newBlockState()
+	a.bl.jobs, a.bl.jobOrder, a.bl.expanded = jobs, order, exp
+	a.updateLive()
+}
+
+// expandHint names the key on a collapsed block.
+func (a *App) expandHint() string {
+	if a.bl.expanded {
+		return ""
+	}
+	return " [gray::d](Ctrl-T)[-::-]"
+}
+
+// --- reasoning ---------------------------------------------------------
+
+// thoughtMax bounds the reasoning one block keeps.
+const thoughtMax = 64 << 10
+
+// thought is reasoning being written.
+type thought struct {
+	start  time.Time
+	text   strings.Builder
+	words  int
+	inWord bool
+}
+
+// add takes one delta: kept up to thoughtMax, counted in words
+// (a CJK character counts as one).
+func (t *thought) add(s string) {
+	if t.text.Len() < thoughtMax {
+		t.text.WriteString(s)
+	}
+	for _, r := range s {
+		switch {
+		case unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r):
+			t.words++
+			t.inWord = false
+		case unicode.IsSpace(r) || unicode.IsPunct(r):
+			t.inWord = false
+		default:
+			if !t.inWord {
+				t.words++
+			}
+			t.inWord = true
+		}
+	}
+}
+
+// summary is "thought for 12 s (340 words)".
+func (t *thought) summary(now time.Time) string {
+	return fmt.Sprintf("thought for %s (%d words)", seconds(now.Sub(t.start)), t.words)
+}
+
+// lastLine is the newest non-empty line of the reasoning.
+func (t *thought) lastLine() string {
+	s := strings.TrimRight(t.text.String(), " \n\t")
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	if len(s) > 300 {
+		s = s[len(s)-300:]
+		for len(s) > 0 && !utf8.RuneStart(s[0]) {
+			s = s[1:]
+		}
+		s = "…" + s
+	}
+	return strings.TrimSpace(s)
+}
+
+// reason adds top-level reasoning; it shows in the live region until the
+// stream moves on.
+func (a *App) reason(s string) {
+	if a.bl.think == nil {
+		a.bl.think = &thought{start: time.Now()}
+	}
+	a.bl.think.add(s)
+}
+
+// flushThought ends the reasoning being written: it becomes a block,
+// one dim line collapsed, the whole reasoning expanded.
+func (a *App) flushThought() {
+	t := a.bl.think
+	if t == nil {
+		return
+	}
+	a.bl.think = nil
+	body := strings.TrimSpace(t.text.String())
+	if body == "" {
+		return
+	}
+	sum := tview.Escape(t.summary(time.Now()))
+	var full strings.Builder
+	full.WriteString("[gray::d]▾ " + sum + "[-::-]\n")
+	for _, l := range strings.Split(body, "\n") {
+		full.WriteString("[gray::d]  " + tview.Escape(l) + "[-::-]\n")
+	}
+	if t.text.Len() >= thoughtMax {
+		full.WriteString("[gray::d]  … (the rest is not kept)[-::-]\n")
+	}
+	a.block("[gray::d]▸ "+sum+"[-::-]"+a.expandHint()+"\n", full.String())
+}
+
+// --- subagents, the planner and plan steps -----------------------------
+
+const (
+	kindAgent   = "agent"
+	kindPlanner = "planner"
+	kindStep    = "step"
+	// blockKeep bounds the finished-call lines a block keeps.
+	blockKeep = 200
+	// proseKeep bounds the planner's prose a block keeps.
+	proseKeep = 16 << 10
+)
+
+// agentBlock is a running subagent, planner or plan step.
+type agentBlock struct {
+	key, kind string
+	tag       string // "explore: find the TODOs", "planner", "step s1"
+	title     string // a step's title
+	worker    string // a step's worker role
+	start     time.Time
+	inflight  map[string]string // calls in flight: call id → brief
+	calls     int
+	tokens    int
+	lines     []string
+	prose     strings.Builder
+	writing   bool // the planner is writing prose
+}
+
+// blockKey says which block an event belongs to, if any: a plan step's
+// (every event of its workers), a subagent's, or the planner's.
+func blockKey(e events.Event) string {
+	switch {
+	case e.Step != "":
+		return "step:" + e.Step
+	case e.Parent != "":
+		return e.Session
+	case e.Role == roles.Planner && e.Session != "":
+		return e.Session
+	}
+	return ""
+}
+
+// agentFor returns the block of key, opening it for e when it is new.
+func (a *App) agentFor(key string, e events.Event) *agentBlock {
+	if b := a.bl.agents[key]; b != nil {
+		return b
+	}
+	b := &agentBlock{key: key, start: time.Now(), inflight: map[string]string{}}
+	switch {
+	case e.Step != "":
+		b.kind, b.tag = kindStep, "step "+e.Step
+	case e.Parent != "":
+		b.kind = kindAgent
+		if e.Title != "" {
+			b.tag = e.Role + ": " + oneLine(e.Title, 48)
+		} else {
+			b.tag = e.Role + " " + shortID(e.Session)
+		}
+	default:
+		b.kind, b.tag = kindPlanner, "planner"
+	}
+	a.bl.agents[key] = b
+	a.bl.order = append(a.bl.order, key)
+	return b
+}
+
+// agentEvent folds e into its block when it belongs to one and the block
+// shows it; it reports whether e was consumed.
+func (a *App) agentEvent(e events.Event) bool {
+	key := blockKey(e)
+	if e.Type == events.Done && e.Step == "" && a.bl.agents[e.Session] != nil {
+		key = e.Session // a session's Done does not name its parent
+	}
+	if key == "" {
+		return false
+	}
+	b := a.bl.agents[key]
+	switch e.Type {
+	case events.SessionStart, events.TextDelta, events.ReasoningDelta, events.ToolStart, events.ToolEnd, events.UsageUpdate:
+	case events.Done:
+		if b == nil {
+			return false
+		}
+	default:
+		return false
+	}
+	switch e.Type {
+	case events.SessionStart:
+		b = a.agentFor(key, e)
+		if b.kind == kindStep && b.worker == "" {
+			b.worker = e.Role
+		}
+		return true
+	case events.TextDelta, events.ReasoningDelta:
+		b = a.agentFor(key, e)
+		if b.kind == kindPlanner {
+			if b.prose.Len() < proseKeep {
+				b.prose.WriteString(e.Text)
+			}
+			b.writing = true
+		}
+		return true
+	case events.ToolStart:
+		b = a.agentFor(key, e)
+		if e.Tool != nil {
+			b.inflight[e.Tool.CallID] = e.Tool.Brief()
+			b.writing = false
+		}
+		return true
+	case events.ToolEnd:
+		b = a.agentFor(key, e)
+		if e.Tool == nil {
+			return true
+		}
+		delete(b.inflight, e.Tool.CallID)
+		b.calls++
+		a.keepCall("["+b.tag+"]", *e.Tool)
+		if len(b.lines) < blockKeep {
+			b.lines = append(b.lines, toolLine(e.Tool))
+			for _, l := range bashTail(e.Tool, 3) {
+				b.lines = append(b.lines, "    [gray]│ "+tview.Escape(oneLine(l, 200))+"[-]")
+			}
+		}
+		return true
+	case events.UsageUpdate:
+		b = a.agentFor(key, e)
+		if u := e.Usage; u != nil {
+			b.tokens += u.PromptTokens + u.CompletionTokens
+		}
+		return true
+	case events.Done:
+		if b == nil {
+			return false
+		}
+		if b.kind == kindStep {
+			// A step ends with its StepUpdate; a worker of it ending is
+			// not the step's end.
+			return true
+		}
+		if u := e.Usage; u != nil && u.PromptTokens+u.CompletionTokens > 0 {
+			b.tokens = u.PromptTokens + u.CompletionTokens
+		}
+		status := "[green]done[-]"
+		if e.Error != "" {
+			status = "[red]failed:[-] " + tview.Escape(oneLine(e.Error, 160))
+		} else if e.Text == "max_steps" {
+			status = "[yellow]stopped at the step limit[-]"
+		}
+		a.finishAgent(b, status, time.Since(b.start))
+		return true
+	}
+	return false
+}
+
+// stepEvent keeps a plan step's block: running opens it, an outcome
+// closes it into the transcript.
+func (a *App) stepEvent(e events.Event) {
+	s := e.StepResult
+	if s == nil {
+		return
+	}
+	key := "step:" + s.Step
+	if s.Status == events.StepRunning || s.Status == events.StepPending {
+		b := a.agentFor(key, events.Event{Step: s.Step})
+		if s.Title != "" {
+			b.title = s.Title
+		}
+		if s.Status == events.StepRunning {
+			a.rs.steps[s.Step] = s.Title
+		}
+		return
+	}
+	delete(a.rs.steps, s.Step)
+	color := "green"
+	if s.Status != events.StepDone {
+		color = "red"
+	}
+	status := "[" + color + "]" + tview.Escape(s.Status) + "[-]"
+	if s.Summary != "" {
+		status += ": " + tview.Escape(oneLine(s.Summary, 200))
+	}
+	if len(s.Files) > 0 {
+		status += " [gray](" + tview.Escape(strings.Join(s.Files, ", ")) + ")[-]"
+	}
+	b := a.bl.agents[key]
+	if b == nil {
+		b = &agentBlock{key: key, kind: kindStep, tag: "step " + s.Step, start: time.Now(), inflight: map[string]string{}}
+	}
+	if s.Title != "" && b.title == "" {
+		b.title = s.Title
+	}
+	if u := s.Usage; u.PromptTokens+u.CompletionTokens > 0 {
+		b.tokens = u.PromptTokens + u.CompletionTokens
+	}
+	el := time.Since(b.start)
+	if s.Millis > 0 {
+		el = time.Duration(s.Millis) * time.Millisecond
+	}
+	a.finishAgent(b, status, el)
+}
+
+// finishAgent moves a block out of the live region into the transcript.
+func (a *App) finishAgent(b *agentBlock, status string, el time.Duration) {
+	delete(a.bl.agents, b.key)
+	if i := indexOf(a.bl.order, b.key); i >= 0 {
+		a.bl.order = append(a.bl.order[:i], a.bl.order[i+1:]...)
+	}
+	head := "[blue]" + tview.Escape("["+b.tag+"]") + "[-] " + status
+	var facts []string
+	facts = append(facts, seconds(el))
+	if b.calls > 0 {
+		facts = append(facts, plural(b.calls, "call"))
+	}
+	if b.tokens > 0 {
+		facts = append(facts, count(b.tokens)+" tokens")
+	}
+	head += " [gray]· " + strings.Join(facts, " · ") + "[-]"
+	var full strings.Builder
+	full.WriteString("▾ " + head + "\n")
+	if b.title != "" {
+		full.WriteString("    [gray]" + tview.Escape(oneLine(b.title, 200)) + "[-]\n")
+	}
+	for _, l := range b.lines {
+		full.WriteString("    " + l + "\n")
+	}
+	if p := strings.TrimSpace(b.prose.String()); p != "" {
+		for _, l := range strings.Split(p, "\n") {
+			full.WriteString("    [gray::d]" + tview.Escape(l) + "[-::-]\n")
+		}
+	}
+	hint := ""
+	if len(b.lines) > 0 || b.prose.Len() > 0 {
+		hint = a.expandHint()
+	}
+	a.block("  ▸ "+head+hint+"\n", "  "+full.String())
+}
+
+func indexOf(s []string, v string) int {
+	for i, x := range s {
+		if x == v {
+			return i
+		}
+	}
+	return -1
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// seconds renders an elapsed time for a person: "0.4 s", "12 s", "3m 05s".
+func seconds(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%.1f s", d.Seconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%d s", int(d.Seconds()))
+	}
+	return fmt.Sprintf("%dm %02ds", int(d.Minutes()), int(d.Seconds())%60)
+}
+
+// --- the live region ---------------------------------------------------
+
+// maxLiveBlocks bounds the blocks the live region lists; the rest are
+// counted.
+const maxLiveBlocks = 8
+
+// updateLive redraws the live region and sizes it to its lines.
+func (a *App) updateLive() {
+	var lines []string
+	now := time.Now()
+	if t := a.bl.think; t != nil {
+		lines = append(lines, fmt.Sprintf("[gray::d]✻ thinking… %s · %d words[-::-]", seconds(now.Sub(t.start)), t.words))
+		if l := t.lastLine(); l != "" {
+			lines = append(lines, "[gray::d]  "+tview.Escape(l)+"[-::-]")
+		}
+	}
+	for i, key := range a.bl.order {
+		if i == maxLiveBlocks {
+			lines = append(lines, fmt.Sprintf("[gray]  … and %d more running[-]", len(a.bl.order)-i))
+			break
+		}
+		b := a.bl.agents[key]
+		lines = append(lines, a.liveLine(b, now))
+		if a.bl.expanded {
+			from := max(0, len(b.lines)-3)
+			for _, l := range b.lines[from:] {
+				lines = append(lines, "      "+l)
+			}
+		}
+	}
+	limit := max(1, a.screenH/3)
+	if len(lines) > limit {
+		lines = append(lines[:limit-1], fmt.Sprintf("[gray]  … %d more lines (the live view is cut to a third of the screen)[-]", len(lines)-limit+1))
+	}
+	a.live.SetText(strings.Join(lines, "\n"))
+	a.body.ResizeItem(a.live, len(lines), 0)
+}
+
+// liveLine is one running block's status line.
+func (a *App) liveLine(b *agentBlock, now time.Time) string {
+	el := now.Sub(b.start)
+	s := fmt.Sprintf("[yellow]%c[-] [blue]%s[-]", spinner(el), tview.Escape("["+b.tag+"]"))
+	if b.title != "" {
+		s += " " + tview.Escape(oneLine(b.title, 60))
+	}
+	facts := []string{}
+	if b.worker != "" {
+		facts = append(facts, b.worker)
+	}
+	facts = append(facts, "running "+seconds(el))
+	if cur := b.current(); cur != "" {
+		facts = append(facts, "→ "+oneLine(cur, 60))
+	} else if b.writing {
+		facts = append(facts, "writing")
+	}
+	if b.calls > 0 {
+		facts = append(facts, plural(b.calls, "call"))
+	}
+	if b.tokens > 0 {
+		facts = append(facts, count(b.tokens)+" tokens")
+	}
+	return s + " [gray]· " + tview.Escape(strings.Join(facts, " · ")) + "[-]"
+}
+
+// current names the call in flight (the first by id, and how many more).
+func (b *agentBlock) current() string {
+	if len(b.inflight) == 0 {
+		return ""
+	}
+	ids := make([]string, 0, len(b.inflight))
+	for id := range b.inflight {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	s := b.inflight[ids[0]]
+	if len(ids) > 1 {
+		s += fmt.Sprintf(" (+%d)", len(ids)-1)
+	}
+	return s
+}

@@ -1,0 +1,101 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rivo/tview"
+
+	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/internal/text"
+)
+
+const (
+	// diffShow is how many diff lines an edit shows collapsed; diffFull
+	// how many expanded (Ctrl-T). Ctrl-O shows the whole diff.
+	diffShow = 12
+	diffFull = 400
+)
+
+// diffBlock shows a finished file edit: the call with its line counts,
+// then its diff coloured, cut to diffShow lines unless expanded.
+func (a *App) diffBlock(prefix string, t *events.Tool) {
+	body, files, added, removed := diffBody(t.Diff)
+	head := "[" + a.th.ok + "]✓[-] " + tview.Escape(t.Brief())
+	if len(files) > 1 {
+		head += fmt.Sprintf(" [gray]· %d files[-]", len(files))
+	}
+	head += fmt.Sprintf(" [%s]+%d[-] [%s]−%d[-]", a.th.added, added, a.th.removed, removed)
+	render := func(lines []string) string {
+		var b strings.Builder
+		b.WriteString(prefix + head + "\n")
+		for _, l := range lines {
+			b.WriteString(prefix + "    " + a.diffLine(l, len(files) > 1) + "\n")
+		}
+		return b.String()
+	}
+	if len(body) <= diffShow {
+		a.endStream()
+		a.write(render(body))
+		return
+	}
+	more := func(n int, how string) string {
+		return fmt.Sprintf("%s    [gray]… %d more lines · %s[-]\n", prefix, n, how)
+	}
+	collapsed := render(body[:diffShow]) + more(len(body)-diffShow, "Ctrl-T shows them, Ctrl-O the whole output")
+	expanded := render(body[:min(len(body), diffFull)])
+	if len(body) > diffFull {
+		expanded += more(len(body)-diffFull, "Ctrl-O shows them")
+	}
+	a.block(collapsed, expanded)
+}
+
+// diffBody splits a unified diff into the lines to show, the files it
+// changes and its added and removed line counts. The ---/+++ header
+// pairs become one "+++ path" line, kept only when several files changed.
+func diffBody(diff string) (body, files []string, added, removed int) {
+	for _, l := range strings.Split(strings.TrimRight(diff, "\n"), "\n") {
+		switch {
+		case strings.HasPrefix(l, "--- "):
+			continue
+		case strings.HasPrefix(l, "+++ "):
+			p := strings.TrimPrefix(strings.TrimPrefix(l, "+++ "), "b/")
+			files = append(files, p)
+			body = append(body, "+++ "+p)
+			continue
+		case strings.HasPrefix(l, "+"):
+			added++
+		case strings.HasPrefix(l, "-"):
+			removed++
+		}
+		body = append(body, l)
+	}
+	if len(files) <= 1 {
+		kept := body[:0]
+		for _, l := range body {
+			if !strings.HasPrefix(l, "+++ ") {
+				kept = append(kept, l)
+			}
+		}
+		body = kept
+	}
+	return body, files, added, removed
+}
+
+// diffLine colours one diff line from the theme: added, removed, hunk
+// header, file header. The +/- marks stay, so it reads without colour
+// (NO_COLOR) too.
+func (a *App) diffLine(l string, files bool) string {
+	e := tview.Escape(text.Clip(strings.ReplaceAll(l, "\t", "    "), 400))
+	switch {
+	case files && strings.HasPrefix(l, "+++ "):
+		return "[::b]" + tview.Escape(strings.TrimPrefix(l, "+++ ")) + "[::-]"
+	case strings.HasPrefix(l, "+"):
+		return a.th.tag(a.th.added, e)
+	case strings.HasPrefix(l, "-"):
+		return a.th.tag(a.th.removed, e)
+	case strings.HasPrefix(l, "@@"):
+		return a.th.tag(a.th.dim, e)
+	}
+	return e
+}
