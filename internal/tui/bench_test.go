@@ -145,9 +145,21 @@ func TestTUIBench(t *testing.T) {
 	ft := append([]time.Duration(nil), frameTimes...)
 	mu.Unlock()
 
+	// Ctrl-T rebuilds the whole transcript once (blocks expand or
+	// collapse): keypress to frame.
+	var toggles []time.Duration
+	for range 6 {
+		time.Sleep(20 * time.Millisecond)
+		drain()
+		t0 := time.Now()
+		h.sim.InjectKey(tcell.KeyCtrlT, 0, tcell.ModNone)
+		toggles = append(toggles, nextFrame().Sub(t0))
+	}
+
 	fmt.Printf("tui: %d-line transcript rendered from Markdown in %.0f ms\n", lines, benchtest.Ms(fillTime))
 	fmt.Printf("tui: keypress-to-frame %.1f ms median, %.1f ms p95 (target < 16 ms)\n", benchtest.Ms(pct(keys, 50)), benchtest.Ms(pct(keys, 95)))
 	fmt.Printf("tui: chunk-to-frame %.1f ms median, %.1f ms p95 over %d streamed chunks (target < 16 ms)\n", benchtest.Ms(pct(lat, 50)), benchtest.Ms(pct(lat, 95)), len(lat))
+	fmt.Printf("tui: Ctrl-T (expand or collapse every block, the transcript rebuilt) %.1f ms median to its frame\n", benchtest.Ms(pct(toggles, 50)))
 	fmt.Printf("tui: frame time %.2f ms median, %.2f ms p95 with a %d-line transcript at 120x40\n", benchtest.Ms(pct(ft, 50)), benchtest.Ms(pct(ft, 95)), lines)
 }
 

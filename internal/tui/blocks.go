@@ -548,16 +548,17 @@ func (a *App) liveLine(b *agentBlock, now time.Time) string {
 		facts = append(facts, b.worker)
 	}
 	facts = append(facts, "running "+seconds(el))
-	if cur := b.current(); cur != "" {
-		facts = append(facts, "→ "+oneLine(cur, 60))
-	} else if b.writing {
-		facts = append(facts, "writing")
-	}
 	if b.calls > 0 {
 		facts = append(facts, plural(b.calls, "call"))
 	}
 	if b.tokens > 0 {
 		facts = append(facts, count(b.tokens)+" tokens")
+	}
+	// Last: the one part of any length, cut by the screen's edge.
+	if cur := b.current(); cur != "" {
+		facts = append(facts, "→ "+oneLine(cur, 60))
+	} else if b.writing {
+		facts = append(facts, "writing")
 	}
 	return s + " [gray]· " + tview.Escape(strings.Join(facts, " · ")) + "[-]"
 }

@@ -1,0 +1,279 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/providers"
+	"github.com/reasonix/reasonix/roles"
+)
+
+// cellAt finds the first screen cell starting want and returns its
+// style; ok is false when want is not on screen.
+func (h *harness) styleOf(want string) (tcell.Style, bool) {
+	var st tcell.Style
+	ok := false
+	h.app.app.QueueUpdate(func() {
+		cells, w, _ := h.sim.GetContents()
+		var b strings.Builder
+		h.read(&b)
+		lines := strings.Split(b.String(), "\n")
+		for y, l := range lines {
+			i := strings.Index(l, want)
+			if i < 0 {
+				continue
+			}
+			x := len([]rune(l[:i]))
+			st, ok = cells[y*w+x].Style, true
+			return
+		}
+	})
+	return st, ok
+}
+
+// countLines counts the screen lines containing want.
+func countLines(s, want string) int {
+	n := 0
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, want) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestReasoningCollapses: reasoning shows dimmed in the live region while
+// it is written, becomes one collapsed line once the answer starts, and
+// Ctrl-T expands and collapses it again.
+func TestReasoningCollapses(t *testing.T) {
+	h := start(t, Options{})
+	p := h.app.Publish
+	p(events.Event{Type: events.ReasoningDelta, Session: "e-1", Role: "executor", Text: "First I read the parser.\nThen I check "})
+	p(events.Event{Type: events.ReasoningDelta, Session: "e-1", Role: "executor", Text: "the tests carefully."})
+	h.waitFor("✻ thinking…", "11 words", "Then I check the tests carefully.")
+	st, _ := h.styleOf("Then I check")
+	if _, _, attr := st.Decompose(); attr&tcell.AttrDim == 0 {
+		t.Errorf("live reasoning is not dim: %v", attr)
+	}
+	p(events.Event{Type: events.TextDelta, Session: "e-1", Role: "executor", Text: "The ANSWER.\n"})
+	s := h.waitFor("▸ thought for", "(11 words)", "(Ctrl-T)", "The ANSWER.")
+	if strings.Contains(s, "First I read") || strings.Contains(s, "thinking…") {
+		t.Fatalf("reasoning not collapsed once the answer started:\n%s", s)
+	}
+	st, _ = h.styleOf("▸ thought for")
+	if _, _, attr := st.Decompose(); attr&tcell.AttrDim == 0 {
+		t.Errorf("collapsed reasoning is not dim: %v", attr)
+	}
+	h.key(tcell.KeyCtrlT)
+	s = h.waitFor("▾ thought for", "First I read the parser.", "Then I check the tests carefully.")
+	if !(strings.Index(s, "First I read") < strings.Index(s, "The ANSWER.")) {
+		t.Errorf("expanded reasoning not in its place above the answer:\n%s", s)
+	}
+	if st, ok := h.styleOf("First I read"); !ok {
+		t.Error("no expanded line")
+	} else if _, _, attr := st.Decompose(); attr&tcell.AttrDim == 0 {
+		t.Errorf("expanded reasoning is not dim: %v", attr)
+	}
+	// Output after the toggle still streams below, and a new thought
+	// is expanded too while the mode is on.
+	p(events.Event{Type: events.ReasoningDelta, Session: "e-1", Role: "executor", Text: "Second thought here."})
+	p(events.Event{Type: events.TextDelta, Session: "e-1", Role: "executor", Text: "Second answer.\n"})
+	h.waitFor("Second thought here.", "Second answer.")
+	h.key(tcell.KeyCtrlT)
+	s = h.waitFor("▸ thought for", "The ANSWER.", "Second answer.")
+	if strings.Contains(s, "First I read") || strings.Contains(s, "Second thought here.") {
+		t.Errorf("Ctrl-T did not collapse the reasoning again:\n%s", s)
+	}
+	if countLines(s, "▸ thought for") != 2 {
+		t.Errorf("want two collapsed thoughts:\n%s", s)
+	}
+}
+
+// TestAgentBlocksLive: a subagent and the planner are live blocks updated
+// in place (one line each, whatever the number of events), then one
+// summary line each in the transcript, expandable.
+func TestAgentBlocksLive(t *testing.T) {
+	h := start(t, Options{})
+	h.sim.SetSize(120, 30)
+	p := h.app.Publish
+	h.app.post(func() { h.app.cancel, h.app.workStart = func() {}, time.Now() }) // a turn is in flight
+	defer h.app.post(func() { h.app.cancel = nil })
+	sub := events.Event{Session: "x-20260101-deadbeef", Parent: "e-1", Role: "explore"}
+	ev := func(base events.Event, typ events.Type, f func(*events.Event)) events.Event {
+		base.Type = typ
+		if f != nil {
+			f(&base)
+		}
+		return base
+	}
+	p(ev(sub, events.SessionStart, func(e *events.Event) { e.Title, e.Text = "find the TODOs", "m" }))
+	pl := events.Event{Session: "p-20260101-cafe0001", Role: roles.Planner}
+	p(ev(pl, events.SessionStart, func(e *events.Event) { e.Text = "m" }))
+	p(ev(pl, events.TextDelta, func(e *events.Event) { e.Text = "Planning notes: split the parser." }))
+	for i := range 5 {
+		p(ev(sub, events.ToolStart, func(e *events.Event) {
+			e.Tool = tool(fmt.Sprint("c", i), "grep", fmt.Sprintf("TODO%d", i), nil)
+		}))
+		s := h.waitFor(fmt.Sprintf("→ grep TODO%d", i))
+		if n := countLines(s, "[explore: find the TODOs]"); n != 1 {
+			t.Fatalf("the subagent has %d lines, want 1 updated in place:\n%s", n, s)
+		}
+		end := tool(fmt.Sprint("c", i), "grep", fmt.Sprintf("TODO%d", i), nil)
+		end.Summary = fmt.Sprintf("%d matches", i)
+		p(ev(sub, events.ToolEnd, func(e *events.Event) { e.Tool = end }))
+		p(ev(sub, events.UsageUpdate, func(e *events.Event) {
+			e.Usage = &providers.Usage{PromptTokens: 1000, CompletionTokens: 100}
+		}))
+	}
+	s := h.waitFor("[explore: find the TODOs] · running", "5 calls", "5.5k tokens", "[planner] · running", "writing")
+	if strings.Contains(s, "Planning notes") {
+		t.Errorf("the planner's prose is in the transcript:\n%s", s)
+	}
+	p(ev(sub, events.Done, func(e *events.Event) { e.Parent = "" })) // a real Done names no parent
+	s = h.waitFor("▸ [explore: find the TODOs] done", "5 calls · 5.5k tokens")
+	if countLines(s, "[explore: find the TODOs]") != 1 || strings.Contains(s, "[explore: find the TODOs] · running") {
+		t.Errorf("the finished subagent is still live:\n%s", s)
+	}
+	if strings.Contains(s, "grep TODO3") {
+		t.Errorf("collapsed block shows its calls:\n%s", s)
+	}
+	p(ev(pl, events.Done, func(e *events.Event) { e.Error = "model went away" }))
+	s = h.waitFor("▸ [planner] failed: model went away")
+	if strings.Contains(s, "running") {
+		t.Errorf("a block is still live:\n%s", s)
+	}
+	h.key(tcell.KeyCtrlT)
+	h.waitFor("▾ [explore: find the TODOs] done", "✓ grep TODO3 · 3 matches", "find the TODOs", "Planning notes: split the parser.")
+}
+
+// TestPlanStepBlocksLive: each running plan step is one live line with
+// its worker, current call and tokens; its outcome is a transcript block
+// holding its calls.
+func TestPlanStepBlocksLive(t *testing.T) {
+	h := start(t, Options{})
+	h.sim.SetSize(120, 30)
+	p := h.app.Publish
+	p(events.Event{Type: events.StepUpdate, Step: "s1", StepResult: &events.StepResult{Step: "s1", Title: "write the lexer", Status: events.StepRunning}})
+	p(events.Event{Type: events.StepUpdate, Step: "s2", StepResult: &events.StepResult{Step: "s2", Title: "write the docs", Status: events.StepRunning}})
+	w := events.Event{Session: "e-20260101-00000001", Role: "executor", Step: "s1"}
+	w.Type = events.SessionStart
+	p(w)
+	w.Type, w.Tool = events.ToolStart, tool("c1", "edit_file", "lexer.go", nil)
+	p(w)
+	s := h.waitFor("[step s1] write the lexer · executor · running", "→ edit_file lexer.go", "[step s2] write the docs")
+	w.Type, w.Tool = events.ToolEnd, &events.Tool{CallID: "c1", Name: "edit_file", Subject: "lexer.go", Summary: "edited lexer.go (+3 -1)"}
+	p(w)
+	w.Type, w.Tool = events.ToolStart, tool("c2", "bash", "go test ./...", nil)
+	p(w)
+	s = h.waitFor("→ bash go test ./...", "1 call")
+	if n := countLines(s, "[step s1]"); n != 1 {
+		t.Errorf("step s1 has %d lines, want 1:\n%s", n, s)
+	}
+	w.Type, w.Tool = events.ToolEnd, &events.Tool{CallID: "c2", Name: "bash", Subject: "go test ./...", Summary: "exit code 0"}
+	p(w)
+	w.Type, w.Tool = events.Done, nil
+	p(w) // the worker ends; the step's outcome comes with its StepUpdate
+	h.waitFor("2 calls")
+	p(events.Event{Type: events.StepUpdate, Step: "s1", StepResult: &events.StepResult{Step: "s1", Status: events.StepDone,
+		Summary: "lexer written", Files: []string{"lexer.go"}, Millis: 12000, Usage: providers.Usage{PromptTokens: 3000, CompletionTokens: 400}}})
+	s = h.waitFor("▸ [step s1] done: lexer written (lexer.go) · 12 s · 2 calls · 3.4k tokens", "[step s2] write the docs · running")
+	if strings.Contains(s, "[step s1] write the lexer · executor") {
+		t.Errorf("finished step still live:\n%s", s)
+	}
+	h.key(tcell.KeyCtrlT)
+	h.waitFor("▾ [step s1] done", "✓ edit_file lexer.go · edited lexer.go (+3 -1)", "✓ bash go test ./... · exit code 0")
+}
+
+// TestEditDiffColoured: an edit's result shows its line counts and a
+// coloured diff from the theme; a long one is cut, Ctrl-T shows it all.
+func TestEditDiffColoured(t *testing.T) {
+	for _, th := range []struct {
+		name         string
+		added, remov tcell.Color
+	}{{"dark", tcell.ColorLime, tcell.ColorRed}, {"light", tcell.ColorGreen, tcell.ColorMaroon}} {
+		t.Run(th.name, func(t *testing.T) {
+			h := start(t, Options{Theme: th.name})
+			p := h.app.Publish
+			diff := "--- a/foo.go\n+++ b/foo.go\n@@ -1,3 +1,4 @@\n package foo\n-func Old() {}\n+func New() {}\n+func Newer() {}\n+func Newest() {}\n"
+			p(events.Event{Type: events.ToolEnd, Session: "e-1", Role: "executor", Tool: &events.Tool{CallID: "c1", Name: "edit_file",
+				Subject: "foo.go", Summary: "edited foo.go (+3 -1)", Diff: diff}})
+			s := h.waitFor("✓ edit_file foo.go +3 −1", "+func New() {}", "-func Old() {}", "@@ -1,3 +1,4 @@")
+			if strings.Contains(s, "+++ b/foo.go") {
+				t.Errorf("a one-file diff shows its header:\n%s", s)
+			}
+			for want, c := range map[string]tcell.Color{"+func Newer": th.added, "-func Old": th.remov, "+3 −1": th.added, "−1": th.remov} {
+				st, ok := h.styleOf(want)
+				if fg, _, _ := st.Decompose(); !ok || fg != c {
+					t.Errorf("%q drawn in %v, want %v", want, fg, c)
+				}
+			}
+			if st, _ := h.styleOf(" package foo"); true {
+				if fg, _, _ := st.Decompose(); fg == th.added || fg == th.remov {
+					t.Errorf("a context line is coloured %v", fg)
+				}
+			}
+
+			var long strings.Builder
+			long.WriteString("--- a/big.go\n+++ b/big.go\n@@ -1,0 +1,30 @@\n")
+			for i := range 30 {
+				fmt.Fprintf(&long, "+line %02d\n", i)
+			}
+			p(events.Event{Type: events.ToolEnd, Session: "e-1", Role: "executor", Tool: &events.Tool{CallID: "c2", Name: "write_file",
+				Subject: "big.go", Diff: long.String()}})
+			s = h.waitFor("✓ write_file big.go +30 −0", "+line 10", "… 19 more lines · Ctrl-T shows them")
+			if strings.Contains(s, "+line 11") {
+				t.Errorf("a long diff is not cut:\n%s", s)
+			}
+			h.key(tcell.KeyCtrlT)
+			s = h.waitFor("+line 29")
+			if strings.Contains(s, "more lines") {
+				t.Errorf("expanded diff still cut:\n%s", s)
+			}
+		})
+	}
+}
+
+// TestJobsListed: job events show running jobs in the status line, their
+// end as a transcript line, and /jobs lists them.
+func TestJobsListed(t *testing.T) {
+	h := start(t, Options{})
+	h.sim.SetSize(120, 30)
+	p := h.app.Publish
+	job := func(session, id, cmd, state string, code int, bytes int64) events.Event {
+		return events.Event{Type: events.JobUpdate, Session: session, Role: "executor",
+			Job: &events.Job{ID: id, Command: cmd, State: state, Code: code, Bytes: bytes, Millis: 1500}}
+	}
+	h.typeText("/jobs")
+	h.key(tcell.KeyEnter)
+	h.waitFor("no background jobs")
+	p(job("e-1", "job-1", "npm run dev", events.JobStarted, -1, 0))
+	p(job("e-1", "job-2", "go test ./...", events.JobStarted, -1, 0))
+	h.waitFor("2 jobs running (/jobs)")
+	p(job("e-1", "job-1", "npm run dev", events.JobOutput, -1, 3500))
+	p(job("e-1", "job-2", "go test ./...", events.JobExited, 2, 120))
+	s := h.waitFor("1 job running", "■ background job-2 exited with code 2 · go test ./... · 1 s · 120 B")
+	if st, _ := h.styleOf("■ background job-2"); true {
+		if fg, _, _ := st.Decompose(); fg != tcell.ColorRed {
+			t.Errorf("a failed job's mark is %v, want red", fg)
+		}
+	}
+	if strings.Contains(s, "job-1 exited") {
+		t.Errorf("a running job reported as ended:\n%s", s)
+	}
+	h.typeText("/jobs")
+	h.key(tcell.KeyEnter)
+	s = h.waitFor("background jobs (1 running", "● job-1 running", "3.4 KB", "npm run dev", "job-2 exited 2 after 1 s · 120 B")
+	if strings.Index(s, "● job-1") > strings.Index(s, "job-2 exited 2") {
+		t.Errorf("running jobs are not listed first:\n%s", s)
+	}
+	p(job("e-1", "job-1", "npm run dev", events.JobKilled, -1, 3500))
+	s = h.waitFor("background job-1 killed")
+	if strings.Contains(lineWith(s, "│ ready"), "running") {
+		t.Errorf("status line still counts a killed job:\n%s", s)
+	}
+}
