@@ -165,12 +165,12 @@ func TestPlanStepBlocksLive(t *testing.T) {
 	p(w)
 	w.Type, w.Tool = events.ToolStart, tool("c1", "edit_file", "lexer.go", nil)
 	p(w)
-	s := h.waitFor("[step s1] write the lexer · executor · running", "→ edit_file lexer.go", "[step s2] write the docs")
+	h.waitFor("[step s1] write the lexer · executor · running", "→ edit_file lexer.go", "[step s2] write the docs")
 	w.Type, w.Tool = events.ToolEnd, &events.Tool{CallID: "c1", Name: "edit_file", Subject: "lexer.go", Summary: "edited lexer.go (+3 -1)"}
 	p(w)
 	w.Type, w.Tool = events.ToolStart, tool("c2", "bash", "go test ./...", nil)
 	p(w)
-	s = h.waitFor("→ bash go test ./...", "1 call")
+	s := h.waitFor("→ bash go test ./...", "1 call")
 	if n := countLines(s, "[step s1]"); n != 1 {
 		t.Errorf("step s1 has %d lines, want 1:\n%s", n, s)
 	}

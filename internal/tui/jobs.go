@@ -110,7 +110,7 @@ func (a *App) listJobs() {
 				tview.Escape(j.ID), seconds(now.Sub(st.start)), bytesText(j.Bytes), who, cmd))
 			continue
 		}
-		state := fmt.Sprintf("[green]exited 0[-]")
+		state := "[green]exited 0[-]"
 		switch {
 		case j.State == events.JobKilled:
 			state = "[yellow]killed[-]"
