@@ -351,7 +351,9 @@ func (a *App) agentEvent(e events.Event) bool {
 		delete(b.inflight, e.Tool.CallID)
 		b.calls++
 		a.keepCall("["+b.tag+"]", *e.Tool)
-		if len(b.lines) < blockKeep {
+		if len(b.lines) < blockKeep && e.Tool.Diff != "" && !e.Tool.IsError && !e.Tool.Denied {
+			b.lines = append(b.lines, a.diffLines(e.Tool)...)
+		} else if len(b.lines) < blockKeep {
 			b.lines = append(b.lines, toolLine(e.Tool))
 			for _, l := range bashTail(e.Tool, 3) {
 				b.lines = append(b.lines, "    [gray]│ "+tview.Escape(oneLine(l, 200))+"[-]")

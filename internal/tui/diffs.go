@@ -20,12 +20,7 @@ const (
 // diffBlock shows a finished file edit: the call with its line counts,
 // then its diff coloured, cut to diffShow lines unless expanded.
 func (a *App) diffBlock(prefix string, t *events.Tool) {
-	body, files, added, removed := diffBody(t.Diff)
-	head := "[" + a.th.ok + "]✓[-] " + tview.Escape(t.Brief())
-	if len(files) > 1 {
-		head += fmt.Sprintf(" [gray]· %d files[-]", len(files))
-	}
-	head += fmt.Sprintf(" [%s]+%d[-] [%s]−%d[-]", a.th.added, added, a.th.removed, removed)
+	head, body, files := a.diffHead(t)
 	render := func(lines []string) string {
 		var b strings.Builder
 		b.WriteString(prefix + head + "\n")
@@ -48,6 +43,33 @@ func (a *App) diffBlock(prefix string, t *events.Tool) {
 		expanded += more(len(body)-diffFull, "Ctrl-O shows them")
 	}
 	a.block(collapsed, expanded)
+}
+
+// diffHead is an edit's tool line with its line counts, and the lines
+// of its diff.
+func (a *App) diffHead(t *events.Tool) (head string, body, files []string) {
+	body, files, added, removed := diffBody(t.Diff)
+	head = "[" + a.th.ok + "]✓[-] " + tview.Escape(t.Brief())
+	if len(files) > 1 {
+		head += fmt.Sprintf(" [gray]· %d files[-]", len(files))
+	}
+	head += fmt.Sprintf(" [%s]+%d[-] [%s]−%d[-]", a.th.added, added, a.th.removed, removed)
+	return head, body, files
+}
+
+// diffLines is an edit as the lines of a block: its tool line, then its
+// diff cut to diffShow lines.
+func (a *App) diffLines(t *events.Tool) []string {
+	head, body, files := a.diffHead(t)
+	out := []string{head}
+	for i, l := range body {
+		if i == diffShow {
+			out = append(out, fmt.Sprintf("    [gray]… %d more lines · Ctrl-O shows them[-]", len(body)-i))
+			break
+		}
+		out = append(out, "    "+a.diffLine(l, len(files) > 1))
+	}
+	return out
 }
 
 // diffBody splits a unified diff into the lines to show, the files it
