@@ -26,7 +26,7 @@ const (
 
 // GoalReport is one goal_status call.
 type GoalReport struct {
-	Status   string `json:"status" jsonschema:"done: the goal is met; blocked: you cannot make progress without help; continue: progress made, more to do"`
+	Status   string `json:"status"`
 	Summary  string `json:"summary" jsonschema:"What was achieved, or what blocks you"`
 	Evidence string `json:"evidence,omitempty" jsonschema:"How you know: test output, files changed, commands run"`
 }

@@ -66,7 +66,7 @@ type goalStatusTool struct{}
 func (goalStatusTool) Name() string { return GoalStatusTool }
 
 func (goalStatusTool) Description() string {
-	return "Report progress on the current goal and end this turn. status done when the goal is met (give evidence), " +
+	return "Report progress on the current goal and end this turn: done when the goal is met (with evidence), " +
 		"blocked when you cannot go on without the user (say exactly what blocks you), continue when there is more to do."
 }
 

@@ -25,10 +25,10 @@ func TestSessionEndKillsBackgroundJobs(t *testing.T) {
 	}
 	h := newHarness(t, []scripted.Turn{
 		{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "sleep 60 & echo $! > child.pid; echo up; wait", "run_in_background": true})}},
-		{ToolCalls: []scripted.Call{call("job_output", map[string]any{"job_id": "job-1", "wait_seconds": 10})}},
+		{ToolCalls: []scripted.Call{call("job", map[string]any{"job_id": "job-1", "wait_seconds": 10})}},
 		{Text: "started"},
 	}, func(rt *Runtime) {
-		for _, name := range []string{"bash", "job_output"} {
+		for _, name := range []string{"bash", "job"} {
 			tl, ok := tools.Builtin(name)
 			if !ok {
 				t.Fatalf("no %s tool", name)

@@ -64,8 +64,9 @@ func TestSchemas(t *testing.T) {
 	}
 	// Today's bytes. The list argument (issue 10: agents past the index
 	// cap are looked up) made agent, description and prompt optional; a
-	// call without list still needs a prompt (Execute says so).
-	const taskWant = `{"type":"object","properties":{"agent":{"type":"string","description":"Which subagent to start","enum":["explore","general"]},"description":{"type":"string","description":"A few words saying what the subagent does, shown to the user"},"prompt":{"type":"string","description":"The complete task for the subagent"},"list":{"type":"string","description":"Instead of starting one: list the agents whose name or description has these words (* lists all)"}},"required":[],"additionalProperties":false}`
+	// call without list still needs a prompt (Execute says so). The tool's
+	// description says what each argument is (issue 8: the prefix budget).
+	const taskWant = `{"type":"object","properties":{"agent":{"type":"string","enum":["explore","general"]},"description":{"type":"string","description":"A few words for the user on what it does"},"prompt":{"type":"string"},"list":{"type":"string"}},"required":[],"additionalProperties":false}`
 	if got := string(task.Schema()); got != taskWant {
 		t.Errorf("task schema\n%s\nwant\n%s", got, taskWant)
 	}

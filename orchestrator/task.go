@@ -101,11 +101,10 @@ func (t *taskTool) index() (string, bool) {
 
 func (t *taskTool) Description() string {
 	var b strings.Builder
-	b.WriteString("Start a subagent: a separate session with its own context that works on a self-contained task and reports back. ")
-	b.WriteString("Use it for broad searches and independent pieces of work; several task calls in one message run in parallel. ")
-	b.WriteString("The subagent sees only the prompt you give it, so include every detail it needs and say what to report. ")
-	b.WriteString("It returns status, summary (its final answer), files_touched and usage. ")
-	b.WriteString("To look agents up instead, call it with list (words to find in their names and descriptions; \"*\" lists all).\nAgents:\n")
+	b.WriteString("Start a subagent, a session with its own context, on a self-contained task: broad searches, independent work. ")
+	b.WriteString("Task calls in one message run in parallel. It sees only your prompt, so give every detail it needs and say what to report. ")
+	b.WriteString("Returns status, summary (its final answer), files_touched and usage. ")
+	b.WriteString("list instead finds agents by words in their names and descriptions (\"*\": all).\nAgents:\n")
 	idx, _ := t.index()
 	b.WriteString(idx)
 	return strings.TrimRight(b.String(), "\n")
@@ -158,10 +157,10 @@ func withAgents(names []string) json.RawMessage {
 func (t *taskTool) ReadOnly() bool { return true }
 
 type taskArgs struct {
-	Agent       string `json:"agent,omitempty" jsonschema:"Which subagent to start"`
-	Description string `json:"description,omitempty" jsonschema:"A few words saying what the subagent does, shown to the user"`
-	Prompt      string `json:"prompt,omitempty" jsonschema:"The complete task for the subagent"`
-	List        string `json:"list,omitempty" jsonschema:"Instead of starting one: list the agents whose name or description has these words (* lists all)"`
+	Agent       string `json:"agent,omitempty"`
+	Description string `json:"description,omitempty" jsonschema:"A few words for the user on what it does"`
+	Prompt      string `json:"prompt,omitempty"`
+	List        string `json:"list,omitempty"`
 }
 
 // Access names the subagent the call starts (general when none is named);

@@ -187,7 +187,7 @@ var claudeTools = map[string]string{
 	"Bash": "bash", "Glob": "glob", "Grep": "grep", "LS": "ls", "TodoWrite": "todo_write",
 	"TodoRead": "todo_read", "Task": "task", "Skill": "skill",
 	"WebFetch": "web_fetch", "WebSearch": "", "NotebookRead": "", "NotebookEdit": "",
-	"BashOutput": "job_output", "KillShell": "job_kill", "KillBash": "job_kill", "ExitPlanMode": "", "SlashCommand": "",
+	"BashOutput": "job", "KillShell": "job", "KillBash": "job", "ExitPlanMode": "", "SlashCommand": "",
 }
 
 // ownToolName reports a name shaped like a Reasonix tool's: a lowercase

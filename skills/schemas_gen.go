@@ -6,4 +6,4 @@ package skills
 // tools/schemagen (see schema_test.go for the structs and edits).
 
 // skillSchema is the skill tool's argument schema, generated from skills.skillArgs.
-const skillSchema = `{"type":"object","properties":{"action":{"type":"string","description":"list the skills or load one","enum":["list","load"]},"name":{"type":"string","description":"skill name, for load"},"args":{"type":"string","description":"optional arguments for the skill"},"filter":{"type":"string","description":"list: only skills whose name or description has these words"}},"required":["action"],"additionalProperties":false}`
+const skillSchema = `{"type":"object","properties":{"action":{"type":"string","enum":["list","load"]},"name":{"type":"string"},"args":{"type":"string"},"filter":{"type":"string"}},"required":["action"],"additionalProperties":false}`

@@ -31,12 +31,9 @@ func NewTool(c *Catalog, allow func(string) bool, runSubagent func(ctx context.C
 func (t *skillTool) Name() string { return ToolName }
 
 func (t *skillTool) Description() string {
-	return "Use a skill: a folder of task-specific instructions and resources. " +
-		"action \"list\" returns every available skill with its description (filter: only those with these words); " +
-		"action \"load\" with a name returns that skill's instructions and the files beside it " +
-		"(or, for skills that run as a subagent, runs it and returns its report). " +
-		"Load a skill when its description matches the task, then follow its instructions. " +
-		"args is free text passed to the skill."
+	return "Use a skill, a folder of task instructions and resources. list: the skills and their descriptions " +
+		"(filter: only those with these words). load: a skill's instructions and the files beside it, to follow; " +
+		"a skill that runs as a subagent runs and returns its report. args: free text for the skill."
 }
 
 // Schema is skillSchema (schemas_gen.go), generated from skillArgs; see
@@ -48,10 +45,10 @@ func (t *skillTool) Schema() json.RawMessage { return json.RawMessage(skillSchem
 func (t *skillTool) ReadOnly() bool { return true }
 
 type skillArgs struct {
-	Action string `json:"action" jsonschema:"list the skills or load one"`
-	Name   string `json:"name,omitempty" jsonschema:"skill name, for load"`
-	Args   string `json:"args,omitempty" jsonschema:"optional arguments for the skill"`
-	Filter string `json:"filter,omitempty" jsonschema:"list: only skills whose name or description has these words"`
+	Action string `json:"action"`
+	Name   string `json:"name,omitempty"`
+	Args   string `json:"args,omitempty"`
+	Filter string `json:"filter,omitempty"`
 }
 
 // Access names the skill a call loads or runs; a list call names none.

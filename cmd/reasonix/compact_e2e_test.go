@@ -163,12 +163,12 @@ func TestE2ELongRunCompactsAndKeepsFacts(t *testing.T) {
 
 // TestE2EContextShowsTheWindow: `reasonix context` names the default
 // model's window and the share of it the prefix takes; memory and
-// history are among the tools, and a headless run refuses remember with
-// the reason and writes nothing.
+// history are among the tools, and a headless run refuses a memory save
+// with the reason and writes nothing.
 func TestE2EContextShowsTheWindow(t *testing.T) {
 	t.Parallel()
 	e := newE2E(t,
-		scripted.Turn{ToolCalls: []scripted.Call{call("remember", map[string]string{"name": "deploy", "content": "Deploy with make ship."})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("memory", map[string]string{"operation": "save", "name": "deploy", "content": "Deploy with make ship."})}},
 		scripted.Turn{Text: "could not save it"},
 	)
 	cfg := filepath.Join(e.home, "w.toml")
@@ -187,7 +187,7 @@ func TestE2EContextShowsTheWindow(t *testing.T) {
 	for _, p := range rep.Parts {
 		names = append(names, p.Tools...)
 	}
-	for _, want := range []string{"history", "memory", "remember", "forget"} {
+	for _, want := range []string{"history", "memory", "job"} {
 		if !strings.Contains(strings.Join(names, ","), want) {
 			t.Errorf("tools %v lack %s", names, want)
 		}
@@ -202,8 +202,8 @@ func TestE2EContextShowsTheWindow(t *testing.T) {
 	}
 	reqs := e.srv.Requests()
 	got := string(messagesOf(t, reqs[len(reqs)-1]))
-	if !strings.Contains(got, "remember needs human approval every time") {
-		t.Errorf("the model was not told why remember was refused:\n%.1500s", got)
+	if !strings.Contains(got, "memory needs human approval every time") {
+		t.Errorf("the model was not told why the memory save was refused:\n%.1500s", got)
 	}
 	if _, err := os.Stat(filepath.Join(e.repo, ".reasonix", "memory", "deploy.md")); err == nil {
 		t.Error("a headless run saved a memory")

@@ -17,7 +17,7 @@ import (
 
 // TestE2EBackgroundJobs starts two background jobs through the binary: one
 // that prints and exits, whose output and exit code reach the model through
-// job_output, and one that would run for a minute, which must be gone
+// job, and one that would run for a minute, which must be gone
 // (its child too) once the run ends.
 func TestE2EBackgroundJobs(t *testing.T) {
 	if runtime.GOOS == "windows" {
@@ -27,11 +27,11 @@ func TestE2EBackgroundJobs(t *testing.T) {
 	e := newE2E(t,
 		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{
 			"command": "printf 'bg-hello\\n'; exit 3", "run_in_background": true})}},
-		scripted.Turn{ToolCalls: []scripted.Call{call("job_output", map[string]any{"job_id": "job-1", "wait_seconds": 10})}},
-		scripted.Turn{ToolCalls: []scripted.Call{call("job_output", map[string]any{"job_id": "job-1", "wait_seconds": 10})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("job", map[string]any{"job_id": "job-1", "wait_seconds": 10})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("job", map[string]any{"job_id": "job-1", "wait_seconds": 10})}},
 		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{
 			"command": "sleep 60 & echo $! > long.pid; echo long-started; wait", "run_in_background": true})}},
-		scripted.Turn{ToolCalls: []scripted.Call{call("job_output", map[string]any{"job_id": "job-2", "wait_seconds": 10})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("job", map[string]any{"job_id": "job-2", "wait_seconds": 10})}},
 		scripted.Turn{Text: "The server is up."},
 	)
 	start := time.Now()

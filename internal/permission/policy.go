@@ -221,7 +221,10 @@ type call struct {
 // newCall maps a description to a rule family: read to Read, write to
 // Edit, execute to Bash, delegate to Task or Skill; anything else is
 // matched by the tool's id. A call that names written paths is a write
-// whatever its kind says, and an undescribed tool is never read-only.
+// whatever its kind says, and an undescribed tool is never read-only. A
+// read call is read-only even when its tool can also write (memory's
+// list, search and read beside its save and forget): the call's own
+// description decides, not the tool's.
 func newCall(tool string, readOnly bool, acc tools.Access) call {
 	c := call{tool: tool, readOnly: readOnly && !acc.Unknown, sessionOnly: acc.SessionOnly && !acc.Unknown}
 	kind := acc.Kind
@@ -231,6 +234,7 @@ func newCall(tool string, readOnly bool, acc tools.Access) call {
 	switch kind {
 	case tools.KindRead:
 		c.family = FamilyRead
+		c.readOnly = !acc.Unknown
 		c.rawPaths = acc.Reads
 		if len(c.rawPaths) == 0 && !c.sessionOnly {
 			c.rawPaths = []string{"."}

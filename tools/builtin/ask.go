@@ -16,8 +16,8 @@ func init() { tools.Register(askTool{}) }
 const NoOneToAsk = "No one to ask in this run"
 
 type askArgs struct {
-	Question string   `json:"question" jsonschema:"The question, complete and answerable on its own"`
-	Choices  []string `json:"choices,omitempty" jsonschema:"Suggested answers, when the question has a few likely ones"`
+	Question string   `json:"question" jsonschema:"Complete and answerable on its own"`
+	Choices  []string `json:"choices,omitempty" jsonschema:"The likely answers, when there are a few"`
 }
 
 // askTool puts a question to the person running Reasonix.
@@ -26,9 +26,9 @@ type askTool struct{}
 func (askTool) Name() string { return "ask" }
 
 func (askTool) Description() string {
-	return "Ask the user a question and wait for the answer. Use it when the request is ambiguous in a way that changes the result, " +
-		"or before an irreversible choice; not for what you can find out with the other tools. Offer choices when there are a few likely answers. " +
-		"When no one can answer, proceed on an assumption you state."
+	return "Ask the user and wait for the answer: when the request is ambiguous in a way that changes the result, " +
+		"or before an irreversible choice; not for what the other tools can find out. " +
+		"When no one can answer, go on under an assumption you state."
 }
 
 func (askTool) Schema() json.RawMessage { return json.RawMessage(askSchema) }

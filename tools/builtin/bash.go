@@ -46,16 +46,16 @@ func (bashTool) Name() string   { return "bash" }
 func (bashTool) ReadOnly() bool { return false }
 
 func (t bashTool) Description() string {
-	common := "stdin is closed, so nothing interactive. timeout in seconds (default 120, max 600); on timeout the whole process group is killed. " +
-		"run_in_background starts a long-running command (a server, a watcher) as a job of this session and returns its id at once (timeout does not apply; the job ends with the session). " +
-		"Prefer grep, glob, ls and read_file over shell equivalents."
+	common := "stdin is closed: nothing interactive. timeout: seconds (default 120, max 600), then the process group is killed. " +
+		"run_in_background: start a server or watcher as a job of this session and get its id at once (no timeout; it ends with the session); " +
+		"read or stop it with job. Prefer grep, glob, ls and read_file to shell equivalents."
 	if t.pwsh != "" {
 		return "Run a PowerShell command (pwsh -NoProfile -NonInteractive -Command) in the workspace root; returns the combined output and the exit code. " +
 			"Write PowerShell, not bash: cmdlets (Get-ChildItem, Select-String, Get-Content), ';' between statements, $env:NAME for environment variables, the backtick as escape character. " +
 			"Nothing may prompt: no Read-Host, and add -Confirm:$false where a cmdlet would ask. " +
 			"A person approves every command before it runs, so keep each one short and plain. " + common
 	}
-	return "Run a shell command (bash -c) in the workspace root; returns combined stdout+stderr and the exit code. " + common
+	return "Run bash -c in the workspace root; returns stdout+stderr and the exit code. " + common
 }
 
 // Schema is bashSchema (schemas_gen.go), generated from bashArgs; see
@@ -64,9 +64,9 @@ func (bashTool) Schema() json.RawMessage { return json.RawMessage(bashSchema) }
 
 type bashArgs struct {
 	Command     string     `json:"command"`
-	Timeout     seconds    `json:"timeout,omitempty" jsonschema:"seconds"`
+	Timeout     seconds    `json:"timeout,omitempty"`
 	Description string     `json:"description,omitempty" jsonschema:"5-10 words on what it does"`
-	Background  tools.Bool `json:"run_in_background,omitempty" jsonschema:"start it as a background job and return a job id at once; read its output with job_output, stop it with job_kill"`
+	Background  tools.Bool `json:"run_in_background,omitempty"`
 }
 
 // seconds is a timeout in seconds: a JSON number or a numeric string, since

@@ -18,7 +18,8 @@ type editFileTool struct{}
 func (editFileTool) Name() string   { return "edit_file" }
 func (editFileTool) ReadOnly() bool { return false }
 func (editFileTool) Description() string {
-	return "Replace exact text in a file. old_string must match the file exactly, indentation included, and be unique unless replace_all is true; add surrounding lines to make it unique. Read the file first to copy the text. An empty old_string creates a new file."
+	return "Replace exact text in a file you have read. old_string must match exactly, indentation included, and be unique unless replace_all; " +
+		"add surrounding lines to make it unique. An empty old_string creates a new file."
 }
 
 // Schema is editFileSchema (schemas_gen.go), generated from editArgs; see
@@ -28,9 +29,9 @@ func (editFileTool) Schema() json.RawMessage { return json.RawMessage(editFileSc
 // editSpec is one replacement; pointers tell a missing argument from an
 // empty string.
 type editSpec struct {
-	OldString  *string    `json:"old_string" jsonschema:"Exact text to replace"`
-	NewString  *string    `json:"new_string" jsonschema:"Replacement text"`
-	ReplaceAll tools.Bool `json:"replace_all,omitempty" jsonschema:"Replace every occurrence (default false)"`
+	OldString  *string    `json:"old_string"`
+	NewString  *string    `json:"new_string"`
+	ReplaceAll tools.Bool `json:"replace_all,omitempty"`
 }
 
 type editArgs struct {

@@ -29,7 +29,7 @@ const maxEditFileSize = 16 << 20
 // that models trained on other agents tend to send; the alias is decoded
 // but not advertised in the schema.
 type pathArg struct {
-	Path     string `json:"path" jsonschema:"File path, relative to the workspace or absolute"`
+	Path     string `json:"path"`
 	FilePath string `json:"file_path" schema:"-"`
 }
 

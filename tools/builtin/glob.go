@@ -27,9 +27,8 @@ func (globTool) Name() string   { return "glob" }
 func (globTool) ReadOnly() bool { return true }
 
 func (globTool) Description() string {
-	return "Find files by name pattern, e.g. \"**/*.go\" or \"src/**/*.{ts,tsx}\" (** spans directories; * does not cross /). " +
-		"Matched against paths relative to path (default: workspace root); honours .gitignore. " +
-		"Newest first, at most 200."
+	return "Find files by name pattern such as \"**/*.go\" or \"src/**/*.{ts,tsx}\" (** spans directories; * does not cross /), " +
+		"matched relative to path (default: workspace root). Honours .gitignore. Newest first, at most 200."
 }
 
 // Schema is globSchema (schemas_gen.go), generated from globArgs; see
@@ -38,7 +37,7 @@ func (globTool) Schema() json.RawMessage { return json.RawMessage(globSchema) }
 
 type globArgs struct {
 	Pattern string `json:"pattern"`
-	Path    string `json:"path,omitempty" jsonschema:"base directory"`
+	Path    string `json:"path,omitempty"`
 }
 
 type globHit struct {

@@ -32,10 +32,9 @@ func (*grepTool) Name() string   { return "grep" }
 func (*grepTool) ReadOnly() bool { return true }
 
 func (*grepTool) Description() string {
-	return "Search file contents (Go RE2 regex); .gitignore-aware, binary files skipped. " +
-		"output_mode: files_with_matches (default) | content (path:line:text, context path-line-text) | count. " +
-		"Filter by glob (\"**/*.ts\") or type (go, js, ts, py, rust, java, c, cpp, md, json, yaml, sh...). " +
-		"multiline: match across lines."
+	return "Search file contents with a Go RE2 regex; honours .gitignore, skips binary files. " +
+		"output_mode files_with_matches (default), content (path:line:text; context lines path-line-text) or count. " +
+		"Filter by glob (\"**/*.ts\") or type (go, js, ts, py, rust, java, c, cpp, md, json, yaml, sh...). multiline: match across lines."
 }
 
 // Schema is grepSchema (schemas_gen.go), generated from grepArgs; see

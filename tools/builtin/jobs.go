@@ -16,17 +16,16 @@ import (
 )
 
 func init() {
-	tools.Register(jobOutputTool{})
-	tools.Register(jobKillTool{})
+	tools.Register(jobTool{})
 }
 
 const (
 	// jobBufferSize bounds the output a background job keeps unread; the
 	// oldest bytes are dropped first, with a marker saying how many.
 	jobBufferSize = 1 << 20
-	// jobMaxWait caps job_output's wait_seconds.
+	// jobMaxWait caps job's wait_seconds.
 	jobMaxWait = 60 * time.Second
-	// jobSettle is how long job_output keeps collecting once new output
+	// jobSettle is how long a job read keeps collecting once new output
 	// arrived, so a burst of lines comes back in one read.
 	jobSettle = 200 * time.Millisecond
 	// jobMaxRunning bounds the jobs one session runs at once: each holds
@@ -49,7 +48,7 @@ type job struct {
 	cmd     *exec.Cmd
 	out     *jobBuffer
 	// done is closed once the shell was waited for; code is its exit code
-	// (-1 when killed or never reported) and killed says job_kill or the
+	// (-1 when killed or never reported) and killed says a kill or the
 	// session's end stopped it.
 	done   chan struct{}
 	code   int
@@ -133,7 +132,7 @@ func startJob(env *tools.Env, sh shellSpec, command string) (tools.Result, error
 		}
 	}
 	if running >= jobMaxRunning {
-		return tools.Result{}, fmt.Errorf("%d background jobs are running, the most one session may; stop one with job_kill first", running)
+		return tools.Result{}, fmt.Errorf("%d background jobs are running, the most one session may; stop one with job (kill: true) first", running)
 	}
 	j := &job{command: command, out: newJobBuffer(jobBufferSize), done: make(chan struct{}), code: -1,
 		publish: env.Publish, started: time.Now()}
@@ -174,7 +173,7 @@ func startJob(env *tools.Env, sh shellSpec, command string) (tools.Result, error
 		j.publish(j.event(state))
 	}()
 	return tools.Result{
-		Content: fmt.Sprintf("started %s in the background: %s\nread its output with job_output {\"job_id\":%q}; stop it with job_kill", j.id, command, j.id),
+		Content: fmt.Sprintf("started %s in the background: %s\nread its output with job {\"job_id\":%q}; stop it with kill: true", j.id, command, j.id),
 		Summary: "started " + j.id,
 	}, nil
 }
@@ -247,31 +246,47 @@ func (j *job) status() (string, bool) {
 	return "status: exited, exit code: " + strconv.Itoa(j.code), true
 }
 
-type jobOutputArgs struct {
-	JobID       string  `json:"job_id" jsonschema:"the id bash returned, e.g. job-1"`
-	WaitSeconds seconds `json:"wait_seconds,omitempty" jsonschema:"wait up to this many seconds (max 60) for new output or the job's end"`
+// JobTool is the name of the tool that reads and stops background jobs.
+const JobTool = "job"
+
+type jobArgs struct {
+	JobID       string     `json:"job_id"`
+	WaitSeconds seconds    `json:"wait_seconds,omitempty"`
+	Kill        tools.Bool `json:"kill,omitempty"`
 }
 
-type jobOutputTool struct{}
+// jobTool reads a background job's new output or, with kill, stops it: one
+// tool for both keeps the cached prompt prefix small.
+type jobTool struct{}
 
-func (jobOutputTool) Name() string   { return "job_output" }
-func (jobOutputTool) ReadOnly() bool { return true }
+func (jobTool) Name() string { return JobTool }
 
-func (jobOutputTool) Description() string {
-	return "Read a background job's output produced since the last read, and whether it is still running or its exit code. " +
-		"wait_seconds (max 60) waits for new output or the job's end first."
+// ReadOnly is false: kill stops a process.
+func (jobTool) ReadOnly() bool { return false }
+
+func (jobTool) Description() string {
+	return "Read a background job's output since the last read, and whether it still runs or its exit code; " +
+		"wait_seconds (max 60) first waits for new output or the end. kill: stop it, its whole process group."
 }
 
-// Schema is jobOutputSchema (schemas_gen.go), generated from jobOutputArgs.
-func (jobOutputTool) Schema() json.RawMessage { return json.RawMessage(jobOutputSchema) }
+// Schema is jobSchema (schemas_gen.go), generated from jobArgs.
+func (jobTool) Schema() json.RawMessage { return json.RawMessage(jobSchema) }
 
-func (jobOutputTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
-	var a jobOutputArgs
+func decodeJob(raw json.RawMessage) (jobArgs, error) {
+	var a jobArgs
 	if err := tools.DecodeStrict(raw, &a); err != nil {
-		return tools.Result{}, err
+		return a, err
 	}
 	if a.WaitSeconds < 0 {
-		return tools.Result{}, errors.New("wait_seconds must not be negative")
+		return a, errors.New("wait_seconds must not be negative")
+	}
+	return a, nil
+}
+
+func (jobTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
+	a, err := decodeJob(raw)
+	if err != nil {
+		return tools.Result{}, err
 	}
 	t, err := jobsOf(env)
 	if err != nil {
@@ -280,6 +295,9 @@ func (jobOutputTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMe
 	j, err := t.get(a.JobID)
 	if err != nil {
 		return tools.Result{}, err
+	}
+	if a.Kill {
+		return j.stop(ctx)
 	}
 	if wait := min(time.Duration(float64(a.WaitSeconds)*float64(time.Second)), jobMaxWait); wait > 0 {
 		if err := j.wait(ctx, wait); err != nil {
@@ -337,35 +355,8 @@ func (j *job) wait(ctx context.Context, d time.Duration) error {
 	}
 }
 
-type jobKillArgs struct {
-	JobID string `json:"job_id" jsonschema:"the id bash returned, e.g. job-1"`
-}
-
-type jobKillTool struct{}
-
-func (jobKillTool) Name() string   { return "job_kill" }
-func (jobKillTool) ReadOnly() bool { return false }
-
-func (jobKillTool) Description() string {
-	return "Stop a background job: kills its whole process group."
-}
-
-// Schema is jobKillSchema (schemas_gen.go), generated from jobKillArgs.
-func (jobKillTool) Schema() json.RawMessage { return json.RawMessage(jobKillSchema) }
-
-func (jobKillTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
-	var a jobKillArgs
-	if err := tools.DecodeStrict(raw, &a); err != nil {
-		return tools.Result{}, err
-	}
-	t, err := jobsOf(env)
-	if err != nil {
-		return tools.Result{}, err
-	}
-	j, err := t.get(a.JobID)
-	if err != nil {
-		return tools.Result{}, err
-	}
+// stop kills j's process group and waits briefly for its end.
+func (j *job) stop(ctx context.Context) (tools.Result, error) {
 	if !j.kill() {
 		line, _ := j.status()
 		return tools.Result{Content: j.id + " had already ended; " + line, Summary: j.id + " already ended"}, nil
@@ -379,28 +370,22 @@ func (jobKillTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMess
 	return tools.Result{Content: "killed " + j.id + " (" + j.command + ")", Summary: "killed " + j.id}, nil
 }
 
-// The job tools change nothing outside their session: job_output reads
-// the session's own job, job_kill stops only a job the session started
+// A job call changes nothing outside its session: reading returns the
+// session's own job's output, kill stops only a job the session started
 // (whose command the gate already allowed), so the gate never asks.
-
-func (jobOutputTool) Access(raw json.RawMessage) (tools.Access, error) {
-	var a jobOutputArgs
-	if err := tools.DecodeStrict(raw, &a); err != nil {
+func (jobTool) Access(raw json.RawMessage) (tools.Access, error) {
+	a, err := decodeJob(raw)
+	if err != nil {
 		return tools.Access{}, err
+	}
+	if a.Kill {
+		return tools.Access{Kind: tools.KindOther, SessionOnly: true, Detail: "kill " + a.JobID}, nil
 	}
 	return tools.Access{Kind: tools.KindRead, SessionOnly: true, Detail: a.JobID}, nil
 }
 
-func (jobKillTool) Access(raw json.RawMessage) (tools.Access, error) {
-	var a jobKillArgs
-	if err := tools.DecodeStrict(raw, &a); err != nil {
-		return tools.Access{}, err
-	}
-	return tools.Access{Kind: tools.KindOther, SessionOnly: true, Detail: a.JobID}, nil
-}
-
 // jobBuffer keeps the newest n bytes a job wrote and a read cursor, so
-// each job_output returns what is new since the last one.
+// each job read returns what is new since the last one.
 type jobBuffer struct {
 	mu    sync.Mutex
 	n     int

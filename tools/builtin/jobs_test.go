@@ -38,7 +38,7 @@ func startBackground(t *testing.T, env *tools.Env, command string) string {
 func jobOutput(t *testing.T, env *tools.Env, id string, wait float64) string {
 	t.Helper()
 	args, _ := json.Marshal(map[string]any{"job_id": id, "wait_seconds": wait})
-	res, err := runTool(t, jobOutputTool{}, env, string(args))
+	res, err := runTool(t, jobTool{}, env, string(args))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestBackgroundJobOutputIncrementallyAndExitCode(t *testing.T) {
 	if strings.Contains(all, "first") || !strings.Contains(all, "second\n") || !strings.HasSuffix(all, "status: exited, exit code: 7") {
 		t.Fatalf("later reads: %q", all)
 	}
-	if _, err := runTool(t, jobOutputTool{}, env, `{"job_id":"job-9"}`); err == nil || !strings.Contains(err.Error(), "job-1") {
+	if _, err := runTool(t, jobTool{}, env, `{"job_id":"job-9"}`); err == nil || !strings.Contains(err.Error(), "job-1") {
 		t.Errorf("unknown job: %v", err)
 	}
 }
@@ -110,7 +110,7 @@ func TestBackgroundJobKill(t *testing.T) {
 	if out := jobOutput(t, env, id, 10); !strings.Contains(out, "up") {
 		t.Fatalf("got %q", out)
 	}
-	res, err := runTool(t, jobKillTool{}, env, `{"job_id":"`+id+`"}`)
+	res, err := runTool(t, jobTool{}, env, `{"job_id":"`+id+`","kill":true}`)
 	if err != nil || !strings.Contains(res.Content, "killed "+id) {
 		t.Fatalf("kill: %q %v", res.Content, err)
 	}
@@ -118,7 +118,7 @@ func TestBackgroundJobKill(t *testing.T) {
 	if out := jobOutput(t, env, id, 1); !strings.HasSuffix(out, "status: killed") {
 		t.Fatalf("after kill: %q", out)
 	}
-	res, err = runTool(t, jobKillTool{}, env, `{"job_id":"`+id+`"}`)
+	res, err = runTool(t, jobTool{}, env, `{"job_id":"`+id+`","kill":true}`)
 	if err != nil || !strings.Contains(res.Content, "already ended") {
 		t.Fatalf("second kill: %q %v", res.Content, err)
 	}
@@ -133,7 +133,7 @@ func TestBackgroundJobsDieWithSession(t *testing.T) {
 	startBackground(t, env, `echo $$ > b.pid; exec sleep 60`)
 	// A forked (child) session has its own jobs: closing it leaves these.
 	child := env.Fork()
-	if _, err := runTool(t, jobOutputTool{}, child, `{"job_id":"job-1"}`); err == nil {
+	if _, err := runTool(t, jobTool{}, child, `{"job_id":"job-1"}`); err == nil {
 		t.Error("a child session sees its parent's job")
 	}
 	child.State.Close()
@@ -170,7 +170,7 @@ func TestBackgroundJobWaitHonoursContext(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := jobOutputTool{}.Execute(ctx, env, json.RawMessage(`{"job_id":"`+id+`","wait_seconds":30}`))
+	_, err := jobTool{}.Execute(ctx, env, json.RawMessage(`{"job_id":"`+id+`","wait_seconds":30}`))
 	if err == nil || time.Since(start) > 5*time.Second {
 		t.Fatalf("wait ignored the context: %v after %s", err, time.Since(start))
 	}
@@ -198,12 +198,12 @@ func TestJobBufferDropsOldest(t *testing.T) {
 
 func TestJobAccessNeverAsks(t *testing.T) {
 	for _, c := range []struct {
-		tool tools.Tool
-		kind tools.Kind
-	}{{jobOutputTool{}, tools.KindRead}, {jobKillTool{}, tools.KindOther}} {
-		a, err := tools.Describe(c.tool, json.RawMessage(`{"job_id":"job-2"}`))
-		if err != nil || a.Kind != c.kind || !a.SessionOnly || a.Detail != "job-2" {
-			t.Errorf("%s: %+v %v", c.tool.Name(), a, err)
+		args, detail string
+		kind         tools.Kind
+	}{{`{"job_id":"job-2"}`, "job-2", tools.KindRead}, {`{"job_id":"job-2","kill":true}`, "kill job-2", tools.KindOther}} {
+		a, err := tools.Describe(jobTool{}, json.RawMessage(c.args))
+		if err != nil || a.Kind != c.kind || !a.SessionOnly || a.Detail != c.detail {
+			t.Errorf("%s: %+v %v", c.args, a, err)
 		}
 	}
 	a, _ := tools.Describe(bashTool{}, json.RawMessage(`{"command":"make serve","run_in_background":true}`))
@@ -220,10 +220,10 @@ func TestBackgroundJobsBounded(t *testing.T) {
 		startBackground(t, env, `sleep 60`)
 	}
 	_, err := runTool(t, bashTool{}, env, `{"command":"sleep 60","run_in_background":true}`)
-	if err == nil || !strings.Contains(err.Error(), "job_kill") {
+	if err == nil || !strings.Contains(err.Error(), "kill: true") {
 		t.Fatalf("job %d started: %v", jobMaxRunning+1, err)
 	}
-	if _, err := runTool(t, jobKillTool{}, env, `{"job_id":"job-3"}`); err != nil {
+	if _, err := runTool(t, jobTool{}, env, `{"job_id":"job-3","kill":true}`); err != nil {
 		t.Fatal(err)
 	}
 	if id := startBackground(t, env, `sleep 60`); id != fmt.Sprintf("job-%d", jobMaxRunning+1) {

@@ -29,8 +29,8 @@ func (lsTool) Name() string   { return "ls" }
 func (lsTool) ReadOnly() bool { return true }
 
 func (lsTool) Description() string {
-	return "List a directory as an indented tree (directories end in /), skipping .git, node_modules and .gitignored paths. " +
-		"depth: levels to expand (default 2, max 6). At most 500 entries."
+	return "List a directory (default: workspace root) as an indented tree, directories ending in /, without .git, node_modules " +
+		"and .gitignored paths. depth: levels (default 2, max 6). At most 500 entries."
 }
 
 // Schema is lsSchema (schemas_gen.go), generated from lsArgs; see
@@ -38,7 +38,7 @@ func (lsTool) Description() string {
 func (lsTool) Schema() json.RawMessage { return json.RawMessage(lsSchema) }
 
 type lsArgs struct {
-	Path  string    `json:"path,omitempty" jsonschema:"directory (default: workspace root)"`
+	Path  string    `json:"path,omitempty"`
 	Depth tools.Int `json:"depth,omitempty"`
 }
 

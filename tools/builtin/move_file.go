@@ -22,7 +22,7 @@ type moveFileTool struct{}
 func (moveFileTool) Name() string   { return "move_file" }
 func (moveFileTool) ReadOnly() bool { return false }
 func (moveFileTool) Description() string {
-	return "Move or rename a file or directory. Fails if the destination already exists; missing parent directories are created."
+	return "Move or rename a file or directory to a destination that does not exist yet; missing parent directories are created."
 }
 
 // Schema is moveFileSchema (schemas_gen.go), generated from moveArgs; see
@@ -30,8 +30,8 @@ func (moveFileTool) Description() string {
 func (moveFileTool) Schema() json.RawMessage { return json.RawMessage(moveFileSchema) }
 
 type moveArgs struct {
-	Source      string `json:"source" jsonschema:"Existing path"`
-	Destination string `json:"destination" jsonschema:"New path; must not exist"`
+	Source      string `json:"source"`
+	Destination string `json:"destination"`
 }
 
 type movePlan struct {

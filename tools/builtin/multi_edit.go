@@ -16,7 +16,8 @@ type multiEditTool struct{}
 func (multiEditTool) Name() string   { return "multi_edit" }
 func (multiEditTool) ReadOnly() bool { return false }
 func (multiEditTool) Description() string {
-	return "Apply several edits to one file, in order, each working like edit_file on the result of the previous ones. All or nothing: if any edit fails, the file is left unchanged."
+	return "Apply several edits to one file in order, each like edit_file on the result of the ones before. " +
+		"All or nothing: if one fails, the file is left unchanged."
 }
 
 // Schema is multiEditSchema (schemas_gen.go), generated from multiEditArgs;

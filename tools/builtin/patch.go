@@ -23,7 +23,9 @@ type patchTool struct{}
 func (patchTool) Name() string   { return "patch" }
 func (patchTool) ReadOnly() bool { return false }
 func (patchTool) Description() string {
-	return "Apply a unified diff (git diff or diff -u) to one or more files. Supports new files (--- /dev/null), deletions (+++ /dev/null) and git renames. Hunks may sit away from their stated line numbers, but context and removed lines must match the file. Either every hunk applies or nothing changes."
+	return "Apply a unified diff (git diff or diff -u: ---/+++ headers, @@ hunks) to one or more files, including new files (--- /dev/null), " +
+		"deletions (+++ /dev/null) and git renames. Hunks may sit off their stated lines, but context and removed lines must match. " +
+		"Every hunk applies or nothing changes."
 }
 
 // Schema is patchSchema (schemas_gen.go), generated from patchArgs; see
@@ -31,7 +33,7 @@ func (patchTool) Description() string {
 func (patchTool) Schema() json.RawMessage { return json.RawMessage(patchSchema) }
 
 type patchArgs struct {
-	Patch string `json:"patch" jsonschema:"Unified diff text with ---/+++ file headers and @@ hunks"`
+	Patch string `json:"patch"`
 }
 
 // patchPlan is the outcome of applying a patch in memory.

@@ -28,7 +28,8 @@ type readFileTool struct{}
 func (readFileTool) Name() string   { return "read_file" }
 func (readFileTool) ReadOnly() bool { return true }
 func (readFileTool) Description() string {
-	return "Read a text file. Each output line is its line number (from 1), a tab, then the text. Shows up to 2000 lines from offset; page through large files with offset/limit. Lines over 2000 chars are cut. Binary files are described, not shown. For directories use ls."
+	return "Read a text file: each line as its number (from 1), a tab, the text. Up to limit (default 2000) lines from offset (1-based); " +
+		"page through large files with both. Lines over 2000 chars are cut; binary files are described. For directories use ls."
 }
 
 // Schema is readFileSchema (schemas_gen.go), generated from readArgs; see
@@ -37,8 +38,8 @@ func (readFileTool) Schema() json.RawMessage { return json.RawMessage(readFileSc
 
 type readArgs struct {
 	pathArg
-	Offset tools.Int `json:"offset,omitempty" jsonschema:"First line to show (1-based)"`
-	Limit  tools.Int `json:"limit,omitempty" jsonschema:"Max lines to show (default 2000)"`
+	Offset tools.Int `json:"offset,omitempty"`
+	Limit  tools.Int `json:"limit,omitempty"`
 }
 
 func (readFileTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {

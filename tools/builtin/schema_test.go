@@ -21,19 +21,10 @@ var schemaSpecs = []schemagen.Spec{
 	schemagen.For[editArgs]("editFileSchema", "edit_file"),
 	schemagen.For[globArgs]("globSchema", "glob"),
 	schemagen.For[grepArgs]("grepSchema", "grep", schemagen.WithEnum("output_mode", modeFiles, modeContent, modeCount)),
-	schemagen.For[jobKillArgs]("jobKillSchema", "job_kill"),
-	schemagen.For[jobOutputArgs]("jobOutputSchema", "job_output", schemagen.WithType("wait_seconds", "integer")),
+	schemagen.For[jobArgs]("jobSchema", JobTool, schemagen.WithType("wait_seconds", "integer")),
 	schemagen.For[lsArgs]("lsSchema", "ls"),
 	schemagen.For[moveArgs]("moveFileSchema", "move_file"),
-	// multi_edit leaves out the descriptions of an edit's fields: the
-	// tool's description says they work as in edit_file, whose schema has
-	// them.
-	schemagen.For[multiEditArgs]("multiEditSchema", "multi_edit",
-		schemagen.WithMinItems("edits", 1),
-		schemagen.WithDescription("edits.old_string", ""),
-		schemagen.WithDescription("edits.new_string", ""),
-		schemagen.WithDescription("edits.replace_all", ""),
-	),
+	schemagen.For[multiEditArgs]("multiEditSchema", "multi_edit", schemagen.WithMinItems("edits", 1)),
 	schemagen.For[patchArgs]("patchSchema", "patch"),
 	schemagen.For[readArgs]("readFileSchema", "read_file", schemagen.WithMinimum("offset", 1), schemagen.WithMinimum("limit", 1)),
 	schemagen.For[struct{}]("todoReadSchema", "todo_read"),
@@ -122,8 +113,7 @@ var decoders = map[string]func(json.RawMessage) error{
 	"todo_write": decodeInto[todoWriteArgs],
 	"todo_read":  decodeInto[struct{}],
 	"ask":        decodeInto[askArgs],
-	"job_output": decodeInto[jobOutputArgs],
-	"job_kill":   decodeInto[jobKillArgs],
+	"job":        decodeInto[jobArgs],
 	"web_fetch":  decodeInto[webFetchArgs],
 }
 

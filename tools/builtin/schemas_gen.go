@@ -6,49 +6,46 @@ package builtin
 // tools/schemagen (see schema_test.go for the structs and edits).
 
 // askSchema is the ask tool's argument schema, generated from builtin.askArgs.
-const askSchema = `{"type":"object","properties":{"question":{"type":"string","description":"The question, complete and answerable on its own"},"choices":{"type":"array","items":{"type":"string"},"description":"Suggested answers, when the question has a few likely ones"}},"required":["question"],"additionalProperties":false}`
+const askSchema = `{"type":"object","properties":{"question":{"type":"string","description":"Complete and answerable on its own"},"choices":{"type":"array","items":{"type":"string"},"description":"The likely answers, when there are a few"}},"required":["question"],"additionalProperties":false}`
 
 // bashSchema is the bash tool's argument schema, generated from builtin.bashArgs.
-const bashSchema = `{"type":"object","properties":{"command":{"type":"string"},"timeout":{"type":"integer","description":"seconds"},"description":{"type":"string","description":"5-10 words on what it does"},"run_in_background":{"type":"boolean","description":"start it as a background job and return a job id at once; read its output with job_output, stop it with job_kill"}},"required":["command"],"additionalProperties":false}`
+const bashSchema = `{"type":"object","properties":{"command":{"type":"string"},"timeout":{"type":"integer"},"description":{"type":"string","description":"5-10 words on what it does"},"run_in_background":{"type":"boolean"}},"required":["command"],"additionalProperties":false}`
 
 // editFileSchema is the edit_file tool's argument schema, generated from builtin.editArgs.
-const editFileSchema = `{"type":"object","properties":{"path":{"type":"string","description":"File path, relative to the workspace or absolute"},"old_string":{"type":"string","description":"Exact text to replace"},"new_string":{"type":"string","description":"Replacement text"},"replace_all":{"type":"boolean","description":"Replace every occurrence (default false)"}},"required":["path","old_string","new_string"],"additionalProperties":false}`
+const editFileSchema = `{"type":"object","properties":{"path":{"type":"string"},"old_string":{"type":"string"},"new_string":{"type":"string"},"replace_all":{"type":"boolean"}},"required":["path","old_string","new_string"],"additionalProperties":false}`
 
 // globSchema is the glob tool's argument schema, generated from builtin.globArgs.
-const globSchema = `{"type":"object","properties":{"pattern":{"type":"string"},"path":{"type":"string","description":"base directory"}},"required":["pattern"],"additionalProperties":false}`
+const globSchema = `{"type":"object","properties":{"pattern":{"type":"string"},"path":{"type":"string"}},"required":["pattern"],"additionalProperties":false}`
 
 // grepSchema is the grep tool's argument schema, generated from builtin.grepArgs.
 const grepSchema = `{"type":"object","properties":{"pattern":{"type":"string"},"path":{"type":"string"},"output_mode":{"type":"string","enum":["files_with_matches","content","count"]},"glob":{"type":"string"},"type":{"type":"string"},"case_insensitive":{"type":"boolean"},"context":{"type":"integer"},"before":{"type":"integer"},"after":{"type":"integer"},"head_limit":{"type":"integer"},"multiline":{"type":"boolean"}},"required":["pattern"],"additionalProperties":false}`
 
-// jobKillSchema is the job_kill tool's argument schema, generated from builtin.jobKillArgs.
-const jobKillSchema = `{"type":"object","properties":{"job_id":{"type":"string","description":"the id bash returned, e.g. job-1"}},"required":["job_id"],"additionalProperties":false}`
-
-// jobOutputSchema is the job_output tool's argument schema, generated from builtin.jobOutputArgs.
-const jobOutputSchema = `{"type":"object","properties":{"job_id":{"type":"string","description":"the id bash returned, e.g. job-1"},"wait_seconds":{"type":"integer","description":"wait up to this many seconds (max 60) for new output or the job's end"}},"required":["job_id"],"additionalProperties":false}`
+// jobSchema is the job tool's argument schema, generated from builtin.jobArgs.
+const jobSchema = `{"type":"object","properties":{"job_id":{"type":"string"},"wait_seconds":{"type":"integer"},"kill":{"type":"boolean"}},"required":["job_id"],"additionalProperties":false}`
 
 // lsSchema is the ls tool's argument schema, generated from builtin.lsArgs.
-const lsSchema = `{"type":"object","properties":{"path":{"type":"string","description":"directory (default: workspace root)"},"depth":{"type":"integer"}},"required":[],"additionalProperties":false}`
+const lsSchema = `{"type":"object","properties":{"path":{"type":"string"},"depth":{"type":"integer"}},"required":[],"additionalProperties":false}`
 
 // moveFileSchema is the move_file tool's argument schema, generated from builtin.moveArgs.
-const moveFileSchema = `{"type":"object","properties":{"source":{"type":"string","description":"Existing path"},"destination":{"type":"string","description":"New path; must not exist"}},"required":["source","destination"],"additionalProperties":false}`
+const moveFileSchema = `{"type":"object","properties":{"source":{"type":"string"},"destination":{"type":"string"}},"required":["source","destination"],"additionalProperties":false}`
 
 // multiEditSchema is the multi_edit tool's argument schema, generated from builtin.multiEditArgs.
-const multiEditSchema = `{"type":"object","properties":{"path":{"type":"string","description":"File path, relative to the workspace or absolute"},"edits":{"type":"array","items":{"type":"object","properties":{"old_string":{"type":"string"},"new_string":{"type":"string"},"replace_all":{"type":"boolean"}},"required":["old_string","new_string"],"additionalProperties":false},"minItems":1}},"required":["path","edits"],"additionalProperties":false}`
+const multiEditSchema = `{"type":"object","properties":{"path":{"type":"string"},"edits":{"type":"array","items":{"type":"object","properties":{"old_string":{"type":"string"},"new_string":{"type":"string"},"replace_all":{"type":"boolean"}},"required":["old_string","new_string"],"additionalProperties":false},"minItems":1}},"required":["path","edits"],"additionalProperties":false}`
 
 // patchSchema is the patch tool's argument schema, generated from builtin.patchArgs.
-const patchSchema = `{"type":"object","properties":{"patch":{"type":"string","description":"Unified diff text with ---/+++ file headers and @@ hunks"}},"required":["patch"],"additionalProperties":false}`
+const patchSchema = `{"type":"object","properties":{"patch":{"type":"string"}},"required":["patch"],"additionalProperties":false}`
 
 // readFileSchema is the read_file tool's argument schema, generated from builtin.readArgs.
-const readFileSchema = `{"type":"object","properties":{"path":{"type":"string","description":"File path, relative to the workspace or absolute"},"offset":{"type":"integer","description":"First line to show (1-based)","minimum":1},"limit":{"type":"integer","description":"Max lines to show (default 2000)","minimum":1}},"required":["path"],"additionalProperties":false}`
+const readFileSchema = `{"type":"object","properties":{"path":{"type":"string"},"offset":{"type":"integer","minimum":1},"limit":{"type":"integer","minimum":1}},"required":["path"],"additionalProperties":false}`
 
 // todoReadSchema is the todo_read tool's argument schema, generated from struct {}.
 const todoReadSchema = `{"type":"object","properties":{},"required":[],"additionalProperties":false}`
 
 // webFetchSchema is the web_fetch tool's argument schema, generated from builtin.webFetchArgs.
-const webFetchSchema = `{"type":"object","properties":{"url":{"type":"string","description":"the http or https URL to fetch"},"max_bytes":{"type":"integer","description":"bytes of the body to read (default and max 1048576)","minimum":1}},"required":["url"],"additionalProperties":false}`
+const webFetchSchema = `{"type":"object","properties":{"url":{"type":"string"},"max_bytes":{"type":"integer","minimum":1}},"required":["url"],"additionalProperties":false}`
 
 // todoWriteSchema is the todo_write tool's argument schema, generated from builtin.todoWriteArgs.
 const todoWriteSchema = `{"type":"object","properties":{"todos":{"type":"array","items":{"type":"object","properties":{"content":{"type":"string","description":"imperative, e.g. Run tests"},"activeForm":{"type":"string","description":"present continuous, e.g. Running tests"},"status":{"type":"string","enum":["pending","in_progress","completed"]}},"required":["content","status"],"additionalProperties":false}}},"required":["todos"],"additionalProperties":false}`
 
 // writeFileSchema is the write_file tool's argument schema, generated from builtin.writeArgs.
-const writeFileSchema = `{"type":"object","properties":{"path":{"type":"string","description":"File path, relative to the workspace or absolute"},"content":{"type":"string","description":"The complete new file content"}},"required":["path","content"],"additionalProperties":false}`
+const writeFileSchema = `{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"],"additionalProperties":false}`

@@ -76,8 +76,8 @@ func (todoWriteTool) Name() string { return "todo_write" }
 func (todoWriteTool) ReadOnly() bool { return false }
 
 func (todoWriteTool) Description() string {
-	return "Replace your todo list (send the whole list every time). Use it for multi-step work: " +
-		"mark an item in_progress before starting it (one at a time) and completed as soon as it is done."
+	return "Replace your todo list with the whole new list. For multi-step work: mark an item in_progress " +
+		"before starting it (one at a time) and completed as soon as it is done."
 }
 
 // todoWriteArgs holds the whole list. events.Todo belongs to the events

@@ -32,8 +32,8 @@ const (
 type webFetchTool struct{}
 
 type webFetchArgs struct {
-	URL      string    `json:"url" jsonschema:"the http or https URL to fetch"`
-	MaxBytes tools.Int `json:"max_bytes,omitempty" jsonschema:"bytes of the body to read (default and max 1048576)"`
+	URL      string    `json:"url"`
+	MaxBytes tools.Int `json:"max_bytes,omitempty"`
 }
 
 func (webFetchTool) Name() string { return "web_fetch" }
@@ -43,9 +43,9 @@ func (webFetchTool) Name() string { return "web_fetch" }
 func (webFetchTool) ReadOnly() bool { return false }
 
 func (webFetchTool) Description() string {
-	return "Fetch an http(s) URL and return its content: HTML as Markdown, text and JSON as they are, other types described. " +
-		"At most 1 MB is read, 30 s at most. Redirects are followed only on the same host; a redirect to another host is " +
-		"reported, not followed: fetch that URL in a new call."
+	return "Fetch an http(s) URL: HTML comes back as Markdown, text and JSON as they are, other types described. " +
+		"Reads at most max_bytes (default and max 1 MB) in 30 s. Redirects are followed on the same host only; " +
+		"another host's is reported: fetch it in a new call."
 }
 
 // Schema is webFetchSchema (schemas_gen.go), generated from webFetchArgs;

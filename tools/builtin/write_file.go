@@ -17,7 +17,8 @@ type writeFileTool struct{}
 func (writeFileTool) Name() string   { return "write_file" }
 func (writeFileTool) ReadOnly() bool { return false }
 func (writeFileTool) Description() string {
-	return "Create a file or replace its whole content. Parent directories are created. Overwriting an existing file requires reading it with read_file first. Prefer edit_file for changes to existing files."
+	return "Create a file, with its parent directories, or replace its whole content: an existing file must be read with read_file first. " +
+		"Prefer edit_file for changes to existing files."
 }
 
 // Schema is writeFileSchema (schemas_gen.go), generated from writeArgs; see
@@ -26,7 +27,7 @@ func (writeFileTool) Schema() json.RawMessage { return json.RawMessage(writeFile
 
 type writeArgs struct {
 	pathArg
-	Content *string `json:"content" jsonschema:"The complete new file content"`
+	Content *string `json:"content"`
 }
 
 // plan works out the change without touching the disk.

@@ -1,6 +1,6 @@
 // Package recall holds the tools that reach past the current session: the
 // read-only history search over saved sessions and their compaction
-// archives, and memory (search, list, read), remember and forget over the
+// archives, and memory (list, search, read, save, forget) over the
 // Markdown memory files of internal/memory. cmd builds them with the
 // directories of the run; they are not built-in registrations because
 // they need those.
@@ -28,10 +28,8 @@ import (
 
 // Tool names.
 const (
-	HistoryTool  = "history"
-	MemoryTool   = "memory"
-	RememberTool = "remember"
-	ForgetTool   = "forget"
+	HistoryTool = "history"
+	MemoryTool  = "memory"
 )
 
 // Options are the directories the tools work in.
@@ -47,7 +45,7 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Tools returns the history, memory, remember and forget tools.
+// Tools returns the history and memory tools.
 func Tools(o Options) []tools.Tool {
 	if o.Now == nil {
 		o.Now = time.Now
@@ -55,9 +53,7 @@ func Tools(o Options) []tools.Tool {
 	st := memory.New(o.Workspace, o.Home)
 	return []tools.Tool{
 		&historyTool{o: o, ix: search.NewHistory()},
-		&memoryTool{st: st},
-		&rememberTool{st: st, now: o.Now},
-		&forgetTool{st: st, now: o.Now},
+		&memoryTool{st: st, now: o.Now},
 	}
 }
 
@@ -115,20 +111,19 @@ type historyTool struct {
 }
 
 type historyArgs struct {
-	Operation string    `json:"operation,omitempty" jsonschema:"search (default): find messages by keywords; around: read the transcript near a hit"`
-	Query     string    `json:"query,omitempty" jsonschema:"search: keywords (BM25 ranked)"`
-	Scope     string    `json:"scope,omitempty" jsonschema:"project (default): this project's sessions; global: every project's"`
-	Ref       string    `json:"ref,omitempty" jsonschema:"around: the ref of a hit, as search printed it (session:line)"`
-	Limit     tools.Int `json:"limit,omitempty" jsonschema:"search: at most this many hits (default 10, at most 50)"`
+	Operation string    `json:"operation,omitempty"`
+	Query     string    `json:"query,omitempty"`
+	Scope     string    `json:"scope,omitempty"`
+	Ref       string    `json:"ref,omitempty"`
+	Limit     tools.Int `json:"limit,omitempty" jsonschema:"default 10, max 50"`
 }
 
 func (t *historyTool) Name() string { return HistoryTool }
 
 func (t *historyTool) Description() string {
-	return "Search the saved transcripts of earlier sessions, including the messages compaction folded away " +
-		"(read-only). operation \"search\" with a query ranks messages by keywords (scope \"global\" searches every project); " +
-		"operation \"around\" with a hit's ref reads the transcript near it. Use it to recover details a digest left out " +
-		"or what was decided in an earlier session."
+	return "Search the saved transcripts of earlier sessions, messages compaction folded away included: " +
+		"search (default) ranks messages by query keywords, in this project or every one (scope global); " +
+		"around reads the transcript near a hit's ref. Recovers details a digest left out and earlier decisions."
 }
 
 func (t *historyTool) Schema() json.RawMessage { return json.RawMessage(historySchema) }
@@ -239,76 +234,152 @@ func (t *historyTool) Execute(ctx context.Context, env *tools.Env, raw json.RawM
 
 // ---- memory
 
-type memoryTool struct{ st memory.Store }
+// memoryTool reads and writes the Markdown memory files. Its list, search
+// and read calls are reads; save and forget write a memory file, which
+// the permission gate treats as a control path: every such call needs a
+// person's yes, in every posture, and a run with no one to ask refuses
+// it. One tool instead of three keeps the cached prompt prefix small.
+type memoryTool struct {
+	st  memory.Store
+	now func() time.Time
+}
+
+// Memory operations.
+const (
+	opList   = "list"
+	opSearch = "search"
+	opRead   = "read"
+	opSave   = "save"
+	opForget = "forget"
+)
 
 type memoryArgs struct {
-	Operation string    `json:"operation" jsonschema:"list, search (with query) or read (with name)"`
-	Query     string    `json:"query,omitempty" jsonschema:"search: keywords"`
-	Name      string    `json:"name,omitempty" jsonschema:"read: the memory's name"`
-	Scope     string    `json:"scope,omitempty" jsonschema:"project, user or all (default all; read: project first)"`
-	Limit     tools.Int `json:"limit,omitempty" jsonschema:"search: at most this many (default 10)"`
+	Operation   string    `json:"operation"`
+	Name        string    `json:"name,omitempty"`
+	Query       string    `json:"query,omitempty"`
+	Content     string    `json:"content,omitempty"`
+	Description string    `json:"description,omitempty" jsonschema:"save: one line shown by list"`
+	Scope       string    `json:"scope,omitempty" jsonschema:"default: all to read, project to save or forget"`
+	Limit       tools.Int `json:"limit,omitempty" jsonschema:"search: default 10"`
 }
 
 func (t *memoryTool) Name() string { return MemoryTool }
 
 func (t *memoryTool) Description() string {
-	return "Read what the user asked to be remembered across sessions: facts saved as Markdown files, " +
-		"for this project or for the user everywhere. operation \"list\" names them with their descriptions, " +
-		"\"search\" finds them by keywords, \"read\" returns one. Check memory when a task may depend on the user's " +
-		"preferences or earlier decisions."
+	return "Facts the user asked to keep across sessions, as Markdown files of this project or of the user (scope). " +
+		"list, search (query) or read (name) them when a task may depend on the user's preferences or earlier decisions. " +
+		"save (name, content in the user's words) adds or updates one, forget archives one: only when the user asks; " +
+		"the user approves each. Names: a-z, 0-9, - and _."
 }
 
 func (t *memoryTool) Schema() json.RawMessage { return json.RawMessage(memorySchema) }
-func (t *memoryTool) ReadOnly() bool          { return true }
 
-func decodeMemory(raw json.RawMessage) (memoryArgs, error) {
+// ReadOnly is false: save and forget write. The gate still lets the reads
+// through as reads, from their Access.
+func (t *memoryTool) ReadOnly() bool { return false }
+
+// decode checks the arguments and, for save and forget, returns the path
+// of the memory file the call writes.
+func (t *memoryTool) decode(raw json.RawMessage) (memoryArgs, string, error) {
 	var a memoryArgs
 	if err := tools.DecodeStrict(raw, &a); err != nil {
-		return a, err
-	}
-	switch a.Operation {
-	case "list":
-	case "search":
-		if strings.TrimSpace(a.Query) == "" {
-			return a, errors.New("search needs a query")
-		}
-	case "read":
-		if err := memory.CheckName(a.Name); err != nil {
-			return a, err
-		}
-	default:
-		return a, fmt.Errorf("operation %q is not list, search or read", a.Operation)
+		return a, "", err
 	}
 	switch a.Scope {
 	case "", "all", memory.ScopeProject, memory.ScopeUser:
 	default:
-		return a, fmt.Errorf("scope %q is not project, user or all", a.Scope)
+		return a, "", fmt.Errorf("scope %q is not project, user or all", a.Scope)
 	}
-	return a, nil
+	switch a.Operation {
+	case opList:
+		return a, "", nil
+	case opSearch:
+		if strings.TrimSpace(a.Query) == "" {
+			return a, "", errors.New("search needs a query")
+		}
+		return a, "", nil
+	case opRead:
+		return a, "", memory.CheckName(a.Name)
+	case opSave, opForget:
+		if a.Scope == "all" {
+			return a, "", fmt.Errorf("%s needs scope project or user, not all", a.Operation)
+		}
+		if a.Operation == opSave && strings.TrimSpace(a.Content) == "" {
+			return a, "", errors.New("content is empty")
+		}
+		p, err := t.st.Path(a.Scope, a.Name)
+		return a, p, err
+	default:
+		return a, "", fmt.Errorf("operation %q is not list, search, read, save or forget", a.Operation)
+	}
 }
 
+// Access: list, search and read are reads of Reasonix's own memory;
+// save and forget are writes of the memory file, which the gate asks a
+// person about every time.
 func (t *memoryTool) Access(raw json.RawMessage) (tools.Access, error) {
-	a, err := decodeMemory(raw)
+	a, p, err := t.decode(raw)
 	if err != nil {
 		return tools.Access{}, err
 	}
+	if p != "" {
+		return tools.Access{Kind: tools.KindWrite, Writes: []string{p}, Detail: a.Operation + " " + a.Name}, nil
+	}
 	d := a.Operation
 	switch a.Operation {
-	case "search":
+	case opSearch:
 		d += " " + text.Clip(a.Query, 80)
-	case "read":
+	case opRead:
 		d += " " + a.Name
 	}
 	return tools.Access{Kind: tools.KindRead, Detail: d}, nil
 }
 
+// Preview shows the person the memory as a save will write it; forget
+// shows the memory it archives.
+func (t *memoryTool) Preview(ctx context.Context, env *tools.Env, raw json.RawMessage) ([]tools.Preview, error) {
+	a, p, err := t.decode(raw)
+	if err != nil || p == "" {
+		return nil, err
+	}
+	op, old, now := "create", "", strings.TrimSpace(a.Content)+"\n"
+	if m, err := t.st.Read(a.Scope, a.Name); err == nil {
+		op, old = "update", m.Content+"\n"
+	}
+	if a.Operation == opForget {
+		op, now = "delete", ""
+	}
+	diff, err := udiff.ToUnified(p, p, old, []udiff.Edit{{Start: 0, End: len(old), New: now}}, 3)
+	if err != nil {
+		return nil, err
+	}
+	return []tools.Preview{{Path: p, Operation: op, Diff: diff, Added: strings.Count(now, "\n"), Removed: strings.Count(old, "\n")}}, nil
+}
+
 func (t *memoryTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
-	a, err := decodeMemory(raw)
+	a, _, err := t.decode(raw)
 	if err != nil {
 		return tools.Result{}, err
 	}
 	switch a.Operation {
-	case "read":
+	case opSave:
+		m, existed, err := t.st.Save(a.Scope, a.Name, a.Description, a.Content, t.now())
+		if err != nil {
+			return tools.Result{}, err
+		}
+		verb := "saved"
+		if existed {
+			verb = "updated"
+		}
+		return tools.Result{Content: fmt.Sprintf("%s %s memory %q (%s)", verb, m.Scope, m.Name, m.Path),
+			Summary: verb + " memory " + m.Name}, nil
+	case opForget:
+		dst, err := t.st.Forget(a.Scope, a.Name, t.now())
+		if err != nil {
+			return tools.Result{}, err
+		}
+		return tools.Result{Content: fmt.Sprintf("forgot memory %q; archived as %s", a.Name, dst), Summary: "forgot memory " + a.Name}, nil
+	case opRead:
 		scopes := []string{a.Scope}
 		if a.Scope == "" || a.Scope == "all" {
 			scopes = []string{memory.ScopeProject, memory.ScopeUser}
@@ -324,7 +395,7 @@ func (t *memoryTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMe
 		}
 		return tools.Result{Content: fmt.Sprintf("%s memory %q (updated %s)\n%s\n\n%s", m.Scope, m.Name,
 			m.Updated.Format("2006-01-02"), m.Description, m.Content), Summary: "read " + m.Name}, nil
-	case "search":
+	case opSearch:
 		list, err := t.st.Search(a.Scope, a.Query, max(int(a.Limit), 0))
 		if err != nil {
 			return tools.Result{}, err
@@ -354,138 +425,4 @@ func (t *memoryTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMe
 		fmt.Fprintf(&b, "- %s (%s, %s): %s\n", m.Name, m.Scope, m.Updated.Format("2006-01-02"), desc)
 	}
 	return tools.Result{Content: b.String(), Summary: fmt.Sprintf("%d memory(ies)", len(list))}, nil
-}
-
-// ---- remember and forget
-
-// Both write a memory file, which the permission gate treats as a control
-// path: every call needs a person's yes, in every posture, and a run with
-// no one to ask refuses it.
-
-type rememberTool struct {
-	st  memory.Store
-	now func() time.Time
-}
-
-type rememberArgs struct {
-	Name        string `json:"name" jsonschema:"short id: lower-case letters, digits, - or _ (an existing name is updated)"`
-	Content     string `json:"content" jsonschema:"the fact, in Markdown, as the user stated it"`
-	Description string `json:"description,omitempty" jsonschema:"one line shown when memories are listed"`
-	Scope       string `json:"scope,omitempty" jsonschema:"project (default): this project only; user: every project of this user"`
-}
-
-func (t *rememberTool) Name() string { return RememberTool }
-
-func (t *rememberTool) Description() string {
-	return "Save a fact the user asked you to remember across sessions, or update one (same name), as a Markdown file " +
-		"in the project's or the user's memory. The user approves every call. Save only what the user asked for, " +
-		"in their words."
-}
-
-func (t *rememberTool) Schema() json.RawMessage { return json.RawMessage(rememberSchema) }
-func (t *rememberTool) ReadOnly() bool          { return false }
-
-func (t *rememberTool) decode(raw json.RawMessage) (rememberArgs, string, error) {
-	var a rememberArgs
-	if err := tools.DecodeStrict(raw, &a); err != nil {
-		return a, "", err
-	}
-	if strings.TrimSpace(a.Content) == "" {
-		return a, "", errors.New("content is empty")
-	}
-	p, err := t.st.Path(a.Scope, a.Name)
-	return a, p, err
-}
-
-// Access: a write of the memory file, which the gate asks a person about.
-func (t *rememberTool) Access(raw json.RawMessage) (tools.Access, error) {
-	_, p, err := t.decode(raw)
-	if err != nil {
-		return tools.Access{}, err
-	}
-	return tools.Access{Kind: tools.KindWrite, Writes: []string{p}}, nil
-}
-
-// Preview shows the person the memory as it will be saved.
-func (t *rememberTool) Preview(ctx context.Context, env *tools.Env, raw json.RawMessage) ([]tools.Preview, error) {
-	a, p, err := t.decode(raw)
-	if err != nil {
-		return nil, err
-	}
-	op, old := "create", ""
-	if m, err := t.st.Read(a.Scope, a.Name); err == nil {
-		op, old = "update", m.Content+"\n"
-	}
-	now := strings.TrimSpace(a.Content) + "\n"
-	diff, err := udiff.ToUnified(p, p, old, []udiff.Edit{{Start: 0, End: len(old), New: now}}, 3)
-	if err != nil {
-		return nil, err
-	}
-	return []tools.Preview{{Path: p, Operation: op, Diff: diff, Added: strings.Count(now, "\n"), Removed: strings.Count(old, "\n")}}, nil
-}
-
-func (t *rememberTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
-	a, _, err := t.decode(raw)
-	if err != nil {
-		return tools.Result{}, err
-	}
-	m, existed, err := t.st.Save(a.Scope, a.Name, a.Description, a.Content, t.now())
-	if err != nil {
-		return tools.Result{}, err
-	}
-	verb := "saved"
-	if existed {
-		verb = "updated"
-	}
-	return tools.Result{Content: fmt.Sprintf("%s %s memory %q (%s)", verb, m.Scope, m.Name, m.Path),
-		Summary: verb + " memory " + m.Name}, nil
-}
-
-type forgetTool struct {
-	st  memory.Store
-	now func() time.Time
-}
-
-type forgetArgs struct {
-	Name  string `json:"name" jsonschema:"the memory to forget"`
-	Scope string `json:"scope,omitempty" jsonschema:"project (default) or user"`
-}
-
-func (t *forgetTool) Name() string { return ForgetTool }
-
-func (t *forgetTool) Description() string {
-	return "Forget a memory the user no longer wants kept: it is moved to the memory archive, not deleted. " +
-		"The user approves every call."
-}
-
-func (t *forgetTool) Schema() json.RawMessage { return json.RawMessage(forgetSchema) }
-func (t *forgetTool) ReadOnly() bool          { return false }
-
-func (t *forgetTool) decode(raw json.RawMessage) (forgetArgs, string, error) {
-	var a forgetArgs
-	if err := tools.DecodeStrict(raw, &a); err != nil {
-		return a, "", err
-	}
-	p, err := t.st.Path(a.Scope, a.Name)
-	return a, p, err
-}
-
-func (t *forgetTool) Access(raw json.RawMessage) (tools.Access, error) {
-	_, p, err := t.decode(raw)
-	if err != nil {
-		return tools.Access{}, err
-	}
-	return tools.Access{Kind: tools.KindWrite, Writes: []string{p}}, nil
-}
-
-func (t *forgetTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
-	a, _, err := t.decode(raw)
-	if err != nil {
-		return tools.Result{}, err
-	}
-	dst, err := t.st.Forget(a.Scope, a.Name, t.now())
-	if err != nil {
-		return tools.Result{}, err
-	}
-	return tools.Result{Content: fmt.Sprintf("forgot memory %q; archived as %s", a.Name, dst), Summary: "forgot memory " + a.Name}, nil
 }

@@ -39,11 +39,11 @@ func (f *fixture) run(t *testing.T, name string, args any) (tools.Result, error)
 
 func TestRememberListReadSearchForget(t *testing.T) {
 	f := newFixture(t)
-	if _, err := f.run(t, RememberTool, map[string]string{"name": "build-command", "content": "Build with `make build`, never go build.",
+	if _, err := f.run(t, MemoryTool, map[string]string{"operation": "save", "name": "build-command", "content": "Build with `make build`, never go build.",
 		"description": "how to build"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.run(t, RememberTool, map[string]string{"name": "tone", "content": "Answer in short sentences.", "scope": "user"}); err != nil {
+	if _, err := f.run(t, MemoryTool, map[string]string{"operation": "save", "name": "tone", "content": "Answer in short sentences.", "scope": "user"}); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(filepath.Join(f.ws, ".reasonix", "memory", "build-command.md"))
@@ -67,11 +67,11 @@ func TestRememberListReadSearchForget(t *testing.T) {
 		t.Errorf("read = %q, %v", res.Content, err)
 	}
 	// Updating keeps one file.
-	res, err = f.run(t, RememberTool, map[string]string{"name": "build-command", "content": "Build with `make`."})
+	res, err = f.run(t, MemoryTool, map[string]string{"operation": "save", "name": "build-command", "content": "Build with `make`."})
 	if err != nil || !strings.HasPrefix(res.Content, "updated") {
 		t.Errorf("update = %q, %v", res.Content, err)
 	}
-	res, err = f.run(t, ForgetTool, map[string]string{"name": "build-command"})
+	res, err = f.run(t, MemoryTool, map[string]string{"operation": "forget", "name": "build-command"})
 	if err != nil || !strings.Contains(res.Content, ".archive") {
 		t.Fatalf("forget = %q, %v", res.Content, err)
 	}
@@ -84,9 +84,11 @@ func TestRememberListReadSearchForget(t *testing.T) {
 	}
 	// Names cannot leave the memory directory.
 	for _, bad := range []string{"../x", "A", "x/y", ".hidden", ""} {
-		raw, _ := json.Marshal(map[string]string{"name": bad, "content": "c"})
-		if _, err := tools.Describe(f.byName[RememberTool], raw); err == nil {
-			t.Errorf("remember name %q accepted", bad)
+		for _, op := range []string{"save", "forget", "read"} {
+			raw, _ := json.Marshal(map[string]string{"operation": op, "name": bad, "content": "c"})
+			if _, err := tools.Describe(f.byName[MemoryTool], raw); err == nil {
+				t.Errorf("%s name %q accepted", op, bad)
+			}
 		}
 	}
 }
@@ -106,9 +108,10 @@ func (a *countingApprover) Approve(_ context.Context, r permission.Request) (per
 }
 
 // TestRememberNeedsAPersonEveryTime: in every posture, even yolo and with
-// an allow rule that covers the file, each remember and forget call asks
-// a person, and an "allow for the session" answer does not carry over;
-// with no one to ask the call is refused with the reason.
+// an allow rule that covers the file or names the tool, each memory save
+// and forget call asks a person, and an "allow for the session" answer
+// does not carry over; with no one to ask the call is refused with the
+// reason. The memory tool's reads are never asked about, even in ask mode.
 func TestRememberNeedsAPersonEveryTime(t *testing.T) {
 	f := newFixture(t)
 	confiner, err := permission.NewConfiner(f.ws, nil, nil, f.home)
@@ -126,7 +129,7 @@ func TestRememberNeedsAPersonEveryTime(t *testing.T) {
 		return g.Authorize(context.Background(), tools.Invocation{Session: "s", Tool: tl, Args: raw, Access: acc, Env: f.env})
 	}
 	for _, mode := range []string{"ask", "auto", "yolo"} {
-		pol, err := permission.ParsePolicy(mode, []string{"Edit(**)", "Edit(" + f.home + "/**)", "remember", "forget"}, nil, nil, nil)
+		pol, err := permission.ParsePolicy(mode, []string{"Edit(**)", "Edit(" + f.home + "/**)", "memory"}, nil, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,10 +139,10 @@ func TestRememberNeedsAPersonEveryTime(t *testing.T) {
 			tool string
 			args map[string]string
 		}{
-			{RememberTool, map[string]string{"name": "a", "content": "x"}},
-			{RememberTool, map[string]string{"name": "a", "content": "y"}},
-			{RememberTool, map[string]string{"name": "b", "content": "z", "scope": "user"}},
-			{ForgetTool, map[string]string{"name": "a"}},
+			{MemoryTool, map[string]string{"operation": "save", "name": "a", "content": "x"}},
+			{MemoryTool, map[string]string{"operation": "save", "name": "a", "content": "y"}},
+			{MemoryTool, map[string]string{"operation": "save", "name": "b", "content": "z", "scope": "user"}},
+			{MemoryTool, map[string]string{"operation": "forget", "name": "a"}},
 		} {
 			v := call(g, c.tool, c.args)
 			if !v.Allow || !v.Person || ap.n != i+1 {
@@ -150,8 +153,8 @@ func TestRememberNeedsAPersonEveryTime(t *testing.T) {
 			t.Errorf("%s: request = %+v", mode, ap.req[0])
 		}
 		headless := permission.NewGate(permission.GateOptions{Policy: pol, Workspace: f.ws, Home: f.home})
-		v := call(headless, RememberTool, map[string]string{"name": "a", "content": "x"})
-		if v.Allow || !strings.Contains(v.Message, "remember needs human approval every time") ||
+		v := call(headless, MemoryTool, map[string]string{"operation": "save", "name": "a", "content": "x"})
+		if v.Allow || !strings.Contains(v.Message, "memory needs human approval every time") ||
 			!strings.Contains(v.Message, "a memory every later session reads") {
 			t.Errorf("%s headless: %+v", mode, v)
 		}
@@ -159,8 +162,10 @@ func TestRememberNeedsAPersonEveryTime(t *testing.T) {
 	// The read-only tools are not asked about.
 	pol, _ := permission.ParsePolicy("ask", nil, nil, nil, nil)
 	g := permission.NewGate(permission.GateOptions{Policy: pol, Workspace: f.ws, Home: f.home})
-	if v := call(g, MemoryTool, map[string]string{"operation": "list"}); !v.Allow {
-		t.Errorf("memory list: %+v", v)
+	for _, args := range []map[string]string{{"operation": "list"}, {"operation": "search", "query": "x"}, {"operation": "read", "name": "a"}} {
+		if v := call(g, MemoryTool, args); !v.Allow || v.Person {
+			t.Errorf("memory %s: %+v", args["operation"], v)
+		}
 	}
 	if v := call(g, HistoryTool, map[string]string{"query": "x"}); !v.Allow {
 		t.Errorf("history: %+v", v)

@@ -10,12 +10,10 @@ import (
 // schemaSpecs are the argument structs of the recall tools, in the order
 // of schemas_gen.go.
 var schemaSpecs = []schemagen.Spec{
-	schemagen.For[forgetArgs]("forgetSchema", ForgetTool, schemagen.WithEnum("scope", "project", "user")),
 	schemagen.For[historyArgs]("historySchema", HistoryTool, schemagen.WithEnum("operation", "search", "around"),
 		schemagen.WithEnum("scope", "project", "global"), schemagen.WithType("limit", "integer")),
-	schemagen.For[memoryArgs]("memorySchema", MemoryTool, schemagen.WithEnum("operation", "list", "search", "read"),
+	schemagen.For[memoryArgs]("memorySchema", MemoryTool, schemagen.WithEnum("operation", opList, opSearch, opRead, opSave, opForget),
 		schemagen.WithEnum("scope", "project", "user", "all"), schemagen.WithType("limit", "integer")),
-	schemagen.For[rememberArgs]("rememberSchema", RememberTool, schemagen.WithEnum("scope", "project", "user")),
 }
 
 // TestSchemasGenerated checks schemas_gen.go is what the specs generate
