@@ -70,9 +70,21 @@ const (
 	// MaxDepth is the deepest a subagent may sit: the executor is depth 0,
 	// its children 1, theirs 2, and a depth-2 child is not offered task.
 	MaxDepth = 2
-	// skillIndexBytes bounds the skill index in a system prompt.
-	skillIndexBytes = 8 << 10
+	// indexBytes bounds what the agent index (in the task tool) and the
+	// skill index (in the system prompt) add to a prefix together, however
+	// many agents and skills are installed, so the prefix stays under 16 KB
+	// (docs/SPEC.md, "Figures"); agents and skills past it are found with
+	// the task tool's list and the skill tool's list.
+	indexBytes = 1536
 )
+
+// indexSplit divides indexBytes between the agent index and the skill
+// index from what each would need to list everything: each gets half,
+// and what one does not need goes to the other.
+func indexSplit(agentNeed, skillNeed int) (agents, skills int) {
+	half := indexBytes / 2
+	return indexBytes - min(skillNeed, half), indexBytes - min(agentNeed, half)
+}
 
 // PlanDecision is a person's answer to a proposed plan.
 type PlanDecision = events.PlanDecision
@@ -191,6 +203,9 @@ type Coordinator struct {
 	// shellCalls numbers the shell commands a person runs (! lines), for
 	// their event ids.
 	shellCalls atomic.Int64
+	// indexBudgets returns the bytes the agent index and the skill index
+	// may take (see indexSplit); computed once.
+	indexBudgets func() (agents, skills int)
 }
 
 // New returns a coordinator over rt.
@@ -210,6 +225,11 @@ func New(rt Runtime) *Coordinator {
 	}
 	n = min(max(n, 1), MaxMaxParallel)
 	c := &Coordinator{rt: rt, maxParallel: n, slots: semaphore.NewWeighted(int64(n))}
+	// The split depends only on the installed agents and skills, fixed for
+	// the coordinator's life, so every prefix built from it is stable.
+	c.indexBudgets = sync.OnceValues(func() (int, int) {
+		return indexSplit(agentIndexNeed(c.subagents()), len(c.rt.Skills.Index(0, c.rt.SkillAllow)))
+	})
 	if rt.Settings.Budget > 0 {
 		c.budget = &agents.Budget{Limit: rt.Settings.Budget}
 	}
@@ -539,7 +559,8 @@ func (c *Coordinator) withSkillIndex(system string, reg *tools.Registry) string 
 	if _, ok := reg.Get(skills.ToolName); !ok {
 		return system
 	}
-	idx := c.rt.Skills.Index(skillIndexBytes, c.rt.SkillAllow)
+	_, budget := c.indexBudgets()
+	idx := c.rt.Skills.Index(budget, c.rt.SkillAllow)
 	if idx == "" {
 		return system
 	}
@@ -547,7 +568,7 @@ func (c *Coordinator) withSkillIndex(system string, reg *tools.Registry) string 
 	if system == "" {
 		sep = ""
 	}
-	return system + sep + "# Skills\nThese skills are available through the skill tool; load one when its description fits the task:\n" + idx
+	return system + sep + "# Skills\nLoad one with the skill tool when its description fits the task:\n" + idx
 }
 
 // toolPool is what every session's tools are filtered from: the runtime's
@@ -582,7 +603,8 @@ func (c *Coordinator) toolsFor(r roles.Role, depth int, id, modelRef string, fam
 	pool := c.toolPool(run)
 	if depth < MaxDepth && !r.ReadOnlyOnly {
 		if subs := c.subagents(); len(subs) > 0 {
-			pool.Add(&taskTool{c: c, parent: id, fam: fam, depth: depth, modelRef: modelRef, agents: subs})
+			budget, _ := c.indexBudgets()
+			pool.Add(&taskTool{c: c, parent: id, fam: fam, depth: depth, modelRef: modelRef, agents: subs, budget: budget})
 		}
 	}
 	return r.FilterTools(pool)

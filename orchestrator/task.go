@@ -46,6 +46,9 @@ type taskTool struct {
 	depth    int
 	modelRef string
 	agents   []roles.Role
+	// budget bounds the agent index: the coordinator's share of
+	// indexBytes for agents (0: indexBytes).
+	budget int
 
 	// schemaOnce builds schema, which names the agents above.
 	schemaOnce sync.Once
@@ -58,15 +61,20 @@ type taskTool struct {
 
 func (t *taskTool) Name() string { return TaskTool }
 
-// agentIndexBytes bounds what the agent list adds to the prefix (its
-// lines in the description and the names in the schema's enum), however
-// many agents are installed; the rest are found with the list argument.
-const agentIndexBytes = 4 << 10
-
 // agentLine is one agent in the index: its name and the first sentence of
 // its description, shortened.
 func agentLine(r roles.Role) string {
-	return "- " + r.Name + ": " + text.Sentence(r.Description, 100) + "\n"
+	return "- " + r.Name + ": " + text.Sentence(r.Description, 80) + "\n"
+}
+
+// agentIndexNeed is what listing every agent would add to the prefix:
+// each line in the description and each name in the schema's enum.
+func agentIndexNeed(agents []roles.Role) int {
+	n := 0
+	for _, r := range agents {
+		n += len(agentLine(r)) + len(r.Name) + 3
+	}
+	return n
 }
 
 // index returns the agent lines of the description and whether every
@@ -74,21 +82,22 @@ func agentLine(r roles.Role) string {
 // once per tool: the bytes are part of the cached prefix.
 func (t *taskTool) index() (string, bool) {
 	t.indexOnce.Do(func() {
-		var lines []string
-		total := 0
-		for _, r := range t.agents {
-			l := agentLine(r)
-			lines = append(lines, l)
-			total += len(l) + len(r.Name) + 3 // the line and the name in the enum
+		budget := t.budget
+		if budget <= 0 {
+			budget = indexBytes
 		}
-		if total <= agentIndexBytes {
+		var lines []string
+		for _, r := range t.agents {
+			lines = append(lines, agentLine(r))
+		}
+		if agentIndexNeed(t.agents) <= budget {
 			t.idx, t.all = strings.Join(lines, ""), true
 			return
 		}
 		var b strings.Builder
 		for i, l := range lines {
 			note := fmt.Sprintf("(%d more agents: find them with list, e.g. {\"list\": \"python\"}, and start one by name)\n", len(lines)-i)
-			if b.Len()+len(l)+len(note) > agentIndexBytes {
+			if b.Len()+len(l)+len(note) > budget {
 				b.WriteString(note)
 				break
 			}

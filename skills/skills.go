@@ -456,27 +456,28 @@ func (c *Catalog) Get(name string) (Skill, bool) {
 
 // Index renders the skills allow accepts (nil allows all) as sorted
 // "- name: description" lines within maxBytes (0 = no cap). When they do
-// not fit, the tail is replaced by a note counting what was left out, so
-// the model knows to ask for the full list. The result depends only on the
-// catalog, so it is safe inside a cache-stable prompt prefix.
+// not fit, descriptions are cut shorter, so more skills fit, and the tail
+// is replaced by a note counting what was left out, so the model knows to
+// ask for the full list. The result depends only on the catalog, so it is
+// safe inside a cache-stable prompt prefix.
 func (c *Catalog) Index(maxBytes int, allow func(name string) bool) string {
 	if c == nil {
 		return ""
 	}
-	var lines []string
-	for _, s := range c.skills {
-		if allow != nil && !allow(s.Name) {
-			continue
+	render := func(clip int) []string {
+		var out []string
+		for _, s := range c.skills {
+			if allow == nil || allow(s.Name) {
+				out = append(out, "- "+s.Name+": "+text.Sentence(s.Description, clip)+"\n")
+			}
 		}
-		lines = append(lines, "- "+s.Name+": "+text.Sentence(s.Description, 160)+"\n")
+		return out
 	}
-	total := 0
-	for _, l := range lines {
-		total += len(l)
+	all := render(160)
+	if total := len(strings.Join(all, "")); maxBytes <= 0 || total <= maxBytes {
+		return strings.Join(all, "")
 	}
-	if maxBytes <= 0 || total <= maxBytes {
-		return strings.Join(lines, "")
-	}
+	lines := render(80)
 	var b strings.Builder
 	for i, l := range lines {
 		note := moreNote(len(lines) - i - 1)

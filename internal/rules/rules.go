@@ -428,7 +428,7 @@ func (l *loader) environment(gitRoot string) Part {
 		cwd = l.opts.Workspace
 	}
 	var b strings.Builder
-	b.WriteString("# Environment\nTaken once when the session started; it is not updated as work goes on.\n")
+	b.WriteString("# Environment\nAs of the session start; not updated.\n")
 	fmt.Fprintf(&b, "Working directory: %s\n", cwd)
 	if l.opts.Workspace != "" && filepath.Clean(l.opts.Workspace) != filepath.Clean(cwd) {
 		fmt.Fprintf(&b, "Workspace: %s\n", l.opts.Workspace)
