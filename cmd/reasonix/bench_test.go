@@ -99,6 +99,15 @@ func TestStartupBench(t *testing.T) {
 	benchBashStep(t, rx)
 	benchReadStep(t, rx)
 	fmt.Printf("prefix: %.1f KB system prompt + %d tool schemas (target < 16KB)\n", float64(prefix)/1024, ntools)
+	e := newE2E(t, scripted.Turn{Text: "done"})
+	installAgentsAndSkills(e, 400)
+	cmd := exec.Command(rx, "run", "go")
+	cmd.Dir, cmd.Env = e.repo, e.env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("run with agents and skills: %v\n%s", err, out)
+	}
+	prefix, ntools = prefixSize(t, e.srv.Requests()[0])
+	fmt.Printf("prefix: %.1f KB with 400 agents and 400 skills installed, %d tool schemas (target < 16KB)\n", float64(prefix)/1024, ntools)
 }
 
 // benchBashStep measures what a bash call costs beyond the command itself.
