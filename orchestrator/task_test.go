@@ -410,7 +410,7 @@ func TestNestedFanOutWithOneSlot(t *testing.T) {
 }
 
 // TestAgentIndexCapped: 400 agent files in Claude Code's layout add at
-// most agentIndexBytes to the prefix (the task tool's description and
+// most indexBytes (all of it: there are no skills) to the prefix (the task tool's description and
 // schema); an agent past the cap is found with list and started by name.
 func TestAgentIndexCapped(t *testing.T) {
 	h := newHarness(t, []scripted.Turn{
@@ -455,8 +455,8 @@ func TestAgentIndexCapped(t *testing.T) {
 		t.Fatalf("task tool with %d agents", len(task.agents))
 	}
 	added := len(task.Description()) + len(task.Schema()) - base
-	if added > agentIndexBytes {
-		t.Errorf("400 agents add %d bytes to the prefix, cap %d", added, agentIndexBytes)
+	if added > indexBytes || added < indexBytes-200 {
+		t.Errorf("400 agents add %d bytes to the prefix, cap %d", added, indexBytes)
 	}
 	if !strings.Contains(task.Description(), "more agents: find them with list") || strings.Contains(task.Description(), "agent-397") {
 		t.Errorf("description does not point past the cap:\n%s", task.Description())
@@ -495,5 +495,26 @@ func TestAgentIndexCapped(t *testing.T) {
 	}
 	if !strings.Contains(ran, `"status": "ok"`) || !strings.Contains(ran, "no drift") {
 		t.Errorf("task result:\n%s", ran)
+	}
+}
+
+// TestIndexSplit: agents and skills share indexBytes; each gets half when
+// both need more, and what one leaves unused goes to the other.
+func TestIndexSplit(t *testing.T) {
+	half := indexBytes / 2
+	for _, c := range []struct{ agents, skills, wantA, wantS int }{
+		{0, 0, indexBytes, indexBytes},
+		{100, 50000, half, indexBytes - 100},
+		{50000, 100, indexBytes - 100, half},
+		{50000, 50000, half, indexBytes - half},
+		{300, 400, indexBytes - 400, indexBytes - 300},
+	} {
+		a, s := indexSplit(c.agents, c.skills)
+		if a != c.wantA || s != c.wantS {
+			t.Errorf("indexSplit(%d, %d) = %d, %d; want %d, %d", c.agents, c.skills, a, s, c.wantA, c.wantS)
+		}
+		if used := min(a, c.agents) + min(s, c.skills); used > indexBytes {
+			t.Errorf("indexSplit(%d, %d) lets %d bytes in", c.agents, c.skills, used)
+		}
 	}
 }
