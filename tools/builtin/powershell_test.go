@@ -73,7 +73,7 @@ func TestPowerShellToolRunsPwsh(t *testing.T) {
 	}
 	var out string
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		r, _ := runTool(t, jobOutputTool{}, env, `{"job_id":"job-1"}`)
+		r, _ := runTool(t, jobTool{}, env, `{"job_id":"job-1"}`)
 		out += r.Content
 		if strings.Contains(out, "status: exited") {
 			break
