@@ -15,6 +15,9 @@ const (
 	ReasonBlocked   = "blocked"
 	ReasonMaxTurns  = "max_turns"
 	ReasonCancelled = "cancelled"
+	// ReasonPromptBlocked: a UserPromptSubmit hook blocked the goal's
+	// prompt before any turn ran.
+	ReasonPromptBlocked = "prompt_blocked"
 )
 
 // Goal statuses reported through goal_status.

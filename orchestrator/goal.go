@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/internal/hooks"
 	"github.com/reasonix/reasonix/internal/store"
 	"github.com/reasonix/reasonix/internal/text"
 	"github.com/reasonix/reasonix/providers"
@@ -26,6 +27,8 @@ const (
 	ReasonBlocked   = events.ReasonBlocked
 	ReasonMaxTurns  = events.ReasonMaxTurns
 	ReasonCancelled = events.ReasonCancelled
+	// ReasonPromptBlocked is events.ReasonPromptBlocked.
+	ReasonPromptBlocked = events.ReasonPromptBlocked
 )
 
 // blockedRepeats is how many identical blocked reports end a goal.
@@ -252,8 +255,25 @@ func (c *Coordinator) goalLoop(ctx context.Context, w *worker, st *GoalState, tu
 		return res, errors.Join(runErr, err)
 	}
 	first := st.Turns
+	// The person's /goal is their prompt: SessionStart and
+	// UserPromptSubmit hooks see it (and may add context or block it)
+	// once. The turns that keep the goal going are the loop's own, as
+	// a Stop hook's continuation is, so they fire neither.
+	turn, err := c.goalPromptHooks(ctx, w, st, turn)
+	if err != nil {
+		return finish(GoalStopped, ReasonPromptBlocked, err)
+	}
+	stop := goalStop{}
 	for {
 		if st.Turns >= st.MaxTurns {
+			if st.Turns > first {
+				// The agent stops here too; the cap is the person's, so
+				// a Stop hook sees it but cannot lift it.
+				if reason, ok := c.goalStopHook(ctx, w, &stop); ok {
+					c.rt.Sink.Publish(events.Event{Type: events.Notice, Session: w.ID(), Role: roles.Executor,
+						Text: "a Stop hook asked the goal to go on, but it reached its turn cap: " + text.Clip(text.OneLine(reason), 200)})
+				}
+			}
 			return finish(GoalStopped, ReasonMaxTurns, nil)
 		}
 		// Checked before sending, so a Ctrl-C between turns neither counts
@@ -294,9 +314,10 @@ func (c *Coordinator) goalLoop(ctx context.Context, w *worker, st *GoalState, tu
 		st.Last = &rep
 		c.rt.Sink.Publish(events.Event{Type: events.Notice, Session: w.ID(), Role: roles.Executor,
 			Text: fmt.Sprintf("goal turn %d/%d: %s: %s", st.Turns, st.MaxTurns, rep.Status, text.Clip(text.OneLine(rep.Summary), 200))})
+		end, why := "", ""
 		switch rep.Status {
 		case GoalDone:
-			return finish(GoalDone, ReasonDone, nil)
+			end, why = GoalDone, ReasonDone
 		case GoalBlocked:
 			if key := normalizeBlocked(rep.Summary); key == st.BlockedKey {
 				st.BlockedCount++
@@ -304,15 +325,66 @@ func (c *Coordinator) goalLoop(ctx context.Context, w *worker, st *GoalState, tu
 				st.BlockedKey, st.BlockedCount = key, 1
 			}
 			if st.BlockedCount >= blockedRepeats {
-				return finish(GoalBlocked, ReasonBlocked, nil)
+				end, why = GoalBlocked, ReasonBlocked
 			}
+		}
+		hookTurn := ""
+		if end != "" {
+			// The agent would stop: Stop hooks run, and one that blocks
+			// sends it back to work with its reason, as in a chat turn.
+			reason, ok := c.goalStopHook(ctx, w, &stop)
+			if !ok {
+				return finish(end, why, nil)
+			}
+			st.BlockedCount, st.BlockedKey = 0, ""
+			st.Last = &GoalReport{Status: GoalContinue, Summary: "a Stop hook asked to go on: " + text.Clip(text.OneLine(reason), 300)}
+			hookTurn = "A Stop hook asks you to go on: " + reason + "\n\n"
 		}
 		if err := c.saveGoal(w, st); err != nil {
 			res.GoalState = *st
 			return res, err
 		}
-		turn = goalContinueTurn(st) + c.researchNote(st, false)
+		turn = hookTurn + goalContinueTurn(st) + c.researchNote(st, false)
 	}
+}
+
+// goalStop is the Stop hook state of one goal run: whether a Stop hook
+// already sent it back to work (stop_hook_active) and how often.
+type goalStop struct {
+	active bool
+	n      int
+}
+
+// goalStopHook runs the Stop hooks when a goal would end and returns the
+// reason of one that blocks the stop. After maxStopContinuations blocks
+// in a run the stop goes through, should a hook ignore stop_hook_active.
+func (c *Coordinator) goalStopHook(ctx context.Context, w *worker, s *goalStop) (string, bool) {
+	r := c.rt.Hooks
+	if r == nil || !r.Has(hooks.Stop, "") || ctx.Err() != nil {
+		return "", false
+	}
+	flag := s.active
+	o := r.Run(ctx, hooks.Stop, "", hooks.Payload{SessionID: w.ID(), StopHookActive: &flag})
+	if !o.Block || ctx.Err() != nil || s.n >= maxStopContinuations {
+		return "", false
+	}
+	s.active = true
+	s.n++
+	return o.Reason, true
+}
+
+// goalPromptHooks runs the prompt hooks for the turn that starts (or
+// resumes) a goal, with the goal as the person wrote it, and returns the
+// turn with their context added.
+func (c *Coordinator) goalPromptHooks(ctx context.Context, w *worker, st *GoalState, turn string) (string, error) {
+	if c.rt.Hooks == nil {
+		return turn, nil
+	}
+	with, err := c.promptHooks(ctx, w, st.Goal)
+	if err != nil {
+		return "", err
+	}
+	return turn + strings.TrimPrefix(with, st.Goal), nil
 }
 
 const goalInstructions = "End every turn by calling goal_status: status done when the goal is met (with evidence), " +

@@ -135,3 +135,62 @@ func TestE2EResearchGoal(t *testing.T) {
 		t.Errorf("--simple kept a research log: %v", logs)
 	}
 }
+
+// goalHookSettings record every UserPromptSubmit and Stop payload; the
+// prompt hook adds context, and the Stop hook blocks the first stop.
+const goalHookSettings = `{
+  "hooks": {
+    "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "cat >> prompts.jsonl; echo >> prompts.jsonl; echo PROMPT-HOOK-CONTEXT"}]}],
+    "Stop": [{"hooks": [{"type": "command", "command": "p=$(cat); echo \"$p\" >> stops.jsonl; case \"$p\" in *'\"stop_hook_active\":true'*) exit 0;; esac; echo 'run the linter before you stop' >&2; exit 2"}]}]
+  }
+}
+`
+
+// TestE2EGoalHooks: a goal's prompt is the person's, so UserPromptSubmit
+// fires once with it (its context reaches the first turn), not for the
+// turns that keep the goal going; Stop fires when the goal would end,
+// and a Stop hook that blocks sends it back to work with its reason,
+// with stop_hook_active set the next time.
+func TestE2EGoalHooks(t *testing.T) {
+	t.Parallel()
+	skipNoPOSIX(t)
+	e := newE2E(t, goalStatus("continue", "half way"), goalStatus("done", "tests pass"), goalStatus("done", "linted too"))
+	e.write(".claude/settings.json", goalHookSettings)
+	r := e.run("", "run", "--hooks-trust", "--goal", "make the tests pass")
+	if r.code != 0 || !strings.Contains(r.stderr, "goal done after 3 turn") {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	prompts := strings.Split(strings.TrimSpace(e.read("prompts.jsonl")), "\n")
+	if len(prompts) != 1 || !strings.Contains(prompts[0], `"hook_event_name":"UserPromptSubmit"`) || !strings.Contains(prompts[0], `"prompt":"make the tests pass"`) {
+		t.Errorf("UserPromptSubmit payloads, want one for the goal:\n%s", strings.Join(prompts, "\n"))
+	}
+	stops := strings.Split(strings.TrimSpace(e.read("stops.jsonl")), "\n")
+	if len(stops) != 2 || !strings.Contains(stops[0], `"stop_hook_active":false`) || !strings.Contains(stops[1], `"stop_hook_active":true`) {
+		t.Errorf("Stop payloads, want two (at each would-be end):\n%s", strings.Join(stops, "\n"))
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("requests = %d, want 3", len(reqs))
+	}
+	if !strings.Contains(string(reqs[0]), "PROMPT-HOOK-CONTEXT") {
+		t.Errorf("the prompt hook's context is not in the first turn")
+	}
+	if strings.Count(string(reqs[2]), "PROMPT-HOOK-CONTEXT") != 1 {
+		t.Errorf("the prompt hook ran again for a continuation turn")
+	}
+	if !strings.Contains(string(reqs[2]), "A Stop hook asks you to go on: run the linter before you stop") {
+		t.Errorf("the Stop hook's reason did not reach the model:\n%s", messagesOf(t, reqs[2]))
+	}
+	assertPrefixStable(t, reqs)
+
+	// A UserPromptSubmit hook that blocks stops the goal before any turn.
+	e = newE2E(t, goalStatus("done", "never"))
+	e.write(".claude/settings.json", `{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo 'no goals on Fridays' >&2; exit 2"}]}]}}`)
+	r = e.run("", "run", "--hooks-trust", "--goal", "make the tests pass")
+	if r.code == 0 || !strings.Contains(r.stderr, "no goals on Fridays") {
+		t.Errorf("blocked goal: exit %d\n%s", r.code, r.stderr)
+	}
+	if n := len(e.srv.Requests()); n != 0 {
+		t.Errorf("a blocked goal sent %d requests", n)
+	}
+}
