@@ -16,7 +16,7 @@ import (
 
 // paste sends text as a terminal's bracketed paste.
 func (h *harness) paste(text string) {
-	h.sim.PostEvent(tcell.NewEventPaste(true))
+	h.sim.PostEventWait(tcell.NewEventPaste(true)) // PostEvent drops it when the queue is full
 	for _, r := range text {
 		if r == '\n' {
 			h.sim.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
@@ -24,7 +24,7 @@ func (h *harness) paste(text string) {
 			h.sim.InjectKey(tcell.KeyRune, r, tcell.ModNone)
 		}
 	}
-	h.sim.PostEvent(tcell.NewEventPaste(false))
+	h.sim.PostEventWait(tcell.NewEventPaste(false))
 }
 
 // TestPasteIsOneInput: a 60-line paste is one prompt, held as a block in
@@ -276,7 +276,7 @@ func TestOverlayDrawsCleanly(t *testing.T) {
 		t.Run(fmt.Sprint(size[0], "x", size[1]), func(t *testing.T) {
 			h := start(t, Options{})
 			h.sim.SetSize(size[0], size[1])
-			h.sim.PostEvent(tcell.NewEventResize(size[0], size[1]))
+			h.sim.PostEventWait(tcell.NewEventResize(size[0], size[1]))
 			// Start from a blank screen of the new size: the simulation
 			// keeps cells of the old layout that only a wide character's
 			// second half covers later.
