@@ -298,7 +298,7 @@ func assemble(o assembleOptions) (*app, error) {
 	// MCP servers start in the background now; sessions take a snapshot
 	// of the tools of the servers that are up when they open.
 	notify := func(msg string) { sink.Publish(events.Event{Type: events.Notice, Text: msg}) }
-	ms := mcpSetup{loaded: loaded, workspace: workspace, userHome: userHome, trustAll: o.flags.mcpTrust, notify: notify}
+	ms := mcpSetup{loaded: loaded, workspace: workspace, userHome: userHome, trustAll: o.flags.mcpTrust, notify: notify, approver: o.approver}
 	if mcfgs := mcpServers(ms); len(mcfgs) > 0 {
 		a.mcp = newMCPManager(ms, mcfgs)
 		a.closers = append(a.closers, a.mcp.Close)

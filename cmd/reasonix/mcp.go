@@ -27,6 +27,9 @@ type mcpSetup struct {
 	// without asking (nothing is recorded).
 	trustAll bool
 	notify   func(string)
+	// approver, when set, is asked about servers' requests for input
+	// (MCP elicitation); without one the client declares none.
+	approver permission.Approver
 }
 
 // mcpServers reads the run's server definitions ([[plugins]], .mcp.json,
@@ -60,13 +63,36 @@ func mcpServers(s mcpSetup) []mcp.Config {
 
 // newMCPManager builds the manager of a process; it starts nothing.
 func newMCPManager(s mcpSetup, cfgs []mcp.Config) *mcp.Manager {
-	return mcp.New(cfgs, mcp.Options{
+	opts := mcp.Options{
 		Root:    s.workspace,
 		LogDir:  filepath.Join(s.loaded.Home, "logs", "mcp"),
 		Environ: os.Environ(),
 		Notify:  s.notify,
 		Version: version,
-	})
+	}
+	if s.approver != nil {
+		opts.Elicit = askElicitation(s.approver)
+	}
+	return mcp.New(cfgs, opts)
+}
+
+// askElicitation asks a person, through the approval path every front
+// end shows, whether to answer an MCP server's request for input with the
+// server's own defaults (there is no form to type other values).
+func askElicitation(approver permission.Approver) func(context.Context, mcp.Elicitation) (bool, error) {
+	return func(ctx context.Context, e mcp.Elicitation) (bool, error) {
+		reply, err := approver.Approve(ctx, permission.Request{
+			Tool:    "input for mcp server " + e.Server,
+			Subject: firstLine(strings.TrimSpace(e.Message)),
+			Impact: fmt.Sprintf("the MCP server %q asks for input during its tool call. Allow answers with its own defaults: %s. Deny declines. (Reasonix has no form to type other values.)",
+				e.Server, e.Answers()),
+			Choices: []permission.Answer{permission.AllowOnce, permission.DenyAnswer},
+		})
+		if err != nil {
+			return false, err
+		}
+		return reply.Answer == permission.AllowOnce, nil
+	}
 }
 
 // askTrust asks a person, through the approval path every front end

@@ -25,17 +25,14 @@ const conformancePkg = "@modelcontextprotocol/conformance"
 // client for MCP servers; a remote server's credentials come from the
 // headers of its config.
 var conformanceScenarios = map[string]string{
-	"initialize": "",
-	"tools_call": "",
-	"sse-retry":  "",
-	"elicitation-sep1034-client-defaults": "Reasonix declares no elicitation capability: a server cannot ask " +
-		"the person for input through the session (the client offers nothing a server could use to reach back)",
+	"initialize":                          "",
+	"tools_call":                          "",
+	"sse-retry":                           "",
+	"elicitation-sep1034-client-defaults": "",
 }
 
 // conformanceWhy is the error each out-of-scope scenario must fail with.
-var conformanceWhy = map[string]string{
-	"elicitation-sep1034-client-defaults": "client does not support elicitation",
-}
+var conformanceWhy = map[string]string{}
 
 // The official conformance suite runs its client scenarios against the
 // real binary's hidden `mcp conformance-client` entry point, which goes

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -45,6 +46,20 @@ func serveE2EMCP() {
 					return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "late"}}}, nil, nil
 				})
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "added"}}}, nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "deploy", Description: "Ask the person to confirm, then report the answer."},
+		func(_ context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+			// The protocol the SDK pair speaks asks for input in the result
+			// and gets the answer in the retried call.
+			res, ok := req.Params.InputResponses["confirm"].(*sdk.ElicitResult)
+			if !ok {
+				return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{"confirm": &sdk.ElicitParams{
+					Message: "Deploy to which environment?",
+					RequestedSchema: map[string]any{"type": "object", "required": []string{"env"},
+						"properties": map[string]any{"env": map[string]any{"type": "string", "default": "staging"}}}}}}, nil, nil
+			}
+			b, _ := json.Marshal(res.Content)
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "answer: " + res.Action + " " + string(b)}}}, nil, nil
 		})
 	if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e MCP server:", err)
@@ -239,5 +254,49 @@ func TestE2EStreamJSONTrustAndToolApprovalAnsweredInAnyOrder(t *testing.T) {
 	assertPrefixStable(t, reqs)
 	if b, err := os.ReadFile(filepath.Join(e.home, "mcp-trust.json")); err != nil || !strings.Contains(string(b), "repo-tools") {
 		t.Errorf("allow_always was not recorded: %s %v", b, err)
+	}
+}
+
+// A server's request for input during its tool call (MCP elicitation)
+// reaches the person as an approval question naming the server and the
+// defaults it would send; allow sends them, deny declines.
+func TestE2EStreamJSONMCPElicitationAsksThePerson(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("mcp__live__deploy", map[string]any{})}},
+		scripted.Turn{Text: "Deployed."},
+		scripted.Turn{ToolCalls: []scripted.Call{call("mcp__live__deploy", map[string]any{})}},
+		scripted.Turn{Text: "Not deployed."},
+	)
+	e.write("reasonix.toml", liveServerConfig(t))
+	c := startStream(t, e)
+	asked := func(m map[string]any) bool {
+		return m["type"] == "approval_request" && m["tool"] == "input for mcp server live"
+	}
+	for _, decision := range []string{"allow", "deny"} {
+		c.send(userLine("deploy"))
+		q := c.await("the request for input", asked)
+		if q["subject"] != "Deploy to which environment?" || !strings.Contains(fmt.Sprint(q["impact"]), `env = "staging"`) ||
+			fmt.Sprint(q["choices"]) != "[allow deny]" {
+			t.Fatalf("question %v", q)
+		}
+		c.send(map[string]any{"type": "approval", "id": q["id"], "decision": decision})
+		c.await("the turn's end", turnDone)
+	}
+	c.stdin.Close()
+	for range c.lines {
+	}
+	if err := <-c.exit; err != nil {
+		t.Fatalf("exit: %v", err)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("requests = %d", len(reqs))
+	}
+	if msgs := string(messagesOf(t, reqs[1])); !strings.Contains(msgs, `answer: accept {\"env\":\"staging\"}`) {
+		t.Errorf("allow did not send the default:\n%s", msgs)
+	}
+	if msgs := string(messagesOf(t, reqs[3])); !strings.Contains(msgs, `answer: decline null`) {
+		t.Errorf("deny did not decline:\n%s", msgs)
 	}
 }

@@ -18,8 +18,9 @@ import (
 // the URL of its own test server appended. It reaches that server through
 // the same [mcp.Manager] a session uses (streamable HTTP), then calls
 // every tool the server lists, with arguments made from the tool's input
-// schema, through the same [mcp.Tool] the model's calls go through. It
-// fails when the handshake, the listing or a call fails.
+// schema, through the same [mcp.Tool] the model's calls go through, and
+// accepts every request for input (MCP elicitation) as a person answering
+// yes would. It fails when the handshake, the listing or a call fails.
 //
 // It reads no config and starts no model: what the suite checks is the
 // MCP client, and nothing here should depend on a user's settings.
@@ -29,7 +30,13 @@ func cmdMCPConformance(ctx context.Context, args []string, io stdio) error {
 	}
 	scenario := os.Getenv("MCP_CONFORMANCE_SCENARIO")
 	m := mcp.New([]mcp.Config{{Name: "conformance", Type: mcp.TypeHTTP, URL: args[0], Timeout: 10 * time.Second}},
-		mcp.Options{Environ: os.Environ(), Version: version, Notify: func(n string) { fmt.Fprintln(io.err, n) }})
+		mcp.Options{Environ: os.Environ(), Version: version, Notify: func(n string) { fmt.Fprintln(io.err, n) },
+			// The suite plays the server; this entry point plays the
+			// person, who says yes to its request for input.
+			Elicit: func(_ context.Context, e mcp.Elicitation) (bool, error) {
+				fmt.Fprintf(io.out, "input asked by %s: %q; accepting %s\n", e.Server, e.Message, e.Answers())
+				return true, nil
+			}})
 	defer m.Close()
 	m.Start()
 	if err := m.Wait(ctx); err != nil {

@@ -40,6 +40,11 @@ type Options struct {
 	// (default 500ms).
 	Restarts int
 	Backoff  time.Duration
+	// Elicit, when set, asks the person about a server's request for
+	// input (see [Elicitation]): true accepts the server's defaults,
+	// false declines. Nil declares no elicitation capability, so servers
+	// do not ask.
+	Elicit func(ctx context.Context, e Elicitation) (bool, error)
 }
 
 // Manager owns the MCP servers of one process. Its methods are safe for

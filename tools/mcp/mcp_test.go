@@ -77,6 +77,8 @@ func serve(mode string) {
 	switch mode {
 	case "ok":
 		_ = testServer().Run(context.Background(), &sdk.StdioTransport{})
+	case "elicit":
+		_ = elicitServer().Run(context.Background(), &sdk.StdioTransport{})
 	case "hang":
 		time.Sleep(time.Minute)
 	case "garbage":
@@ -455,5 +457,83 @@ func TestServerTrustedMidSessionIsAnnounced(t *testing.T) {
 	}
 	if !strings.Contains(n.all(), "MCP server repo is running (5 tools)") {
 		t.Fatalf("notices:\n%s", n.all())
+	}
+}
+
+// elicitServer asks for input during its tool calls: "ask" with defaults
+// for every field, "ask_required" with a required field without one.
+func elicitServer() *sdk.Server {
+	s := sdk.NewServer(&sdk.Implementation{Name: "elicit", Version: "1"}, nil)
+	ask := func(schema map[string]any) func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+		return func(ctx context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+			// The protocol this SDK pair speaks asks for input in the
+			// result (multi round-trip requests) and gets the answer in the
+			// retried call.
+			res, ok := req.Params.InputResponses["in"].(*sdk.ElicitResult)
+			if !ok {
+				return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{
+					"in": &sdk.ElicitParams{Message: "Confirm the deployment", RequestedSchema: schema}}}, nil, nil
+			}
+			b, _ := json.Marshal(res.Content)
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: res.Action + " " + string(b)}}}, nil, nil
+		}
+	}
+	sdk.AddTool(s, &sdk.Tool{Name: "ask", Description: "ask"}, ask(map[string]any{"type": "object",
+		"properties": map[string]any{
+			"env":     map[string]any{"type": "string", "description": "target", "default": "staging"},
+			"replica": map[string]any{"type": "integer", "default": 2},
+			"note":    map[string]any{"type": "string"},
+		}, "required": []string{"env"}}))
+	sdk.AddTool(s, &sdk.Tool{Name: "ask_required", Description: "ask"}, ask(map[string]any{"type": "object",
+		"properties": map[string]any{"token": map[string]any{"type": "string"}}, "required": []string{"token"}}))
+	return s
+}
+
+// A server's request for input goes to Options.Elicit with its fields;
+// yes sends the server's defaults, no declines; a required field without
+// a default is declined unasked with a notice. Without Options.Elicit the
+// client declares no elicitation capability.
+func TestElicitation(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var asked []Elicitation
+	answer := true
+	n := &notices{}
+	m := New([]Config{selfServer("e", "elicit")}, Options{Notify: n.add, Environ: os.Environ(),
+		Elicit: func(_ context.Context, e Elicitation) (bool, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			asked = append(asked, e)
+			return answer, nil
+		}})
+	t.Cleanup(m.Close)
+	m.Start()
+	if err := m.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := call(t, toolByName(t, m, "mcp__e__ask"), `{}`).Content; got != `accept {"env":"staging","replica":2}` {
+		t.Fatalf("accepted: %q", got)
+	}
+	mu.Lock()
+	if len(asked) != 1 || asked[0].Server != "e" || asked[0].Message != "Confirm the deployment" || len(asked[0].Fields) != 3 ||
+		asked[0].Answers() != `env = "staging", replica = 2` {
+		t.Fatalf("asked %+v (answers %s)", asked, asked[0].Answers())
+	}
+	answer = false
+	mu.Unlock()
+	if got := call(t, toolByName(t, m, "mcp__e__ask"), `{}`).Content; got != "decline null" {
+		t.Fatalf("declined: %q", got)
+	}
+	if got := call(t, toolByName(t, m, "mcp__e__ask_required"), `{}`).Content; got != "decline null" {
+		t.Fatalf("required without default: %q", got)
+	}
+	if len(asked) != 2 || !strings.Contains(n.all(), "required fields that have no default (token)") {
+		t.Fatalf("asked %d times; notices:\n%s", len(asked), n.all())
+	}
+
+	plain, _ := newManager(t, selfServer("e", "elicit"))
+	res, err := toolByName(t, plain, "mcp__e__ask").Execute(context.Background(), nil, json.RawMessage(`{}`))
+	if err == nil || !strings.Contains(err.Error(), "does not support elicitation") {
+		t.Fatalf("without Elicit: %+v, %v", res, err)
 	}
 }

@@ -188,14 +188,19 @@ func (s *server) connect(ctx context.Context) (*sdk.ClientSession, error) {
 	if err != nil {
 		return nil, err
 	}
-	client := sdk.NewClient(&sdk.Implementation{Name: "reasonix", Version: s.m.opts.Version}, &sdk.ClientOptions{
-		// No roots, sampling or elicitation: the client offers nothing a
-		// server could use to reach back into the session.
+	opts := &sdk.ClientOptions{
+		// No roots or sampling: the client offers nothing a server could
+		// use to reach into the session. Elicitation (when the front end
+		// can ask a person) carries only the person's yes or no.
 		Capabilities: &sdk.ClientCapabilities{},
 		ToolListChangedHandler: func(_ context.Context, req *sdk.ToolListChangedRequest) {
 			s.m.relist(s, req.Session)
 		},
-	})
+	}
+	if s.m.opts.Elicit != nil {
+		opts.ElicitationHandler = s.elicit
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: "reasonix", Version: s.m.opts.Version}, opts)
 	// The SSE transport ties its event stream to the context Connect is
 	// given, so that context lives as long as the connection; the
 	// handshake's bound is a timer that cancels it only while Connect
