@@ -45,21 +45,29 @@ func Sweep(root string, now time.Time) int {
 	if root == "" {
 		root = os.TempDir()
 	}
-	entries, err := os.ReadDir(root)
+	// Names only: the shared temporary directory can hold thousands of
+	// entries, and a DirEntry for each (sorted, as os.ReadDir returns
+	// them) costs more than the few this looks at closer.
+	d, err := os.Open(root)
+	if err != nil {
+		return 0
+	}
+	names, err := d.Readdirnames(-1)
+	d.Close()
 	if err != nil {
 		return 0
 	}
 	removed := 0
-	for _, e := range entries {
-		pid, ok := pidOf(e.Name())
-		if !ok || !e.IsDir() || pid == os.Getpid() || alive(pid) {
+	for _, name := range names {
+		pid, ok := pidOf(name)
+		if !ok || pid == os.Getpid() || alive(pid) {
 			continue
 		}
-		info, err := e.Info()
-		if err != nil || now.Sub(info.ModTime()) < minAge {
+		info, err := os.Lstat(filepath.Join(root, name))
+		if err != nil || !info.IsDir() || now.Sub(info.ModTime()) < minAge {
 			continue
 		}
-		if err := os.RemoveAll(filepath.Join(root, e.Name())); err == nil || errors.Is(err, os.ErrNotExist) {
+		if err := os.RemoveAll(filepath.Join(root, name)); err == nil || errors.Is(err, os.ErrNotExist) {
 			removed++
 		}
 	}
