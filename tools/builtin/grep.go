@@ -62,38 +62,42 @@ type grepArgs struct {
 }
 
 // fileTypes maps grep's type filter to file name globs.
-var fileTypes = map[string][]string{
-	"c":      {"*.c", "*.h"},
-	"cpp":    {"*.cpp", "*.cc", "*.cxx", "*.c++", "*.hpp", "*.hh", "*.hxx", "*.h", "*.inl"},
-	"cs":     {"*.cs"},
-	"css":    {"*.css", "*.scss", "*.sass", "*.less"},
-	"go":     {"*.go"},
-	"html":   {"*.html", "*.htm"},
-	"java":   {"*.java"},
-	"js":     {"*.js", "*.jsx", "*.mjs", "*.cjs"},
-	"json":   {"*.json", "*.jsonc"},
-	"kotlin": {"*.kt", "*.kts"},
-	"md":     {"*.md", "*.markdown", "*.mdx"},
-	"php":    {"*.php"},
-	"py":     {"*.py", "*.pyi"},
-	"rb":     {"*.rb", "*.rake", "Gemfile"},
-	"rust":   {"*.rs"},
-	"sh":     {"*.sh", "*.bash", "*.zsh", "*.ksh"},
-	"sql":    {"*.sql"},
-	"swift":  {"*.swift"},
-	"toml":   {"*.toml"},
-	"ts":     {"*.ts", "*.tsx", "*.mts", "*.cts"},
-	"txt":    {"*.txt"},
-	"xml":    {"*.xml"},
-	"yaml":   {"*.yaml", "*.yml"},
-}
+var fileTypes = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"c":      {"*.c", "*.h"},
+		"cpp":    {"*.cpp", "*.cc", "*.cxx", "*.c++", "*.hpp", "*.hh", "*.hxx", "*.h", "*.inl"},
+		"cs":     {"*.cs"},
+		"css":    {"*.css", "*.scss", "*.sass", "*.less"},
+		"go":     {"*.go"},
+		"html":   {"*.html", "*.htm"},
+		"java":   {"*.java"},
+		"js":     {"*.js", "*.jsx", "*.mjs", "*.cjs"},
+		"json":   {"*.json", "*.jsonc"},
+		"kotlin": {"*.kt", "*.kts"},
+		"md":     {"*.md", "*.markdown", "*.mdx"},
+		"php":    {"*.php"},
+		"py":     {"*.py", "*.pyi"},
+		"rb":     {"*.rb", "*.rake", "Gemfile"},
+		"rust":   {"*.rs"},
+		"sh":     {"*.sh", "*.bash", "*.zsh", "*.ksh"},
+		"sql":    {"*.sql"},
+		"swift":  {"*.swift"},
+		"toml":   {"*.toml"},
+		"ts":     {"*.ts", "*.tsx", "*.mts", "*.cts"},
+		"txt":    {"*.txt"},
+		"xml":    {"*.xml"},
+		"yaml":   {"*.yaml", "*.yml"},
+	}
+})
 
 // typeAliases accepts the other names models use for the same types.
-var typeAliases = map[string]string{
-	"golang": "go", "javascript": "js", "typescript": "ts", "python": "py", "rs": "rust",
-	"markdown": "md", "yml": "yaml", "bash": "sh", "shell": "sh", "c++": "cpp", "ruby": "rb",
-	"csharp": "cs", "kt": "kotlin",
-}
+var typeAliases = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"golang": "go", "javascript": "js", "typescript": "ts", "python": "py", "rs": "rust",
+		"markdown": "md", "yml": "yaml", "bash": "sh", "shell": "sh", "c++": "cpp", "ruby": "rb",
+		"csharp": "cs", "kt": "kotlin",
+	}
+})
 
 // grepRequest is a validated grep call.
 type grepRequest struct {
@@ -224,13 +228,13 @@ func newGrepRequest(env *tools.Env, a grepArgs) (*grepRequest, error) {
 	}
 	if a.Type != "" {
 		ty := strings.ToLower(strings.TrimPrefix(a.Type, "."))
-		if al, ok := typeAliases[ty]; ok {
+		if al, ok := typeAliases()[ty]; ok {
 			ty = al
 		}
-		globs, ok := fileTypes[ty]
+		globs, ok := fileTypes()[ty]
 		if !ok {
-			names := make([]string, 0, len(fileTypes))
-			for n := range fileTypes {
+			names := make([]string, 0, len(fileTypes()))
+			for n := range fileTypes() {
 				names = append(names, n)
 			}
 			sort.Strings(names)
