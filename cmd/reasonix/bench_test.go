@@ -7,9 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -38,18 +38,22 @@ func TestStartupBench(t *testing.T) {
 	// machine's load hits both alike.
 	const runs = 30
 	var rxVer, flVer, rxCPU, flCPU []time.Duration
+	var rxFlt, flFlt []int64
 	var rss int64
 	for i := 0; i < runs; i++ {
 		d, cmd := timeRun(t, exec.Command(rx, "version"))
-		rxVer, rxCPU = append(rxVer, d), append(rxCPU, cpuTime(cmd))
+		rxVer, rxCPU, rxFlt = append(rxVer, d), append(rxCPU, cpuTime(cmd)), append(rxFlt, minorFaults(cmd))
 		rss = max(rss, maxRSS(cmd))
 		d, cmd = timeRun(t, exec.Command(floor, "version"))
-		flVer, flCPU = append(flVer, d), append(flCPU, cpuTime(cmd))
+		flVer, flCPU, flFlt = append(flVer, d), append(flCPU, cpuTime(cmd)), append(flFlt, minorFaults(cmd))
 	}
 	ratioLine("startup: version", rxVer, flVer, "(target <= 1.3)")
 	// CPU time (user + system) moves less than wall time when other work
-	// shares the machine.
+	// shares the machine, and the count of page faults hardly at all.
+	// Most of a start's time is page faults: package init and the first
+	// allocations touching fresh memory.
 	ratioLine("startup: version CPU time", rxCPU, flCPU, "")
+	countLine("startup: version page faults", rxFlt, flFlt)
 	fmt.Printf("startup: version peak RSS %.1f MB (target 16 MB)\n", float64(rss)/1024)
 
 	// A read + bash + answer loop; its first request is the start-up figure
@@ -62,6 +66,7 @@ func TestStartupBench(t *testing.T) {
 		}
 	}
 	var rxFirst, flFirst, rxLoop, flLoop, rxLoopCPU, flLoopCPU []time.Duration
+	var rxLoopFlt, flLoopFlt []int64
 	var loopRSS int64
 	var prefix, ntools int
 	for i := 0; i < runs; i++ {
@@ -82,18 +87,19 @@ func TestStartupBench(t *testing.T) {
 			}
 			if bin == rx {
 				rxLoop, rxFirst = append(rxLoop, wall), append(rxFirst, rec[0].At.Sub(start))
-				rxLoopCPU = append(rxLoopCPU, cpuTime(cmd))
+				rxLoopCPU, rxLoopFlt = append(rxLoopCPU, cpuTime(cmd)), append(rxLoopFlt, minorFaults(cmd))
 				loopRSS = max(loopRSS, maxRSS(cmd))
 				prefix, ntools = prefixSize(t, rec[0].Body)
 			} else {
 				flLoop, flFirst = append(flLoop, wall), append(flFirst, rec[0].At.Sub(start))
-				flLoopCPU = append(flLoopCPU, cpuTime(cmd))
+				flLoopCPU, flLoopFlt = append(flLoopCPU, cpuTime(cmd)), append(flLoopFlt, minorFaults(cmd))
 			}
 		}
 	}
 	ratioLine("first request:", rxFirst, flFirst, "(target <= 1.3)")
 	ratioLine("loop: read+bash+answer", rxLoop, flLoop, "")
 	ratioLine("loop: read+bash+answer CPU time", rxLoopCPU, flLoopCPU, "")
+	countLine("loop: read+bash+answer page faults", rxLoopFlt, flLoopFlt)
 	fmt.Printf("loop: peak RSS %.1f MB (target 25 MB)\n", float64(loopRSS)/1024)
 
 	benchBashStep(t, rx)
@@ -150,7 +156,9 @@ func benchBashStep(t *testing.T, rx string) {
 	for i := 0; i < 8; i++ {
 		var turns []scripted.Turn
 		for k := 0; k < 6; k++ {
-			turns = append(turns, scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "true"})}})
+			// Each call differs (true ignores its argument): a run refuses
+			// an exact repeat of a call, and a refusal runs no command.
+			turns = append(turns, scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": fmt.Sprintf("true %d", k)})}})
 		}
 		e := newE2E(t, append(turns, scripted.Turn{Text: "done"})...)
 		cmd := exec.Command(rx, "run", "--output-format", "stream-json", "go")
@@ -167,6 +175,7 @@ func benchBashStep(t *testing.T, rx string) {
 		if len(starts) != 6 || len(ends) != 6 || len(rec) != 7 {
 			t.Fatalf("%d tool starts, %d ends, %d requests; want 6, 6, 7\n%s", len(starts), len(ends), len(rec), stderr.String())
 		}
+		refusedCheck(t, rec)
 		for k := 1; k < 6; k++ { // the first call pays one-time warm-up
 			gap = append(gap, rec[k+1].At.Sub(starts[k]))
 			inTool = append(inTool, ends[k].Sub(starts[k]))
@@ -190,21 +199,36 @@ func benchReadStep(t *testing.T, rx string) {
 	for i := 0; i < 5; i++ {
 		var turns []scripted.Turn
 		for k := 0; k < 6; k++ {
-			turns = append(turns, scripted.Turn{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "a.txt"})}})
+			// Six files: a run refuses an exact repeat of a call.
+			turns = append(turns, scripted.Turn{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": fmt.Sprintf("a%d.txt", k)})}})
 		}
 		e := newE2E(t, append(turns, scripted.Turn{Text: "done"})...)
-		e.write("a.txt", "alpha\n")
+		for k := 0; k < 6; k++ {
+			e.write(fmt.Sprintf("a%d.txt", k), "alpha\n")
+		}
 		cmd := exec.Command(rx, "run", "go")
 		cmd.Dir, cmd.Env = e.repo, e.env
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("run: %v\n%s", err, out)
 		}
 		rec := e.srv.Received()
+		refusedCheck(t, rec)
 		for k := 2; k < len(rec); k++ { // skip the first step's one-time warm-up
 			gap = append(gap, rec[k].At.Sub(rec[k-1].At))
 		}
 	}
 	fmt.Printf("tool step: %s ms median from one request to the next around a read_file call, stream included (target 2ms + stream)\n", ms(median(gap)))
+}
+
+// refusedCheck fails the bench when a call was refused rather than run
+// (the result then says "not run"): the figures would time a refusal.
+func refusedCheck(t *testing.T, rec []llmtest.Received) {
+	t.Helper()
+	for _, r := range rec {
+		if bytes.Contains(r.Body, []byte("not run:")) {
+			t.Fatalf("a call was refused, not run; the figures would not time it:\n%s", r.Body)
+		}
+	}
 }
 
 // releaseBuild builds pkg as `make build` does.
@@ -233,6 +257,17 @@ func ratioLine(what string, rx, floor []time.Duration, target string) {
 		line += " " + target
 	}
 	fmt.Println(line)
+}
+
+// countLine prints the medians of two counts and their ratio.
+func countLine(what string, rx, floor []int64) {
+	med := func(c []int64) int64 {
+		s := slices.Clone(c)
+		slices.Sort(s)
+		return s[len(s)/2]
+	}
+	r, f := med(rx), med(floor)
+	fmt.Printf("%s reasonix %d floor %d ratio %.2f\n", what, r, f, float64(r)/float64(f))
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f", float64(d)/float64(time.Millisecond)) }
@@ -301,17 +336,8 @@ func cpuTime(cmd *exec.Cmd) time.Duration {
 	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 }
 
-func maxRSS(cmd *exec.Cmd) int64 {
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		return int64(ru.Maxrss) // KB on Linux
-	}
-	return 0
-}
-
 func median(d []time.Duration) time.Duration {
 	s := append([]time.Duration(nil), d...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 	return s[len(s)/2].Round(10 * time.Microsecond)
 }
-
-var _ = llmtest.New
