@@ -9,12 +9,12 @@ const (
 	JobOutput = "output"
 	// JobExited: the command ended by itself (Code is its exit code).
 	JobExited = "exited"
-	// JobKilled: job_kill, or the end of its session, stopped it.
+	// JobKilled: the job tool (kill), or the end of its session, stopped it.
 	JobKilled = "killed"
 )
 
 // Job is a background job's state (JobUpdate): a command bash started
-// with run_in_background, read with job_output and stopped with job_kill.
+// with run_in_background, read and stopped with the job tool.
 // Ids are per session ("job-1"); Event.Session says whose.
 type Job struct {
 	ID      string `json:"id"`

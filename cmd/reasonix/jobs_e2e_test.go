@@ -80,7 +80,7 @@ func TestE2EBackgroundJobs(t *testing.T) {
 
 // TestE2EJobEventsStreamJSON: background jobs are reported over
 // --output-format stream-json as job events: started, output (a byte
-// count), exited with the command's code, and killed for job_kill.
+// count), exited with the command's code, and killed for job kill.
 func TestE2EJobEventsStreamJSON(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("POSIX shell test")
@@ -91,9 +91,9 @@ func TestE2EJobEventsStreamJSON(t *testing.T) {
 			"command": "printf 'twelve bytes'; sleep 1.5; exit 3", "run_in_background": true})}},
 		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{
 			"command": "sleep 60", "run_in_background": true})}},
-		scripted.Turn{ToolCalls: []scripted.Call{call("job_output", map[string]any{"job_id": "job-1", "wait_seconds": 10})}},
-		scripted.Turn{ToolCalls: []scripted.Call{call("job_output", map[string]any{"job_id": "job-1", "wait_seconds": 10})}},
-		scripted.Turn{ToolCalls: []scripted.Call{call("job_kill", map[string]any{"job_id": "job-2"})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("job", map[string]any{"job_id": "job-1", "wait_seconds": 10})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("job", map[string]any{"job_id": "job-1", "wait_seconds": 10})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("job", map[string]any{"job_id": "job-2", "kill": true})}},
 		scripted.Turn{Text: "Done with the jobs."},
 	)
 	r := e.run("", "run", "--output-format", "stream-json", "--yolo", "run the jobs")

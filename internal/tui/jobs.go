@@ -92,7 +92,7 @@ func (a *App) runningJobs() int {
 // listJobs is /jobs: the background jobs, running ones first.
 func (a *App) listJobs() {
 	if len(a.bl.jobOrder) == 0 {
-		a.note("no background jobs (the model starts one with bash run_in_background; job_output reads it, job_kill stops it)")
+		a.note("no background jobs (the model starts one with bash run_in_background; the job tool reads it or, with kill, stops it)")
 		return
 	}
 	var running, ended []string
