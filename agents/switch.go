@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/reasonix/reasonix/providers"
+	"github.com/reasonix/reasonix/tools"
 )
 
 // Switch is what a session's next requests go to after a person picks
@@ -35,6 +36,9 @@ func (s *Session) SetModel(sw Switch) error {
 	}
 	return nil
 }
+
+// Tools is the session's tool registry.
+func (s *Session) Tools() *tools.Registry { return s.cfg.Tools }
 
 // ModelKey is "provider/model" of the session's requests.
 func (s *Session) ModelKey() string { return s.cfg.Provider.Name() + "/" + s.cfg.Model }

@@ -6,12 +6,35 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/reasonix/reasonix/agents"
 	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/providers"
 	"github.com/reasonix/reasonix/roles"
 )
+
+// modelPin is the model a session's subagents inherit: its task tool and
+// skill runner share one, so a switch reaches both.
+type modelPin struct {
+	mu  sync.Mutex
+	ref string
+}
+
+func (p *modelPin) get() string {
+	if p == nil {
+		return ""
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.ref
+}
+
+func (p *modelPin) set(ref string) {
+	p.mu.Lock()
+	p.ref = ref
+	p.mu.Unlock()
+}
 
 // Efforts are the reasoning effort levels a person can pick (/effort).
 var Efforts = []string{"low", "medium", "high"}
@@ -46,6 +69,13 @@ func (cv *Conversation) SetModel(ref string) (string, error) {
 	cv.w.mu.Lock()
 	cv.w.modelRef, cv.w.modelKey = ref, key
 	cv.w.mu.Unlock()
+	// Subagents and subagent skills with no model of their own inherit
+	// the conversation's: from now on, the switched one.
+	if t, ok := cv.w.Tools().Get(TaskTool); ok {
+		if tt, ok := t.(*taskTool); ok {
+			tt.model.set(ref)
+		}
+	}
 	return key, cv.save()
 }
 

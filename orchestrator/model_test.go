@@ -16,7 +16,9 @@ import (
 func TestEngineSetModelAndEffort(t *testing.T) {
 	h := newHarness(t, []scripted.Turn{
 		{Match: "FIRST", Text: "one"},
-		{Match: "SECOND", Text: "two"},
+		{Match: "SECOND", ToolCalls: []scripted.Call{call(TaskTool, map[string]any{"agent": "explore", "description": "look", "prompt": "SUBTASK look around"})}},
+		{Match: "SUBTASK", Text: "found nothing"},
+		{Match: "found nothing", Text: "two"},
 	})
 	hub := &events.Hub{}
 	h.coord.rt.Sink = hub
@@ -62,10 +64,13 @@ func TestEngineSetModelAndEffort(t *testing.T) {
 	var second *recProvider
 	for _, p := range h.used() {
 		for _, r := range p.requests() {
-			if r.Model == "other-model" {
+			if r.Model == "other-model" && strings.Contains(p.firstUser(), "FIRST") {
 				second = p
 			}
 		}
+	}
+	if sub := h.session("SUBTASK"); sub.requests()[0].Model != "other-model" {
+		t.Errorf("the subagent started after the switch ran on %q", sub.requests()[0].Model)
 	}
 	if second == nil {
 		t.Fatal("no request went to other-model")
@@ -79,8 +84,8 @@ func TestEngineSetModelAndEffort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(l.Requests); n != 2 || !strings.Contains(l.Requests[1].Reset, "model switched") {
-		t.Errorf("request records = %+v, want the second marked as a cache reset", l.Requests)
+	if n := len(l.Requests); n != 3 || !strings.Contains(l.Requests[1].Reset, "model switched") || l.Requests[2].Reset != "" {
+		t.Errorf("request records = %+v, want the second (only) marked as a cache reset", l.Requests)
 	}
 	cv, err := h.coord.Resume(path, "")
 	if err != nil {

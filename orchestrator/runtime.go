@@ -597,14 +597,15 @@ func (c *Coordinator) toolPool(run subagentRunner) *tools.Registry {
 // session never sees the schema of a tool it may not use.
 func (c *Coordinator) toolsFor(r roles.Role, depth int, id, modelRef string, fam *family) *tools.Registry {
 	var run subagentRunner
+	pin := &modelPin{ref: modelRef}
 	if depth < MaxDepth {
-		run = c.skillRunner(id, depth, modelRef, fam)
+		run = c.skillRunner(id, depth, pin, fam)
 	}
 	pool := c.toolPool(run)
 	if depth < MaxDepth && !r.ReadOnlyOnly {
 		if subs := c.subagents(); len(subs) > 0 {
 			budget, _ := c.indexBudgets()
-			pool.Add(&taskTool{c: c, parent: id, fam: fam, depth: depth, modelRef: modelRef, agents: subs, budget: budget})
+			pool.Add(&taskTool{c: c, parent: id, fam: fam, depth: depth, model: pin, agents: subs, budget: budget})
 		}
 	}
 	return r.FilterTools(pool)

@@ -10,9 +10,9 @@ import (
 )
 
 // skillRunner runs runAs=subagent skills loaded by the session id at depth.
-func (c *Coordinator) skillRunner(parent string, depth int, modelRef string, fam *family) subagentRunner {
+func (c *Coordinator) skillRunner(parent string, depth int, model *modelPin, fam *family) subagentRunner {
 	return func(ctx context.Context, s skills.Skill, args string) (string, error) {
-		res, err := c.runSkill(ctx, fam, s, args, parent, depth+1, modelRef)
+		res, err := c.runSkill(ctx, fam, s, args, parent, depth+1, model.get())
 		if err != nil {
 			return "", err
 		}

@@ -44,7 +44,7 @@ type taskTool struct {
 	parent   string
 	fam      *family
 	depth    int
-	modelRef string
+	model    *modelPin
 	agents   []roles.Role
 	// budget bounds the agent index: the coordinator's share of
 	// indexBytes for agents (0: indexBytes).
@@ -213,7 +213,7 @@ func (t *taskTool) Execute(ctx context.Context, _ *tools.Env, raw json.RawMessag
 		return tools.Result{}, errors.New("prompt is empty; give the subagent its complete task")
 	}
 	res, err := t.c.runChild(ctx, t.fam, childSpec{
-		role: r, parent: t.parent, depth: t.depth + 1, parentModel: t.modelRef,
+		role: r, parent: t.parent, depth: t.depth + 1, parentModel: t.model.get(),
 		modelRef: t.c.subagentModel(r), prompt: a.Prompt, title: text.OneLine(a.Description),
 	})
 	tr := taskResult(r.Name, res, err)
