@@ -40,12 +40,12 @@ type TaskResult struct {
 // taskTool starts a subagent. One instance belongs to one parent session,
 // so it knows the parent's id, depth and model.
 type taskTool struct {
-	c        *Coordinator
-	parent   string
-	fam      *family
-	depth    int
-	model    *modelPin
-	agents   []roles.Role
+	c      *Coordinator
+	parent string
+	fam    *family
+	depth  int
+	model  *modelPin
+	agents []roles.Role
 	// budget bounds the agent index: the coordinator's share of
 	// indexBytes for agents (0: indexBytes).
 	budget int
