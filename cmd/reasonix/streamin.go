@@ -27,6 +27,8 @@ import (
 //	{"type":"approval","id":"ap-1","decision":"allow"}          an answer
 //	{"type":"answer","id":"q-1","text":"…"}                     answer an ask question
 //	{"type":"interrupt"}                                         cancel the running turn
+//	{"type":"set_model","model":"provider/model"}               switch the model from the next turn
+//	{"type":"set_effort","effort":"high"}                        reasoning effort from the next turn
 //
 // Approval questions go out as approval_request events on stdout, the
 // ask tool's as question events; the run waits for the answer line. Turns run in order; the run ends when stdin is
@@ -42,6 +44,9 @@ type inputLine struct {
 	Reason   string `json:"reason"`
 	// answer (to an ask question)
 	Text string `json:"text"`
+	// set_model, set_effort
+	Model  string `json:"model"`
+	Effort string `json:"effort"`
 }
 
 // userMessage is Claude Code's stream-json user message: content is a
@@ -87,22 +92,29 @@ type streamSession struct {
 
 // push queues a user turn and saves it to the prompt history.
 func (s *streamSession) push(text string) {
-	s.turns.push(text)
+	s.turns.push(queued{text: text})
 	rememberPrompt(s.history, text, s.out.Publish)
+}
+
+// queued is a user turn, or a switch of the model or effort that takes
+// effect between the turns around it (set: it returns what to report).
+type queued struct {
+	text string
+	set  func() (string, error)
 }
 
 // turnQueue holds turns in order without bound, so the reader never
 // blocks on a busy run and can always deliver approval answers.
 type turnQueue struct {
 	mu     sync.Mutex
-	items  []string
+	items  []queued
 	closed bool
 	wake   chan struct{}
 }
 
 func newTurnQueue() turnQueue { return turnQueue{wake: make(chan struct{}, 1)} }
 
-func (q *turnQueue) push(t string) {
+func (q *turnQueue) push(t queued) {
 	q.mu.Lock()
 	q.items = append(q.items, t)
 	q.mu.Unlock()
@@ -125,7 +137,7 @@ func (q *turnQueue) signal() {
 
 // next returns the oldest turn; ok is false once the queue is closed and
 // empty, or ctx ended.
-func (q *turnQueue) next(ctx context.Context) (string, bool) {
+func (q *turnQueue) next(ctx context.Context) (queued, bool) {
 	for {
 		q.mu.Lock()
 		if len(q.items) > 0 {
@@ -137,12 +149,12 @@ func (q *turnQueue) next(ctx context.Context) (string, bool) {
 		closed := q.closed
 		q.mu.Unlock()
 		if closed {
-			return "", false
+			return queued{}, false
 		}
 		select {
 		case <-q.wake:
 		case <-ctx.Done():
-			return "", false
+			return queued{}, false
 		}
 	}
 }
@@ -214,10 +226,28 @@ func (s *streamSession) handle(ctx context.Context, line string) error {
 	case "interrupt":
 		s.eng.Interrupt()
 		return nil
+	case "set_model":
+		if strings.TrimSpace(in.Model) == "" {
+			return errors.New(`a set_model line needs "model" (provider/model)`)
+		}
+		// In order with the turns: a switch waits for the turn before it.
+		s.turns.push(queued{set: func() (string, error) {
+			key, err := s.eng.SetModel(in.Model)
+			return "model " + key + " from the next request, saved in the session (the provider's prompt cache starts afresh)", err
+		}})
+		return nil
+	case "set_effort":
+		if strings.TrimSpace(in.Effort) == "" {
+			return errors.New(`a set_effort line needs "effort" (low, medium, high or default)`)
+		}
+		s.turns.push(queued{set: func() (string, error) {
+			return "reasoning effort " + in.Effort + " from the next request, saved in the session", s.eng.SetEffort(in.Effort)
+		}})
+		return nil
 	case "":
-		return errors.New(`missing "type" (user, approval, answer or interrupt)`)
+		return errors.New(`missing "type" (user, approval, answer, interrupt, set_model or set_effort)`)
 	}
-	return fmt.Errorf("unknown type %q (want user, approval, answer or interrupt)", in.Type)
+	return fmt.Errorf("unknown type %q (want user, approval, answer, interrupt, set_model or set_effort)", in.Type)
 }
 
 // run takes the turns in order. It returns the last turn's error, unless
@@ -225,11 +255,19 @@ func (s *streamSession) handle(ctx context.Context, line string) error {
 func (s *streamSession) run(ctx context.Context) error {
 	var last error
 	for {
-		text, ok := s.turns.next(ctx)
+		item, ok := s.turns.next(ctx)
 		if !ok {
 			break
 		}
-		err := s.eng.Send(ctx, text)
+		if item.set != nil {
+			if msg, err := item.set(); err != nil {
+				s.out.Publish(events.Event{Type: events.Error, Error: err.Error()})
+			} else {
+				s.out.Publish(events.Event{Type: events.Notice, Text: msg})
+			}
+			continue
+		}
+		err := s.eng.Send(ctx, item.text)
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()

@@ -89,3 +89,29 @@ func TestTUIModelSwitchIsKept(t *testing.T) {
 		t.Errorf("run --continue: model %q effort %q, %d messages", fourth.Model, fourth.ReasoningEffort, len(fourth.Messages))
 	}
 }
+
+// TestE2EStreamJSONSetModel: over stream-json input, set_model and
+// set_effort lines switch the conversation between the turns around
+// them; an unknown model is an error event and the run goes on.
+func TestE2EStreamJSONSetModel(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, scripted.Turn{Text: "ONE"}, scripted.Turn{Text: "TWO"})
+	e.write("reasonix.toml", fmt.Sprintf("[[providers]]\nname = \"sim\"\nbase_url = %q\nmodels = [\"test-model\", \"other-model\"]\n", e.srv.URL()))
+	c := startStream(t, e)
+	c.send(userLine("first"))
+	c.send(map[string]any{"type": "set_model", "model": "nosuch/provider-model"})
+	c.send(map[string]any{"type": "set_model", "model": "sim/other-model"})
+	c.send(map[string]any{"type": "set_effort", "effort": "low"})
+	c.send(userLine("second"))
+	c.await("the first turn", turnDone)
+	c.await("the unknown model's error", typed("error"))
+	c.await("the switch notice", func(m map[string]any) bool {
+		return m["type"] == "notice" && strings.Contains(fmt.Sprint(m["text"]), "model sim/other-model from the next request")
+	})
+	c.await("the second turn", turnDone)
+	reqs := e.srv.Requests()
+	if a, b := wireReq(t, reqs[0]), wireReq(t, reqs[1]); a.Model != "test-model" || b.Model != "other-model" || b.ReasoningEffort != "low" || a.ReasoningEffort != "" {
+		t.Errorf("requests: %q/%q then %q/%q", a.Model, a.ReasoningEffort, b.Model, b.ReasoningEffort)
+	}
+	_ = c.stdin.Close()
+}
