@@ -40,7 +40,7 @@ const helpText = `[::b]commands[::-]
   Esc or Ctrl-C interrupts the running turn · Ctrl-C twice or Ctrl-D quits
   Shift-Tab switches the posture: ask → auto → yolo (yolo asks to confirm)
   / at the start opens the command menu, @ the file menu: ↑/↓ move, Tab or Enter take, Esc closes
-  Tab completes a /command or an @path · Ctrl-T expands or collapses blocks (reasoning, agents, diffs)
+  Tab completes a command or an @path · Ctrl-T expands or collapses blocks (reasoning, agents, diffs)
   PgUp/PgDn or the wheel scroll · End follows new output again · Ctrl-O shows whole tool output
   ↑/↓ recall earlier prompts (on the first/last line) · Ctrl-R searches them`
 

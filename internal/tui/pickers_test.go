@@ -395,3 +395,44 @@ func TestPathMenu(t *testing.T) {
 	h.key(tcell.KeyTab)
 	h.waitFor("nothing matches @zzz-nothing")
 }
+
+// TestHelpListsOnlyWorkingCommands: /help names every built-in command,
+// and every /name it shows is one submit handles.
+func TestHelpListsOnlyWorkingCommands(t *testing.T) {
+	shown := map[string]bool{}
+	for _, f := range strings.FieldsFunc(helpText, func(r rune) bool { return r == ' ' || r == '\n' || r == '·' || r == '(' || r == ',' }) {
+		if strings.HasPrefix(f, "/") && len(f) > 1 {
+			shown[strings.TrimRight(f[1:], ")")] = true
+		}
+	}
+	known := map[string]bool{"NAME": true} // the placeholder for custom commands and skills
+	for _, b := range builtins {
+		known[b.name] = true
+		if !shown[b.name] {
+			t.Errorf("/help does not list /%s", b.name)
+		}
+	}
+	for name := range shown {
+		if !known[name] {
+			t.Errorf("/help lists /%s, which is no command", name)
+		}
+	}
+	for _, key := range []string{"Shift-Tab", "Ctrl-O", "Ctrl-R", "Esc", "Tab", "PgUp", "Ctrl-J", "Ctrl-D"} {
+		if !strings.Contains(helpText, key) {
+			t.Errorf("/help does not mention %s", key)
+		}
+	}
+	// Every built-in is handled by submit: none is reported unknown.
+	h := start(t, Options{})
+	for _, b := range builtins {
+		if b.name == "quit" || b.name == "exit" || b.name == "clear" || b.name == "plan" || b.name == "goal" {
+			continue // they leave, ask, or start work
+		}
+		h.app.post(func() { h.app.submit("/" + b.name) })
+	}
+	got := make(chan string, 1)
+	h.app.post(func() { got <- h.app.transcript.GetText(true) })
+	if s := <-got; strings.Contains(s, "unknown command") || !strings.Contains(s, "› /mcp") {
+		t.Errorf("a built-in was reported unknown, or not run:\n%s", s)
+	}
+}
