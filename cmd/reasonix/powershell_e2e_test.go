@@ -153,3 +153,23 @@ func TestE2EPowerShellMissingIsAnError(t *testing.T) {
 		t.Errorf("requests = %d, want none", n)
 	}
 }
+
+// A person's own ! line runs in PowerShell too, without a model call:
+// they typed it, so the opaque line needs no further approval.
+func TestE2EPowerShellBangLine(t *testing.T) {
+	t.Parallel()
+	e := powerShellE2E(t, scripted.Turn{Text: "never"})
+	r := e.run("", "run", "!Get-ChildItem -Name")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if got := e.read("pwsh-ran"); got != "run\n" {
+		t.Errorf("pwsh ran %q, want once", got)
+	}
+	if !strings.Contains(r.stdout+r.stderr, "arg:Get-ChildItem -Name") {
+		t.Errorf("the output is not shown:\n%s\n%s", r.stdout, r.stderr)
+	}
+	if n := len(e.srv.Requests()); n != 0 {
+		t.Errorf("requests = %d, want none", n)
+	}
+}

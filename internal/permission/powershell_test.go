@@ -36,6 +36,7 @@ func TestPowerShellIsOpaque(t *testing.T) {
 		{"Get-ChildItem -Recurse", [4]Decision{Ask, Ask, Allow, Deny}, "cannot check PowerShell"},
 		{"git status; Remove-Item -Recurse -Force C:\\x", [4]Decision{Ask, Ask, Ask, Ask}, "Remove-Item deletes files"},
 		{"Get-Content foo.txt", [4]Decision{Ask, Ask, Allow, Deny}, ""},
+		{"git status", [4]Decision{Ask, Ask, Allow, Deny}, "cannot check PowerShell"},
 		{"Get-Date -Format o", [4]Decision{Allow, Allow, Allow, Allow}, "allowed by rule Allow: PowerShell(Get-Date -Format o)"},
 		{"  Get-Date -Format o  ", [4]Decision{Allow, Allow, Allow, Allow}, ""},
 		{"Get-Date -Format o; Remove-Item x", [4]Decision{Ask, Ask, Ask, Ask}, "dangerous"},
@@ -153,5 +154,26 @@ func TestPowerShellRuleParses(t *testing.T) {
 	}
 	if _, err := ParseRule("Bash(ls *.go)"); err == nil {
 		t.Error("Bash(ls *.go) parsed; Bash rules keep refusing a wildcard inside")
+	}
+}
+
+// TestPowerShellBareRule: a bare Bash rule (what a person's own ! line is
+// authorised with) or PowerShell rule covers every PowerShell line that
+// is neither denied nor dangerous.
+func TestPowerShellBareRule(t *testing.T) {
+	for _, rule := range []string{"Bash", "PowerShell", "bash"} {
+		p, err := ParsePolicy("ask", []string{rule}, nil, []string{"Bash(curl:*)"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := p.Decide("bash", false, psAccess("Get-ChildItem | Sort-Object Length")); d != Allow {
+			t.Errorf("%s: plain line = %v", rule, d)
+		}
+		if d := p.Decide("bash", false, psAccess("curl.exe http://x")); d != Deny {
+			t.Errorf("%s: denied line = %v", rule, d)
+		}
+		if d := p.Decide("bash", false, psAccess("Remove-Item x")); d != Ask {
+			t.Errorf("%s: dangerous line = %v", rule, d)
+		}
 	}
 }
