@@ -94,6 +94,16 @@ func (t *taskTool) index() (string, bool) {
 			t.idx, t.all = strings.Join(lines, ""), true
 			return
 		}
+		// Past the budget the built-in general and explore come first:
+		// they are there in every project, whatever the names of the rest.
+		lines = lines[:0]
+		for _, builtin := range []bool{true, false} {
+			for _, r := range t.agents {
+				if (r.Source == roles.SourceBuiltin) == builtin {
+					lines = append(lines, agentLine(r))
+				}
+			}
+		}
 		var b strings.Builder
 		for i, l := range lines {
 			note := fmt.Sprintf("(%d more agents: find them with list, e.g. {\"list\": \"python\"}, and start one by name)\n", len(lines)-i)

@@ -151,6 +151,9 @@ func TestE2EPrefixUnder16KB(t *testing.T) {
 		}
 	}
 	count(task.Function.Description, `(agent-\d+|general|explore):`, "agents", 402)
+	if !strings.Contains(task.Function.Description, "\n- general: ") || !strings.Contains(task.Function.Description, "\n- explore: ") {
+		t.Errorf("the built-in subagents are not listed first:\n%s", task.Function.Description)
+	}
 	count(sys.Content, `skill-\d+:`, "skills", 400)
 
 	size2, system2, tools2, _ := prefixOf(t, reqs[1])
