@@ -50,6 +50,9 @@ func (c *Coordinator) Prefix(role string) (Prefix, error) {
 	case "", roles.Executor:
 		r = c.executorRole()
 		reg = c.toolsFor(r, 0, "", r.Model, &family{})
+		// As openGoalSession opens it: run and chat sessions carry
+		// goal_status from the start.
+		reg.Add(goalStatusTool{})
 	case roles.Planner:
 		r = c.plannerRole()
 		reg = c.plannerTools(r)

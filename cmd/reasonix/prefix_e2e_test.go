@@ -97,7 +97,8 @@ func prefixOf(t *testing.T, body []byte) (size int, system, toolsRaw []byte, nam
 // built-in tool and 400 agents and 400 skills installed in the layouts
 // users have, stays under 16 KB as sent, lists what fits and points past
 // the rest (all 400 of each counted), and is byte-identical in two
-// processes. MCP tools are left out: the user chooses them.
+// processes; `reasonix context` reports it. MCP tools are left out: the
+// user chooses them.
 func TestE2EPrefixUnder16KB(t *testing.T) {
 	t.Parallel()
 	e := newE2E(t, scripted.Turn{Text: "one"}, scripted.Turn{Text: "two"})
@@ -155,6 +156,24 @@ func TestE2EPrefixUnder16KB(t *testing.T) {
 		t.Errorf("the built-in subagents are not listed first:\n%s", task.Function.Description)
 	}
 	count(sys.Content, `skill-\d+:`, "skills", 400)
+
+	// `reasonix context` reports the same tools and nearly the same size
+	// (it counts the system prompt unescaped, without its JSON wrapper).
+	r := e.run("", "context", "--json")
+	var rep contextReport
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("context --json: %v\n%s", err, r.stderr)
+	}
+	var ctxNames []string
+	for _, p := range rep.Parts {
+		ctxNames = append(ctxNames, p.Tools...)
+	}
+	if strings.Join(ctxNames, ",") != strings.Join(names, ",") {
+		t.Errorf("context names tools %v, the request %v", ctxNames, names)
+	}
+	if rep.TotalBytes > size || rep.TotalBytes < size-300 {
+		t.Errorf("context says %d bytes, the request has %d", rep.TotalBytes, size)
+	}
 
 	size2, system2, tools2, _ := prefixOf(t, reqs[1])
 	if size2 != size || !bytes.Equal(system2, system) || !bytes.Equal(tools2, toolsRaw) {
