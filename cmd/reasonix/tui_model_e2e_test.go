@@ -28,8 +28,8 @@ func wireReq(t *testing.T, body []byte) wireRequest {
 // TestTUIModelSwitchIsKept: in a real terminal, /model picks another
 // configured model and the next request (the scripted server's log) goes
 // to it with the conversation intact; /models lists what the endpoint
-// offers; after quitting, `reasonix --continue` and `reasonix run
-// --continue` keep the model and the /effort chosen. Shift-Tab switches
+// offers; after quitting, `reasonix --continue`, `reasonix run
+// --continue` and `/resume` keep the model and the /effort chosen. Shift-Tab switches
 // the posture shown in the status line.
 func TestTUIModelSwitchIsKept(t *testing.T) {
 	t.Parallel()
@@ -88,6 +88,16 @@ func TestTUIModelSwitchIsKept(t *testing.T) {
 	if fourth.Model != "other-model" || fourth.ReasoningEffort != "high" || len(fourth.Messages) < 8 {
 		t.Errorf("run --continue: model %q effort %q, %d messages", fourth.Model, fourth.ReasoningEffort, len(fourth.Messages))
 	}
+
+	// A fresh start is on the default model; /resume brings the
+	// conversation back with its own.
+	tt = startTUI(t, e)
+	tt.waitFor("sim/test-model")
+	tt.typeLine("/resume")
+	tt.waitFor("resume a conversation", "first question")
+	tt.keys("Enter")
+	tt.waitFor("ANSWER FOUR", "sim/other-model · effort high")
+	tt.quit()
 }
 
 // TestE2EStreamJSONSetModel: over stream-json input, set_model and

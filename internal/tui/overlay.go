@@ -443,6 +443,11 @@ type pickItem struct {
 // pick shows items in a list overlay: arrows move, Enter chooses, Esc
 // closes. UI goroutine only.
 func (a *App) pick(title string, items []pickItem, chosen func(value string)) {
+	a.pickAt(title, items, 0, chosen)
+}
+
+// pickAt is pick with item sel selected first (the current choice).
+func (a *App) pickAt(title string, items []pickItem, sel int, chosen func(value string)) {
 	list := tview.NewList().ShowSecondaryText(false).SetHighlightFullLine(true)
 	var closeFn func()
 	for _, it := range items {
@@ -453,6 +458,9 @@ func (a *App) pick(title string, items []pickItem, chosen func(value string)) {
 		})
 	}
 	list.SetDoneFunc(func() { closeFn() })
+	if sel > 0 && sel < len(items) {
+		list.SetCurrentItem(sel)
+	}
 	frame := tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(list, 0, 1, true).
 		AddItem(newOverlayText("[::b]↑/↓[::-] move  [::b]Enter[::-] choose  [::b]Esc[::-] close"), 1, 0, false)

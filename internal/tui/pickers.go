@@ -67,9 +67,11 @@ func (a *App) modelCommand(ref string) {
 	}
 	cur := a.eng.Model()
 	var items []pickItem
+	sel := 0
 	for _, m := range a.models() {
 		label := m.Ref
 		if m.Ref == cur {
+			sel = len(items)
 			label = "● " + label
 		} else {
 			label = "  " + label
@@ -86,7 +88,7 @@ func (a *App) modelCommand(ref string) {
 		a.note("no models configured; /model PROVIDER/MODEL switches to one by name")
 		return
 	}
-	a.pick("model for the next request (now "+cur+")", items, a.switchModel)
+	a.pickAt("model for the next request (now "+cur+")", items, sel, a.switchModel)
 }
 
 // switchModel switches the conversation's model.
@@ -195,9 +197,11 @@ func (a *App) effortCommand(level string) {
 		cur = "default"
 	}
 	var items []pickItem
+	sel := 0
 	for _, e := range efforts {
 		label := "  " + e
 		if e == cur {
+			sel = len(items)
 			label = "● " + e
 		}
 		if e == "default" {
@@ -205,7 +209,7 @@ func (a *App) effortCommand(level string) {
 		}
 		items = append(items, pickItem{label: label, value: e})
 	}
-	a.pick("reasoning effort (sent as reasoning_effort)", items, a.setEffort)
+	a.pickAt("reasoning effort (sent as reasoning_effort)", items, sel, a.setEffort)
 }
 
 func (a *App) setEffort(level string) {

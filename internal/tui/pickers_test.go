@@ -123,15 +123,15 @@ func TestModelsListsConfiguredAndOffered(t *testing.T) {
 	h.waitFor("scripted offers", "alpha-model  zeta-model")
 }
 
-// TestEffortPicker: /effort picks a level; it reaches the next request
-// and the status line, and "default" goes back to the config's.
+// TestEffortPicker: /effort picks a level, starting on the current one;
+// it reaches the next request and the status line, and "default" goes
+// back to the config's.
 func TestEffortPicker(t *testing.T) {
 	h := start(t, Options{}, scripted.Turn{Text: "effortful"}, scripted.Turn{Text: "PLAIN-ANSWER"})
 	h.typeText("/effort")
 	h.key(tcell.KeyEnter)
 	h.waitFor("reasoning effort", "low", "medium", "high", "default")
-	h.key(tcell.KeyDown)
-	h.key(tcell.KeyDown) // low, medium, high
+	h.key(tcell.KeyUp) // the current one (default, the last) is selected first
 	h.key(tcell.KeyEnter)
 	s := h.waitFor("reasoning effort high for the next request")
 	if !strings.Contains(lastLine(s), "effort high") {
