@@ -15,8 +15,16 @@ import (
 )
 
 // paste sends text as a terminal's bracketed paste.
+// postEvent posts ev, waiting while the simulation's queue is full
+// (PostEvent then fails, dropping the event).
+func (h *harness) postEvent(ev tcell.Event) {
+	for h.sim.PostEvent(ev) != nil {
+		time.Sleep(time.Millisecond)
+	}
+}
+
 func (h *harness) paste(text string) {
-	h.sim.PostEventWait(tcell.NewEventPaste(true)) // PostEvent drops it when the queue is full
+	h.postEvent(tcell.NewEventPaste(true))
 	for _, r := range text {
 		if r == '\n' {
 			h.sim.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
@@ -24,7 +32,7 @@ func (h *harness) paste(text string) {
 			h.sim.InjectKey(tcell.KeyRune, r, tcell.ModNone)
 		}
 	}
-	h.sim.PostEventWait(tcell.NewEventPaste(false))
+	h.postEvent(tcell.NewEventPaste(false))
 }
 
 // TestPasteIsOneInput: a 60-line paste is one prompt, held as a block in
@@ -276,7 +284,7 @@ func TestOverlayDrawsCleanly(t *testing.T) {
 		t.Run(fmt.Sprint(size[0], "x", size[1]), func(t *testing.T) {
 			h := start(t, Options{})
 			h.sim.SetSize(size[0], size[1])
-			h.sim.PostEventWait(tcell.NewEventResize(size[0], size[1]))
+			h.postEvent(tcell.NewEventResize(size[0], size[1]))
 			// Start from a blank screen of the new size: the simulation
 			// keeps cells of the old layout that only a wide character's
 			// second half covers later.
