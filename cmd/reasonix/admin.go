@@ -141,6 +141,11 @@ func cmdDoctor(args []string, io stdio) error {
 			fmt.Fprintf(io.out, "  %-34s %s: %s\n", p.Name, state, p.Detail)
 		}
 	}
+	if exe, err := powerShellPath(cfg.Tools.Shell, loaded.Sources); err != nil {
+		fmt.Fprintf(io.out, "shell:      error: %v\n", err)
+	} else if exe != "" {
+		fmt.Fprintf(io.out, "shell:      PowerShell %s ([tools.shell] prefer = %q): every line asks unless an exact rule allows it\n", exe, cfg.Tools.Shell.Prefer)
+	}
 	fmt.Fprintf(io.out, "file tools: refuse the read deny list (%d paths) and hard-linked files\n", len(deny))
 	if lang, _ := cfg.AnswerLanguage(loaded.Getenv); lang != "" {
 		fmt.Fprintf(io.out, "language:   %s\n", lang)

@@ -152,6 +152,9 @@ func TestE2EPowerShellMissingIsAnError(t *testing.T) {
 	if n := len(e.srv.Requests()); n != 0 {
 		t.Errorf("requests = %d, want none", n)
 	}
+	if r := e.run("", "doctor"); !strings.Contains(r.stdout, `shell:      error: [tools.shell] prefer = "powershell"`) {
+		t.Errorf("doctor does not report the missing PowerShell:\n%s", r.stdout)
+	}
 }
 
 // A person's own ! line runs in PowerShell too, without a model call:
@@ -171,5 +174,8 @@ func TestE2EPowerShellBangLine(t *testing.T) {
 	}
 	if n := len(e.srv.Requests()); n != 0 {
 		t.Errorf("requests = %d, want none", n)
+	}
+	if r := e.run("", "doctor"); !strings.Contains(r.stdout, "shell:      PowerShell ") || !strings.Contains(r.stdout, "pwsh ([tools.shell] prefer = \"pwsh\")") {
+		t.Errorf("doctor does not name the PowerShell:\n%s", r.stdout)
 	}
 }

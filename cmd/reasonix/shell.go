@@ -22,12 +22,23 @@ var powerShellNames = map[string][]string{
 // A PowerShell that cannot be found is an error naming the key, not a
 // quiet fall back to bash: the person asked for PowerShell.
 func preferShell(reg *tools.Registry, sh config.Shell, sources map[string]string) error {
-	names, ok := powerShellNames[sh.Prefer]
-	if !ok {
-		return nil
-	}
 	if _, ok := reg.Get("bash"); !ok {
 		return nil
+	}
+	exe, err := powerShellPath(sh, sources)
+	if err != nil || exe == "" {
+		return err
+	}
+	reg.Add(builtin.PowerShell(exe))
+	return nil
+}
+
+// powerShellPath is the PowerShell [tools.shell] asks for: "" when it
+// asks for none, an error naming the key when it cannot be found.
+func powerShellPath(sh config.Shell, sources map[string]string) (string, error) {
+	names, ok := powerShellNames[sh.Prefer]
+	if !ok {
+		return "", nil
 	}
 	where := ""
 	if src := sources["tools.shell.prefer"]; src != "" {
@@ -36,17 +47,15 @@ func preferShell(reg *tools.Registry, sh config.Shell, sources map[string]string
 	if sh.Path != "" {
 		exe, err := exec.LookPath(sh.Path)
 		if err != nil {
-			return usagef("[tools.shell] path = %q%s: %v (it names the PowerShell that prefer = %q runs)", sh.Path, where, err, sh.Prefer)
+			return "", usagef("[tools.shell] path = %q%s: %v (it names the PowerShell that prefer = %q runs)", sh.Path, where, err, sh.Prefer)
 		}
-		reg.Add(builtin.PowerShell(exe))
-		return nil
+		return exe, nil
 	}
 	for _, n := range names {
 		if exe, err := exec.LookPath(n); err == nil {
-			reg.Add(builtin.PowerShell(exe))
-			return nil
+			return exe, nil
 		}
 	}
-	return usageError{fmt.Errorf("[tools.shell] prefer = %q%s: no %s found on PATH; install PowerShell 7 (pwsh), set [tools.shell] path to it, or set prefer = \"auto\" to use bash",
+	return "", usageError{fmt.Errorf("[tools.shell] prefer = %q%s: no %s found on PATH; install PowerShell 7 (pwsh), set [tools.shell] path to it, or set prefer = \"auto\" to use bash",
 		sh.Prefer, where, names[0])}
 }
