@@ -48,3 +48,31 @@ func TestTUIBlocksDiffAndJobs(t *testing.T) {
 	}
 	tt.quit()
 }
+
+// TestTUISubagentBlock: a subagent started by the task tool is one live
+// line named by its description while it runs (its calls counted in
+// place), then one summary line; Ctrl-T shows its calls.
+func TestTUISubagentBlock(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("task", map[string]any{"agent": "explore", "description": "find the TODOs", "prompt": "SUBJOB look for TODO"})}},
+		scripted.Turn{Match: "SUBJOB", ToolCalls: []scripted.Call{call("grep", map[string]any{"pattern": "TODO"})}},
+		scripted.Turn{Match: "SUBJOB", ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "notes.txt"})}, DelayMS: 300},
+		scripted.Turn{Match: "SUBJOB", Text: "Found two TODOs.", DelayMS: 2500},
+		scripted.Turn{Text: "The subagent reported back."},
+	)
+	e.write("notes.txt", "TODO one\nTODO two\n")
+	tt := startTUI(t, e, "chat", "--yolo")
+	tt.typeLine("look around")
+	s := tt.waitFor("[explore: find the TODOs] · running", "2 calls")
+	if n := strings.Count(s, "[explore: find the TODOs]"); n != 1 {
+		t.Errorf("the running subagent has %d lines, want 1:\n%s", n, s)
+	}
+	s = tt.waitFor("▸ [explore: find the TODOs] done", "2 calls", "The subagent reported back.")
+	if strings.Contains(s, "· running") || strings.Contains(s, "grep TODO") {
+		t.Errorf("the finished subagent is still live or shows its calls collapsed:\n%s", s)
+	}
+	tt.keys("C-t")
+	tt.waitFor("▾ [explore: find the TODOs] done", "✓ grep TODO", "✓ read_file notes.txt")
+	tt.quit()
+}

@@ -501,6 +501,8 @@ func (a *App) startWork(label string, f func(ctx context.Context) error) {
 		interrupted := ctx.Err() != nil
 		a.post(func() {
 			a.endStream()
+			a.flushThought()
+			a.endAgents(interrupted)
 			if a.cancel != nil && a.workDone == done {
 				a.cancel()
 			}

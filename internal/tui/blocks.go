@@ -473,6 +473,22 @@ func (a *App) finishAgent(b *agentBlock, status string, el time.Duration) {
 	a.block("  ▸ "+head+hint+"\n", "  "+full.String())
 }
 
+// endAgents closes the blocks still live when the work that ran them
+// has ended: their sessions said nothing more (a cancelled run).
+func (a *App) endAgents(interrupted bool) {
+	status := "[yellow]ended[-]"
+	if interrupted {
+		status = "[yellow]interrupted[-]"
+	}
+	for len(a.bl.order) > 0 {
+		b := a.bl.agents[a.bl.order[0]]
+		a.finishAgent(b, status, time.Since(b.start))
+	}
+	for id := range a.rs.steps {
+		delete(a.rs.steps, id)
+	}
+}
+
 func indexOf(s []string, v string) int {
 	for i, x := range s {
 		if x == v {

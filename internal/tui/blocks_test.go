@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -275,5 +276,25 @@ func TestJobsListed(t *testing.T) {
 	s = h.waitFor("background job-1 killed")
 	if strings.Contains(lineWith(s, "│ ready"), "running") {
 		t.Errorf("status line still counts a killed job:\n%s", s)
+	}
+}
+
+// TestLiveBlocksEndWithTheWork: a block whose session never said it was
+// done leaves the live region when the work ends (Ctrl-C), marked so.
+func TestLiveBlocksEndWithTheWork(t *testing.T) {
+	h := start(t, Options{})
+	h.app.post(func() {
+		h.app.startWork("chat", func(ctx context.Context) error {
+			<-ctx.Done()
+			return ctx.Err()
+		})
+	})
+	h.app.Publish(events.Event{Type: events.SessionStart, Session: "x-1", Parent: "e-1", Role: "explore", Title: "dig"})
+	h.app.Publish(events.Event{Type: events.ReasoningDelta, Session: "e-1", Role: "executor", Text: "hmm"})
+	h.waitFor("[explore: dig] · running", "✻ thinking…")
+	h.key(tcell.KeyCtrlC)
+	s := h.waitFor("▸ [explore: dig] interrupted", "▸ thought for", "interrupted")
+	if strings.Contains(s, "· running") || strings.Contains(s, "thinking…") {
+		t.Errorf("live blocks outlived the work:\n%s", s)
 	}
 }
