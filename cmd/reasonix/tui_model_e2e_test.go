@@ -41,6 +41,12 @@ func TestTUIModelSwitchIsKept(t *testing.T) {
 	)
 	e.write("reasonix.toml", fmt.Sprintf("[[providers]]\nname = \"sim\"\nbase_url = %q\nmodels = [\"test-model\", \"other-model\"]\n", e.srv.URL()))
 	tt := startTUI(t, e)
+	// The command menu opens on "/" and filters as you type; Tab takes.
+	tt.tmux("send-keys", "-t", "rx", "-l", "/mod")
+	tt.waitFor("↑↓ move", "/model", "/models", "switch the model of the next request")
+	tt.keys("Down", "Tab")
+	tt.waitFor("/models ")
+	tt.keys("C-c")
 	tt.typeLine("first question")
 	tt.waitFor("ANSWER ONE")
 	if got := wireReq(t, e.srv.Requests()[0]).Model; got != "test-model" {
