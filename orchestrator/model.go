@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/reasonix/reasonix/agents"
 	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/internal/store"
 	"github.com/reasonix/reasonix/providers"
 	"github.com/reasonix/reasonix/roles"
 )
@@ -210,4 +212,27 @@ func (e *Engine) Agents() []events.Command {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// SavedUsage sums the requests recorded in the conversation's session
+// file: every request it made, in this run and in earlier ones it was
+// resumed from (its subagents keep files of their own). It reads the
+// file, so call it on demand (/cost), not per frame.
+func (e *Engine) SavedUsage() (providers.Usage, int, error) {
+	path := e.conversation().w.path
+	var total providers.Usage
+	if path == "" {
+		return total, 0, nil
+	}
+	l, err := store.Load(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return total, 0, nil // no turn yet
+	}
+	if err != nil {
+		return total, 0, err
+	}
+	for _, r := range l.Requests {
+		total.Add(r.Usage)
+	}
+	return total, len(l.Requests), nil
 }

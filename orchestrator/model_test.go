@@ -87,6 +87,9 @@ func TestEngineSetModelAndEffort(t *testing.T) {
 	if n := len(l.Requests); n != 3 || !strings.Contains(l.Requests[1].Reset, "model switched") || l.Requests[2].Reset != "" {
 		t.Errorf("request records = %+v, want the second (only) marked as a cache reset", l.Requests)
 	}
+	if u, n, err := eng.SavedUsage(); err != nil || n != 3 {
+		t.Errorf("SavedUsage = %+v, %d, %v; want the 3 recorded requests", u, n, err)
+	}
 	cv, err := h.coord.Resume(path, "")
 	if err != nil {
 		t.Fatal(err)

@@ -103,6 +103,12 @@ func TestTUIModelSwitchIsKept(t *testing.T) {
 	tt.waitFor("resume a conversation", "first question")
 	tt.keys("Enter")
 	tt.waitFor("ANSWER FOUR", "sim/other-model · effort high")
+	// /cost counts the conversation's requests over every run from its file.
+	tt.typeLine("/cost")
+	s := tt.waitFor("cost so far", "every run")
+	if !strings.Contains(s, "4 req") {
+		t.Errorf("/cost after /resume does not count the 4 requests of the conversation:\n%s", s)
+	}
 	tt.quit()
 }
 

@@ -248,7 +248,13 @@ func (a *App) countCost(e events.Event) {
 
 // costCommand is /cost: tokens, cache hits and cost so far, per model.
 func (a *App) costCommand() {
-	if len(a.costs) == 0 {
+	var saved modelCost
+	if se, ok := a.eng.(savedUsageEngine); ok {
+		if u, n, err := se.SavedUsage(); err == nil {
+			saved = modelCost{requests: n, usage: u}
+		}
+	}
+	if len(a.costs) == 0 && saved.requests == 0 {
 		a.note("no requests yet in this conversation")
 		return
 	}
@@ -259,7 +265,7 @@ func (a *App) costCommand() {
 	sort.Strings(names)
 	var b strings.Builder
 	b.WriteString("[::b]cost so far[::-] [gray](this conversation in this run; subagents and planner included)[-]")
-	w := len("total")
+	w := len("conversation")
 	for _, n := range names {
 		w = max(w, len(oneLine(n, 40)))
 	}
@@ -286,7 +292,18 @@ func (a *App) costCommand() {
 	if len(names) > 1 {
 		row("total", total)
 	}
+	if saved.requests > 0 {
+		// Its file knows the runs it was resumed from too.
+		b.WriteString("\n  [gray]the conversation's own requests over every run (its session file):[-]")
+		row("conversation", saved)
+	}
 	a.line(b.String())
+}
+
+// savedUsageEngine is what an engine offers for the whole conversation's
+// cost (orchestrator.Engine does).
+type savedUsageEngine interface {
+	SavedUsage() (providers.Usage, int, error)
 }
 
 // agentsCommand is /agents: the subagents the model can delegate to;
