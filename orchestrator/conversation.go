@@ -56,6 +56,7 @@ func (c *Coordinator) Converse() (*Conversation, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.settleToolChanges()
 	return &Conversation{c: c, w: w, extNames: names}, nil
 }
 

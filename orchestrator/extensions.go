@@ -14,8 +14,10 @@ type Extensions interface {
 	// Tools is the snapshot a session opens with, sorted by name. A
 	// session keeps it for its life, so its prefix stays byte-stable.
 	Tools() []tools.Tool
-	// Changes describes what changed since the last snapshot (a server
-	// announced new tools), once, for the next user turn; "" for none.
+	// Changes describes what changed since it was last called (a server
+	// announced new tools, or came up late), once, for the next user
+	// turn; "" for none. Taking a snapshot with Tools does not consume
+	// it: a subagent opening must not swallow the conversation's news.
 	Changes() string
 	// Resources returns the text to append for the resources text names
 	// (@server:uri), and notices for those that could not be read.
@@ -28,6 +30,16 @@ func (c *Coordinator) extensionTools() []tools.Tool {
 		return nil
 	}
 	return c.rt.Extensions.Tools()
+}
+
+// settleToolChanges drops the pending announcements of tool-list
+// changes: a conversation opening now has the current tools, so they are
+// no news to it. (Other sessions opening, such as subagents, leave them
+// for the conversation's next turn.)
+func (c *Coordinator) settleToolChanges() {
+	if c.rt.Extensions != nil {
+		c.rt.Extensions.Changes()
+	}
 }
 
 // withToolChanges puts the announcement of tool-list changes since the

@@ -265,6 +265,7 @@ func (c *Coordinator) Resume(path, modelRef string) (*Conversation, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.settleToolChanges()
 	cv := &Conversation{c: c, w: w}
 	cv.sent.Store(true) // it has history: its prefix is what was cached
 	return cv, nil

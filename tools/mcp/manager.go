@@ -189,7 +189,6 @@ func (m *Manager) Tools() []tools.Tool {
 			for _, t := range s.tools {
 				out = append(out, t)
 			}
-			s.toolsChanged = false
 		}
 		s.mu.Unlock()
 	}
@@ -197,9 +196,12 @@ func (m *Manager) Tools() []tools.Tool {
 	return out
 }
 
-// Changes describes the servers whose tool lists changed since the last
-// call (or since [Manager.Tools] was taken), for the next user turn; ""
-// when none did. Each change is reported once.
+// Changes describes the servers whose tool lists changed (or that came
+// up after the first snapshot) since the last call, for the next user
+// turn; "" when none did. Each change is reported once. [Manager.Tools]
+// does not consume them: a subagent's session opening must not swallow
+// what the conversation has not been told; a conversation that opens
+// drains them (it has the current list).
 func (m *Manager) Changes() string {
 	var lines []string
 	for _, s := range m.servers {
