@@ -137,9 +137,11 @@ func TestBackgroundJobsDieWithSession(t *testing.T) {
 		t.Error("a child session sees its parent's job")
 	}
 	child.State.Close()
+	// The shell creates a pid file before it writes the pid: wait for a
+	// whole line.
 	for _, f := range []string{"a.pid", "b.pid"} {
 		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-			if _, err := os.Stat(filepath.Join(dir, f)); err == nil || time.Now().After(deadline) {
+			if b, err := os.ReadFile(filepath.Join(dir, f)); err == nil && strings.HasSuffix(string(b), "\n") || time.Now().After(deadline) {
 				break
 			}
 		}
