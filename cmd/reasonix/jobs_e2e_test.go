@@ -59,6 +59,9 @@ func TestE2EBackgroundJobs(t *testing.T) {
 		t.Errorf("second job's output not sent back: %s", m)
 	}
 	assertPrefixStable(t, reqs)
+	if !strings.Contains(r.stderr, "background job-1 exited with code 3: printf") {
+		t.Errorf("the text output does not report the job's end:\n%s", r.stderr)
+	}
 	b, err := os.ReadFile(filepath.Join(e.repo, "long.pid"))
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
 	if err != nil || pid == 0 {

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -117,6 +118,10 @@ func (a *App) block(collapsed, expanded string) {
 // its expanded form. The transcript is rebuilt once.
 func (a *App) toggleBlocks() {
 	a.bl.expanded = !a.bl.expanded
+	a.updateLive()
+	if !slices.ContainsFunc(a.bl.segs, func(g segment) bool { return g.full != "" }) {
+		return // nothing in the transcript changes
+	}
 	row, _ := a.transcript.GetScrollOffset()
 	a.transcript.Clear()
 	_, _ = a.transcript.Write([]byte(a.bl.text()))
@@ -125,7 +130,6 @@ func (a *App) toggleBlocks() {
 	} else {
 		a.transcript.ScrollTo(row, 0)
 	}
-	a.updateLive()
 }
 
 // resetBlocks forgets the transcript's segments and every live block
@@ -243,7 +247,7 @@ const (
 	kindStep    = "step"
 	// blockKeep bounds the finished-call lines a block keeps.
 	blockKeep = 200
-	// proseKeep bounds the planner's prose a block keeps.
+	// proseKeep bounds the prose a block keeps.
 	proseKeep = 16 << 10
 )
 
@@ -259,7 +263,7 @@ type agentBlock struct {
 	tokens    int
 	lines     []string
 	prose     strings.Builder
-	writing   bool // the planner is writing prose
+	writing   bool // the session is writing prose
 }
 
 // blockKey says which block an event belongs to, if any: a plan step's
@@ -329,7 +333,10 @@ func (a *App) agentEvent(e events.Event) bool {
 		return true
 	case events.TextDelta, events.ReasoningDelta:
 		b = a.agentFor(key, e)
-		if b.kind == kindPlanner {
+		// The planner's prose and a subagent's answer (its report to
+		// its parent) are kept for the expanded block; a plan step
+		// reports through its StepUpdate summary.
+		if b.kind != kindStep && e.Type == events.TextDelta {
 			if b.prose.Len() < proseKeep {
 				b.prose.WriteString(e.Text)
 			}

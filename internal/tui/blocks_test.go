@@ -135,12 +135,13 @@ func TestAgentBlocksLive(t *testing.T) {
 	if strings.Contains(s, "Planning notes") {
 		t.Errorf("the planner's prose is in the transcript:\n%s", s)
 	}
+	p(ev(sub, events.TextDelta, func(e *events.Event) { e.Text = "SUBAGENT REPORT: four TODOs." }))
 	p(ev(sub, events.Done, func(e *events.Event) { e.Parent = "" })) // a real Done names no parent
 	s = h.waitFor("▸ [explore: find the TODOs] done", "5 calls · 5.5k tokens")
 	if countLines(s, "[explore: find the TODOs]") != 1 || strings.Contains(s, "[explore: find the TODOs] · running") {
 		t.Errorf("the finished subagent is still live:\n%s", s)
 	}
-	if strings.Contains(s, "grep TODO3") {
+	if strings.Contains(s, "grep TODO3") || strings.Contains(s, "SUBAGENT REPORT") {
 		t.Errorf("collapsed block shows its calls:\n%s", s)
 	}
 	p(ev(pl, events.Done, func(e *events.Event) { e.Error = "model went away" }))
@@ -149,7 +150,7 @@ func TestAgentBlocksLive(t *testing.T) {
 		t.Errorf("a block is still live:\n%s", s)
 	}
 	h.key(tcell.KeyCtrlT)
-	h.waitFor("▾ [explore: find the TODOs] done", "✓ grep TODO3 · 3 matches", "find the TODOs", "Planning notes: split the parser.")
+	h.waitFor("▾ [explore: find the TODOs] done", "✓ grep TODO3 · 3 matches", "find the TODOs", "Planning notes: split the parser.", "SUBAGENT REPORT: four TODOs.")
 }
 
 // TestPlanStepBlocksLive: each running plan step is one live line with
