@@ -108,8 +108,10 @@ func (t bashTool) shell(env *tools.Env) shellSpec {
 // is code the gate never saw), nothing interactive.
 var powerShellArgs = []string{"-NoProfile", "-NonInteractive", "-Command"}
 
-// powerShellEnv keeps PowerShell from phoning home on start.
-var powerShellEnv = []string{"POWERSHELL_TELEMETRY_OPTOUT=1", "POWERSHELL_UPDATECHECK=Off"}
+// powerShellEnv keeps PowerShell from phoning home on start, and .NET
+// from opening its diagnostics socket, which the sandbox's socket filter
+// refuses when the network is off.
+var powerShellEnv = []string{"POWERSHELL_TELEMETRY_OPTOUT=1", "POWERSHELL_UPDATECHECK=Off", "DOTNET_EnableDiagnostics=0"}
 
 // bashEnv are hints that keep tools from paging, colouring or prompting.
 var bashEnv = []string{"TERM=dumb", "NO_COLOR=1", "GIT_PAGER=cat", "PAGER=cat", "GIT_TERMINAL_PROMPT=0"}
