@@ -279,7 +279,8 @@ func assemble(o assembleOptions) (*app, error) {
 	a.gate = gate
 	a.closers = append(a.closers, func() { _ = gate.Close() })
 
-	a.hooks = hookRunner(allHooks(cfg, set), workspace, loaded.Home, o.flags.hooksTrust, o.approver, env.Secrets, sink, mode)
+	_, powerShell := powerShellNames[cfg.Tools.Shell.Prefer] // preferShell found it, or assembly stopped
+	a.hooks = hookRunner(allHooks(cfg, set), workspace, loaded.Home, o.flags.hooksTrust, o.approver, env.Secrets, sink, mode, powerShell)
 
 	// Roles and skills: a few directory reads, no file bodies.
 	roleSet, notices := roles.Load(roles.LoadOptions{Workspace: workspace, Home: loaded.Home, UserHome: userHome})

@@ -31,7 +31,7 @@ func allHooks(cfg *config.Config, set *settings.Set) []hooks.Hook {
 // through the approver (the TUI, stream-json); a headless run without the
 // flag skips them and says so.
 func hookRunner(hs []hooks.Hook, workspace, home string, trustFlag bool, approver permission.Approver,
-	secrets *tools.Secrets, sink events.Sink, mode string) *hooks.Runner {
+	secrets *tools.Secrets, sink events.Sink, mode string, powerShell bool) *hooks.Runner {
 	trust := func(ctx context.Context, project []hooks.Hook) bool {
 		if trustFlag || hooks.Trusted(home, workspace, project) {
 			return true
@@ -64,7 +64,7 @@ func hookRunner(hs []hooks.Hook, workspace, home string, trustFlag bool, approve
 		return false
 	}
 	return hooks.New(hooks.Options{Hooks: hs, Workspace: workspace, Secrets: secrets, Publish: sink.Publish,
-		Trust: trust, PermissionMode: mode,
+		Trust: trust, PermissionMode: mode, PowerShell: powerShell,
 		Transcript: func(id string) string {
 			return filepath.Join(workspace, ".reasonix", "sessions", id+".jsonl")
 		}})

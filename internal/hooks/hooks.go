@@ -157,6 +157,10 @@ type Options struct {
 	Transcript func(session string) string
 	// PermissionMode is reported in payloads.
 	PermissionMode string
+	// PowerShell is set when the bash tool runs PowerShell ([tools.shell]
+	// prefer): a matcher naming Claude Code's PowerShell tool then
+	// matches it too.
+	PowerShell bool
 }
 
 // Runner runs the configured hooks. A nil *Runner runs nothing, so callers
@@ -214,6 +218,9 @@ func (r *Runner) matches(h Hook, tool string) bool {
 		return true
 	}
 	names := []string{tool, ClaudeName(tool)}
+	if r.o.PowerShell && tool == "bash" {
+		names = append(names, "PowerShell")
+	}
 	r.mu.Lock()
 	re, seen := r.res[m]
 	if !seen {

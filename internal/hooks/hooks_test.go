@@ -148,3 +148,18 @@ func TestTrustAskedOnceUnderConcurrency(t *testing.T) {
 		}
 	}
 }
+
+// TestPowerShellMatcher: a hook written for Claude Code's PowerShell tool
+// matches the bash tool when it runs PowerShell, and only then.
+func TestPowerShellMatcher(t *testing.T) {
+	skipNoShell(t)
+	hs := []Hook{{Event: PreToolUse, Matcher: "PowerShell", Command: `echo "no" >&2; exit 2`}}
+	on := New(Options{Workspace: t.TempDir(), Hooks: hs, PowerShell: true})
+	if o := on.Run(context.Background(), PreToolUse, "bash", Payload{ToolInput: json.RawMessage(`{"command":"Get-Date"}`)}); !o.Block {
+		t.Errorf("PowerShell matcher did not match the PowerShell bash tool: %+v", o)
+	}
+	off := New(Options{Workspace: t.TempDir(), Hooks: hs})
+	if o := off.Run(context.Background(), PreToolUse, "bash", Payload{ToolInput: json.RawMessage(`{"command":"ls"}`)}); o.Block {
+		t.Errorf("PowerShell matcher matched a bash tool running bash: %+v", o)
+	}
+}
