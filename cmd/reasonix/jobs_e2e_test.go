@@ -91,7 +91,7 @@ func TestE2EJobEventsStreamJSON(t *testing.T) {
 	t.Parallel()
 	e := newE2E(t,
 		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{
-			"command": "printf 'twelve bytes'; sleep 1.5; exit 3", "run_in_background": true})}},
+			"command": "printf 'twelve bytes'; sleep 2.5; exit 3", "run_in_background": true})}},
 		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{
 			"command": "sleep 60", "run_in_background": true})}},
 		scripted.Turn{ToolCalls: []scripted.Call{call("job", map[string]any{"job_id": "job-1", "wait_seconds": 10})}},

@@ -13,6 +13,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/tools"
 )
 
@@ -230,5 +231,38 @@ func TestBackgroundJobsBounded(t *testing.T) {
 	}
 	if id := startBackground(t, env, `sleep 60`); id != fmt.Sprintf("job-%d", jobMaxRunning+1) {
 		t.Errorf("after a kill: %s", id)
+	}
+}
+
+// TestBackgroundJobEvents: a job publishes started, then exited with its
+// code and byte count; one still running when the session ends, killed.
+func TestBackgroundJobEvents(t *testing.T) {
+	skipOnWindows(t)
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	dir := t.TempDir()
+	env := tools.NewEnv(dir)
+	var rec events.Recorder
+	env.Publish = rec.Publish
+	id := startBackground(t, env, `while [ ! -e go ]; do sleep 0.05; done; printf abc; exit 4`)
+	long := startBackground(t, env, `sleep 60`)
+	if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 5 && !strings.Contains(jobOutput(t, env, id, 10), "exit code: 4"); i++ {
+	}
+	env.State.Close()
+	var got []string
+	for _, e := range rec.Events() {
+		if e.Type != events.JobUpdate || e.Job == nil {
+			t.Fatalf("unexpected event %+v", e)
+		}
+		if e.Job.State == events.JobOutput {
+			continue
+		}
+		got = append(got, fmt.Sprintf("%s %s %d %d", e.Job.ID, e.Job.State, e.Job.Code, e.Job.Bytes))
+	}
+	want := []string{id + " started -1 0", long + " started -1 0", id + " exited 4 3", long + " killed -1 0"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("events = %q, want %q", got, want)
 	}
 }
