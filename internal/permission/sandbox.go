@@ -216,6 +216,7 @@ func SandboxCommand(opts SandboxOptions) func(*exec.Cmd) error {
 	enforced, _, detail := SandboxStatus(opts)
 	write := WritablePaths(opts)
 	var once sync.Once
+	rulesets := newRulesetCache()
 	return func(cmd *exec.Cmd) error {
 		if !enforced {
 			if opts.Mode != SandboxOff && opts.Notify != nil {
@@ -227,7 +228,7 @@ func SandboxCommand(opts SandboxOptions) func(*exec.Cmd) error {
 			return cmd.Err
 		}
 		return startConfined(cmd, confinement{write: write, network: opts.Network,
-			denyRead: opts.DenyRead, except: opts.DenyReadExcept})
+			denyRead: opts.DenyRead, except: opts.DenyReadExcept, rulesets: rulesets})
 	}
 }
 
@@ -236,6 +237,14 @@ type confinement struct {
 	write            []string
 	network          bool
 	denyRead, except []string
+	rulesets         *rulesetCache // shared by the commands of one SandboxCommand
+}
+
+// rulesetCache keeps the ruleset a confinement built for its next
+// command (Linux: see rulesetState).
+type rulesetCache struct {
+	mu    sync.Mutex
+	state *rulesetState
 }
 
 // DefaultDenyRead are the credential stores commands and file tools may

@@ -5,11 +5,15 @@ package permission
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -122,44 +126,23 @@ func restrictThread(c confinement) error {
 	if abi < 1 {
 		return errors.New("sandbox: Landlock is not available in this kernel")
 	}
-	dirRights, fileRights := writeRights(abi)
-	var readDir, readFile uint64
-	if len(c.denyRead) > 0 {
-		readDir, readFile = fsReadFile|fsReadDir, fsReadFile
+	rc := c.rulesets
+	if rc == nil {
+		rc = newRulesetCache()
+		defer rc.close()
 	}
-	var attr struct{ fs, net, scoped uint64 }
-	attr.fs = dirRights | readDir
-	if abi >= 4 && !c.network {
-		attr.net = netBindTCP | netConnectTCP
-	}
-	if abi >= 6 && !c.network {
-		attr.scoped = scopeAbstractUnixSocket
-	}
-	fd, _, errno := syscall.Syscall(sysLandlockCreateRuleset, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
-	if errno != 0 {
-		return fmt.Errorf("sandbox: landlock_create_ruleset: %w", errno)
-	}
-	defer syscall.Close(int(fd))
-	for _, p := range c.write {
-		if err := addPathRule(int(fd), p, dirRights|readDir, fileRights|readFile, false); err != nil {
-			return err
-		}
-	}
-	if len(c.denyRead) > 0 {
-		for _, r := range readRules(c.denyRead, c.except) {
-			dr, fr := readDir, readFile
-			if r.listOnly {
-				dr, fr = fsReadDir, 0
-			}
-			if err := addPathRule(int(fd), r.path, dr, fr, true); err != nil {
-				return err
-			}
-		}
+	// Held until the thread is restricted: another command's start may
+	// not rebuild (and close) the ruleset in between.
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	fd, err := rc.ruleset(c, abi)
+	if err != nil {
+		return err
 	}
 	if _, _, errno := syscall.RawSyscall6(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0, 0, 0, 0); errno != 0 {
 		return fmt.Errorf("sandbox: prctl(PR_SET_NO_NEW_PRIVS): %w", errno)
 	}
-	if _, _, errno := syscall.Syscall(sysLandlockRestrictSelf, fd, 0, 0); errno != 0 {
+	if _, _, errno := syscall.Syscall(sysLandlockRestrictSelf, uintptr(fd), 0, 0); errno != 0 {
 		return fmt.Errorf("sandbox: landlock_restrict_self: %w", errno)
 	}
 	if !c.network {
@@ -170,23 +153,177 @@ func restrictThread(c confinement) error {
 	return nil
 }
 
-// readRule is a path the read allow-list grants: beneath it entirely, or
-// (listOnly) only the listing of directories, for the ancestors of a
-// denied path.
-type readRule struct {
-	path     string
-	listOnly bool
+// rulesetState is the Landlock ruleset a confinement built, kept for its
+// next command. A ruleset can restrict any number of threads, and rules
+// can be added to it between uses. Building it opens and adds a rule for
+// every entry of every directory on the way to a denied path (hundreds in
+// a home directory or /tmp), which cost more than starting the command;
+// reused, a command costs a stat of each path the rules depend on.
+//
+// key names what the rules were built from: the denied paths that exist,
+// the directories on the way to them, and the writable and excepted paths,
+// with the file each one is. When any of that changes the ruleset is
+// built again from scratch. listed holds each directory on the way as it
+// was when its entries were granted; a directory whose entries may have
+// changed since is listed again and every entry granted again (granting
+// the same file twice changes nothing; a rule for a file since removed
+// grants nothing).
+type rulesetState struct {
+	built  bool
+	fd     int
+	key    string
+	listed map[string]dirStamp
 }
 
-// readRules turns a deny list into the allow-list Landlock needs: for
-// every directory on the way from / to a denied path, its listing, and
-// full read access to each of its entries that is not itself on such a
-// way. Exceptions are granted in full. Symlinks are not granted as such:
-// access through one is judged at its target. Denied paths that do not
-// exist are skipped.
-func readRules(deny, except []string) []readRule {
-	onPath := map[string]bool{} // ancestors of denied paths, and the paths
-	isDenied := map[string]bool{}
+func newRulesetCache() *rulesetCache {
+	rc := &rulesetCache{state: new(rulesetState)}
+	// The ruleset lives as long as its SandboxCommand (a plan worker's
+	// ends with the worker).
+	runtime.AddCleanup(rc, (*rulesetState).drop, rc.state)
+	return rc
+}
+
+// drop closes the ruleset and forgets what it was built from.
+func (st *rulesetState) drop() {
+	if st.built {
+		syscall.Close(st.fd)
+	}
+	*st = rulesetState{}
+}
+
+// dirStamp is what stat says about a directory: which one it is and when
+// its entries last changed.
+type dirStamp struct {
+	dev, ino     uint64
+	mtime, ctime int64
+}
+
+// racyWindow: a directory changed this close to when it was listed may
+// have changed again within the same timestamp (file times are coarse),
+// so its listing is not trusted for reuse.
+const racyWindow = time.Second
+
+func (rc *rulesetCache) close() { rc.state.drop() }
+
+// ruleset returns the ruleset for c, built or brought up to date. The
+// caller holds rc.mu.
+func (rc *rulesetCache) ruleset(c confinement, abi int) (int, error) {
+	dirRights, fileRights := writeRights(abi)
+	var readDir, readFile uint64
+	if len(c.denyRead) > 0 {
+		readDir, readFile = fsReadFile|fsReadDir, fsReadFile
+	}
+	onPath, isDenied := deniedRoots(c.denyRead)
+	key := rulesetKey(c, onPath, isDenied)
+	st := rc.state
+	if !st.built || st.key != key {
+		st.drop()
+		fd, err := createRuleset(c, abi, dirRights|readDir)
+		if err != nil {
+			return 0, err
+		}
+		*st = rulesetState{built: true, fd: fd, key: key, listed: map[string]dirStamp{}}
+		if err := st.grantFixed(c, onPath, isDenied, dirRights, fileRights, readDir, readFile); err != nil {
+			st.drop()
+			return 0, err
+		}
+	}
+	if err := st.grantEntries(onPath, isDenied, readDir, readFile); err != nil {
+		st.drop()
+		return 0, err
+	}
+	return st.fd, nil
+}
+
+func createRuleset(c confinement, abi int, fsRights uint64) (int, error) {
+	var attr struct{ fs, net, scoped uint64 }
+	attr.fs = fsRights
+	if abi >= 4 && !c.network {
+		attr.net = netBindTCP | netConnectTCP
+	}
+	if abi >= 6 && !c.network {
+		attr.scoped = scopeAbstractUnixSocket
+	}
+	fd, _, errno := syscall.Syscall(sysLandlockCreateRuleset, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
+	if errno != 0 {
+		return 0, fmt.Errorf("sandbox: landlock_create_ruleset: %w", errno)
+	}
+	return int(fd), nil
+}
+
+// grantFixed adds the rules that depend only on the key: the writable
+// trees, the listing of each directory on the way to a denied path, and
+// the exceptions; with nothing denied that exists, reading everything.
+func (st *rulesetState) grantFixed(c confinement, onPath, isDenied map[string]bool, dirRights, fileRights, readDir, readFile uint64) error {
+	for _, p := range c.write {
+		if err := addPathRule(st.fd, p, dirRights|readDir, fileRights|readFile, false); err != nil {
+			return err
+		}
+	}
+	if len(c.denyRead) == 0 {
+		return nil
+	}
+	if len(onPath) == 0 {
+		return addPathRule(st.fd, "/", readDir, readFile, true)
+	}
+	for dir := range onPath {
+		if isDenied[dir] {
+			continue
+		}
+		if err := addPathRule(st.fd, dir, fsReadDir, 0, true); err != nil {
+			return err
+		}
+	}
+	for _, e := range c.except {
+		if err := addPathRule(st.fd, e, readDir, readFile, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// grantEntries grants full read access to each entry of each directory on
+// the way to a denied path that is not itself on such a way, listing
+// again only the directories whose entries may have changed since they
+// were last listed. Symlinks are not granted as such: access through one
+// is judged at its target.
+func (st *rulesetState) grantEntries(onPath, isDenied map[string]bool, readDir, readFile uint64) error {
+	for dir := range onPath {
+		if isDenied[dir] {
+			continue
+		}
+		stamp, ok := statDir(dir)
+		if old, seen := st.listed[dir]; ok && seen && old == stamp {
+			continue
+		}
+		delete(st.listed, dir)
+		listedAt := time.Now()
+		names, err := dirNames(dir)
+		if err != nil {
+			continue
+		}
+		for _, name := range names {
+			p := filepath.Join(dir, name)
+			if onPath[p] {
+				continue
+			}
+			if err := addPathRule(st.fd, p, readDir, readFile, true); err != nil {
+				return err
+			}
+		}
+		if ok && listedAt.Sub(time.Unix(0, max(stamp.mtime, stamp.ctime))) > racyWindow {
+			st.listed[dir] = stamp
+		}
+	}
+	return nil
+}
+
+// deniedRoots returns the directories on the way from / to each denied path
+// that exists (the path itself included) and the denied paths themselves,
+// each both as written and with symlinks resolved.
+func deniedRoots(deny []string) (onPath, isDenied map[string]bool) {
+	onPath = map[string]bool{}
+	isDenied = map[string]bool{}
 	for _, d := range deny {
 		for _, p := range []string{d, resolved(d)} {
 			if p == "" {
@@ -204,31 +341,60 @@ func readRules(deny, except []string) []readRule {
 			}
 		}
 	}
-	var out []readRule
-	if len(onPath) == 0 {
-		return []readRule{{path: "/"}}
-	}
-	for dir := range onPath {
-		if isDenied[dir] {
-			continue
+	return onPath, isDenied
+}
+
+// rulesetKey describes what the fixed rules of a ruleset were built from:
+// each directory on the way to a denied path and each denied path (which
+// file it is), and which file each writable path (symlinks followed, as
+// its rule does) and each exception is, "-" for one that does not exist.
+func rulesetKey(c confinement, onPath, isDenied map[string]bool) string {
+	var b strings.Builder
+	stat := func(tag, p string, follow bool) {
+		var st syscall.Stat_t
+		var err error
+		if follow {
+			err = syscall.Stat(p, &st)
+		} else {
+			err = syscall.Lstat(p, &st)
 		}
-		out = append(out, readRule{path: dir, listOnly: true})
-		ents, err := os.ReadDir(dir)
 		if err != nil {
-			continue
+			fmt.Fprintf(&b, "%s %q -\n", tag, p)
+			return
 		}
-		for _, e := range ents {
-			p := filepath.Join(dir, e.Name())
-			if onPath[p] || e.Type()&os.ModeSymlink != 0 {
-				continue
-			}
-			out = append(out, readRule{path: p})
-		}
+		fmt.Fprintf(&b, "%s %q %d %d %o\n", tag, p, st.Dev, st.Ino, st.Mode&syscall.S_IFMT)
 	}
-	for _, e := range except {
-		out = append(out, readRule{path: e})
+	for _, p := range c.write {
+		stat("w", p, true)
 	}
-	return out
+	for _, p := range slices.Sorted(maps.Keys(onPath)) {
+		stat("o", p, false)
+	}
+	for _, p := range slices.Sorted(maps.Keys(isDenied)) {
+		fmt.Fprintf(&b, "d %q\n", p)
+	}
+	for _, p := range c.except {
+		stat("e", p, false)
+	}
+	return b.String()
+}
+
+func statDir(dir string) (dirStamp, bool) {
+	var st syscall.Stat_t
+	if err := syscall.Lstat(dir, &st); err != nil {
+		return dirStamp{}, false
+	}
+	return dirStamp{dev: uint64(st.Dev), ino: uint64(st.Ino), mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}, true
+}
+
+// dirNames lists dir's entries by name, unsorted.
+func dirNames(dir string) ([]string, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Readdirnames(-1)
 }
 
 // resolved is p with symlinks resolved, or "" when that fails or changes

@@ -16,3 +16,8 @@ func seccompAvailable() bool { return false }
 func startConfined(*exec.Cmd, confinement) error {
 	return errors.New("sandbox: Landlock is not supported on this platform")
 }
+
+// rulesetState has nothing to keep without Landlock.
+type rulesetState struct{}
+
+func newRulesetCache() *rulesetCache { return &rulesetCache{} }
