@@ -259,6 +259,10 @@ func (c *Coordinator) goalLoop(ctx context.Context, w *worker, st *GoalState, tu
 	// UserPromptSubmit hooks see it (and may add context or block it)
 	// once. The turns that keep the goal going are the loop's own, as
 	// a Stop hook's continuation is, so they fire neither.
+	// The goal is the person's turn for the control-file guard too; its
+	// own continuation turns are not, so a change a running goal makes
+	// between them is still judged against the goal's start.
+	c.personTurnStarts()
 	turn, err := c.goalPromptHooks(ctx, w, st, turn)
 	if err != nil {
 		return finish(GoalStopped, ReasonPromptBlocked, err)

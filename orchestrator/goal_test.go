@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/internal/permission"
 	"github.com/reasonix/reasonix/providers"
 	"github.com/reasonix/reasonix/providers/scripted"
 )
@@ -255,5 +258,45 @@ func TestGoalStormSpansContinuationTurns(t *testing.T) {
 	}
 	if want := []bool{false, false, false, true}; fmt.Sprint(blocked) != fmt.Sprint(want) {
 		t.Errorf("read_file blocked per turn = %v, want %v", blocked, want)
+	}
+}
+
+// TestGoalKeepsThePersonsControlFileEdit: a person edits a control file
+// between a chat turn and a /goal; the goal's first call must not take
+// the edit for the model's and revert it.
+func TestGoalKeepsThePersonsControlFileEdit(t *testing.T) {
+	var guard *permission.ControlGuard
+	h := newHarness(t, []scripted.Turn{
+		{ToolCalls: []scripted.Call{call("write_file", map[string]string{"path": "a.txt", "content": "one"})}},
+		{Text: "wrote a.txt"},
+		{ToolCalls: []scripted.Call{call("write_file", map[string]string{"path": "b.txt", "content": "two"})}},
+		{ToolCalls: []scripted.Call{status(GoalDone, "wrote b.txt")}},
+	}, func(rt *Runtime) {
+		guard = permission.NewControlGuard(rt.Workspace, "")
+		rt.Guard = guard
+	})
+	settings := filepath.Join(h.ws, ".claude", "settings.json")
+	cv, err := h.coord.Converse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cv.Close()
+	if _, err := cv.Send(context.Background(), "write a.txt"); err != nil {
+		t.Fatal(err)
+	}
+	// The person, in their editor, between turns.
+	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const mine = `{"permissions":{"allow":["Bash(make test)"]}}`
+	if err := os.WriteFile(settings, []byte(mine), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cv.Goal(context.Background(), "write b.txt"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(settings)
+	if err != nil || string(got) != mine {
+		t.Errorf("the person's settings.json after the goal: %q, %v; want it kept", got, err)
 	}
 }

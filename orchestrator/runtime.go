@@ -524,15 +524,20 @@ func (c *Coordinator) finish(w *worker, out agents.Outcome, err error) Result {
 	return res
 }
 
+// personTurnStarts tells the control-file guard a person's turn starts:
+// it takes its baseline here, not between the calls of the turn, so what
+// the person changed since the last turn is theirs and stays.
+func (c *Coordinator) personTurnStarts() {
+	if g, ok := c.rt.Guard.(interface{ TurnStart() }); ok {
+		g.TurnStart()
+	}
+}
+
 // run sends one user turn to w and builds its Result, whose Total adds
 // the usage of every subagent the turn started.
 func (c *Coordinator) run(ctx context.Context, w *worker, text string) (Result, error) {
 	if w.Parent() == "" {
-		// A person's turn: the control-file guard takes its baseline here,
-		// not between the calls of the turn.
-		if g, ok := c.rt.Guard.(interface{ TurnStart() }); ok {
-			g.TurnStart()
-		}
+		c.personTurnStarts()
 		var err error
 		if text, err = c.promptHooks(ctx, w, text); err != nil {
 			return Result{SessionID: w.ID(), Role: w.Role(), Transcript: w.path}, err
