@@ -71,6 +71,14 @@ func (cv *Conversation) SetModel(ref string) (string, error) {
 	cv.w.mu.Lock()
 	cv.w.modelRef, cv.w.modelKey = ref, key
 	cv.w.mu.Unlock()
+	if l := cv.w.log; l != nil {
+		// A file not written yet starts with the model it will use.
+		l.mu.Lock()
+		if l.t == nil {
+			l.hdr.Model = sw.Model
+		}
+		l.mu.Unlock()
+	}
 	// Subagents and subagent skills with no model of their own inherit
 	// the conversation's: from now on, the switched one.
 	if t, ok := cv.w.Tools().Get(TaskTool); ok {

@@ -99,3 +99,42 @@ func TestEngineSetModelAndEffort(t *testing.T) {
 		t.Errorf("resumed: model %q effort %q", cv.w.key(), cv.w.effortLevel())
 	}
 }
+
+// TestEngineSetModelBeforeTheFirstTurn: a switch before any turn is the
+// model of the first request and of the new session file's header, and
+// /new keeps the run's choice.
+func TestEngineSetModelBeforeTheFirstTurn(t *testing.T) {
+	h := newHarness(t, []scripted.Turn{{Match: "FIRST", Text: "one"}, {Match: "AFTER-NEW", Text: "two"}})
+	hub := &events.Hub{}
+	h.coord.rt.Sink = hub
+	eng, err := NewEngine(h.coord, hub, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	if _, err := eng.SetModel("other-model"); err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.Send(context.Background(), "FIRST"); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.session("FIRST").requests()[0].Model; got != "other-model" {
+		t.Errorf("first request model = %q", got)
+	}
+	l, err := store.Load(eng.conversation().w.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Header.Model != "other-model" {
+		t.Errorf("header model = %q", l.Header.Model)
+	}
+	if err := eng.NewConversation(); err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.Send(context.Background(), "AFTER-NEW"); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.session("AFTER-NEW").requests()[0].Model; got != "other-model" {
+		t.Errorf("after /new the request went to %q", got)
+	}
+}
