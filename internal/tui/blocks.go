@@ -385,11 +385,11 @@ func (a *App) agentEvent(e events.Event) bool {
 		if u := e.Usage; u != nil && u.PromptTokens+u.CompletionTokens > 0 {
 			b.tokens = u.PromptTokens + u.CompletionTokens
 		}
-		status := "[green]done[-]"
+		status := a.th.tag(a.th.ok, "done")
 		if e.Error != "" {
-			status = "[red]failed:[-] " + tview.Escape(oneLine(e.Error, 160))
+			status = a.th.tag(a.th.errc, "failed:") + " " + tview.Escape(oneLine(e.Error, 160))
 		} else if e.Text == "max_steps" {
-			status = "[yellow]stopped at the step limit[-]"
+			status = a.th.tag(a.th.warn, "stopped at the step limit")
 		}
 		a.finishAgent(b, status, time.Since(b.start))
 		return true
@@ -416,11 +416,11 @@ func (a *App) stepEvent(e events.Event) {
 		return
 	}
 	delete(a.rs.steps, s.Step)
-	color := "green"
+	color := a.th.ok
 	if s.Status != events.StepDone {
-		color = "red"
+		color = a.th.errc
 	}
-	status := "[" + color + "]" + tview.Escape(s.Status) + "[-]"
+	status := a.th.tag(color, tview.Escape(s.Status))
 	if s.Summary != "" {
 		status += ": " + tview.Escape(oneLine(s.Summary, 200))
 	}
@@ -450,7 +450,7 @@ func (a *App) finishAgent(b *agentBlock, status string, el time.Duration) {
 	if i := indexOf(a.bl.order, b.key); i >= 0 {
 		a.bl.order = append(a.bl.order[:i], a.bl.order[i+1:]...)
 	}
-	head := "[blue]" + tview.Escape("["+b.tag+"]") + "[-] " + status
+	head := a.th.tag(a.th.tool, tview.Escape("["+b.tag+"]")) + " " + status
 	var facts []string
 	facts = append(facts, seconds(el))
 	if b.calls > 0 {
@@ -483,9 +483,9 @@ func (a *App) finishAgent(b *agentBlock, status string, el time.Duration) {
 // endAgents closes the blocks still live when the work that ran them
 // has ended: their sessions said nothing more (a cancelled run).
 func (a *App) endAgents(interrupted bool) {
-	status := "[yellow]ended[-]"
+	status := a.th.tag(a.th.warn, "ended")
 	if interrupted {
-		status = "[yellow]interrupted[-]"
+		status = a.th.tag(a.th.warn, "interrupted")
 	}
 	for len(a.bl.order) > 0 {
 		b := a.bl.agents[a.bl.order[0]]
@@ -564,7 +564,7 @@ func (a *App) updateLive() {
 // liveLine is one running block's status line.
 func (a *App) liveLine(b *agentBlock, now time.Time) string {
 	el := now.Sub(b.start)
-	s := fmt.Sprintf("[yellow]%c[-] [blue]%s[-]", spinner(el), tview.Escape("["+b.tag+"]"))
+	s := a.th.tag(a.th.warn, string(spinner(el))) + " " + a.th.tag(a.th.tool, tview.Escape("["+b.tag+"]"))
 	if b.title != "" {
 		s += " " + tview.Escape(oneLine(b.title, 60))
 	}

@@ -44,14 +44,14 @@ func (a *App) jobEvent(e events.Event) {
 	a.flushThought()
 	prefix := ""
 	if st.who != "" {
-		prefix = "  [blue]" + tview.Escape(st.who) + "[-] "
+		prefix = "  " + a.th.tag(a.th.tool, tview.Escape(st.who)) + " "
 	}
-	mark, what := "[green]■[-]", "exited with code 0"
+	mark, what := a.th.tag(a.th.ok, "■"), "exited with code 0"
 	switch {
 	case j.State == events.JobKilled:
-		mark, what = "[yellow]■[-]", "killed"
+		mark, what = a.th.tag(a.th.warn, "■"), "killed"
 	case j.Code != 0:
-		mark, what = "[red]■[-]", fmt.Sprintf("exited with code %d", j.Code)
+		mark, what = a.th.tag(a.th.errc, "■"), fmt.Sprintf("exited with code %d", j.Code)
 	}
 	a.line(fmt.Sprintf("%s%s background %s %s [gray]· %s · %s · %s[-]", prefix, mark, tview.Escape(j.ID), what,
 		tview.Escape(oneLine(j.Command, 80)), seconds(time.Duration(j.Millis)*time.Millisecond), bytesText(j.Bytes)))
@@ -102,20 +102,20 @@ func (a *App) listJobs() {
 		j := st.job
 		who := ""
 		if st.who != "" {
-			who = " [blue]" + tview.Escape(st.who) + "[-]"
+			who = " " + a.th.tag(a.th.tool, tview.Escape(st.who))
 		}
 		cmd := tview.Escape(oneLine(j.Command, 100))
 		if j.Running() {
-			running = append(running, fmt.Sprintf("  [yellow]●[-] %s [::b]running[::-] %s · %s%s\n      %s",
-				tview.Escape(j.ID), seconds(now.Sub(st.start)), bytesText(j.Bytes), who, cmd))
+			running = append(running, fmt.Sprintf("  %s %s [::b]running[::-] %s · %s%s\n      %s",
+				a.th.tag(a.th.warn, "●"), tview.Escape(j.ID), seconds(now.Sub(st.start)), bytesText(j.Bytes), who, cmd))
 			continue
 		}
-		state := "[green]exited 0[-]"
+		state := a.th.tag(a.th.ok, "exited 0")
 		switch {
 		case j.State == events.JobKilled:
-			state = "[yellow]killed[-]"
+			state = a.th.tag(a.th.warn, "killed")
 		case j.Code != 0:
-			state = fmt.Sprintf("[red]exited %d[-]", j.Code)
+			state = a.th.tag(a.th.errc, fmt.Sprintf("exited %d", j.Code))
 		}
 		ended = append(ended, fmt.Sprintf("  [gray]■[-] %s %s after %s · %s%s\n      [gray]%s[-]",
 			tview.Escape(j.ID), state, seconds(time.Duration(j.Millis)*time.Millisecond), bytesText(j.Bytes), who, cmd))
