@@ -9,6 +9,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
+	"github.com/rivo/uniseg"
 
 	"github.com/reasonix/reasonix/events"
 )
@@ -481,7 +482,10 @@ func (a *App) confirm(question string, yes func()) {
 		}
 		return nil
 	})
-	closeFn = a.showOverlay("confirm", body, newOverlayText("[::b]y[::-] yes  [::b]n[::-]/Esc no"), 2)
+	// Room for the question wrapped in the narrowest overlay (about 50
+	// columns at 80), so its end is never cut.
+	lines := 1 + uniseg.StringWidth(question)/50
+	closeFn = a.showOverlay("confirm", body, newOverlayText("[::b]y[::-] yes  [::b]n[::-]/Esc no"), lines)
 }
 
 // questionAnswerer is the engine command that answers the ask tool; an

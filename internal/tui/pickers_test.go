@@ -293,7 +293,7 @@ func TestPostureToggle(t *testing.T) {
 	h.waitFor("posture auto")
 	status("auto (Shift-Tab)")
 	h.key(tcell.KeyBacktab)
-	h.waitFor("Switch to yolo?")
+	h.waitFor("Switch to yolo?", "goes back to ask.") // the whole question, not cut
 	h.rune('n')
 	h.waitFor("Ask Reasonix")
 	status("auto")
