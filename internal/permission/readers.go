@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // Recursive readers (grep -r, rg, find -exec, tar c, cp -r, …) read every
@@ -151,21 +152,23 @@ func staticBase(pattern string) string {
 
 // readerValueFlags are the options of recursive readers that take the
 // next word as their value.
-var readerValueFlags = map[string]map[string]bool{
-	"grep": set("-e", "-f", "-m", "-A", "-B", "-C", "-d", "-D", "--regexp", "--file", "--max-count",
-		"--context", "--after-context", "--before-context", "--include", "--exclude", "--exclude-dir", "--label"),
-	"rg": set("-e", "-f", "-g", "-t", "-T", "-m", "-A", "-B", "-C", "-j", "-M", "-r", "-E", "-d",
-		"--regexp", "--file", "--glob", "--iglob", "--type", "--type-not", "--max-count", "--context",
-		"--after-context", "--before-context", "--threads", "--max-columns", "--replace", "--encoding",
-		"--max-depth", "--sort", "--sortr", "--pre", "--pre-glob", "--ignore-file", "--type-add", "--colors", "--hostname-bin"),
-	"ag":    set("-G", "-g", "-m", "-A", "-B", "-C", "--file-search-regex", "--ignore", "--max-count", "--depth"),
-	"tar":   set("-f", "-C", "-T", "-X", "--file", "--directory", "--files-from", "--exclude-from"),
-	"cp":    set("-t", "-S", "--target-directory", "--suffix"),
-	"rsync": set("-e", "--rsh", "--exclude", "--include", "--exclude-from", "--include-from", "--filter", "-f"),
-	"scp":   set("-P", "-i", "-o", "-F", "-c", "-l", "-S", "-J"),
-	"zip":   set("-x", "-i", "-b", "-n", "-t", "-tt"),
-	"diff":  set("-x", "-X", "--exclude", "--exclude-from", "-S", "--starting-file"),
-}
+var readerValueFlags = sync.OnceValue(func() map[string]map[string]bool {
+	return map[string]map[string]bool{
+		"grep": set("-e", "-f", "-m", "-A", "-B", "-C", "-d", "-D", "--regexp", "--file", "--max-count",
+			"--context", "--after-context", "--before-context", "--include", "--exclude", "--exclude-dir", "--label"),
+		"rg": set("-e", "-f", "-g", "-t", "-T", "-m", "-A", "-B", "-C", "-j", "-M", "-r", "-E", "-d",
+			"--regexp", "--file", "--glob", "--iglob", "--type", "--type-not", "--max-count", "--context",
+			"--after-context", "--before-context", "--threads", "--max-columns", "--replace", "--encoding",
+			"--max-depth", "--sort", "--sortr", "--pre", "--pre-glob", "--ignore-file", "--type-add", "--colors", "--hostname-bin"),
+		"ag":    set("-G", "-g", "-m", "-A", "-B", "-C", "--file-search-regex", "--ignore", "--max-count", "--depth"),
+		"tar":   set("-f", "-C", "-T", "-X", "--file", "--directory", "--files-from", "--exclude-from"),
+		"cp":    set("-t", "-S", "--target-directory", "--suffix"),
+		"rsync": set("-e", "--rsh", "--exclude", "--include", "--exclude-from", "--include-from", "--filter", "-f"),
+		"scp":   set("-P", "-i", "-o", "-F", "-c", "-l", "-S", "-J"),
+		"zip":   set("-x", "-i", "-b", "-n", "-t", "-tt"),
+		"diff":  set("-x", "-X", "--exclude", "--exclude-from", "-S", "--starting-file"),
+	}
+})
 
 // recursiveOperands returns the directories a recursive reader reads
 // beneath ("." when it defaults to the working directory), and whether it
@@ -195,7 +198,7 @@ func recursiveOperands(words []string) (dirs []string, hidden bool) {
 		return false
 	}
 	operands := func() []string {
-		withValue := readerValueFlags[base]
+		withValue := readerValueFlags()[base]
 		var out []string
 		for i := 0; i < len(args); i++ {
 			w := args[i]
