@@ -234,7 +234,7 @@ func New(opts Options) *App {
 		titles:    map[string]string{},
 		costs:     map[string]*modelCost{},
 	}
-	a.transcript = tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetWordWrap(true).
+	a.transcript = tview.NewTextView().SetDynamicColors(true).SetRegions(true).SetWrap(true).SetWordWrap(true).
 		SetScrollable(true).SetMaxLines(opts.MaxLines)
 	a.transcript.ScrollToEnd()
 	a.composer = tview.NewTextArea().SetPlaceholder("Ask Reasonix… (Enter sends, Ctrl-J newline, /help)")
@@ -613,6 +613,9 @@ func (a *App) mouse(ev *tcell.EventMouse, action tview.MouseAction) (*tcell.Even
 			a.scrolled()
 			return nil, action
 		}
+	}
+	if len(a.overlays) == 0 && (action == tview.MouseLeftDown || action == tview.MouseLeftClick || action == tview.MouseLeftDoubleClick) && a.clickBlock(ev, action) {
+		return nil, action
 	}
 	return ev, action
 }

@@ -59,6 +59,8 @@ func TestTUIBench(t *testing.T) {
 		fmt.Fprintf(&doc, "## Section %d\n\nSome **bold** prose with `code` and a [link](https://example.com/%d).\n\n- item one\n- item two\n\n```go\nfunc f%d(x int) string { return fmt.Sprint(x) } // comment\n```\n\n", i, i, i)
 	}
 	fill := time.Now()
+	// A folded thought first, so Ctrl-T below has a block to expand.
+	h.app.Publish(events.Event{Type: events.ReasoningDelta, Role: "executor", Text: "Think first."})
 	text := doc.String()
 	for len(text) > 0 {
 		n := min(len(text), 4000)

@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
 	"github.com/reasonix/reasonix/events"
@@ -29,12 +31,25 @@ import (
 // collapsed (text) and an expanded (full) form.
 type segment struct {
 	text, full string
+	// id names a block's region (its first line, which a click
+	// toggles); flip shows the other form than the global mode.
+	id   string
+	flip bool
+}
+
+// shown is the form of g the transcript shows.
+func (b *blockState) shown(g segment) string {
+	if g.full != "" && b.expanded != g.flip {
+		return g.full
+	}
+	return g.text
 }
 
 // blockState is what the transcript's blocks and the live region keep.
 // It belongs to the UI goroutine.
 type blockState struct {
 	segs     []segment
+	nextID   int
 	tail     strings.Builder // plain text after the last segment
 	lines    int             // lines held in segs and tail
 	expanded bool            // blocks show their full form (Ctrl-T)
@@ -85,11 +100,7 @@ func segLines(s segment) int { return max(strings.Count(s.text, "\n"), strings.C
 func (b *blockState) text() string {
 	var s strings.Builder
 	for _, g := range b.segs {
-		if b.expanded && g.full != "" {
-			s.WriteString(g.full)
-		} else {
-			s.WriteString(g.text)
-		}
+		s.WriteString(b.shown(g))
 	}
 	s.WriteString(b.tail.String())
 	return s.String()
@@ -100,18 +111,56 @@ func (b *blockState) text() string {
 func (a *App) block(collapsed, expanded string) {
 	a.endStream()
 	a.bl.flushTail()
-	g := segment{text: collapsed, full: expanded}
+	a.bl.nextID++
+	id := "b" + strconv.Itoa(a.bl.nextID)
+	g := segment{text: regionLine(id, collapsed), full: regionLine(id, expanded), id: id}
 	a.bl.segs = append(a.bl.segs, g)
 	a.bl.lines += segLines(g)
-	s := collapsed
-	if a.bl.expanded {
-		s = expanded
-	}
-	_, _ = a.transcript.Write([]byte(s))
+	_, _ = a.transcript.Write([]byte(a.bl.shown(g)))
 	if !a.follow {
 		a.unseen = true
 	}
 	a.bl.trim(a.opts.MaxLines)
+}
+
+// regionLine makes the first line of s the region id, so a click on it
+// can be told apart.
+func regionLine(id, s string) string {
+	first, rest, _ := strings.Cut(s, "\n")
+	return `["` + id + `"]` + first + `[""]` + "\n" + rest
+}
+
+// clickBlock handles a left click in the transcript, the live region or
+// the status line: focus stays in the composer (tview would move it to
+// the text view clicked), and a click on a block's first line expands or
+// collapses that block. It reports whether it took the click.
+func (a *App) clickBlock(ev *tcell.EventMouse, action tview.MouseAction) bool {
+	x, y := ev.Position()
+	if a.live.InRect(x, y) || a.status.InRect(x, y) {
+		return true
+	}
+	if !a.transcript.InRect(x, y) {
+		return false
+	}
+	if action == tview.MouseLeftDown {
+		return true
+	}
+	// A second click soon after the first is a double click to tview;
+	// here it is a click again.
+	a.transcript.MouseHandler()(tview.MouseLeftClick, ev, func(tview.Primitive) {})
+	ids := a.transcript.GetHighlights()
+	a.transcript.Highlight()
+	if len(ids) == 0 {
+		return true
+	}
+	for i := range a.bl.segs {
+		if g := &a.bl.segs[i]; g.id == ids[0] && g.full != "" {
+			g.flip = !g.flip
+			a.rebuild()
+			break
+		}
+	}
+	return true
 }
 
 // toggleBlocks is Ctrl-T: every block switches between its collapsed and
@@ -122,6 +171,15 @@ func (a *App) toggleBlocks() {
 	if !slices.ContainsFunc(a.bl.segs, func(g segment) bool { return g.full != "" }) {
 		return // nothing in the transcript changes
 	}
+	for i := range a.bl.segs {
+		a.bl.segs[i].flip = false // every block follows the new mode
+	}
+	a.rebuild()
+}
+
+// rebuild writes the transcript again from its segments, keeping the
+// view where it was unless it follows the end.
+func (a *App) rebuild() {
 	row, _ := a.transcript.GetScrollOffset()
 	a.transcript.Clear()
 	_, _ = a.transcript.Write([]byte(a.bl.text()))

@@ -299,3 +299,42 @@ func TestLiveBlocksEndWithTheWork(t *testing.T) {
 		t.Errorf("live blocks outlived the work:\n%s", s)
 	}
 }
+
+// click clicks the first screen cell showing want.
+func (h *harness) click(want string) {
+	h.t.Helper()
+	s := h.waitFor(want)
+	for y, l := range strings.Split(s, "\n") {
+		if i := strings.Index(l, want); i >= 0 {
+			x := len([]rune(l[:i]))
+			h.sim.InjectMouse(x, y, tcell.Button1, tcell.ModNone)
+			h.sim.InjectMouse(x, y, tcell.ButtonNone, tcell.ModNone)
+			return
+		}
+	}
+}
+
+// TestClickTogglesOneBlock: a click on a block's first line expands that
+// block alone and a second click collapses it; the composer keeps the
+// keyboard.
+func TestClickTogglesOneBlock(t *testing.T) {
+	h := start(t, Options{})
+	p := h.app.Publish
+	p(events.Event{Type: events.ReasoningDelta, Session: "e-1", Role: "executor", Text: "FIRST THOUGHT body"})
+	p(events.Event{Type: events.TextDelta, Session: "e-1", Role: "executor", Text: "Answer one.\n"})
+	p(events.Event{Type: events.ReasoningDelta, Session: "e-1", Role: "executor", Text: "SECOND THOUGHT body"})
+	p(events.Event{Type: events.TextDelta, Session: "e-1", Role: "executor", Text: "Answer two.\n"})
+	h.waitFor("Answer two.")
+	h.click("▸ thought for")
+	s := h.waitFor("▾ thought for", "FIRST THOUGHT body")
+	if strings.Contains(s, "SECOND THOUGHT") {
+		t.Errorf("a click expanded another block too:\n%s", s)
+	}
+	h.typeText("still typing")
+	h.waitFor("still typing")
+	if got := h.composerText(); got != "still typing" {
+		t.Errorf("the composer lost the keyboard after a click: %q", got)
+	}
+	h.click("▾ thought for")
+	waitGone(t, h, "FIRST THOUGHT body")
+}
