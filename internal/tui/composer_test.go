@@ -91,7 +91,9 @@ func TestComposerShowsEveryLine(t *testing.T) {
 // queued and sent when the turn ends.
 func TestEnterDuringATurnQueues(t *testing.T) {
 	h := start(t, Options{},
-		scripted.Turn{Text: "first answer", DelayMS: 600},
+		// Long enough that typing the second prompt under -race on a
+		// loaded machine still lands inside the first turn.
+		scripted.Turn{Text: "first answer", DelayMS: 2500},
 		scripted.Turn{Text: "second answer"})
 	h.typeText("first question")
 	h.key(tcell.KeyEnter)
