@@ -200,13 +200,10 @@ func (a *App) resetBlocks() {
 	a.updateLive()
 }
 
-// expandHint names the key on a collapsed block.
-func (a *App) expandHint() string {
-	if a.bl.expanded {
-		return ""
-	}
-	return " [gray::d](Ctrl-T)[-::-]"
-}
+// expandHint names the key on a collapsed block (also shown when the
+// block was made while every block was expanded: Ctrl-T may fold it
+// later).
+func (a *App) expandHint() string { return " [gray::d](Ctrl-T)[-::-]" }
 
 // --- reasoning ---------------------------------------------------------
 
