@@ -512,7 +512,7 @@ func (c *Coordinator) finish(w *worker, out agents.Outcome, err error) Result {
 		Usage: out.Usage, Total: out.Usage, Calls: out.Calls, Transcript: w.path,
 		Files: c.touchedFiles(w, out.Calls),
 	}
-	ev := events.Event{Type: events.Done, Session: w.ID(), Role: w.Role(), Usage: &res.Usage, Text: out.Stop}
+	ev := events.Event{Type: events.Done, Session: w.ID(), Role: w.Role(), Parent: w.Parent(), Usage: &res.Usage, Text: out.Stop}
 	if err != nil {
 		ev.Error = err.Error()
 	}

@@ -518,3 +518,30 @@ func TestIndexSplit(t *testing.T) {
 		}
 	}
 }
+
+// TestSubagentDoneNamesItsParent: a subagent's done event carries its
+// parent, so text and stream-json readers can tell it from the run's own.
+func TestSubagentDoneNamesItsParent(t *testing.T) {
+	h := newHarness(t, fanOut(2, 0))
+	res, err := h.coord.Run(context.Background(), "FANOUT please")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var children, top int
+	for _, ev := range h.events(events.Done) {
+		switch ev.Parent {
+		case "":
+			top++
+			if ev.Session != res.SessionID {
+				t.Errorf("a done event without a parent from %s, not the run's session %s", ev.Session, res.SessionID)
+			}
+		case res.SessionID:
+			children++
+		default:
+			t.Errorf("done event with parent %q", ev.Parent)
+		}
+	}
+	if children != 2 || top != 1 {
+		t.Errorf("done events: %d from subagents, %d top-level; want 2 and 1", children, top)
+	}
+}
