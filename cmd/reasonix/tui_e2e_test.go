@@ -243,12 +243,12 @@ func TestTUIPlanApprove(t *testing.T) {
 	tt.keys("a")
 	// Each step is a block: its outcome collapsed to one line, its calls
 	// shown by Ctrl-T.
-	s := tt.waitFor("▸ [planner] done", "▸ [step s1] done: Executed the plan. (greet.go)", "▸ [step s2] done: Checked step two.")
+	s := tt.waitFor("▸ [planner] done", "▸ [step s1: Add farewell to greet.go] done: Executed the plan. (greet.go)", "▸ [step s2: Check it] done: Checked step two.")
 	if strings.Contains(s, "edit_file greet.go") {
 		t.Errorf("a collapsed step block shows its calls:\n%s", s)
 	}
 	tt.keys("C-t")
-	tt.waitFor("▾ [step s1] done", "✓ edit_file greet.go", "+1 −1")
+	tt.waitFor("▾ [step s1: Add farewell to greet.go] done", "✓ edit_file greet.go", "+1 −1")
 	if got := e.read("greet.go"); !strings.Contains(got, "hello, farewell") {
 		t.Errorf("plan not executed: %q", got)
 	}

@@ -505,7 +505,13 @@ func (a *App) finishAgent(b *agentBlock, status string, el time.Duration) {
 	if i := indexOf(a.bl.order, b.key); i >= 0 {
 		a.bl.order = append(a.bl.order[:i], a.bl.order[i+1:]...)
 	}
-	head := a.th.tag(a.th.tool, tview.Escape("["+b.tag+"]")) + " " + status
+	tag := b.tag
+	if b.kind == kindStep && b.title != "" {
+		// The summary line stands for the step once it ends: it says
+		// which step by name, not only by id.
+		tag += ": " + oneLine(b.title, 48)
+	}
+	head := a.th.tag(a.th.tool, tview.Escape("["+tag+"]")) + " " + status
 	var facts []string
 	facts = append(facts, seconds(el))
 	if b.calls > 0 {

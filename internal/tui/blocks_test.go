@@ -183,12 +183,12 @@ func TestPlanStepBlocksLive(t *testing.T) {
 	h.waitFor("2 calls")
 	p(events.Event{Type: events.StepUpdate, Step: "s1", StepResult: &events.StepResult{Step: "s1", Status: events.StepDone,
 		Summary: "lexer written", Files: []string{"lexer.go"}, Millis: 12000, Usage: providers.Usage{PromptTokens: 3000, CompletionTokens: 400}}})
-	s = h.waitFor("▸ [step s1] done: lexer written (lexer.go) · 12 s · 2 calls · 3.4k tokens", "[step s2] write the docs · running")
+	s = h.waitFor("▸ [step s1: write the lexer] done: lexer written (lexer.go) · 12 s · 2 calls · 3.4k tokens", "[step s2] write the docs · running")
 	if strings.Contains(s, "[step s1] write the lexer · executor") {
 		t.Errorf("finished step still live:\n%s", s)
 	}
 	h.key(tcell.KeyCtrlT)
-	h.waitFor("▾ [step s1] done", "✓ edit_file lexer.go · edited lexer.go (+3 -1)", "✓ bash go test ./... · exit code 0")
+	h.waitFor("▾ [step s1: write the lexer] done", "✓ edit_file lexer.go · edited lexer.go (+3 -1)", "✓ bash go test ./... · exit code 0")
 }
 
 // TestEditDiffColoured: an edit's result shows its line counts and a

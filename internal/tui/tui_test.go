@@ -450,7 +450,7 @@ func TestPlanStepsRender(t *testing.T) {
 	h.waitFor("[step s1] write s1 · running", "[step s2] write s2 · running", "2 step(s)")
 	p(events.Event{Type: events.StepUpdate, Step: "s1", StepResult: &events.StepResult{Step: "s1", Status: events.StepDone, Summary: "wrote it", Files: []string{"a.go"}}})
 	p(events.Event{Type: events.StepUpdate, Step: "s2", StepResult: &events.StepResult{Step: "s2", Status: events.StepFailed, Summary: "no such API"}})
-	s := h.waitFor("▸ [step s1] done: wrote it (a.go)", "▸ [step s2] failed: no such API")
+	s := h.waitFor("▸ [step s1: write s1] done: wrote it (a.go)", "▸ [step s2: write s2] failed: no such API")
 	if strings.Contains(s, "worker prose") {
 		t.Errorf("a plan worker's prose reached the transcript:\n%s", s)
 	}
