@@ -414,3 +414,43 @@ func TestPlanUnresolvedConflictKeepsBranches(t *testing.T) {
 		t.Errorf("kept branches: %q", out)
 	}
 }
+
+// TestPlanWorktreesSeeUntrackedFiles: a worker's worktree starts from the
+// workspace as the person sees it, new files not yet added to git
+// included; its edit of such a file lands in the workspace, and the
+// person's index and stash are left alone.
+func TestPlanWorktreesSeeUntrackedFiles(t *testing.T) {
+	turns := []scripted.Turn{
+		{Match: "assigned step s1 ", ToolCalls: []scripted.Call{call("read_file", map[string]string{"path": "notes.txt"})}},
+		{Match: "draft notes", ToolCalls: []scripted.Call{call("write_file", map[string]string{"path": "notes.txt", "content": "draft notes\nreviewed\n"})}},
+		{Match: "assigned step s1 ", Text: "did s1"},
+	}
+	h := newHarness(t, turns, func(rt *Runtime) {
+		rt.Home = t.TempDir()
+		rt.WorkspaceFor = func(root string) (*tools.Env, agents.ChangeGuard, error) {
+			return tools.NewEnv(root), nil, nil
+		}
+	})
+	gitRepo(t, h.ws, map[string]string{"f.txt": "a\n", ".gitignore": ".reasonix/\n"})
+	if err := os.WriteFile(filepath.Join(h.ws, "notes.txt"), []byte("draft notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan := Plan{Goal: "x", Steps: []PlanStep{{ID: "s1", Title: "review the notes", Files: []string{"notes.txt"}}}}
+	res, err := h.coord.Execute(context.Background(), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.StepResults) != 1 || res.StepResults[0].Status != StepDone {
+		t.Fatalf("steps: %+v", res.StepResults)
+	}
+	if b, _ := os.ReadFile(filepath.Join(h.ws, "notes.txt")); string(b) != "draft notes\nreviewed\n" {
+		t.Errorf("notes.txt = %q; the worker's edit of the untracked file must land", b)
+	}
+	status, _ := runGit(context.Background(), h.ws, nil, "status", "--porcelain")
+	if strings.TrimSpace(status) != "?? notes.txt" {
+		t.Errorf("git status after the plan:\n%s\nwant notes.txt still untracked and nothing staged", status)
+	}
+	if out, _ := runGit(context.Background(), h.ws, nil, "stash", "list"); strings.TrimSpace(out) != "" {
+		t.Errorf("stash list: %s", out)
+	}
+}

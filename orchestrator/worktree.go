@@ -55,9 +55,14 @@ var gitEnv = []string{"LC_ALL=C", "GIT_TERMINAL_PROMPT=0", "GIT_AUTHOR_NAME=Reas
 
 // runGit runs git in dir and returns its standard output.
 func runGit(ctx context.Context, dir string, stdin []byte, args ...string) (string, error) {
+	return runGitEnv(ctx, dir, nil, stdin, args...)
+}
+
+// runGitEnv is runGit with more environment variables.
+func runGitEnv(ctx context.Context, dir string, env []string, stdin []byte, args ...string) (string, error) {
 	full := append([]string{"-C", dir, "-c", "core.hooksPath=" + os.DevNull, "-c", "commit.gpgsign=false"}, args...)
 	cmd := exec.CommandContext(ctx, "git", full...)
-	cmd.Env = append(os.Environ(), gitEnv...)
+	cmd.Env = append(append(os.Environ(), gitEnv...), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if stdin != nil {
@@ -113,23 +118,14 @@ func openGitTree(ctx context.Context, workspace, home, run string) (*gitTree, st
 	if _, err := runGit(ctx, top, nil, "rev-parse", "--verify", "-q", "HEAD"); err != nil {
 		return nil, "the repository has no commit yet", nil
 	}
-	// The base holds uncommitted changes to tracked files too, so workers
-	// start from what the person sees; untracked files are not in it.
-	base, err := runGit(ctx, top, nil, "stash", "create")
-	if err != nil {
-		return nil, "", err
-	}
-	base = strings.TrimSpace(base)
-	if base == "" {
-		if base, err = runGit(ctx, top, nil, "rev-parse", "HEAD"); err != nil {
-			return nil, "", err
-		}
-		base = strings.TrimSpace(base)
-	}
 	g := &gitTree{top: top, sub: sub, dir: filepath.Join(home, "worktrees", refName(run)), run: "reasonix/" + refName(run)}
 	g.cleanup(ctx)
 	if err := os.MkdirAll(g.dir, 0o755); err != nil {
 		return nil, "", fmt.Errorf("worktrees: %w", err)
+	}
+	base, err := workspaceCommit(ctx, top, filepath.Join(g.dir, "base.index"))
+	if err != nil {
+		return nil, "", err
 	}
 	g.merge = filepath.Join(g.dir, "_merge")
 	if _, err := runGit(ctx, top, nil, "worktree", "add", "-q", "-b", g.run+"/merged", g.merge, base); err != nil {
@@ -137,6 +133,67 @@ func openGitTree(ctx context.Context, workspace, home, run string) (*gitTree, st
 	}
 	g.at = base
 	return g, "", nil
+}
+
+// maxUntracked is the largest untracked file a plan's base carries;
+// bigger ones (data, build output nobody ignored) stay out of git's
+// object store, and workers do not see them.
+const maxUntracked = 8 << 20
+
+// workspaceCommit records the working tree as the person sees it (HEAD,
+// uncommitted changes to tracked files, and untracked files that are
+// not ignored, less Reasonix's own state folder) as a commit on top of HEAD, so every worker starts from
+// it. It goes through its own index file: the person's index, stash
+// and branches are not touched. It returns HEAD when nothing differs.
+func workspaceCommit(ctx context.Context, top, index string) (string, error) {
+	defer os.Remove(index)
+	head, err := runGit(ctx, top, nil, "rev-parse", "HEAD")
+	if err != nil {
+		return "", err
+	}
+	head = strings.TrimSpace(head)
+	git := func(stdin []byte, args ...string) (string, error) {
+		return runGitEnv(ctx, top, []string{"GIT_INDEX_FILE=" + index}, stdin, args...)
+	}
+	if _, err := git(nil, "read-tree", "HEAD"); err != nil {
+		return "", err
+	}
+	if _, err := git(nil, "add", "-u", "--", "."); err != nil {
+		return "", err
+	}
+	others, err := git(nil, "ls-files", "-z", "--others", "--exclude-standard")
+	if err != nil {
+		return "", err
+	}
+	var add bytes.Buffer
+	for _, f := range strings.Split(others, "\x00") {
+		if f == "" || strings.HasPrefix(f, ".reasonix/") || strings.Contains(f, "/.reasonix/") {
+			continue // Reasonix's own state: sessions, plans, checkpoints
+		}
+		if fi, err := os.Lstat(filepath.Join(top, filepath.FromSlash(f))); err != nil || fi.Size() > maxUntracked {
+			continue
+		}
+		add.WriteString(f)
+		add.WriteByte(0)
+	}
+	if add.Len() > 0 {
+		if _, err := git(add.Bytes(), "add", "--pathspec-from-file=-", "--pathspec-file-nul", "--"); err != nil {
+			return "", err
+		}
+	}
+	tree, err := git(nil, "write-tree")
+	if err != nil {
+		return "", err
+	}
+	tree = strings.TrimSpace(tree)
+	if headTree, err := runGit(ctx, top, nil, "rev-parse", "HEAD^{tree}"); err == nil && strings.TrimSpace(headTree) == tree {
+		return head, nil
+	}
+	c, err := git(nil, "commit-tree", tree, "-p", head, "-m", "reasonix: the workspace as the plan started")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(c), nil
 }
 
 // cleanup removes what an earlier run of the same id left (a crash, a
