@@ -52,7 +52,11 @@ func TestTUIDemo(t *testing.T) {
 	tt := startTUI(t, e, "demo")
 	tt.waitFor("› The test fails. Find the bug and fix it.", "approve edit_file?", "greet.sh")
 	tt.keys("y")
-	s := tt.waitFor("That was a scripted demo", "✓ edit_file greet.sh")
+	// The script reports usage shaped like a real run, so the status
+	// line shows what a cached prefix saves: 22.9k of 28.7k prompt
+	// tokens were cache hits.
+	tt.waitFor("✓ edit_file greet.sh")
+	s := tt.waitFor("That was a scripted demo", "cache 79%")
 	if !strings.Contains(s, "scripted-demo") {
 		t.Errorf("status line lacks the demo model:\n%s", s)
 	}
