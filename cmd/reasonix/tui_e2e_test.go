@@ -239,7 +239,7 @@ func TestTUIPlanApprove(t *testing.T) {
 	e.write("greet.go", greetSource)
 	tt := startTUI(t, e, "chat")
 	tt.typeLine("/plan add x")
-	tt.waitFor("run this plan?", "Add farewell to greet.go", "a approve")
+	tt.waitFor("run this plan?", "Add farewell to greet.go", "a approve", "plan mode")
 	tt.keys("a")
 	// Each step is a block: its outcome collapsed to one line, its calls
 	// shown by Ctrl-T.

@@ -754,6 +754,11 @@ func (a *App) updateStatus() {
 	if a.cancel != nil {
 		el := time.Since(a.workStart).Truncate(time.Second)
 		w := fmt.Sprintf("[yellow]%c working… %s[-]", spinner(el), el)
+		if a.workLabel == "plan" {
+			// The mode says what the work is: a plan is researched
+			// read-only, then asked about, then run step by step.
+			w = "[::b]plan mode[::-] │ " + w
+		}
 		if r := a.rs.runningSteps(); r != "" {
 			w += " [gray]" + tview.Escape(r) + "[-]"
 		} else if r := a.rs.running(); r != "" {
