@@ -59,6 +59,11 @@ type assembleOptions struct {
 	// server may start (the interactive front ends, and stream-json
 	// input, whose program answers for a person).
 	askMCPTrust bool
+	// preconnect dials the default model's endpoint while the rest is
+	// assembled: a run's first request follows at once, so the connect
+	// is off its path. The interactive front ends leave it off (their
+	// first request may come minutes later).
+	preconnect bool
 }
 
 // app is one assembled process: config, providers, tools, gate, coordinator.
@@ -155,12 +160,26 @@ func assemble(o assembleOptions) (*app, error) {
 	}
 	// Fail fast on a bad model reference: it is a usage error, not a
 	// provider failure halfway through a run.
-	if _, _, err := ps.resolve(""); err != nil {
+	prov, _, err := ps.resolve("")
+	if err != nil {
 		return nil, err
 	}
+	stopWarm := func() {}
+	if pc, ok := prov.(interface {
+		Preconnect(context.Context) func()
+	}); ok && o.preconnect {
+		stopWarm = pc.Preconnect(context.Background())
+	}
+	assembled := false
+	defer func() {
+		if !assembled {
+			stopWarm() // no request will take the connection
+		}
+	}()
 
 	workspace := workspaceOf(loaded, wd)
 	a := &app{loaded: loaded, workspace: workspace, providers: ps}
+	a.closers = append(a.closers, stopWarm)
 	userHome := userHomeDir()
 	// Claude Code settings files: a few small JSON reads.
 	set, err := loadSettings(workspace, userHome)
@@ -403,6 +422,7 @@ func assemble(o assembleOptions) (*app, error) {
 			Budget: budgetOf(cfg.Agent.Budget),
 		},
 	})
+	assembled = true
 	return a, nil
 }
 

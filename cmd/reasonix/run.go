@@ -160,7 +160,9 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 		return clearGoal(f.config, io)
 	}
 
-	app, err := assemble(assembleOptions{flags: f, sink: sink, stderr: io.err, planApprover: approver, waitMCP: ctx})
+	// A ! line runs a command without a model: no connection for it.
+	preconnect := !strings.HasPrefix(strings.TrimSpace(prompt), "!")
+	app, err := assemble(assembleOptions{flags: f, sink: sink, stderr: io.err, planApprover: approver, waitMCP: ctx, preconnect: preconnect})
 	if err != nil {
 		return err
 	}

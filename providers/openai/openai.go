@@ -106,6 +106,10 @@ type Provider struct {
 	url    string
 	apiKey string
 	client *http.Client
+	// transport and dialer are the client's; Preconnect dials ahead
+	// through them.
+	transport *http.Transport
+	dialer    *dialer
 }
 
 // New builds a provider from cfg. The API key is cfg.APIKey, else the
@@ -154,8 +158,8 @@ func NewProvider(cfg providers.Config) (*Provider, error) {
 		cfg.IdleTimeout = DefaultIdleTimeout
 	}
 	transport := http.DefaultTransport.(*http.Transport).Clone()
-	dialer := &net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}
-	transport.DialContext = dialer.DialContext
+	d := &dialer{Dialer: net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}}
+	transport.DialContext = d.DialContext
 	transport.TLSHandshakeTimeout = cfg.ConnectTimeout
 	return &Provider{
 		cfg:    cfg,
@@ -164,7 +168,9 @@ func NewProvider(cfg providers.Config) (*Provider, error) {
 		apiKey: key,
 		// No client timeout: it would cut long streams. cfg.Timeout is
 		// applied per request through the context instead.
-		client: &http.Client{Transport: transport},
+		client:    &http.Client{Transport: transport},
+		transport: transport,
+		dialer:    d,
 	}, nil
 }
 
