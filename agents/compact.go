@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -267,7 +268,14 @@ func (s *Session) compact(ctx context.Context, out *Outcome, focus string, force
 	}
 	s.msgs, s.raw = msgs, raw
 	s.lastPrompt, s.stuckAt = 0, 0
-	s.resetCache("compaction")
+	reason := "compaction"
+	if changed, err := s.refreshTools(); err != nil {
+		return c, err
+	} else if changed != "" {
+		reason += "; tools " + changed
+		s.publish(events.Event{Type: events.Notice, Text: "the tool list was refreshed at the compaction: " + changed})
+	}
+	s.resetCache(reason)
 	c.Messages, c.AfterMessages = msgs, len(msgs)
 	c.AfterTokens = s.estimate()
 	archive := ""
@@ -493,4 +501,55 @@ func orDefault(s, d string) string {
 		return d
 	}
 	return s
+}
+
+// refreshTools replaces the session's tools with Config.RefreshTools'
+// answer when it differs, and says what changed ("" for nothing).
+func (s *Session) refreshTools() (string, error) {
+	if s.cfg.RefreshTools == nil {
+		return "", nil
+	}
+	next := s.cfg.RefreshTools(s.cfg.Tools)
+	if next == nil {
+		return "", nil
+	}
+	tj, err := next.EncodedSpecs()
+	if err != nil {
+		return "", fmt.Errorf("session %s: encode tool schemas: %w", s.cfg.ID, err)
+	}
+	cur, err := s.cfg.Tools.EncodedSpecs()
+	if err != nil {
+		return "", fmt.Errorf("session %s: encode tool schemas: %w", s.cfg.ID, err)
+	}
+	if bytes.Equal(tj, cur) {
+		return "", nil
+	}
+	var added, removed []string
+	for _, n := range next.Names() {
+		if _, ok := s.cfg.Tools.Get(n); !ok {
+			added = append(added, n)
+		}
+	}
+	for _, n := range s.cfg.Tools.Names() {
+		if _, ok := next.Get(n); !ok {
+			removed = append(removed, n)
+		}
+	}
+	s.cfg.Tools, s.toolsJSON, s.specs, s.flat = next, tj, next.Specs(), nil
+	if s.cfg.FlattenSchemas {
+		if err := s.flattenSpecs(); err != nil {
+			return "", err
+		}
+	}
+	var parts []string
+	if len(added) > 0 {
+		parts = append(parts, "added "+strings.Join(added, ", "))
+	}
+	if len(removed) > 0 {
+		parts = append(parts, "removed "+strings.Join(removed, ", "))
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "schemas changed")
+	}
+	return strings.Join(parts, "; "), nil
 }

@@ -69,6 +69,12 @@ type Config struct {
 	// archives the originals and records it, and returns the archive's
 	// path); an error stops the run.
 	OnCompact func(Compaction) (archive string, err error)
+	// RefreshTools, when set, is asked after each compaction for the
+	// tools the session should offer from then on, given the current
+	// ones (MCP servers may have added or dropped tools since the session
+	// opened). A compaction already throws the cached prefix away, so it
+	// is the one point where the tool list may change; nil keeps it.
+	RefreshTools func(current *tools.Registry) *tools.Registry
 	// Restate, when set, returns state a digest must carry whatever the
 	// model wrote (the goal); the todo list is always carried.
 	Restate func() string

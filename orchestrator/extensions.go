@@ -2,7 +2,9 @@ package orchestrator
 
 import (
 	"context"
+	"strings"
 
+	"github.com/reasonix/reasonix/roles"
 	"github.com/reasonix/reasonix/tools"
 )
 
@@ -54,3 +56,30 @@ func (c *Coordinator) withToolChanges(text string) string {
 	}
 	return text
 }
+
+// extensionRefresh returns what an executor session of role r offers
+// after a compaction: its tools less the extension tools it opened with,
+// plus the extension tools of now (as the role allows; a built-in keeps
+// its name). Extension tools are MCP tools, all named mcp__server__tool,
+// which no built-in is. The pending announcement of changes is settled:
+// the session now has them. nil when there are no extensions.
+func (c *Coordinator) extensionRefresh(r roles.Role) func(*tools.Registry) *tools.Registry {
+	if c.rt.Extensions == nil {
+		return nil
+	}
+	return func(cur *tools.Registry) *tools.Registry {
+		next := cur.Filter(func(t tools.Tool) bool { return !strings.HasPrefix(t.Name(), extensionPrefix) })
+		allowed := r.FilterTools(tools.NewRegistry(c.extensionTools()...))
+		for _, n := range allowed.Names() {
+			if _, builtin := next.Get(n); !builtin {
+				t, _ := allowed.Get(n)
+				next.Add(t)
+			}
+		}
+		c.settleToolChanges()
+		return next
+	}
+}
+
+// extensionPrefix starts the name of every extension (MCP) tool.
+const extensionPrefix = "mcp__"

@@ -296,6 +296,9 @@ type sessionSpec struct {
 	root string
 	// guard replaces the runtime's control-file guard (a worktree's).
 	guard agents.ChangeGuard
+	// refresh, when set, gives the session's tools after a compaction
+	// (agents.Config.RefreshTools).
+	refresh func(*tools.Registry) *tools.Registry
 }
 
 // RoleGate is a gate that gives each role its own view: the permission
@@ -481,7 +484,7 @@ func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 		Temperature: c.rt.Settings.Temperature, Sink: sink, Transcript: rec,
 		BeforeChange: beforeChange, Guard: guard,
 		ContextWindow: providers.WindowOf(prov, model), CompactRatio: c.rt.Settings.CompactRatio,
-		OnCompact: w.onCompact, Restate: w.restate,
+		OnCompact: w.onCompact, Restate: w.restate, RefreshTools: spec.refresh,
 		Price: priceOf(prov, model), Budget: c.budget, FlattenSchemas: providers.FlattensSchemas(prov),
 	})
 	if err != nil {
@@ -718,7 +721,7 @@ func (c *Coordinator) openExecutorWith(seed func(id string, env *tools.Env), res
 		reg.Add(t)
 	}
 	return c.open(sessionSpec{id: id, role: roles.Executor, modelRef: modelRef, system: r.System, fam: fam, perms: r.Permissions,
-		tools: reg, maxSteps: r.MaxSteps, planMode: r.PlanMode, env: env, resume: res})
+		tools: reg, maxSteps: r.MaxSteps, planMode: r.PlanMode, env: env, resume: res, refresh: c.extensionRefresh(r)})
 }
 
 // family is what a session hands its subagents explicitly (no run state

@@ -215,7 +215,7 @@ func (m *Manager) Changes() string {
 	if len(lines) == 0 {
 		return ""
 	}
-	return strings.Join(lines, "\n") + "\n(The tools of this session stay as they are, so its prompt cache holds; the new list is offered from the next session.)"
+	return strings.Join(lines, "\n") + "\n(The tools of this session stay as they are, so its prompt cache holds; the new list is offered from the next session or the next compaction.)"
 }
 
 // relist re-reads a server's lists after it announced a change.

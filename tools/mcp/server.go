@@ -302,7 +302,7 @@ func (s *server) list(ctx context.Context, sess *sdk.ClientSession, changed bool
 	s.mu.Unlock()
 	if changed {
 		// The person sees it at once; the model in its next user turn.
-		s.m.notify(fmt.Sprintf("MCP server %s changed its tools (now: %s); the model is told in its next turn, and a new session offers them", s.cfg.Name, strings.Join(now, ", ")))
+		s.m.notify(fmt.Sprintf("MCP server %s changed its tools (now: %s); the model is told in its next turn, and a new session or the next compaction offers them", s.cfg.Name, strings.Join(now, ", ")))
 	}
 	return nil
 }
