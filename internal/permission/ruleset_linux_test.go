@@ -4,10 +4,12 @@ package permission
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -65,6 +67,133 @@ func TestSandboxRulesetAcrossCommands(t *testing.T) {
 	if out, err := run("cat " + filepath.Join(secret, "id")); err == nil || strings.Contains(out, "PRIVATE") {
 		t.Errorf("the denied path was read: %s", out)
 	}
+
+	// A sibling granted by an earlier command, renamed onto a denied path
+	// (one that did not exist, then one that did): the same file, already
+	// granted, is now a denied path and must not be readable.
+	moved := filepath.Join(outside, "moved")
+	must(t, os.WriteFile(moved, []byte("MOVED\n"), 0o644))
+	if out, err := run("cat " + moved); err != nil || !strings.Contains(out, "MOVED") {
+		t.Fatalf("a sibling: %v\n%s", err, out)
+	}
+	must(t, os.RemoveAll(later))
+	must(t, os.Rename(moved, later))
+	if out, err := run("cat " + later); err == nil || strings.Contains(out, "MOVED") {
+		t.Errorf("a granted sibling renamed onto a denied path that did not exist was read: %s", out)
+	}
+	must(t, os.WriteFile(moved, []byte("MOVED2\n"), 0o644))
+	if out, err := run("cat " + moved); err != nil || !strings.Contains(out, "MOVED2") {
+		t.Fatalf("a second sibling: %v\n%s", err, out)
+	}
+	must(t, os.RemoveAll(secret))
+	must(t, os.Rename(moved, secret))
+	if out, err := run("cat " + secret); err == nil || strings.Contains(out, "MOVED2") {
+		t.Errorf("a granted sibling renamed onto an existing denied path was read: %s", out)
+	}
+}
+
+// TestSandboxGrantedInodeNotReused: a file granted by one command and then
+// removed cannot lend its inode number, and with it its rule, to a file
+// created in a denied directory: the ruleset holds the inode until it is
+// closed. (On file systems that hand out fresh numbers, such as tmpfs,
+// this holds trivially.)
+func TestSandboxGrantedInodeNotReused(t *testing.T) {
+	t.Parallel()
+	requireLandlock(t)
+	opts := SandboxOptions{}
+	ws, outside := sandboxDirs(t, opts)
+	secret := filepath.Join(outside, "keys")
+	must(t, os.Mkdir(secret, 0o700))
+	opts.Workspace = ws
+	opts.DenyRead = []string{secret}
+	sb := SandboxCommand(opts)
+	run := func(script string) (string, error) {
+		t.Helper()
+		cmd := exec.Command("sh", "-c", script)
+		cmd.Dir = ws
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := sb(cmd); err != nil {
+			t.Fatal(err)
+		}
+		err := cmd.Wait()
+		return out.String(), err
+	}
+	sibling := filepath.Join(outside, "sibling")
+	must(t, os.WriteFile(sibling, []byte("SIBLING\n"), 0o644))
+	if out, err := run("cat " + sibling); err != nil || !strings.Contains(out, "SIBLING") {
+		t.Fatalf("sibling: %v\n%s", err, out)
+	}
+	var st syscall.Stat_t
+	must(t, syscall.Stat(sibling, &st))
+	must(t, os.Remove(sibling))
+	for i := range 20 {
+		p := filepath.Join(secret, fmt.Sprintf("id%d", i))
+		must(t, os.WriteFile(p, []byte("PRIVATE\n"), 0o600))
+		var ps syscall.Stat_t
+		must(t, syscall.Stat(p, &ps))
+		if ps.Ino == st.Ino {
+			t.Errorf("%s took the removed sibling's inode %d", p, st.Ino)
+		}
+	}
+	if out, err := run("cat " + filepath.Join(secret, "*")); err == nil || strings.Contains(out, "PRIVATE") {
+		t.Errorf("a file in the denied directory was read: %s", out)
+	}
+}
+
+// TestRulesetGrantsOnlyWhatChanged: a directory on the way to a denied
+// path that changed is listed again, but only its new entries, and those
+// now another file under the same name, get a rule; names gone are
+// forgotten.
+func TestRulesetGrantsOnlyWhatChanged(t *testing.T) {
+	t.Parallel()
+	abi := requireLandlock(t)
+	opts := SandboxOptions{}
+	ws, outside := sandboxDirs(t, opts)
+	secret := filepath.Join(outside, "keys")
+	must(t, os.Mkdir(secret, 0o700))
+	for i := range 30 {
+		must(t, os.WriteFile(filepath.Join(outside, fmt.Sprintf("f%d", i)), nil, 0o644))
+	}
+	opts.Workspace = ws
+	rc := newRulesetCache()
+	defer rc.close()
+	c := confinement{write: WritablePaths(opts), denyRead: []string{secret}, rulesets: rc}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if _, err := rc.ruleset(c, abi); err != nil {
+		t.Fatal(err)
+	}
+	g := rc.state.listed[outside]
+	if g == nil || len(g.granted) != 31 { // f0..f29 and readme; keys is denied
+		t.Fatalf("first listing of %s granted %v, want 31 entries", outside, g)
+	}
+	oldReadme := g.granted["readme"]
+	must(t, os.Remove(filepath.Join(outside, "f0")))
+	must(t, os.Remove(filepath.Join(outside, "readme")))
+	must(t, os.WriteFile(filepath.Join(outside, "readme"), nil, 0o644))
+	must(t, os.WriteFile(filepath.Join(outside, "new"), nil, 0o644))
+	before := rc.state.added
+	if _, err := rc.ruleset(c, abi); err != nil {
+		t.Fatal(err)
+	}
+	g = rc.state.listed[outside]
+	if _, ok := g.granted["f0"]; ok {
+		t.Error("a removed entry is still listed as granted")
+	}
+	var st syscall.Stat_t
+	must(t, syscall.Stat(filepath.Join(outside, "readme"), &st))
+	if g.granted["readme"] != st.Ino || st.Ino == oldReadme {
+		t.Errorf("readme replaced: granted as inode %d, now %d (was %d)", g.granted["readme"], st.Ino, oldReadme)
+	}
+	if g.granted["new"] == 0 {
+		t.Error("a new entry was not granted")
+	}
+	// Other directories on the way (the temp dir's parents) may have
+	// changed too; outside alone would need 2 new rules, not 31.
+	if n := rc.state.added - before; n < 2 || n >= 31 {
+		t.Errorf("%d rules added for 2 changed entries of %s", n, outside)
+	}
 }
 
 // TestRulesetReused: while nothing it was built from changes, a
@@ -89,8 +218,8 @@ func TestRulesetReused(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := rc.state.key
-	if _, ok := rc.state.listed[outside]; !ok {
-		t.Fatalf("the listing of %s (unchanged for over the racy window) is not kept: %v", outside, rc.state.listed)
+	if g := rc.state.listed[outside]; g == nil || !g.trusted {
+		t.Fatalf("the listing of %s (unchanged for over the racy window) is not trusted: %+v", outside, g)
 	}
 	if fd2, err := rc.ruleset(c, abi); err != nil || fd2 != fd || rc.state.key != key {
 		t.Fatalf("second use: fd %d (was %d), %v; key changed: %v", fd2, fd, err, rc.state.key != key)

@@ -3,6 +3,7 @@
 package permission
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"maps"
@@ -158,21 +159,40 @@ func restrictThread(c confinement) error {
 // can be added to it between uses. Building it opens and adds a rule for
 // every entry of every directory on the way to a denied path (hundreds in
 // a home directory or /tmp), which cost more than starting the command;
-// reused, a command costs a stat of each path the rules depend on.
+// reused, a command costs a stat of each path the rules depend on, and a
+// listing of each directory on the way that changed, with a rule only
+// for its entries that are new since.
 //
 // key names what the rules were built from: the denied paths that exist,
 // the directories on the way to them, and the writable and excepted paths,
 // with the file each one is. When any of that changes the ruleset is
 // built again from scratch. listed holds each directory on the way as it
-// was when its entries were granted; a directory whose entries may have
-// changed since is listed again and every entry granted again (granting
-// the same file twice changes nothing; a rule for a file since removed
-// grants nothing).
+// was when it was last listed, and which file each of its entries was
+// granted as.
 type rulesetState struct {
 	built  bool
 	fd     int
 	key    string
-	listed map[string]dirStamp
+	listed map[string]*dirGrants
+	// added counts the rules added to the ruleset, for tests.
+	added int
+}
+
+// dirGrants is what a ruleset granted of one directory on the way to a
+// denied path: the directory as stat last saw it (trusted says whether
+// that listing may be reused as it is) and, per entry name, the inode
+// number its rule was added for.
+//
+// An entry listed again under the same name and inode number needs no
+// new rule: a Landlock rule holds a reference to the inode it names, so
+// while the ruleset lives that inode stays allocated and its number
+// cannot pass to another file. Skipping a rule can only leave a file
+// unreadable, never make one readable: every entry present is granted
+// (as the first build would), and nothing else.
+type dirGrants struct {
+	stamp   dirStamp
+	trusted bool
+	granted map[string]uint64
 }
 
 func newRulesetCache() *rulesetCache {
@@ -222,7 +242,7 @@ func (rc *rulesetCache) ruleset(c confinement, abi int) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		*st = rulesetState{built: true, fd: fd, key: key, listed: map[string]dirStamp{}}
+		*st = rulesetState{built: true, fd: fd, key: key, listed: map[string]*dirGrants{}}
 		if err := st.grantFixed(c, onPath, isDenied, dirRights, fileRights, readDir, readFile); err != nil {
 			st.drop()
 			return 0, err
@@ -256,7 +276,7 @@ func createRuleset(c confinement, abi int, fsRights uint64) (int, error) {
 // the exceptions; with nothing denied that exists, reading everything.
 func (st *rulesetState) grantFixed(c confinement, onPath, isDenied map[string]bool, dirRights, fileRights, readDir, readFile uint64) error {
 	for _, p := range c.write {
-		if err := addPathRule(st.fd, p, dirRights|readDir, fileRights|readFile, false); err != nil {
+		if _, err := addPathRule(st.fd, p, dirRights|readDir, fileRights|readFile, false); err != nil {
 			return err
 		}
 	}
@@ -264,18 +284,19 @@ func (st *rulesetState) grantFixed(c confinement, onPath, isDenied map[string]bo
 		return nil
 	}
 	if len(onPath) == 0 {
-		return addPathRule(st.fd, "/", readDir, readFile, true)
+		_, err := addPathRule(st.fd, "/", readDir, readFile, true)
+		return err
 	}
 	for dir := range onPath {
 		if isDenied[dir] {
 			continue
 		}
-		if err := addPathRule(st.fd, dir, fsReadDir, 0, true); err != nil {
+		if _, err := addPathRule(st.fd, dir, fsReadDir, 0, true); err != nil {
 			return err
 		}
 	}
 	for _, e := range c.except {
-		if err := addPathRule(st.fd, e, readDir, readFile, true); err != nil {
+		if _, err := addPathRule(st.fd, e, readDir, readFile, true); err != nil {
 			return err
 		}
 	}
@@ -283,39 +304,112 @@ func (st *rulesetState) grantFixed(c confinement, onPath, isDenied map[string]bo
 }
 
 // grantEntries grants full read access to each entry of each directory on
-// the way to a denied path that is not itself on such a way, listing
-// again only the directories whose entries may have changed since they
-// were last listed. Symlinks are not granted as such: access through one
-// is judged at its target.
+// the way to a denied path that is not itself on such a way. A directory
+// unchanged since a listing that is trusted is not listed again; one that
+// changed is, and only its entries that are new, or are now another file
+// under the same name, get a rule (see dirGrants). Symlinks are not
+// granted as such: access through one is judged at its target.
 func (st *rulesetState) grantEntries(onPath, isDenied map[string]bool, readDir, readFile uint64) error {
 	for dir := range onPath {
 		if isDenied[dir] {
 			continue
 		}
 		stamp, ok := statDir(dir)
-		if old, seen := st.listed[dir]; ok && seen && old == stamp {
+		g := st.listed[dir]
+		if g != nil && ok && g.trusted && g.stamp == stamp {
 			continue
 		}
-		delete(st.listed, dir)
+		if g == nil || !ok || g.stamp.dev != stamp.dev || g.stamp.ino != stamp.ino {
+			// Another directory under this path: nothing granted in the
+			// old one says anything about this one's entries.
+			g = &dirGrants{granted: map[string]uint64{}}
+		}
 		listedAt := time.Now()
-		names, err := dirNames(dir)
+		entries, err := dirInodes(dir)
 		if err != nil {
+			delete(st.listed, dir)
 			continue
 		}
-		for _, name := range names {
-			p := filepath.Join(dir, name)
+		granted := make(map[string]uint64, len(entries))
+		for _, e := range entries {
+			p := filepath.Join(dir, e.name)
 			if onPath[p] {
 				continue
 			}
-			if err := addPathRule(st.fd, p, readDir, readFile, true); err != nil {
+			if ino, seen := g.granted[e.name]; seen && ino == e.ino {
+				granted[e.name] = ino
+				continue
+			}
+			ino, err := addPathRule(st.fd, p, readDir, readFile, true)
+			if err != nil {
 				return err
 			}
+			st.added++
+			// Kept only when the rule went to the file the listing
+			// named: if the name changed hands in between, the next
+			// listing grants it again.
+			if ino != 0 && ino == e.ino {
+				granted[e.name] = ino
+			}
 		}
-		if ok && listedAt.Sub(time.Unix(0, max(stamp.mtime, stamp.ctime))) > racyWindow {
-			st.listed[dir] = stamp
-		}
+		g.granted, g.stamp = granted, stamp
+		g.trusted = ok && listedAt.Sub(time.Unix(0, max(stamp.mtime, stamp.ctime))) > racyWindow
+		st.listed[dir] = g
 	}
 	return nil
+}
+
+// dirEntry is one name in a directory listing and the inode number the
+// directory gives for it.
+type dirEntry struct {
+	name string
+	ino  uint64
+}
+
+// dirInodes lists dir's entries, unsorted, without "." and "..".
+func dirInodes(dir string) ([]dirEntry, error) {
+	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer syscall.Close(fd)
+	var out []dirEntry
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := syscall.ReadDirent(fd, buf)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n <= 0 {
+			return out, nil
+		}
+		out = parseDirents(buf[:n], out)
+	}
+}
+
+// parseDirents appends the entries of a getdents64 buffer: each record is
+// struct linux_dirent64 (u64 inode, s64 offset, u16 record length, u8
+// type, then the NUL-terminated name).
+func parseDirents(b []byte, out []dirEntry) []dirEntry {
+	for len(b) >= 19 {
+		reclen := int(*(*uint16)(unsafe.Pointer(&b[16])))
+		if reclen < 19 || reclen > len(b) {
+			break
+		}
+		ino := *(*uint64)(unsafe.Pointer(&b[0]))
+		name := b[19:reclen]
+		if i := bytes.IndexByte(name, 0); i >= 0 {
+			name = name[:i]
+		}
+		if s := string(name); ino != 0 && s != "." && s != ".." {
+			out = append(out, dirEntry{s, ino})
+		}
+		b = b[reclen:]
+	}
+	return out
 }
 
 // deniedRoots returns the directories on the way from / to each denied path
@@ -387,16 +481,6 @@ func statDir(dir string) (dirStamp, bool) {
 	return dirStamp{dev: uint64(st.Dev), ino: uint64(st.Ino), mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}, true
 }
 
-// dirNames lists dir's entries by name, unsorted.
-func dirNames(dir string) ([]string, error) {
-	f, err := os.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return f.Readdirnames(-1)
-}
-
 // resolved is p with symlinks resolved, or "" when that fails or changes
 // nothing.
 func resolved(p string) string {
@@ -411,27 +495,28 @@ func resolved(p string) string {
 // directory, the file rights for anything else. A path that cannot be
 // opened (a cache or temp dir that does not exist) is skipped, and so is
 // one that no right applies to. noFollow opens a symlink itself rather
-// than its target.
-func addPathRule(rulesetFD int, path string, dirRights, fileRights uint64, noFollow bool) error {
+// than its target. It returns the inode number of the file a rule was
+// added for, 0 when none was.
+func addPathRule(rulesetFD int, path string, dirRights, fileRights uint64, noFollow bool) (uint64, error) {
 	flags := oPath | syscall.O_CLOEXEC
 	if noFollow {
 		flags |= syscall.O_NOFOLLOW
 	}
 	fd, err := syscall.Open(path, flags, 0)
 	if err != nil {
-		return nil
+		return 0, nil
 	}
 	defer syscall.Close(fd)
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {
-		return nil
+		return 0, nil
 	}
 	rights := dirRights
 	if st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
 		rights = fileRights
 	}
 	if rights == 0 || st.Mode&syscall.S_IFMT == syscall.S_IFLNK {
-		return nil
+		return 0, nil
 	}
 	// struct landlock_path_beneath_attr is packed: u64 allowed_access then
 	// s32 parent_fd, 12 bytes laid out as this struct's first 12 (the
@@ -443,7 +528,7 @@ func addPathRule(rulesetFD int, path string, dirRights, fileRights uint64, noFol
 	_, _, errno := syscall.Syscall6(sysLandlockAddRule, uintptr(rulesetFD), landlockRulePathBeneath,
 		uintptr(unsafe.Pointer(&rule)), 0, 0, 0)
 	if errno != 0 {
-		return fmt.Errorf("sandbox: landlock_add_rule %s: %w", path, errno)
+		return 0, fmt.Errorf("sandbox: landlock_add_rule %s: %w", path, errno)
 	}
-	return nil
+	return uint64(st.Ino), nil
 }
