@@ -3,9 +3,9 @@
 package builtin
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
-	"strconv"
 	"sync"
 	"syscall"
 )
@@ -13,58 +13,133 @@ import (
 // A bash command runs in a process group of its own. If Reasonix dies
 // without a chance to clean up (kill -9, a crash), the shell itself dies
 // with it (Pdeathsig, on Linux), but what the shell started would live on.
-// So each command gets a small watcher process, outside its group: it
-// waits for end of file on a pipe whose only writer is Reasonix, which
-// the kernel closes however Reasonix ends, and then kills the group.
+// So one small watcher process, outside every command's group, serves the
+// whole Reasonix process: Reasonix writes it a line as each group starts
+// ("+ pgid") and as each one ends empty ("- pgid"), over a pipe whose
+// only writer is Reasonix; the kernel closes that pipe however Reasonix
+// ends, and the watcher then kills every group still on its list. One
+// watcher rather than one per command: starting a shell costs about as
+// much as the command `true` itself.
 
-// lifeline is that pipe. Its write end stays open, unused, for the life
-// of the process: it is created once, on the first command, and never
-// closed.
-var lifeline struct {
-	once sync.Once
-	r, w *os.File
-	err  error
+// watcherScript keeps the list of groups from its stdin and kills them at
+// end of file. Group ids are decimal numbers written by Reasonix alone.
+const watcherScript = `g=' '
+while read -r op p; do
+	case $op in
+	+) g="$g$p " ;;
+	-) case $g in *" $p "*) g="${g%% $p *} ${g#* $p }" ;; esac ;;
+	esac
+done
+for p in $g; do kill -KILL "-$p" 2>/dev/null; done`
+
+// groups is the process's watcher and the groups it was told of. The
+// watcher lives as long as the process: it is started on the first
+// command and never stopped; it ends by itself when Reasonix does.
+var groups struct {
+	mu sync.Mutex
+	// w is the write end of the watcher's stdin (nil before the first
+	// command, or after the watcher was found dead).
+	w *os.File
+	// listed are the groups on the watcher's list.
+	listed map[int]bool
 }
 
-// reaperScript waits for the pipe on its stdin to close and kills the
-// process group named by its first argument.
-const reaperScript = `read -r _; kill -KILL "-$1" 2>/dev/null`
-
-// reaper is the watcher of one command's process group.
+// reaper is one command's place on the watcher's list.
 type reaper struct {
-	cmd  *exec.Cmd
 	pgid int
 }
 
-// watchGroup starts the watcher for the process group pgid; nil when it
-// cannot (the command then only has Pdeathsig and the normal cleanup).
+// watchGroup puts the process group pgid on the watcher's list, starting
+// the watcher if need be; nil when it cannot (the command then only has
+// Pdeathsig and the normal cleanup).
 func watchGroup(pgid int) *reaper {
-	lifeline.once.Do(func() { lifeline.r, lifeline.w, lifeline.err = os.Pipe() })
-	if lifeline.err != nil {
+	groups.mu.Lock()
+	defer groups.mu.Unlock()
+	if groups.listed == nil {
+		groups.listed = map[int]bool{}
+	}
+	// Groups left running by earlier commands that have since ended come
+	// off the list: their ids may be reused by groups that are not ours.
+	for g := range groups.listed {
+		if syscall.Kill(-g, 0) == syscall.ESRCH {
+			delete(groups.listed, g)
+			_ = tell('-', g)
+		}
+	}
+	groups.listed[pgid] = true
+	if tell('+', pgid) != nil {
+		delete(groups.listed, pgid)
 		return nil
 	}
-	cmd := exec.Command("/bin/sh", "-c", reaperScript, "reaper", strconv.Itoa(pgid))
-	cmd.Stdin = lifeline.r
+	return &reaper{pgid: pgid}
+}
+
+// tell writes one line to the watcher; when there is none, or the one
+// there was has died, it starts one, which is told of every listed group
+// instead. The caller holds groups.mu, with groups.listed already
+// updated.
+func tell(op byte, pgid int) error {
+	line := fmt.Appendf(nil, "%c %d\n", op, pgid)
+	for attempt := 0; attempt < 2; attempt++ {
+		if groups.w == nil {
+			// A new watcher is told of the listed groups, which the
+			// caller has already brought up to date.
+			return startWatcher()
+		}
+		if _, err := groups.w.Write(line); err == nil {
+			return nil
+		}
+		groups.w.Close()
+		groups.w = nil
+	}
+	return fmt.Errorf("the process-group watcher keeps dying")
+}
+
+// startWatcher starts the watcher and tells it of every listed group. The
+// caller holds groups.mu.
+func startWatcher() error {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer r.Close() // the watcher's copy is enough: a write fails once it is gone
+	cmd := exec.Command("/bin/sh", "-c", watcherScript, "reasonix-reaper")
+	cmd.Stdin = r
 	cmd.Env = []string{"PATH=/usr/bin:/bin"}
 	cmd.Dir = "/"
-	// Its own group: neither the command's kill 0 nor a terminal's ^C
+	// Its own group: neither a command's kill 0 nor a terminal's ^C
 	// reaches it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
-		return nil
+		w.Close()
+		return err
 	}
-	return &reaper{cmd: cmd, pgid: pgid}
+	// Never waited for while Reasonix runs; released so nothing tracks it.
+	_ = cmd.Process.Release()
+	for g := range groups.listed {
+		if _, err := fmt.Fprintf(w, "+ %d\n", g); err != nil {
+			w.Close()
+			return err
+		}
+	}
+	groups.w = w
+	return nil
 }
 
 // done is called after the shell exited. When nothing is left in the
-// group the watcher is stopped; otherwise it stays, so background
-// children still die when Reasonix ends.
+// group it comes off the watcher's list; otherwise it stays, so
+// background children still die when Reasonix ends.
 func (r *reaper) done() {
 	if r == nil {
 		return
 	}
-	if err := syscall.Kill(-r.pgid, 0); err == syscall.ESRCH {
-		_ = r.cmd.Process.Kill()
-		_ = r.cmd.Wait()
+	if syscall.Kill(-r.pgid, 0) != syscall.ESRCH {
+		return
+	}
+	groups.mu.Lock()
+	defer groups.mu.Unlock()
+	if groups.listed[r.pgid] {
+		delete(groups.listed, r.pgid)
+		_ = tell('-', r.pgid)
 	}
 }

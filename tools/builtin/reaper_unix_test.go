@@ -1,0 +1,224 @@
+//go:build !windows
+
+package builtin
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestWatcherScriptList: the watcher keeps the groups it is told of and,
+// at end of file, kills those still listed, each once.
+func TestWatcherScriptList(t *testing.T) {
+	cmd := exec.Command("/bin/sh", "-c", `kill() { echo "$2"; }; `+watcherScript)
+	cmd.Stdin = strings.NewReader("+ 11\n+ 22\n+ 33\n+ 44\n- 22\n- 11\n- 99\n- 44\n+ 55\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Fields(string(out)), []string{"-33", "-55"}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("killed %v, want %v", got, want)
+	}
+}
+
+// TestReaperOneWatcherKillsOnKill9: a process running several commands
+// has one watcher for all of them; when it is killed with SIGKILL, the
+// background children left by two of them die too, and the watcher ends.
+func TestReaperOneWatcherKillsOnKill9(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("needs /proc to find the watcher")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	helper := exec.Command(os.Args[0], "-test.run=^TestReaperHelper$")
+	helper.Env = append(os.Environ(), "REAPER_HELPER_DIR="+dir)
+	stdout, err := helper.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := helper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer helper.Process.Kill()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("helper: %v", err)
+	}
+	var children []int
+	for _, f := range strings.Fields(strings.TrimPrefix(line, "children ")) {
+		pid, err := strconv.Atoi(f)
+		if err != nil {
+			t.Fatalf("helper said %q", line)
+		}
+		children = append(children, pid)
+		defer syscall.Kill(pid, syscall.SIGKILL)
+	}
+	if len(children) != 2 {
+		t.Fatalf("helper said %q", line)
+	}
+	watchers := childrenNamed(t, helper.Process.Pid, "/bin/sh")
+	if len(watchers) != 1 {
+		t.Fatalf("%d watcher processes for 5 commands (2 with children left), want 1", len(watchers))
+	}
+	for _, c := range children {
+		if !running(c) {
+			t.Fatalf("background child %d is not running before the kill", c)
+		}
+	}
+	if err := helper.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = helper.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for _, p := range append(children, watchers[0]) {
+		for running(p) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	for _, c := range children {
+		if running(c) {
+			t.Errorf("background child %d outlived the killed process", c)
+		}
+	}
+	if running(watchers[0]) {
+		t.Error("the watcher outlived the killed process")
+	}
+}
+
+// TestReaperHelper is the process TestReaperOneWatcherKillsOnKill9 kills:
+// three commands that end, two that leave a child in the background; it
+// prints the children's pids and waits.
+func TestReaperHelper(t *testing.T) {
+	dir := os.Getenv("REAPER_HELPER_DIR")
+	if dir == "" {
+		t.Skip("run by TestReaperOneWatcherKillsOnKill9")
+	}
+	pidFile := filepath.Join(dir, "pid")
+	for i := range 5 {
+		script := "true"
+		if i == 1 || i == 3 {
+			script = "sleep 600 >/dev/null 2>&1 & echo $! >> " + pidFile
+		}
+		cmd := shellCommand(shellSpec{}, script)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		r := watchGroup(cmd.Process.Pid)
+		if r == nil {
+			t.Fatal("no watcher")
+		}
+		if err := cmd.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		r.done()
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("children %s\n", strings.Join(strings.Fields(string(b)), " "))
+	time.Sleep(time.Minute)
+}
+
+// TestReaperForgetsEndedGroups: a group whose shell ended with nothing
+// left comes off the list at once; one that left a child stays until the
+// child has ended, and comes off at the next command.
+func TestReaperForgetsEndedGroups(t *testing.T) {
+	start := func(script string) (*exec.Cmd, *reaper) {
+		t.Helper()
+		cmd := shellCommand(shellSpec{}, script)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		r := watchGroup(cmd.Process.Pid)
+		if r == nil {
+			t.Fatal("no watcher")
+		}
+		if err := cmd.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		r.done()
+		return cmd, r
+	}
+	listed := func(pgid int) bool {
+		groups.mu.Lock()
+		defer groups.mu.Unlock()
+		return groups.listed[pgid]
+	}
+	_, r := start("true")
+	if listed(r.pgid) {
+		t.Error("a group that ended empty is still listed")
+	}
+	_, r = start("sleep 0.3 >/dev/null 2>&1 &")
+	if !listed(r.pgid) {
+		t.Fatal("a group with a child still running is not listed")
+	}
+	for deadline := time.Now().Add(10 * time.Second); syscall.Kill(-r.pgid, 0) != syscall.ESRCH; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the background child did not end")
+		}
+	}
+	start("true")
+	if listed(r.pgid) {
+		t.Error("a group whose last child ended is still listed after the next command")
+	}
+}
+
+// childrenNamed returns the pids of parent's children whose command line
+// contains name.
+func childrenNamed(t *testing.T, parent int, name string) []int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(stat)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) < 2 || f[1] != strconv.Itoa(parent) {
+			continue
+		}
+		cl, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if strings.Contains(string(cl), name) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// running reports whether pid runs (a zombie counts as ended).
+func running(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2] != 'Z'
+	}
+	return true
+}
