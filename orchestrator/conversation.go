@@ -87,6 +87,18 @@ func (cv *Conversation) Note(text string) {
 	}
 }
 
+// checkpointNextTurn checkpoints the workspace for the conversation's
+// next user turn, before work done outside the conversation (a plan run)
+// whose record that turn will carry: rewinding to it restores the files
+// as they were before that work.
+func (cv *Conversation) checkpointNextTurn(ctx context.Context) {
+	w := cv.w
+	if w.fam == nil || w.fam.turn == nil || w.log == nil {
+		return
+	}
+	w.checkpointer(w.log.turnCount() + 1)(ctx)
+}
+
 // earlierWork puts notes in front of a turn's text.
 func earlierWork(notes []string, turn string) string {
 	if len(notes) == 0 {

@@ -191,7 +191,11 @@ func (e *Engine) Plan(ctx context.Context, text string) error {
 		return errors.New("plan: nothing to plan")
 	}
 	return e.track(ctx, func(ctx context.Context) error {
-		res, err := e.c.PlanThenExecute(ctx, text)
+		// The plan's workers are sessions of their own; the files they
+		// change are checkpointed as part of the conversation's next turn,
+		// which carries the plan's record, so rewinding to that turn
+		// undoes the plan.
+		res, err := e.c.planThenExecute(ctx, text, e.conversation().checkpointNextTurn)
 		what := fmt.Sprintf("/plan %s", quoted(text))
 		if res.Plan != nil {
 			what += fmt.Sprintf(": the plan %q (%d steps) was approved and executed", res.Plan.Goal, len(res.Plan.Steps))
@@ -267,10 +271,30 @@ func (e *Engine) Turns() []string {
 	var out []string
 	for _, m := range e.conversation().w.Messages() {
 		if m.Role == providers.RoleUser {
-			out = append(out, m.Content)
+			out = append(out, personText(m.Content))
 		}
 	}
 	return out
+}
+
+// personText is a user turn less the blocks Reasonix put in front of
+// what the person wrote (<earlier-work>, <tool-changes>), so a rewound
+// prompt comes back as it was typed.
+func personText(turn string) string {
+	for {
+		rest, ok := "", false
+		for _, tag := range []string{"earlier-work", "tool-changes"} {
+			if strings.HasPrefix(turn, "<"+tag+">\n") {
+				if _, after, found := strings.Cut(turn, "\n</"+tag+">\n\n"); found {
+					rest, ok = after, true
+				}
+			}
+		}
+		if !ok {
+			return turn
+		}
+		turn = rest
+	}
 }
 
 // Rewind takes the conversation and/or the workspace back to just before

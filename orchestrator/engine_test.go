@@ -66,3 +66,17 @@ func TestEngineCarriesWhatRanIntoTheNextTurn(t *testing.T) {
 	}
 	h.checkPrefixes()
 }
+
+func TestPersonTextDropsWhatReasonixAdded(t *testing.T) {
+	typed := "fix the <b>bug</b>\nplease"
+	turn := earlierWork([]string{"/plan x: done.\nReport: fine"}, "<tool-changes>\nMCP server s now offers: a\n</tool-changes>\n\n"+typed)
+	if got := personText(turn); got != typed {
+		t.Errorf("personText = %q, want %q", got, typed)
+	}
+	if got := personText(typed); got != typed {
+		t.Errorf("plain text changed: %q", got)
+	}
+	if half := "<earlier-work>\nno end"; personText(half) != half {
+		t.Errorf("an unclosed block was cut")
+	}
+}

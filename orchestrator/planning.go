@@ -129,6 +129,13 @@ func (c *Coordinator) ExecutePlan(ctx context.Context, plan Plan, id string, res
 // including the planner's usage; on rejection it returns ErrPlanRejected
 // and the planner's result.
 func (c *Coordinator) PlanThenExecute(ctx context.Context, prompt string) (Result, error) {
+	return c.planThenExecute(ctx, prompt, nil)
+}
+
+// planThenExecute is PlanThenExecute; beforeRun, when set, is called
+// once the plan is approved, before any step runs (a conversation
+// checkpoints its workspace there, so rewind can undo the plan).
+func (c *Coordinator) planThenExecute(ctx context.Context, prompt string, beforeRun func(context.Context)) (Result, error) {
 	plan, id, pres, err := c.Plan(ctx, prompt)
 	if err != nil {
 		return pres, err
@@ -136,6 +143,9 @@ func (c *Coordinator) PlanThenExecute(ctx context.Context, prompt string) (Resul
 	plan, err = c.approve(ctx, id, plan)
 	if err != nil {
 		return pres, err
+	}
+	if beforeRun != nil {
+		beforeRun(ctx)
 	}
 	res, err := c.executePlan(ctx, plan, id, false)
 	res.PlanID = id

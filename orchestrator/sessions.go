@@ -133,6 +133,13 @@ func (l *sessionLog) mark(m store.Mark) error {
 	return t.Sync()
 }
 
+// turnCount is how many user turns the session has.
+func (l *sessionLog) turnCount() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.turns
+}
+
 // close closes the file if it was ever created.
 func (l *sessionLog) close() {
 	l.mu.Lock()

@@ -463,6 +463,40 @@ func TestTUIRewind(t *testing.T) {
 	tt.quit()
 }
 
+// TestTUIRewindUndoesAPlan: a /plan's workers are sessions of their own,
+// but the files they change are checkpointed with the conversation's
+// next turn (the one carrying the plan's record): rewinding to that turn
+// puts the files back as they were before the plan.
+func TestTUIRewindUndoesAPlan(t *testing.T) {
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("submit_plan", farewellPlanUnchecked())}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("edit_file", map[string]any{"path": "greet.go", "old_string": "hello", "new_string": "hello, farewell"})}},
+		scripted.Turn{Text: "Executed the plan."},
+		scripted.Turn{Text: "Checked step two."},
+		scripted.Turn{Match: "AFTER THE PLAN", Text: "Noted."},
+	)
+	e.write("greet.go", greetSource)
+	tt := startTUI(t, e, "chat")
+	tt.typeLine("/plan add x")
+	tt.waitFor("run this plan?")
+	tt.keys("a")
+	tt.waitFor("▸ [step s2: Check it] done", "│ ready")
+	if !strings.Contains(e.read("greet.go"), "hello, farewell") {
+		t.Fatal("the plan did not change greet.go")
+	}
+	tt.typeLine("AFTER THE PLAN what changed?")
+	tt.waitFor("Noted.", "│ ready")
+	tt.typeLine("/rewind")
+	tt.waitFor("rewind to just before", "AFTER THE PLAN")
+	tt.keys("Enter")
+	tt.waitFor("rewound to just before turn 1 of 1")
+	if got := e.read("greet.go"); got != greetSource {
+		t.Errorf("greet.go after /rewind:\n%s\nwant it as before the plan", got)
+	}
+	tt.keys("C-u") // the rewound prompt came back to the composer; clear it
+	tt.quit()
+}
+
 // TestTUISkillReportReachesTheNextTurn: a skill run as a subagent works
 // in its own session; its report is in the request of the conversation's
 // next turn.
