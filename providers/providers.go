@@ -85,19 +85,22 @@ func (t ToolSpec) encode(b *bytes.Buffer) error {
 	return nil
 }
 
+// writeString writes s as json.Marshal does (HTML escaped).
 func writeString(b *bytes.Buffer, s string) error {
-	q, err := json.Marshal(s)
-	if err != nil {
-		return err
-	}
-	b.Write(q)
+	writeJSONString(b, s, true)
 	return nil
 }
 
 // EncodeTools serialises specs as the request's tools array.
 func EncodeTools(specs []ToolSpec) (json.RawMessage, error) {
+	// Sized once: growing by doubling copies the array several times
+	// over, in fresh memory, on the way to the first request.
+	n := 2
+	for _, t := range specs {
+		n += 64 + len(t.Name) + len(t.Description) + len(t.Parameters)
+	}
 	var b bytes.Buffer
-	b.Grow(256 * len(specs))
+	b.Grow(n + n/16)
 	b.WriteByte('[')
 	for i, t := range specs {
 		if i > 0 {
