@@ -650,16 +650,20 @@ func (a *App) liveLine(b *agentBlock, now time.Time) string {
 }
 
 // current names the call in flight (the first by id, and how many more).
-func (b *agentBlock) current() string {
-	if len(b.inflight) == 0 {
+func (b *agentBlock) current() string { return firstInFlight(b.inflight) }
+
+// firstInFlight names the call with the lowest id among calls (id to
+// what it is doing), and how many more there are: "" for none.
+func firstInFlight(calls map[string]string) string {
+	if len(calls) == 0 {
 		return ""
 	}
-	ids := make([]string, 0, len(b.inflight))
-	for id := range b.inflight {
+	ids := make([]string, 0, len(calls))
+	for id := range calls {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
-	s := b.inflight[ids[0]]
+	s := calls[ids[0]]
 	if len(ids) > 1 {
 		s += fmt.Sprintf(" (+%d)", len(ids)-1)
 	}

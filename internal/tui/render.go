@@ -44,19 +44,7 @@ func (r *renderState) runningSteps() string {
 
 // running names one call in flight, for the status line.
 func (r *renderState) running() string {
-	if len(r.tools) == 0 {
-		return ""
-	}
-	ids := make([]string, 0, len(r.tools))
-	for id := range r.tools {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	s := r.tools[ids[0]]
-	if len(ids) > 1 {
-		s += fmt.Sprintf(" (+%d)", len(ids)-1)
-	}
-	return oneLine(s, 60)
+	return oneLine(firstInFlight(r.tools), 60)
 }
 
 // Publish implements events.Sink. It never blocks: the event is rendered

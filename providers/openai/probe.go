@@ -21,11 +21,8 @@ const ProbeTimeout = 15 * time.Second
 // model instead, and Probe then returns nil models. The error says what
 // failed in words a person can act on (unreachable, key refused, ...).
 func Probe(ctx context.Context, baseURL, key, model string) ([]string, error) {
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, ProbeTimeout)
-		defer cancel()
-	}
+	ctx, cancel := probeContext(ctx)
+	defer cancel()
 	base := strings.TrimRight(baseURL, "/")
 	ids, status, body, err := listModels(ctx, base, key)
 	if err != nil || status == http.StatusOK {
@@ -55,11 +52,8 @@ func Probe(ctx context.Context, baseURL, key, model string) ([]string, error) {
 // ListModels returns the ids of the models an OpenAI-compatible endpoint
 // lists (GET /models), bounded by ProbeTimeout when ctx has no deadline.
 func ListModels(ctx context.Context, baseURL, key string) ([]string, error) {
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, ProbeTimeout)
-		defer cancel()
-	}
+	ctx, cancel := probeContext(ctx)
+	defer cancel()
 	base := strings.TrimRight(baseURL, "/")
 	ids, status, body, err := listModels(ctx, base, key)
 	if err != nil || status == http.StatusOK {
@@ -133,4 +127,12 @@ func probeError(url string, status int, body []byte) error {
 		return fmt.Errorf("%s refused the key (HTTP %d): %s", url, status, msg)
 	}
 	return fmt.Errorf("%s answered HTTP %s: %s", url, strconv.Itoa(status), msg)
+}
+
+// probeContext bounds ctx by ProbeTimeout unless it has a deadline.
+func probeContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, ProbeTimeout)
 }
