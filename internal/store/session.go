@@ -6,10 +6,11 @@ package store
 
 import (
 	"bytes"
-	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sync"
@@ -163,8 +164,11 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 // once in a hundred runs (birthday bound), and a collision makes Create
 // fail on the existing file.
 func NewID(prefix string) string {
+	// Unique, not secret (ids are listed and typed by people): the
+	// runtime's per-process ChaCha8 stream, not crypto/rand, whose first
+	// read sets up the getrandom state on the way to the first request.
 	var b [8]byte
-	_, _ = rand.Read(b[:])
+	binary.LittleEndian.PutUint64(b[:], rand.Uint64())
 	return fmt.Sprintf("%s%s-%s", prefix, time.Now().UTC().Format("20060102-150405"), hex.EncodeToString(b[:]))
 }
 
