@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -22,13 +23,17 @@ type Confiner struct {
 	// workspace is loaded (AllowRead), and confiners made by
 	// WithWorkspace share them.
 	reads *readRoots
-	// denyRead and except are the sandbox's read deny list (see
-	// DenyReadPaths), symlinks resolved; file tools refuse the same.
-	denyRead, except []string
+	// denyRead returns the sandbox's read deny list and its exceptions
+	// (see DenyReadPaths), symlinks resolved; file tools refuse the same.
+	// nil when there is none.
+	denyRead func() (deny, except []string)
 }
 
 // DenyRead makes the confiner refuse paths in deny (less except), for
-// reading and writing, as the bash sandbox does.
+// reading and writing, as the bash sandbox does. The paths' symlinks are
+// resolved when the first path is checked, before any tool touches the
+// disk: resolving walks every component of each path, work the first
+// request does not wait for.
 func (c *Confiner) DenyRead(deny, except []string) {
 	res := func(in []string) []string {
 		var out []string
@@ -40,7 +45,8 @@ func (c *Confiner) DenyRead(deny, except []string) {
 		}
 		return out
 	}
-	c.denyRead, c.except = res(deny), res(except)
+	deny, except = slices.Clone(deny), slices.Clone(except)
+	c.denyRead = sync.OnceValues(func() ([]string, []string) { return res(deny), res(except) })
 }
 
 // readRoots is a list of roots safe for concurrent use.
@@ -124,7 +130,11 @@ func (c *Confiner) Resolve(p string, write bool) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("path %q: %w", p, err)
 	}
-	if d, ok := denied(real, c.denyRead, c.except); ok && !within(real, c.workspace) {
+	var deny, except []string
+	if c.denyRead != nil {
+		deny, except = c.denyRead()
+	}
+	if d, ok := denied(real, deny, except); ok && !within(real, c.workspace) {
 		return "", fmt.Errorf("path %q resolves to %s, inside %s, which [sandbox] deny_read keeps out of reach (credentials); it may not be read or written", p, real, d)
 	}
 	if c.allowed(real, write) {

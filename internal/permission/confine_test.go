@@ -36,3 +36,43 @@ func TestConfinerRefusesHardLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestConfinerDenyReadThroughSymlink: a deny_read path that is a symlink
+// (a dotfiles checkout: ~/.ssh -> ~/dotfiles/ssh) keeps its target out of
+// reach of file tools, exceptions stay readable, and the list is
+// resolved when the first path is checked (not when DenyRead is called),
+// so a link made in between is followed too.
+func TestConfinerDenyReadThroughSymlink(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symbolic links need a privilege on Windows")
+	}
+	root := t.TempDir()
+	ws, home, keys := filepath.Join(root, "ws"), filepath.Join(root, "home"), filepath.Join(root, "dotfiles", "ssh")
+	for _, d := range []string{ws, home, filepath.Join(keys, "public")} {
+		must(t, os.MkdirAll(d, 0o755))
+	}
+	must(t, os.WriteFile(filepath.Join(keys, "id"), []byte("secret"), 0o600))
+	must(t, os.WriteFile(filepath.Join(keys, "public", "id.pub"), []byte("pub"), 0o644))
+	c, err := NewConfiner(ws, []string{filepath.Join(root, "dotfiles")}, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.DenyRead([]string{filepath.Join(home, ".ssh")}, []string{filepath.Join(home, ".ssh", "public")})
+	must(t, os.Symlink(keys, filepath.Join(home, ".ssh")))
+	if _, err := c.Resolve(filepath.Join(keys, "id"), false); err == nil || !strings.Contains(err.Error(), "deny_read") {
+		t.Fatalf("reading the link's target: err = %v, want a deny_read refusal", err)
+	}
+	if _, err := c.Resolve(filepath.Join(keys, "public", "id.pub"), false); err != nil {
+		t.Fatalf("an exception under the link's target: %v", err)
+	}
+	if _, err := c.Resolve(filepath.Join(root, "dotfiles", "other"), false); err != nil {
+		t.Fatalf("a sibling of the denied directory: %v", err)
+	}
+	w, err := c.WithWorkspace(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Resolve(filepath.Join(keys, "id"), false); err == nil {
+		t.Fatal("a worker's confiner lost the deny list")
+	}
+}
