@@ -213,11 +213,18 @@ func SandboxProtections(opts SandboxOptions) []Protection {
 // A command with SysProcAttr.Pdeathsig keeps that thread until it exits,
 // so the signal comes when Reasonix dies, not when the thread would end.
 func SandboxCommand(opts SandboxOptions) func(*exec.Cmd) error {
-	enforced, _, detail := SandboxStatus(opts)
+	// The writable paths are resolved now, at start-up, as the person's
+	// configuration stands; the kernel is probed and the report worded
+	// at the first command, off the path to the first request.
 	write := WritablePaths(opts)
+	status := sync.OnceValues(func() (bool, string) {
+		enforced, _, detail := SandboxStatus(opts)
+		return enforced, detail
+	})
 	var once sync.Once
 	rulesets := newRulesetCache()
 	return func(cmd *exec.Cmd) error {
+		enforced, detail := status()
 		if !enforced {
 			if opts.Mode != SandboxOff && opts.Notify != nil {
 				once.Do(func() { opts.Notify(detail) })
