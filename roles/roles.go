@@ -5,7 +5,7 @@
 package roles
 
 import (
-	"embed"
+	_ "embed" // the prompts
 	"fmt"
 	"path"
 	"sort"
@@ -67,16 +67,35 @@ func (p Permissions) IsZero() bool {
 	return p.Mode == "" && len(p.Allow) == 0 && len(p.Ask) == 0 && len(p.Deny) == 0
 }
 
-//go:embed prompts/*.md
-var prompts embed.FS
+// The built-in roles' prompts, embedded as strings: a string variable
+// points into the binary's read-only data, where reading an embed.FS
+// file copies it (twice, to a string) each time a role is built, on the
+// way to the first request.
+var (
+	//go:embed prompts/planner.md
+	plannerPrompt string
+	//go:embed prompts/executor.md
+	executorPrompt string
+	//go:embed prompts/general.md
+	generalPrompt string
+	//go:embed prompts/explore.md
+	explorePrompt string
+)
 
+// prompt is the built-in role's prompt; name is one of the four.
 func prompt(name string) string {
-	b, err := prompts.ReadFile("prompts/" + name + ".md")
-	if err != nil {
-		// The prompts are compiled in; a missing one is a build mistake.
-		panic(fmt.Sprintf("roles: missing embedded prompt %s: %v", name, err))
+	switch name {
+	case Planner:
+		return plannerPrompt
+	case Executor:
+		return executorPrompt
+	case General:
+		return generalPrompt
+	case Explore:
+		return explorePrompt
 	}
-	return string(b)
+	// Builtin calls this for the four names only.
+	panic(fmt.Sprintf("roles: no embedded prompt for %q", name))
 }
 
 // readTools are what research-only roles may use.
