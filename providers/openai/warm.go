@@ -23,6 +23,7 @@ type warmDial struct {
 
 	mu    sync.Mutex
 	conn  net.Conn // set once done is closed, nil after an error
+	err   error    // the dial's error
 	at    time.Time
 	taken bool
 }
@@ -46,8 +47,8 @@ func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 	if w != nil {
 		select {
 		case <-w.done:
-			if c := w.take(); c != nil {
-				return c, nil
+			if c, ok, err := w.take(); ok {
+				return c, err
 			}
 		case <-ctx.Done():
 			return nil, ctx.Err()
@@ -56,23 +57,27 @@ func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 	return d.Dialer.DialContext(ctx, network, addr)
 }
 
-// take hands out the warm connection once, when the dial succeeded and
-// the connection is still young.
-func (w *warmDial) take() net.Conn {
+// take hands out the outcome of the dial ahead once: its connection
+// while it is young, or its error (a second dial would only make a person
+// wait a second connect_timeout for the same failure; retries dial
+// afresh). ok is false when there is nothing to hand out.
+func (w *warmDial) take() (c net.Conn, ok bool, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.taken || w.conn == nil || time.Since(w.at) > warmMaxAge {
-		return nil
+	if w.taken || (w.conn != nil && time.Since(w.at) > warmMaxAge) {
+		return nil, false, nil
 	}
 	w.taken = true
-	return w.conn
+	return w.conn, true, w.err
 }
 
 // Preconnect dials the endpoint's TCP connection in the background, so
 // that the connect (a network round trip to a remote provider) overlaps
 // the rest of start-up instead of standing before the first request. The
 // first request's dial to the same address takes it; nothing is sent on
-// it before then. It does nothing when a proxy would carry the request,
+// it before then. A dial ahead that failed is that dial's failure (retried
+// as any connection failure), so an unreachable endpoint costs one
+// connect_timeout, not two. It does nothing when a proxy would carry the request,
 // or when called twice. The returned stop cancels a dial still under way,
 // waits for it, and closes the connection if no request took it; call it
 // when the provider is no longer used.
@@ -111,11 +116,8 @@ func (p *Provider) Preconnect(ctx context.Context) (stop func()) {
 	go func() {
 		defer close(w.done)
 		c, err := d.Dialer.DialContext(ctx, w.network, w.addr)
-		if err != nil {
-			return // the request dials again and reports its own error
-		}
 		w.mu.Lock()
-		w.conn, w.at = c, time.Now()
+		w.conn, w.err, w.at = c, err, time.Now()
 		w.mu.Unlock()
 	}()
 	return func() {

@@ -115,8 +115,8 @@ func TestPreconnectUnusedClosed(t *testing.T) {
 }
 
 // TestPreconnectFailureLeavesRequestsAlone checks that a dial ahead that
-// fails changes nothing for the request: it dials again and reports its
-// own connection error.
+// fails gives the request the connection error it would have had itself,
+// once (a retry dials afresh).
 func TestPreconnectFailureLeavesRequestsAlone(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
