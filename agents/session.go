@@ -26,7 +26,8 @@ type Recorder interface {
 
 // StepRecorder is a Recorder told when each step ends, the moments the
 // history is whole (every call has its result): it writes the session's
-// state and syncs there, so a crash loses at most the step in flight.
+// state there and syncs it to disk, at the latest by the end of the next
+// step.
 type StepRecorder interface {
 	Recorder
 	EndStep() error

@@ -21,6 +21,14 @@ import (
 // sessionLog is a worker's transcript: each message as it is appended,
 // and at the end of each step the session's state (store.Meta: title,
 // model, turns, usage, todos, goal), synced to disk.
+//
+// The sync at the end of a step runs behind the next request rather than
+// before it: it costs a millisecond or more of waiting on the disk, on
+// the path from a tool's result to the model. The end of the next step,
+// any mark and closing wait for it first, so the file is still synced
+// step by step; a crash of the machine within that millisecond can lose
+// the step before the one in flight too. A crash of Reasonix alone loses
+// nothing written: the lines are in the kernel's cache already.
 type sessionLog struct {
 	w *worker
 
@@ -38,6 +46,22 @@ type sessionLog struct {
 	requests []store.Request
 	title    string
 	turns    int
+	// syncing is closed when the sync started at the end of the last
+	// step has finished, with its result in syncErr; nil when none runs.
+	syncing chan struct{}
+	syncErr error
+}
+
+// waitSync waits for the sync the last step started and returns its
+// error. Call with l.mu held.
+func (l *sessionLog) waitSync() error {
+	if l.syncing == nil {
+		return nil
+	}
+	<-l.syncing
+	err := l.syncErr
+	l.syncing, l.syncErr = nil, nil
+	return err
 }
 
 // file returns the open transcript, creating it on first use. Call with
@@ -92,10 +116,14 @@ func (l *sessionLog) Append(m providers.Message) error {
 	return l.t.Append(m)
 }
 
-// EndStep writes the session's state and syncs the file.
+// EndStep writes the session's state and starts syncing the file, once
+// the previous step's sync is done (see sessionLog).
 func (l *sessionLog) EndStep() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if err := l.waitSync(); err != nil {
+		return err
+	}
 	t, err := l.file()
 	if err != nil {
 		return err
@@ -103,7 +131,13 @@ func (l *sessionLog) EndStep() error {
 	if err := t.Record(l.meta()); err != nil {
 		return err
 	}
-	return t.Sync()
+	done := make(chan struct{})
+	l.syncing = done
+	go func() {
+		defer close(done)
+		l.syncErr = t.Sync()
+	}()
+	return nil
 }
 
 // RecordRequest appends a request record (agents.RequestRecorder): its
@@ -123,6 +157,9 @@ func (l *sessionLog) RecordRequest(r agents.Request) error {
 func (l *sessionLog) mark(m store.Mark) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if err := l.waitSync(); err != nil {
+		return err
+	}
 	t, err := l.file()
 	if err != nil {
 		return err
@@ -144,6 +181,7 @@ func (l *sessionLog) turnCount() int {
 func (l *sessionLog) close() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	_ = l.waitSync()
 	if l.t != nil {
 		_ = l.t.Close()
 	}
