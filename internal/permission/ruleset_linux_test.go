@@ -168,7 +168,7 @@ func TestRulesetGrantsOnlyWhatChanged(t *testing.T) {
 	if g == nil || len(g.granted) != 31 { // f0..f29 and readme; keys is denied
 		t.Fatalf("first listing of %s granted %v, want 31 entries", outside, g)
 	}
-	oldReadme := g.granted["readme"]
+	oldReadme := g.ino("readme")
 	must(t, os.Remove(filepath.Join(outside, "f0")))
 	must(t, os.Remove(filepath.Join(outside, "readme")))
 	must(t, os.WriteFile(filepath.Join(outside, "readme"), nil, 0o644))
@@ -183,10 +183,10 @@ func TestRulesetGrantsOnlyWhatChanged(t *testing.T) {
 	}
 	var st syscall.Stat_t
 	must(t, syscall.Stat(filepath.Join(outside, "readme"), &st))
-	if g.granted["readme"] != st.Ino || st.Ino == oldReadme {
-		t.Errorf("readme replaced: granted as inode %d, now %d (was %d)", g.granted["readme"], st.Ino, oldReadme)
+	if g.ino("readme") != st.Ino || st.Ino == oldReadme {
+		t.Errorf("readme replaced: granted as inode %d, now %d (was %d)", g.ino("readme"), st.Ino, oldReadme)
 	}
-	if g.granted["new"] == 0 {
+	if g.ino("new") == 0 {
 		t.Error("a new entry was not granted")
 	}
 	// Other directories on the way (the temp dir's parents) may have

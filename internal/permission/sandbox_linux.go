@@ -176,6 +176,8 @@ type rulesetState struct {
 	listed map[string]*dirGrants
 	// added counts the rules added to the ruleset, for tests.
 	added int
+	// buf holds directory listings (see grantEntries).
+	buf []byte
 }
 
 // dirGrants is what a ruleset granted of one directory on the way to a
@@ -192,7 +194,24 @@ type rulesetState struct {
 type dirGrants struct {
 	stamp   dirStamp
 	trusted bool
-	granted map[string]uint64
+	granted map[string]*grantedEntry
+	// gen counts the listings; an entry not seen in the newest is gone.
+	gen uint32
+}
+
+// grantedEntry is one entry a rule was added for: the inode number, and
+// the listing that last saw it.
+type grantedEntry struct {
+	ino uint64
+	gen uint32
+}
+
+// ino is the inode number name was granted as, 0 when it was not.
+func (g *dirGrants) ino(name string) uint64 {
+	if e := g.granted[name]; e != nil {
+		return e.ino
+	}
+	return 0
 }
 
 func newRulesetCache() *rulesetCache {
@@ -309,7 +328,24 @@ func (st *rulesetState) grantFixed(c confinement, onPath, isDenied map[string]bo
 // changed is, and only its entries that are new, or are now another file
 // under the same name, get a rule (see dirGrants). Symlinks are not
 // granted as such: access through one is judged at its target.
+//
+// A busy directory (/tmp, a home) is listed again at nearly every
+// command, so the listing is read straight from getdents64 into a buffer
+// kept for the next time, and names already granted cost a map lookup,
+// not a string.
 func (st *rulesetState) grantEntries(onPath, isDenied map[string]bool, readDir, readFile uint64) error {
+	// The names in each directory that are themselves on the way.
+	skip := map[string]map[string]bool{}
+	for p := range onPath {
+		if p == "/" || p == "." {
+			continue
+		}
+		dir := filepath.Dir(p)
+		if skip[dir] == nil {
+			skip[dir] = map[string]bool{}
+		}
+		skip[dir][filepath.Base(p)] = true
+	}
 	for dir := range onPath {
 		if isDenied[dir] {
 			continue
@@ -322,25 +358,20 @@ func (st *rulesetState) grantEntries(onPath, isDenied map[string]bool, readDir, 
 		if g == nil || !ok || g.stamp.dev != stamp.dev || g.stamp.ino != stamp.ino {
 			// Another directory under this path: nothing granted in the
 			// old one says anything about this one's entries.
-			g = &dirGrants{granted: map[string]uint64{}}
+			g = &dirGrants{granted: map[string]*grantedEntry{}}
 		}
+		g.gen++
 		listedAt := time.Now()
-		entries, err := dirInodes(dir)
-		if err != nil {
-			delete(st.listed, dir)
-			continue
-		}
-		granted := make(map[string]uint64, len(entries))
-		for _, e := range entries {
-			p := filepath.Join(dir, e.name)
-			if onPath[p] {
-				continue
+		err := st.eachEntry(dir, func(name []byte, ino uint64) error {
+			if skip[dir][string(name)] {
+				return nil
 			}
-			if ino, seen := g.granted[e.name]; seen && ino == e.ino {
-				granted[e.name] = ino
-				continue
+			if e := g.granted[string(name)]; e != nil && e.ino == ino {
+				e.gen = g.gen
+				return nil
 			}
-			ino, err := addPathRule(st.fd, p, readDir, readFile, true)
+			n := string(name)
+			got, err := addPathRule(st.fd, filepath.Join(dir, n), readDir, readFile, true)
 			if err != nil {
 				return err
 			}
@@ -348,68 +379,80 @@ func (st *rulesetState) grantEntries(onPath, isDenied map[string]bool, readDir, 
 			// Kept only when the rule went to the file the listing
 			// named: if the name changed hands in between, the next
 			// listing grants it again.
-			if ino != 0 && ino == e.ino {
-				granted[e.name] = ino
+			if got != 0 && got == ino {
+				g.granted[n] = &grantedEntry{ino: ino, gen: g.gen}
+			} else {
+				delete(g.granted, n)
+			}
+			return nil
+		})
+		if err == errListing {
+			delete(st.listed, dir)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		for name, e := range g.granted {
+			if e.gen != g.gen {
+				delete(g.granted, name) // gone from the directory
 			}
 		}
-		g.granted, g.stamp = granted, stamp
+		g.stamp = stamp
 		g.trusted = ok && listedAt.Sub(time.Unix(0, max(stamp.mtime, stamp.ctime))) > racyWindow
 		st.listed[dir] = g
 	}
 	return nil
 }
 
-// dirEntry is one name in a directory listing and the inode number the
-// directory gives for it.
-type dirEntry struct {
-	name string
-	ino  uint64
-}
+// errListing: a directory could not be listed.
+var errListing = errors.New("sandbox: cannot list directory")
 
-// dirInodes lists dir's entries, unsorted, without "." and "..".
-func dirInodes(dir string) ([]dirEntry, error) {
+// eachEntry calls fn with the name (valid only during the call) and
+// inode number of each entry of dir but "." and "..", in directory
+// order; errListing when dir cannot be read.
+func (st *rulesetState) eachEntry(dir string, fn func(name []byte, ino uint64) error) error {
 	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, err
+		return errListing
 	}
 	defer syscall.Close(fd)
-	var out []dirEntry
-	buf := make([]byte, 32<<10)
+	if st.buf == nil {
+		st.buf = make([]byte, 32<<10)
+	}
 	for {
-		n, err := syscall.ReadDirent(fd, buf)
+		n, err := syscall.ReadDirent(fd, st.buf)
 		if err == syscall.EINTR {
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return errListing
 		}
 		if n <= 0 {
-			return out, nil
+			return nil
 		}
-		out = parseDirents(buf[:n], out)
+		// Each record is struct linux_dirent64: u64 inode, s64 offset,
+		// u16 record length, u8 type, then the NUL-terminated name.
+		b := st.buf[:n]
+		for len(b) >= 19 {
+			reclen := int(*(*uint16)(unsafe.Pointer(&b[16])))
+			if reclen < 19 || reclen > len(b) {
+				break
+			}
+			ino := *(*uint64)(unsafe.Pointer(&b[0]))
+			name := b[19:reclen]
+			if i := bytes.IndexByte(name, 0); i >= 0 {
+				name = name[:i]
+			}
+			b = b[reclen:]
+			if ino == 0 || string(name) == "." || string(name) == ".." {
+				continue
+			}
+			if err := fn(name, ino); err != nil {
+				return err
+			}
+		}
 	}
-}
-
-// parseDirents appends the entries of a getdents64 buffer: each record is
-// struct linux_dirent64 (u64 inode, s64 offset, u16 record length, u8
-// type, then the NUL-terminated name).
-func parseDirents(b []byte, out []dirEntry) []dirEntry {
-	for len(b) >= 19 {
-		reclen := int(*(*uint16)(unsafe.Pointer(&b[16])))
-		if reclen < 19 || reclen > len(b) {
-			break
-		}
-		ino := *(*uint64)(unsafe.Pointer(&b[0]))
-		name := b[19:reclen]
-		if i := bytes.IndexByte(name, 0); i >= 0 {
-			name = name[:i]
-		}
-		if s := string(name); ino != 0 && s != "." && s != ".." {
-			out = append(out, dirEntry{s, ino})
-		}
-		b = b[reclen:]
-	}
-	return out
 }
 
 // deniedRoots returns the directories on the way from / to each denied path
@@ -419,6 +462,12 @@ func deniedRoots(deny []string) (onPath, isDenied map[string]bool) {
 	onPath = map[string]bool{}
 	isDenied = map[string]bool{}
 	for _, d := range deny {
+		if _, err := os.Lstat(d); err != nil {
+			// Neither d nor its resolution exists (Lstat follows every
+			// symlink but the last, and a dangling last one is found):
+			// no need to resolve it, which stats every component.
+			continue
+		}
 		for _, p := range []string{d, resolved(d)} {
 			if p == "" {
 				continue
