@@ -232,3 +232,68 @@ func TestRulesetReused(t *testing.T) {
 		t.Fatal("a denied path that appeared did not rebuild the ruleset")
 	}
 }
+
+// TestRulesetRebuiltWhenMostlyStale: rules for entries since removed pile
+// up in a busy directory (each holds its inode, and a removed file's disk
+// space); once they outnumber the live ones the ruleset is built afresh.
+func TestRulesetRebuiltWhenMostlyStale(t *testing.T) {
+	t.Parallel()
+	abi := requireLandlock(t)
+	opts := SandboxOptions{}
+	ws, outside := sandboxDirs(t, opts)
+	secret := filepath.Join(outside, "keys")
+	must(t, os.Mkdir(secret, 0o700))
+	opts.Workspace = ws
+	rc := newRulesetCache()
+	defer rc.close()
+	c := confinement{write: WritablePaths(opts), denyRead: []string{secret}, rulesets: rc}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if _, err := rc.ruleset(c, abi); err != nil {
+		t.Fatal(err)
+	}
+	rebuilt, added := false, rc.state.added
+	for round := range 12 {
+		// 100 short-lived files a round: each listing grants them anew.
+		for i := range 100 {
+			must(t, os.WriteFile(filepath.Join(outside, fmt.Sprintf("tmp%d-%d", round, i)), nil, 0o644))
+		}
+		if _, err := rc.ruleset(c, abi); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 100 {
+			must(t, os.Remove(filepath.Join(outside, fmt.Sprintf("tmp%d-%d", round, i))))
+		}
+		if rc.state.added < added { // counted afresh: built again
+			rebuilt = true
+		}
+		added = rc.state.added
+		live := 0
+		for _, g := range rc.state.listed {
+			live += len(g.granted)
+		}
+		if rc.state.added > 2*live+staleSlack+200 {
+			t.Fatalf("round %d: %d entry rules for %d live entries", round, rc.state.added, live)
+		}
+	}
+	if !rebuilt {
+		t.Error("1200 rules for removed files never rebuilt the ruleset")
+	}
+	if out, err := runWith(t, SandboxCommand(SandboxOptions{Workspace: ws, DenyRead: []string{secret}}), ws, "cat "+filepath.Join(outside, "readme")); err != nil || !strings.Contains(out, "readable") {
+		t.Errorf("after rebuilds: %v\n%s", err, out)
+	}
+}
+
+// runWith runs script through sb in dir.
+func runWith(t *testing.T, sb func(*exec.Cmd) error, dir, script string) (string, error) {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", script)
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := sb(cmd); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	return out.String(), err
+}

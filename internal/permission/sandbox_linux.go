@@ -255,7 +255,7 @@ func (rc *rulesetCache) ruleset(c confinement, abi int) (int, error) {
 	onPath, isDenied := deniedRoots(c.denyRead)
 	key := rulesetKey(c, onPath, isDenied)
 	st := rc.state
-	if !st.built || st.key != key {
+	if !st.built || st.key != key || st.stale() {
 		st.drop()
 		fd, err := createRuleset(c, abi, dirRights|readDir)
 		if err != nil {
@@ -272,6 +272,24 @@ func (rc *rulesetCache) ruleset(c confinement, abi int) (int, error) {
 		return 0, err
 	}
 	return st.fd, nil
+}
+
+// staleSlack is how many more rules than twice the live ones a ruleset
+// may hold before it is built afresh (see stale).
+const staleSlack = 256
+
+// stale reports whether most of the ruleset's entry rules are for files
+// no longer listed. Such a rule still holds its inode: a removed file's
+// disk space is not given back while the ruleset lives, and every
+// restriction copies the rule. In a busy directory (/tmp) they pile up
+// command after command, so past that point the ruleset is built again,
+// which costs one full listing of each directory on the way.
+func (st *rulesetState) stale() bool {
+	live := 0
+	for _, g := range st.listed {
+		live += len(g.granted)
+	}
+	return st.added > 2*live+staleSlack
 }
 
 func createRuleset(c confinement, abi int, fsRights uint64) (int, error) {
