@@ -159,11 +159,17 @@ const agentsEnum = `,"enum":["` + agentsPlaceholder + `"]`
 func withAgents(names []string) json.RawMessage {
 	enum := ""
 	if len(names) > 0 {
-		b, err := json.Marshal(names)
-		if err != nil {
-			panic(err) // strings always encode
+		// json.Marshal's bytes for the list, without its reflection.
+		var b strings.Builder
+		b.WriteString(`,"enum":[`)
+		for i, n := range names {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.Write(providers.QuoteJSON(n))
 		}
-		enum = `,"enum":` + string(b)
+		b.WriteByte(']')
+		enum = b.String()
 	}
 	return json.RawMessage(strings.Replace(taskSchema, agentsEnum, enum, 1))
 }

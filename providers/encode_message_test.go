@@ -105,5 +105,8 @@ func TestWriteStringMatchesMarshal(t *testing.T) {
 		if b.String() != string(want) {
 			t.Fatalf("writeString(%q) = %s, want %s", s, b.String(), want)
 		}
+		if q := QuoteJSON(s); string(q) != string(want) {
+			t.Fatalf("QuoteJSON(%q) = %s, want %s", s, q, want)
+		}
 	}
 }

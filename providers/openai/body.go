@@ -97,6 +97,6 @@ func EncodeBody(req providers.Request, cfg providers.Config) ([]byte, error) {
 // writeJSON writes a string as a JSON string; marshalling a string cannot
 // fail.
 func writeJSON(b *bytes.Buffer, s string) {
-	raw, _ := json.Marshal(s)
+	raw := providers.QuoteJSON(s)
 	b.Write(raw)
 }
