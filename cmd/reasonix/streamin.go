@@ -15,6 +15,7 @@ import (
 	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/internal/permission"
 	"github.com/reasonix/reasonix/internal/store"
+	"github.com/reasonix/reasonix/internal/text"
 	"github.com/reasonix/reasonix/orchestrator"
 	"github.com/reasonix/reasonix/tools"
 )
@@ -267,12 +268,16 @@ func (s *streamSession) run(ctx context.Context) error {
 			}
 			continue
 		}
-		err := s.eng.Send(ctx, item.text)
+		err := s.turn(ctx, item.text)
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()
 		case errors.Is(err, context.Canceled):
 			s.out.Publish(events.Event{Type: events.Notice, Text: "turn interrupted"})
+			last = nil
+		case errors.Is(err, orchestrator.ErrPlanRejected):
+			// Rejecting a plan is the driver's decision, not a failure.
+			s.out.Publish(events.Event{Type: events.Notice, Text: "plan rejected; nothing was changed"})
 			last = nil
 		case err != nil:
 			s.out.Publish(events.Event{Type: events.Error, Error: err.Error()})
@@ -282,6 +287,49 @@ func (s *streamSession) run(ctx context.Context) error {
 		}
 	}
 	return last
+}
+
+// turn runs one user line: "/plan TEXT" plans, asks for approval and
+// runs the plan's workers, "/goal TEXT" pursues a goal (as in the TUI and
+// the browser), anything else is a typed entry for Engine.Send.
+func (s *streamSession) turn(ctx context.Context, text string) error {
+	cmd, arg, _ := strings.Cut(strings.TrimSpace(text), " ")
+	arg = strings.TrimSpace(arg)
+	switch {
+	case cmd == "/plan" && arg != "":
+		return s.eng.Plan(ctx, arg)
+	case cmd == "/goal" && arg == "clear":
+		if err := s.eng.ClearGoal(); err != nil {
+			return err
+		}
+		s.out.Publish(events.Event{Type: events.Notice, Text: "goal cleared"})
+		return nil
+	case cmd == "/goal" && arg != "":
+		return s.eng.Goal(ctx, arg)
+	case cmd == "/plan" || cmd == "/goal":
+		return fmt.Errorf("usage: %s TEXT", cmd)
+	}
+	return s.eng.Send(ctx, text)
+}
+
+// streamPlanApprover asks the program on stdin about a plan before it
+// runs: an approval_request with tool "plan", the plan's goal as its
+// subject and its Markdown as the reason, answered allow (run it) or
+// deny (reject it).
+type streamPlanApprover struct{ broker *permission.Broker }
+
+// Approve implements orchestrator.PlanApprover.
+func (a streamPlanApprover) Approve(ctx context.Context, p orchestrator.Plan) (orchestrator.Plan, orchestrator.PlanDecision, error) {
+	reply, err := a.broker.Approve(ctx, permission.Request{Tool: "plan", Subject: text.OneLine(p.Goal), Reason: p.Markdown(),
+		Impact:  fmt.Sprintf("runs the plan's %d step(s) with parallel workers", len(p.Steps)),
+		Choices: []permission.Answer{permission.AllowOnce, permission.DenyAnswer}})
+	if err != nil {
+		return p, orchestrator.PlanReject, err
+	}
+	if reply.Answer == permission.AllowOnce {
+		return p, orchestrator.PlanApprove, nil
+	}
+	return p, orchestrator.PlanReject, nil
 }
 
 // runStreamInput is `run --input-format stream-json`: prompt, when not
@@ -296,7 +344,12 @@ func runStreamInput(ctx context.Context, f runFlags, prompt string, io stdio) er
 	questions := tools.NewQuestions(hub.Publish)
 	// A project's untrusted MCP servers are asked about like in the
 	// interactive front ends: the program on stdin answers for a person.
-	app, err := assemble(assembleOptions{flags: f, sink: hub, stderr: io.err, approver: broker, waitMCP: ctx, asker: questions, askMCPTrust: true})
+	var plans orchestrator.PlanApprover = streamPlanApprover{broker}
+	if os.Getenv(planApprovalEnv) == "auto" {
+		plans = nil
+	}
+	app, err := assemble(assembleOptions{flags: f, sink: hub, stderr: io.err, approver: broker, planApprover: plans,
+		waitMCP: ctx, asker: questions, askMCPTrust: true})
 	if err != nil {
 		return err
 	}

@@ -261,3 +261,101 @@ func TestE2EAskTool(t *testing.T) {
 		t.Errorf("the transcript does not label the assumption:\n%s", r.stderr)
 	}
 }
+
+// TestE2EStreamJSONPlanWorkersAskOneAtATime: a /plan line over stream-json
+// asks for the plan's approval, then its two workers run at once and each
+// wants a command the gate asks about; the questions come one at a time,
+// each naming its step, and both steps land once answered. A second /plan
+// rejected is a notice, not a failure.
+func TestE2EStreamJSONPlanWorkersAskOneAtATime(t *testing.T) {
+	t.Parallel()
+	plan := map[string]any{"goal": "two marker files", "steps": []map[string]any{
+		{"id": "s1", "title": "touch one", "files": []string{"one.txt"}},
+		{"id": "s2", "title": "touch two", "files": []string{"two.txt"}},
+	}}
+	turns := []scripted.Turn{{ToolCalls: []scripted.Call{call("submit_plan", plan)}}}
+	turns = append(turns, stepWorker("s1", call("bash", map[string]any{"command": "touch one.txt"}))...)
+	turns = append(turns, stepWorker("s2", call("bash", map[string]any{"command": "touch two.txt"}))...)
+	turns = append(turns, scripted.Turn{ToolCalls: []scripted.Call{call("submit_plan", plan)}})
+	e := newE2E(t, turns...)
+	e.write("reasonix.toml", "[agent]\nmax_parallel = 2\n")
+	c := startStream(t, e)
+	c.send(userLine("/plan make two marker files"))
+	ap := c.await("the plan's approval", typed("approval_request"))
+	if ap["tool"] != "plan" || ap["subject"] != "two marker files" || !strings.Contains(fmt.Sprint(ap["reason"]), "touch two") ||
+		fmt.Sprint(ap["choices"]) != "[allow deny]" {
+		t.Fatalf("plan approval %v", ap)
+	}
+	c.send(map[string]any{"type": "approval", "id": ap["id"], "decision": "allow"})
+
+	// Both workers start; the first to reach its command asks.
+	first := c.await("a worker's approval", typed("approval_request"))
+	running := map[string]bool{}
+	for _, m := range c.seen {
+		if r, ok := m["step_result"].(map[string]any); ok && m["type"] == "step_update" && r["status"] == "running" {
+			running[fmt.Sprint(r["step"])] = true
+		}
+	}
+	step1 := fmt.Sprint(first["step"])
+	if first["tool"] != "bash" || (step1 != "s1" && step1 != "s2") {
+		t.Fatalf("worker approval %v", first)
+	}
+	// The other worker's question waits behind it: give it time to come
+	// (it would, were questions not queued) before answering.
+	other := map[string]string{"s1": "s2", "s2": "s1"}[step1]
+	deadline := time.After(3 * time.Second)
+	for !running[other] {
+		select {
+		case m := <-c.lines:
+			c.seen = append(c.seen, m)
+			if r, ok := m["step_result"].(map[string]any); ok && m["type"] == "step_update" && r["status"] == "running" {
+				running[fmt.Sprint(r["step"])] = true
+			}
+			if m["type"] == "approval_request" {
+				t.Fatalf("a second question came while the first was open: %v", m)
+			}
+		case <-deadline:
+			t.Fatalf("step %s never ran alongside %s; saw %v", other, step1, c.seen)
+		}
+	}
+	time.Sleep(500 * time.Millisecond)
+	for len(c.lines) > 0 {
+		m := <-c.lines
+		c.seen = append(c.seen, m)
+		if m["type"] == "approval_request" {
+			t.Fatalf("a second question came while the first was open: %v", m)
+		}
+	}
+	c.send(map[string]any{"type": "approval", "id": first["id"], "decision": "allow"})
+	second := c.await("the other worker's approval", typed("approval_request"))
+	if second["step"] != other || !strings.Contains(fmt.Sprint(second["command"]), map[string]string{"s1": "one", "s2": "two"}[other]) {
+		t.Fatalf("second approval %v, want step %s", second, other)
+	}
+	c.send(map[string]any{"type": "approval", "id": second["id"], "decision": "allow"})
+	c.await("the plan's end", turnDone)
+	for _, f := range []string{"one.txt", "two.txt"} {
+		if _, err := os.Stat(filepath.Join(e.repo, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	// Every worker event carried its step.
+	for _, m := range c.seen {
+		if m["type"] == "tool_end" && m["role"] == "executor" && m["step"] == nil {
+			t.Errorf("a worker's tool event without its step: %v", m)
+		}
+	}
+
+	// A rejected plan runs nothing and is not a failure.
+	c.send(userLine("/plan again"))
+	ap = c.await("the second plan's approval", typed("approval_request"))
+	c.send(map[string]any{"type": "approval", "id": ap["id"], "decision": "deny"})
+	c.await("the rejection", func(m map[string]any) bool {
+		return m["type"] == "notice" && m["text"] == "plan rejected; nothing was changed"
+	})
+	c.stdin.Close()
+	for range c.lines {
+	}
+	if err := <-c.exit; err != nil {
+		t.Fatalf("exit: %v", err)
+	}
+}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -74,5 +76,51 @@ func TestTUISubagentBlock(t *testing.T) {
 	}
 	tt.keys("C-t")
 	tt.waitFor("▾ [explore: find the TODOs] done", "✓ grep TODO", "✓ read_file notes.txt")
+	tt.quit()
+}
+
+// TestTUIPlanWorkersLiveAndAskOneAtATime: an approved /plan's two
+// independent steps run at once, each a live line with its status; both
+// workers want a command the gate asks about, and their questions come
+// one at a time in one overlay naming the step; answered, both steps end
+// as summary lines.
+func TestTUIPlanWorkersLiveAndAskOneAtATime(t *testing.T) {
+	t.Parallel()
+	plan := map[string]any{"goal": "two marker files", "steps": []map[string]any{
+		{"id": "s1", "title": "touch one", "files": []string{"one.txt"}},
+		{"id": "s2", "title": "touch two", "files": []string{"two.txt"}},
+	}}
+	turns := []scripted.Turn{{ToolCalls: []scripted.Call{call("submit_plan", plan)}}}
+	turns = append(turns, stepWorker("s1", call("bash", map[string]any{"command": "touch one.txt"}))...)
+	turns = append(turns, stepWorker("s2", call("bash", map[string]any{"command": "touch two.txt"}))...)
+	e := newE2E(t, turns...)
+	e.write("reasonix.toml", "[agent]\nmax_parallel = 2\n")
+	tt := startTUI(t, e, "chat")
+	tt.typeLine("/plan make two marker files")
+	tt.waitFor("run this plan?", "touch one", "touch two")
+	tt.keys("a")
+	// One question on screen, naming its step; both steps live meanwhile.
+	s := tt.waitFor("approve bash?", "[step s1] touch one · executor · running", "[step s2] touch two · executor · running")
+	other, file := "s2", "two.txt"
+	if strings.Contains(s, "step     s2") {
+		other, file = "s1", "one.txt"
+	} else if !strings.Contains(s, "step     s1") {
+		t.Fatalf("the approval does not name its step:\n%s", s)
+	}
+	if strings.Contains(s, "step     "+other) {
+		t.Fatalf("both workers' questions on screen at once:\n%s", s)
+	}
+	tt.keys("y")
+	s = tt.waitFor("approve bash?", "step     "+other, file)
+	tt.keys("y")
+	s = tt.waitFor("▸ [step s1: touch one] done: did s1", "▸ [step s2: touch two] done: did s2")
+	if strings.Contains(s, "approve bash?") || strings.Contains(s, "· running") {
+		t.Errorf("a question or a live step left after the plan ended:\n%s", s)
+	}
+	for _, f := range []string{"one.txt", "two.txt"} {
+		if _, err := os.Stat(filepath.Join(e.repo, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
 	tt.quit()
 }
