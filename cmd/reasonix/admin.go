@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -120,9 +121,10 @@ func cmdDoctor(args []string, io stdio) error {
 		len(cfg.Permissions.Allow)+len(set.Rules("allow")), len(cfg.Permissions.Ask)+len(set.Rules("ask")), len(cfg.Permissions.Deny)+len(set.Rules("deny")))
 	fmt.Fprintf(io.out, "files:      confined to %s (+%d read, +%d write paths, and the Reasonix home)\n",
 		wd, len(cfg.Sandbox.AllowRead), len(cfg.Sandbox.AllowWrite))
-	deny, except := permission.DenyReadPaths(userHome, loaded.Home, cfg.Sandbox.DenyRead)
 	sb := permission.SandboxOptions{Mode: cfg.Sandbox.Bash, Workspace: wd, AllowWrite: cfg.Sandbox.AllowWrite, Network: cfg.Sandbox.Network,
-		Home: loaded.Home, TempDir: filepath.Join(os.TempDir(), "reasonix-run-*"), DenyRead: deny, DenyReadExcept: except}
+		Home: loaded.Home, TempDir: filepath.Join(os.TempDir(), "reasonix-run-*")}
+	sb.DenyRead, sb.DenyReadExcept = sandboxDenyRead(sb, userHome, cfg.Sandbox.DenyRead,
+		append(slices.Clone(cfg.Permissions.Deny), set.Rules("deny")...))
 	enforced, abi, detail := permission.SandboxStatus(sb)
 	switch {
 	case cfg.Sandbox.Bash == "off":
@@ -146,7 +148,11 @@ func cmdDoctor(args []string, io stdio) error {
 	} else if exe != "" {
 		fmt.Fprintf(io.out, "shell:      PowerShell %s ([tools.shell] prefer = %q): every line asks unless an exact rule allows it\n", exe, cfg.Tools.Shell.Prefer)
 	}
-	fmt.Fprintf(io.out, "file tools: refuse the read deny list (%d paths) and hard-linked files\n", len(deny))
+	fmt.Fprintf(io.out, "file tools: refuse the read deny list (%d paths) and hard-linked files\n", len(sb.DenyRead))
+	if _, gateOnly := permission.ReadRuleDenies(append(slices.Clone(cfg.Permissions.Deny), set.Rules("deny")...), permission.WritablePaths(sb)); len(gateOnly) > 0 {
+		fmt.Fprintf(io.out, "read rules: %s: enforced by the gate (file tools, and commands that name the path or read a folder holding it), not by the sandbox (a path inside a writable tree, or a glob, cannot be kept out by Landlock)\n",
+			strings.Join(gateOnly, ", "))
+	}
 	if lang, _ := cfg.AnswerLanguage(loaded.Getenv); lang != "" {
 		fmt.Fprintf(io.out, "language:   %s\n", lang)
 	}

@@ -223,8 +223,6 @@ func assemble(o assembleOptions) (*app, error) {
 		return nil, usageError{err}
 	}
 	env.Guard = guard
-	denyRead, denyExcept := permission.DenyReadPaths(userHome, loaded.Home, cfg.Sandbox.DenyRead)
-	guard.DenyRead(denyRead, denyExcept)
 	// A private temporary directory per run: bash gets it as TMPDIR and
 	// the sandbox leaves the shared /tmp out.
 	runTmp, err := runtmp.New("")
@@ -234,6 +232,12 @@ func assemble(o assembleOptions) (*app, error) {
 	if r, err := filepath.EvalSymlinks(runTmp); err == nil {
 		runTmp = r
 	}
+	denyRules := append(slices.Clone(cfg.Permissions.Deny), set.Rules("deny")...)
+	sbOpts := permission.SandboxOptions{Mode: cfg.Sandbox.Bash, Workspace: workspace, AllowWrite: allowWrite,
+		Network: cfg.Sandbox.Network, Home: loaded.Home, TempDir: runTmp}
+	denyRead, denyExcept := sandboxDenyRead(sbOpts, userHome, cfg.Sandbox.DenyRead, denyRules)
+	sbOpts.DenyRead, sbOpts.DenyReadExcept = denyRead, denyExcept
+	guard.DenyRead(denyRead, denyExcept)
 	a.closers = append(a.closers, func() {
 		_ = os.RemoveAll(runTmp)
 		// Runs killed before this point left theirs behind; the
@@ -252,9 +256,7 @@ func assemble(o assembleOptions) (*app, error) {
 	}
 	env.Shell = cfg.Tools.Shell.Path
 	env.Editor = o.editor
-	sbOpts := permission.SandboxOptions{Mode: cfg.Sandbox.Bash, Workspace: workspace, AllowWrite: allowWrite,
-		Network: cfg.Sandbox.Network, Home: loaded.Home, TempDir: runTmp, DenyRead: denyRead, DenyReadExcept: denyExcept,
-		Notify: func(msg string) { sink.Publish(events.Event{Type: events.Notice, Text: msg}) }}
+	sbOpts.Notify = func(msg string) { sink.Publish(events.Event{Type: events.Notice, Text: msg}) }
 	if cfg.Sandbox.Bash != "off" {
 		env.Sandbox = permission.SandboxCommand(sbOpts)
 	}
@@ -273,8 +275,7 @@ func assemble(o assembleOptions) (*app, error) {
 	// Claude Code settings rules join Reasonix's own; deny wins wherever
 	// it was written.
 	pol, err := permission.ParsePolicy(mode, append(slices.Clone(cfg.Permissions.Allow), set.Rules("allow")...),
-		append(slices.Clone(cfg.Permissions.Ask), set.Rules("ask")...),
-		append(slices.Clone(cfg.Permissions.Deny), set.Rules("deny")...), cfg.Permissions.Dangerous)
+		append(slices.Clone(cfg.Permissions.Ask), set.Rules("ask")...), denyRules, cfg.Permissions.Dangerous)
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -539,4 +540,20 @@ func budgetOf(b *float64) float64 {
 		return 0
 	}
 	return *b
+}
+
+// sandboxDenyRead is the read deny list of a run's sandbox and file tools:
+// the credential stores, the Reasonix home and [sandbox] deny_read, plus
+// the paths outside every writable tree that Read deny rules (Reasonix's
+// and Claude Code settings') name outright, so a command cannot read them
+// by a path the gate never sees (permission.ReadRuleDenies).
+func sandboxDenyRead(opts permission.SandboxOptions, userHome string, configured, denyRules []string) (deny, except []string) {
+	deny, except = permission.DenyReadPaths(userHome, opts.Home, configured)
+	paths, _ := permission.ReadRuleDenies(denyRules, permission.WritablePaths(opts))
+	for _, p := range paths {
+		if !slices.Contains(deny, p) {
+			deny = append(deny, p)
+		}
+	}
+	return deny, except
 }

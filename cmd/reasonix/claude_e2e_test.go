@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reasonix/reasonix/internal/permission"
 	"github.com/reasonix/reasonix/providers/scripted"
 )
 
@@ -310,5 +311,60 @@ func TestE2EHookTrustAskedOnTheStreamAndRemembered(t *testing.T) {
 	r := e.run("", "run", "and again")
 	if _, err := os.Stat(filepath.Join(e.repo, "started")); err == nil || !strings.Contains(r.stderr, "project hook(s) not run") {
 		t.Errorf("a changed hook set ran without being trusted (exit %d)\n%s", r.code, r.stderr)
+	}
+}
+
+// A settings.json Read deny for a path outside the workspace is the
+// sandbox's too: a command that reaches the file by a path the gate
+// cannot see (built when the line runs) is refused by the kernel, even
+// under --yolo, and doctor lists the path in the read deny list.
+func TestE2EClaudeSettingsDenyReadIsSandboxed(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("the sandbox's read deny list is Landlock's (Linux)")
+	}
+	if enforced, _, detail := permission.SandboxStatus(permission.SandboxOptions{}); !enforced {
+		t.Skipf("Landlock not enforced here: %s", detail)
+	}
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": `k=prod; cat ~/secrets/$k.key; echo status=$?`})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": `cat ~/notes/plan.txt`})}},
+		scripted.Turn{Text: "done"},
+	)
+	root := filepath.Dir(e.repo) // the run's HOME
+	for rel, body := range map[string]string{"secrets/prod.key": "TOKEN=very-secret-31337\n", "notes/plan.txt": "plain notes\n"} {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.write(".claude/settings.json", `{"permissions": {"deny": ["Read(~/secrets/**)", "Read(./.env)"]}}`)
+	r := e.run("", "run", "--yolo", "read the key")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("requests = %d", len(reqs))
+	}
+	msgs := string(messagesOf(t, reqs[2]))
+	if strings.Contains(msgs, "very-secret-31337") {
+		t.Fatalf("the secret reached the model:\n%s", msgs)
+	}
+	if !strings.Contains(msgs, "ermission denied") || !strings.Contains(msgs, "status=1") {
+		t.Errorf("the sandbox did not refuse the read:\n%s", msgs)
+	}
+	if !strings.Contains(msgs, "plain notes") {
+		t.Errorf("a file beside the denied folder was not readable:\n%s", msgs)
+	}
+	d := e.run("", "doctor")
+	if !strings.Contains(d.stdout, filepath.Join(root, "secrets")) {
+		t.Errorf("doctor does not list the denied folder:\n%s", d.stdout)
+	}
+	if !strings.Contains(d.stdout, "read rules: Read(./.env): enforced by the gate") {
+		t.Errorf("doctor does not say which Read rules only the gate enforces:\n%s", d.stdout)
 	}
 }

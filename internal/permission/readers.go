@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -15,10 +16,42 @@ import (
 // read_file .env may not. When such a directory holds a path a Read deny
 // rule names, the line waits for a person instead of running: a hint
 // computed from the files on disk, not a guarantee. What is guaranteed
-// is the sandbox's deny_read list: Landlock can only grant access, so
+// is the sandbox's deny_read list, which Read deny rules naming a path
+// outside every writable tree join (ReadRuleDenies). Landlock can only
+// grant access, and a writable tree's rule grants reading all of it, so
 // denying one file in the workspace would make the workspace root a
 // list-only directory in which files a command creates could not be read
-// back, which is why Read deny rules are not turned into Landlock rules.
+// back: rules for paths inside the workspace stay the gate's.
+
+// ReadRuleDenies returns the paths the sandbox's deny_read list takes
+// from Read deny rules (raw rule text, as in ParsePolicy; a rule that does
+// not parse is skipped, ParsePolicy reports it): each rule whose pattern
+// is one absolute path (Read(~/secrets/prod.key)) or a whole absolute
+// directory (Read(~/.config/gh/**)), unless it lies inside a writable
+// path, where Landlock could not keep it out (see above), or holds one
+// (Read(~/**) with the workspace in the home would refuse the file tools
+// the whole workspace). gateOnly are
+// the other Read deny rules (globs, workspace-relative ones such as
+// Read(./.env)), which stay the gate's alone.
+func ReadRuleDenies(deny []string, writable []string) (paths, gateOnly []string) {
+	for _, raw := range deny {
+		r, err := ParseRule(raw)
+		if err != nil || r.Family != FamilyRead || r.pattern == "" {
+			continue
+		}
+		pat := strings.TrimSuffix(r.pattern, "/**")
+		p := filepath.Clean(filepath.FromSlash(pat))
+		if !strings.HasPrefix(pat, "/") || strings.ContainsAny(pat, `*?[{\`) || p == string(filepath.Separator) ||
+			slices.ContainsFunc(writable, func(w string) bool { return within(p, w) || within(w, p) }) {
+			gateOnly = append(gateOnly, raw)
+			continue
+		}
+		if !slices.Contains(paths, p) {
+			paths = append(paths, p)
+		}
+	}
+	return paths, gateOnly
+}
 
 // maxReaderWalk bounds the entries walked beneath one directory; a larger
 // tree is not walked to its end and the line asks. A variable so tests can

@@ -3,6 +3,7 @@ package permission
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -91,5 +92,36 @@ func TestStaticBase(t *testing.T) {
 		if got := filepath.ToSlash(staticBase(pat)); got != want {
 			t.Errorf("staticBase(%q) = %q, want %q", pat, got, want)
 		}
+	}
+}
+
+// Read deny rules that name one absolute path or a whole absolute folder
+// outside every writable tree join the sandbox's list; the rest (globs,
+// workspace-relative rules, paths a writable tree covers) stay the
+// gate's.
+func TestReadRuleDenies(t *testing.T) {
+	t.Setenv("HOME", "/home/u")
+	paths, gateOnly := ReadRuleDenies([]string{
+		"Read(~/secrets/prod.key)",
+		"Read(~/.config/gh/**)",
+		"Read(/etc/app/**)",
+		"Read(/etc/app/**)", // twice: listed once
+		"Read(./.env)",
+		"Read(**/*.pem)",
+		"Read(/srv/*/key)",
+		"Read(/home/u/ws/keys/**)", // inside the writable workspace
+		"Read(/home/**)",           // holds the workspace
+		"Read(/**)",                // everything
+		"Bash(cat:*)",              // not a Read rule
+		"Edit(/etc/hosts)",         // not a Read rule
+		"Read(not a [glob)",        // does not parse: ParsePolicy's to report
+	}, []string{"/home/u/ws", "/tmp/run"})
+	want := []string{"/home/u/secrets/prod.key", "/home/u/.config/gh", "/etc/app"}
+	if !slices.Equal(paths, want) {
+		t.Errorf("paths = %q, want %q", paths, want)
+	}
+	wantGate := []string{"Read(./.env)", "Read(**/*.pem)", "Read(/srv/*/key)", "Read(/home/u/ws/keys/**)", "Read(/home/**)", "Read(/**)"}
+	if !slices.Equal(gateOnly, wantGate) {
+		t.Errorf("gateOnly = %q, want %q", gateOnly, wantGate)
 	}
 }
