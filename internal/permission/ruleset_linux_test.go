@@ -297,3 +297,11 @@ func runWith(t *testing.T, sb func(*exec.Cmd) error, dir, script string) (string
 	err := cmd.Wait()
 	return out.String(), err
 }
+
+// ino is the inode number name was granted as, 0 when it was not.
+func (g *dirGrants) ino(name string) uint64 {
+	if e := g.granted[name]; e != nil {
+		return e.ino
+	}
+	return 0
+}

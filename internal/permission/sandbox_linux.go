@@ -206,14 +206,6 @@ type grantedEntry struct {
 	gen uint32
 }
 
-// ino is the inode number name was granted as, 0 when it was not.
-func (g *dirGrants) ino(name string) uint64 {
-	if e := g.granted[name]; e != nil {
-		return e.ino
-	}
-	return 0
-}
-
 func newRulesetCache() *rulesetCache {
 	rc := &rulesetCache{state: new(rulesetState)}
 	// The ruleset lives as long as its SandboxCommand (a plan worker's
