@@ -134,6 +134,20 @@ func TestE2EResearchGoal(t *testing.T) {
 	if logs, _ := filepath.Glob(filepath.Join(s.repo, ".reasonix", "research", "*")); len(logs) != 0 || strings.Contains(string(s.srv.Requests()[0]), "research goal") {
 		t.Errorf("--simple kept a research log: %v", logs)
 	}
+
+	// No flag: a goal that reads as research, debugging or optimisation
+	// gets the log; one that does not, none.
+	for goal, research := range map[string]bool{"find out why the login test is flaky": true, "optimise the parser": true, "rename the config loader": false} {
+		a := newE2E(t, scripted.Turn{ToolCalls: []scripted.Call{status("done", "ok")}})
+		if r := a.run("", "run", "--goal", goal); r.code != 0 {
+			t.Fatalf("%q: exit %d\n%s", goal, r.code, r.stderr)
+		}
+		logs, _ := filepath.Glob(filepath.Join(a.repo, ".reasonix", "research", "*", "log.md"))
+		noted := strings.Contains(string(a.srv.Requests()[0]), "This is a research goal")
+		if (len(logs) == 1) != research || noted != research {
+			t.Errorf("%q: research logs %v, research note %v; want research %v", goal, logs, noted, research)
+		}
+	}
 }
 
 // goalHookSettings record every UserPromptSubmit and Stop payload; the
