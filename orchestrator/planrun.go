@@ -777,7 +777,7 @@ func (r *planRun) stepBrief(j *stepJob) string {
 
 func (r *planRun) whereabouts(b *strings.Builder, j *stepJob) {
 	if j.root != r.c.rt.Workspace {
-		fmt.Fprintf(b, "You work in your own copy of the project at %s (a git worktree); use paths relative to it. The coordinator commits and merges your changes; do not commit, merge or switch branches yourself.\n", j.root)
+		fmt.Fprintf(b, "You work in your own copy of the project at %s (a git worktree); use paths relative to it. The coordinator commits and merges your changes; do not stage, commit, stash, merge or switch branches yourself (read-only git, such as status, diff and log, works; the sandbox may refuse git writes here).\n", j.root)
 	}
 }
 

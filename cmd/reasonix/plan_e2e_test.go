@@ -7,11 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/reasonix/reasonix/internal/llmtest"
+	"github.com/reasonix/reasonix/internal/permission"
 	"github.com/reasonix/reasonix/providers"
 	"github.com/reasonix/reasonix/providers/scripted"
 )
@@ -375,5 +377,46 @@ func TestE2EPlanKillAndResume(t *testing.T) {
 	}
 	if r := e.run("", "run", "--plan", "plan-nope", "--resume"); r.code == 0 {
 		t.Error("resuming an unknown plan succeeded")
+	}
+}
+
+// TestE2EPlanWorktreeGitIsReadOnly: under the bash sandbox a worker in
+// its worktree can read the repository with git, but cannot write the
+// repository's .git (where a hook would run on the person's next
+// commit), which lies outside the worktree it is confined to; its brief
+// says committing is the coordinator's.
+func TestE2EPlanWorktreeGitIsReadOnly(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("Landlock is Linux-only")
+	}
+	if enforced, _, detail := permission.SandboxStatus(permission.SandboxOptions{Workspace: t.TempDir()}); !enforced {
+		t.Skipf("Landlock not enforced here: %s", detail)
+	}
+	e := newE2E(t, stepWorker("s1",
+		call("write_file", map[string]any{"path": "a.txt", "content": "a\n"}),
+		call("bash", map[string]any{"command": `git status --short; echo status=$?; cd "$(git rev-parse --git-common-dir)/hooks" && touch post-checkout; echo hook=$?; cd -; git add -A; echo add=$?`}))...)
+	e.write("list.txt", "one\n")
+	e.gitInit()
+	e.savePlan("plan-ro", map[string]any{"goal": "g", "steps": []map[string]any{{"id": "s1", "title": "add a"}}})
+	r := e.run("", "run", "--yolo", "--plan", "plan-ro")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	reqs := e.srv.Requests()
+	if !strings.Contains(firstUserOf(t, reqs[0]), "do not stage, commit, stash") {
+		t.Errorf("the brief does not say committing is the coordinator's:\n%.600s", firstUserOf(t, reqs[0]))
+	}
+	msgs := wireMessages(t, reqs[len(reqs)-1])
+	out := msgs[len(msgs)-1].Content
+	if !strings.Contains(out, "?? a.txt") || !strings.Contains(out, "status=0") || strings.Contains(out, "hook=0") || strings.Contains(out, "add=0") || !strings.Contains(out, "Permission denied") {
+		t.Errorf("git in the worktree: want reads to work and writes to fail:\n%s", out)
+	}
+	t.Logf("worker saw:\n%s", out)
+	if _, err := os.Stat(filepath.Join(e.repo, ".git", "hooks", "post-checkout")); err == nil {
+		t.Error("a worker wrote a hook into the repository's .git")
+	}
+	if e.read("a.txt") != "a\n" {
+		t.Error("the step's file did not land")
 	}
 }
