@@ -546,3 +546,37 @@ func TestTUIGoalResumeInItsSession(t *testing.T) {
 	}
 	tt.quit()
 }
+
+// TestTUIAskTool: the model's ask question is an overlay in the real
+// binary; a choice's number answers it, and Esc tells the model to
+// proceed on an assumption it states.
+func TestTUIAskTool(t *testing.T) {
+	t.Parallel()
+	ask := call("ask", map[string]any{"question": "Which colour should the button be?", "choices": []string{"blue", "green"}})
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{ask}},
+		scripted.Turn{Text: "Made it GREEN-DONE."},
+		scripted.Turn{ToolCalls: []scripted.Call{ask}},
+		scripted.Turn{Text: "Assumption: blue. BLUE-DONE"},
+	)
+	tt := startTUI(t, e, "chat")
+	tt.typeLine("style the button")
+	tt.waitFor("Which colour should the button be?", "1 blue", "2 green")
+	tt.typeLine("2")
+	tt.waitFor("Made it GREEN-DONE.")
+	tt.typeLine("style it again")
+	tt.waitFor("Which colour should the button be?")
+	tt.keys("Escape")
+	tt.waitFor("BLUE-DONE")
+	reqs := e.srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("requests = %d", len(reqs))
+	}
+	if m := wireMessages(t, reqs[1]); m[len(m)-1].Content != "The user answered: green" {
+		t.Errorf("the model got %q", m[len(m)-1].Content)
+	}
+	if m := wireMessages(t, reqs[3]); !strings.Contains(m[len(m)-1].Content, "chose not to answer; proceed on an assumption you state") || !strings.Contains(m[len(m)-1].Content, `"Assumption:"`) {
+		t.Errorf("Esc did not tell the model to state an assumption: %q", m[len(m)-1].Content)
+	}
+	tt.quit()
+}

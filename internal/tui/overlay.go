@@ -534,7 +534,7 @@ func (a *App) showQuestion(q *events.Question, qa questionAnswerer) (closeFn fun
 				answer(s)
 			}
 		case tcell.KeyEscape:
-			answer("(the user did not answer; proceed on an assumption you state)")
+			answer(`(the user chose not to answer; proceed on an assumption you state, beginning that part of your reply with "Assumption:")`)
 		}
 	})
 	const hint = "[gray]Enter answers (a number picks a choice) · Esc skips[-]"
