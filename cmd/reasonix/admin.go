@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -15,6 +16,7 @@ import (
 	"github.com/reasonix/reasonix/internal/permission"
 	"github.com/reasonix/reasonix/internal/settings"
 	"github.com/reasonix/reasonix/providers"
+	"github.com/reasonix/reasonix/tools/mcp"
 )
 
 func cmdModels(args []string, io stdio) error {
@@ -164,7 +166,40 @@ func cmdDoctor(args []string, io stdio) error {
 	}
 	fmt.Fprintf(io.out, "keys:       credentials_store %s: %s\n", cfg.CredentialsStore, credentials.Open(loaded.Home, cfg.CredentialsStore).Where())
 	printImports(io.out, workspaceOf(loaded, wd), loaded.Home, userHome, allHooks(cfg, set), set, setErr)
+	printMCP(io.out, mcpSetup{loaded: loaded, workspace: workspaceOf(loaded, wd), userHome: userHome})
 	return nil
+}
+
+// printMCP writes doctor's list of MCP servers: each definition, where it
+// comes from and whether it would start, without starting any; problems
+// in the JSON files (a syntax error, a server with no command, a ${VAR}
+// that is not set) are named.
+func printMCP(w io.Writer, s mcpSetup) {
+	var problems []string
+	s.notify = func(n string) { problems = append(problems, n) }
+	cfgs := mcpServers(s)
+	if len(cfgs) == 0 && len(problems) == 0 {
+		fmt.Fprintln(w, "mcp:        no servers ([[plugins]] in reasonix.toml, .mcp.json, ~/.claude.json)")
+		return
+	}
+	fmt.Fprintf(w, "mcp:        %d server(s); `reasonix mcp list` starts the trusted ones and counts their tools\n", len(cfgs))
+	for _, c := range cfgs {
+		state := "starts with each session"
+		switch {
+		case c.Disabled:
+			state = "disabled (enabled = false)"
+		case c.NeedsTrust:
+			state = "NOT trusted yet: starts after a person allows it in `reasonix`, or with --mcp-trust"
+		}
+		what := c.URL
+		if what == "" {
+			what = strings.Join(append([]string{c.Command}, c.Args...), " ")
+		}
+		fmt.Fprintf(w, "  %s (%s) %s\n    from %s; %s\n", c.Name, orDefault(c.Type, mcp.TypeStdio), what, c.Source, state)
+	}
+	for _, p := range problems {
+		fmt.Fprintf(w, "  PROBLEM: %s\n", strings.TrimPrefix(p, "MCP: "))
+	}
 }
 
 func orDefault(s, d string) string {

@@ -106,6 +106,7 @@ Usage:
                                    the provider account's balance (DeepSeek's /user/balance)
   reasonix mcp list                list the MCP servers, their state and tool counts
   reasonix mcp get NAME            show one MCP server's tools, prompts and resources
+                                   (--mcp-trust starts a project's untrusted servers for this command)
   reasonix models                  list the configured models
   reasonix config                  print the merged config and where each value came from
   reasonix context [--json] [--role NAME]

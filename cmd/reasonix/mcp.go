@@ -188,6 +188,7 @@ func cmdMCP(ctx context.Context, args []string, io stdio) error {
 	fs := flag.NewFlagSet("mcp "+sub, flag.ContinueOnError)
 	fs.SetOutput(io.err)
 	cfgFile := fs.String("config", "", "config file")
+	trustAll := fs.Bool("mcp-trust", false, "start this project's servers for this command without asking (nothing is recorded)")
 	pos, err := parseInterleaved(fs, args[1:])
 	if err != nil {
 		return usageError{err}
@@ -204,9 +205,13 @@ func cmdMCP(ctx context.Context, args []string, io stdio) error {
 	if err != nil {
 		return err
 	}
-	var notes []string
-	s := mcpSetup{loaded: loaded, workspace: workspaceOf(loaded, wd), userHome: userHomeDir(), notify: func(n string) { notes = append(notes, n) }}
+	// Problems in the JSON files are said first, on stderr; the
+	// manager's own notices repeat what each server's line says.
+	problems := 0
+	s := mcpSetup{loaded: loaded, workspace: workspaceOf(loaded, wd), userHome: userHomeDir(), trustAll: *trustAll,
+		notify: func(n string) { problems++; fmt.Fprintf(io.err, "reasonix: %s\n", n) }}
 	cfgs := mcpServers(s)
+	s.notify = func(string) {}
 	if sub == "get" {
 		var one []mcp.Config
 		for _, c := range cfgs {
@@ -231,7 +236,11 @@ func cmdMCP(ctx context.Context, args []string, io stdio) error {
 		return nil
 	}
 	if len(cfgs) == 0 {
-		fmt.Fprintln(io.out, "no MCP servers configured ([[plugins]] in reasonix.toml, or .mcp.json)")
+		if problems > 0 {
+			fmt.Fprintln(io.out, "no usable MCP servers: see the problems above")
+		} else {
+			fmt.Fprintln(io.out, "no MCP servers configured ([[plugins]] in reasonix.toml, .mcp.json, or ~/.claude.json)")
+		}
 		return nil
 	}
 	tw := tabwriter.NewWriter(io.out, 0, 2, 2, ' ', 0)
@@ -245,7 +254,7 @@ func cmdMCP(ctx context.Context, args []string, io stdio) error {
 		case st.Err != "":
 			fmt.Fprintf(io.err, "%s: %s\n", st.Name, st.Err)
 		case st.State == mcp.StateUntrusted:
-			fmt.Fprintf(io.err, "%s: defined by %s; not started until trusted (answer its question in `reasonix`, or run with --mcp-trust)\n", st.Name, st.Source)
+			fmt.Fprintf(io.err, "%s: defined by %s; not started until trusted (answer its question in `reasonix`, or add --mcp-trust to start it for one command)\n", st.Name, st.Source)
 		}
 	}
 	return nil
@@ -263,7 +272,7 @@ func printServer(io stdio, st mcp.Status, logPath string) {
 		fmt.Fprintf(io.out, "  stderr log: %s\n", logPath)
 	}
 	if st.State == mcp.StateUntrusted {
-		fmt.Fprintln(io.out, "  not started: a person has not trusted this definition (answer its question in `reasonix`, or run with --mcp-trust)")
+		fmt.Fprintln(io.out, "  not started: a person has not trusted this definition (answer its question in `reasonix`, or add --mcp-trust to start it for one command)")
 	}
 	if len(st.Tools) > 0 {
 		fmt.Fprintf(io.out, "tools (%d):\n", len(st.Tools))

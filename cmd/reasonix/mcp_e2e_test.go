@@ -280,3 +280,61 @@ command = "true"
 		t.Errorf("the hang or the garbage is not named:\n%s", r.stderr)
 	}
 }
+
+// A newcomer's project with a .mcp.json: doctor names every server, where
+// it comes from and whether it would start, and the file's problems (a
+// variable that is not set, a server with no command) without starting
+// anything; mcp list says the same problems; mcp get --mcp-trust starts
+// an untrusted server for that one command and records nothing; a
+// broken file is named with its line, never read as "no servers".
+func TestE2EMCPNewcomerDoctorListGet(t *testing.T) {
+	t.Parallel()
+	plugin := pluginExample(t)
+	e := newE2E(t)
+	e.write(".mcp.json", fmt.Sprintf(`{"mcpServers": {
+  "example": {"command": %q},
+  "posthog": {"command": "npx", "args": ["-y", "mcp-remote@latest", "https://mcp.posthog.com/sse", "--header", "Authorization:${POSTHOG_AUTH_HEADER}"],
+              "env": {"POSTHOG_AUTH_HEADER": "Bearer ${POSTHOG_KEY}"}},
+  "nocmd": {"args": ["x"]}
+}}`, plugin))
+	d := e.run("", "doctor")
+	for _, want := range []string{
+		"mcp:        2 server(s)",
+		"example (stdio) " + plugin,
+		"NOT trusted yet",
+		// The server's own env variable stays for mcp-remote to expand.
+		"--header Authorization:${POSTHOG_AUTH_HEADER}",
+		"PROBLEM: " + filepath.Join(e.repo, ".mcp.json") + ": mcpServers.posthog: env.POSTHOG_AUTH_HEADER uses ${POSTHOG_KEY}, which is not set",
+		"mcpServers.nocmd: server has no command",
+	} {
+		if !strings.Contains(d.stdout, want) {
+			t.Errorf("doctor lacks %q:\n%s", want, d.stdout)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(e.home, "logs", "mcp", "example.log")); err == nil {
+		t.Error("doctor started a server")
+	}
+
+	l := e.run("", "mcp", "list")
+	if l.code != 0 || !strings.Contains(l.stderr, "${POSTHOG_KEY}, which is not set") || !strings.Contains(l.stderr, "--mcp-trust") {
+		t.Errorf("mcp list: exit %d\n%s\n%s", l.code, l.stdout, l.stderr)
+	}
+
+	g := e.run("", "mcp", "get", "example", "--mcp-trust")
+	if g.code != 0 || !strings.Contains(g.stdout, "example: running") || !strings.Contains(g.stdout, "mcp__example__wordcount [read-only]") {
+		t.Errorf("mcp get --mcp-trust: exit %d\n%s\n%s", g.code, g.stdout, g.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(e.home, "mcp-trust.json")); err == nil {
+		t.Error("--mcp-trust recorded trust")
+	}
+
+	e.write(".mcp.json", "{\"mcpServers\": {\n  \"a\": {\"command\": \"x\",}\n}}\n")
+	l = e.run("", "mcp", "list")
+	if !strings.Contains(l.stderr, filepath.Join(e.repo, ".mcp.json")+":2:") || !strings.Contains(l.stdout, "no usable MCP servers") {
+		t.Errorf("a broken .mcp.json was not named:\n%s\n%s", l.stdout, l.stderr)
+	}
+	d = e.run("", "doctor")
+	if !strings.Contains(d.stdout, "PROBLEM: "+filepath.Join(e.repo, ".mcp.json")+":2:") {
+		t.Errorf("doctor does not name the broken .mcp.json:\n%s", d.stdout)
+	}
+}

@@ -1,6 +1,9 @@
 package config
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // expandTree expands ${VAR} references in every string value of a decoded
 // TOML tree, in place. Keys are left alone: a key naming a variable would
@@ -62,6 +65,32 @@ func Expand(s string, env func(string) string) string {
 			b.WriteString(def)
 		}
 		s = s[i+2+end+1:]
+	}
+}
+
+// unsetRefs lists the variables s references as ${VAR}, without a
+// default, that env leaves empty (each once, in order): Expand turns
+// them into nothing.
+func unsetRefs(s string, env func(string) string) []string {
+	var out []string
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			return out
+		}
+		if i > 0 && s[i-1] == '$' { // $${ is a literal ${
+			s = s[i+2:]
+			continue
+		}
+		end := strings.IndexByte(s[i+2:], '}')
+		if end < 0 {
+			return out
+		}
+		name := s[i+2 : i+2+end]
+		s = s[i+2+end+1:]
+		if isEnvName(name) && env(name) == "" && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
 	}
 }
 

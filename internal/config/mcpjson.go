@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -91,8 +92,11 @@ func MCPServers(cfg *Config, sources map[string]string, workspace, userHome stri
 		out = append(out, MCPServer{Plugin: p, Source: sources["plugins."+p.Name+".name"]})
 		seen[p.Name] = true
 	}
+	isWithheld := func(name string) bool {
+		return slices.ContainsFunc(withheld, func(w string) bool { return strings.EqualFold(w, name) })
+	}
 	guarded := func(name string) string {
-		if slices.ContainsFunc(withheld, func(w string) bool { return strings.EqualFold(w, name) }) {
+		if isWithheld(name) {
 			return ""
 		}
 		return env(name)
@@ -116,6 +120,12 @@ func MCPServers(cfg *Config, sources map[string]string, workspace, userHome stri
 			if s.Disabled {
 				off := false
 				p.Enabled = &off
+			}
+			// Unset variables are reported, not fatal: the server may
+			// still work (an optional header), and the person sees why
+			// it does not.
+			for _, u := range unsetPluginRefs(&p, guarded, isWithheld) {
+				errs = append(errs, fmt.Errorf("%s: mcpServers.%s: %s", file, name, u))
 			}
 			expandPlugin(&p, guarded)
 			if msg := p.Problem(); msg != "" {
@@ -187,14 +197,59 @@ func lineOf(data []byte, off int64) int {
 	return bytes.Count(data[:off], []byte("\n")) + 1
 }
 
+// unsetPluginRefs describes the ${VAR} references (without a default) of
+// a server definition that env leaves empty, field by field; a name in
+// withheld is said to be withheld rather than unset.
+func unsetPluginRefs(p *Plugin, env func(string) string, withheld func(string) bool) []string {
+	var out []string
+	check := func(field, v string) {
+		for _, name := range unsetRefs(v, env) {
+			if withheld(name) {
+				out = append(out, fmt.Sprintf("%s uses ${%s}, a provider key, which a JSON-file server never gets (it expands to nothing)", field, name))
+			} else {
+				out = append(out, fmt.Sprintf("%s uses ${%s}, which is not set (it expands to nothing)", field, name))
+			}
+		}
+	}
+	check("command", p.Command)
+	check("url", p.URL)
+	check("cwd", p.Cwd)
+	for i, a := range p.Args {
+		for _, name := range unsetRefs(a, env) {
+			if _, own := p.Env[name]; !own {
+				check(fmt.Sprintf("args[%d]", i), "${"+name+"}")
+			}
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(p.Env)) {
+		check("env."+k, p.Env[k])
+	}
+	for _, k := range slices.Sorted(maps.Keys(p.Headers)) {
+		check("headers."+k, p.Headers[k])
+	}
+	return out
+}
+
 // expandPlugin expands ${VAR} in the fields a server definition may
-// reference variables in.
+// reference variables in. An argument's ${VAR} that the environment leaves
+// empty but the server's own env block defines stays as written: the
+// server expands it (mcp-remote's "--header", "Authorization:${AUTH}"
+// with AUTH in env, as PostHog's setup has it).
 func expandPlugin(p *Plugin, env func(string) string) {
 	p.Command = Expand(p.Command, env)
 	p.URL = Expand(p.URL, env)
 	p.Cwd = Expand(p.Cwd, env)
+	argEnv := func(name string) string {
+		if v := env(name); v != "" {
+			return v
+		}
+		if _, own := p.Env[name]; own {
+			return "${" + name + "}"
+		}
+		return ""
+	}
 	for i, a := range p.Args {
-		p.Args[i] = Expand(a, env)
+		p.Args[i] = Expand(a, argEnv)
 	}
 	for k, v := range p.Env {
 		p.Env[k] = Expand(v, env)

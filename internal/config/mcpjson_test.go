@@ -101,8 +101,9 @@ func TestMCPServersFromJSONFiles(t *testing.T) {
 		return map[string]string{"SENTRY_TOKEN": "st", "DEEPSEEK_API_KEY": "sk-123456789"}[k]
 	}
 	got, err := MCPServers(l.Config, l.Sources, f.ws, userHome, env, []string{"DEEPSEEK_API_KEY"})
-	if err != nil {
-		t.Fatal(err)
+	// The withheld key is named, not fatal: the server is still listed.
+	if err == nil || err.Error() != filepath.Join(f.ws, MCPFile)+": mcpServers.fs: env.K uses ${DEEPSEEK_API_KEY}, a provider key, which a JSON-file server never gets (it expands to nothing)" {
+		t.Fatalf("err = %v", err)
 	}
 	by := map[string]MCPServer{}
 	var order []string
@@ -145,5 +146,30 @@ func TestMCPJSONErrorsNameTheFile(t *testing.T) {
 	}
 	if got, err := MCPServers(Default(), nil, f.ws, "", nil, nil); err != nil || len(got) != 0 {
 		t.Fatalf("no file: %v %v", got, err)
+	}
+}
+
+// A ${VAR} without a default that is not set is named with its server and
+// field (it expands to nothing, and the server is still listed); one with
+// a default, a set one and a $${literal} are not.
+func TestMCPJSONUnsetVariablesAreNamed(t *testing.T) {
+	f := newFixture(t)
+	p := filepath.Join(f.ws, MCPFile)
+	f.write(p, `{"mcpServers": {"posthog": {"command": "npx", "args": ["-y", "mcp-remote", "--header", "Authorization:${AUTH}", "$${KEEP}", "${NOPE}"],
+  "env": {"AUTH": "Bearer ${POSTHOG_KEY}", "B": "${SET}", "C": "${GONE:-x}"}}}}`)
+	env := func(k string) string { return map[string]string{"SET": "1"}[k] }
+	got, err := MCPServers(Default(), nil, f.ws, "", env, nil)
+	if len(got) != 1 || got[0].Name != "posthog" {
+		t.Fatalf("got %+v", got)
+	}
+	// ${AUTH} in an argument is the server's own env variable: it stays
+	// for the server (mcp-remote) to expand.
+	if args := strings.Join(got[0].Args, " "); args != "-y mcp-remote --header Authorization:${AUTH} ${KEEP} " {
+		t.Errorf("args = %q", args)
+	}
+	want := p + ": mcpServers.posthog: args[5] uses ${NOPE}, which is not set (it expands to nothing)\n" +
+		p + ": mcpServers.posthog: env.AUTH uses ${POSTHOG_KEY}, which is not set (it expands to nothing)"
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v\nwant %s", err, want)
 	}
 }
