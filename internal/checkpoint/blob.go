@@ -127,9 +127,13 @@ func (s *Store) shard(h string) error {
 	if s.shards[h[:2]] {
 		return nil
 	}
-	err := os.Mkdir(filepath.Join(s.dir, blobsDir, h[:2]), 0o700)
+	dir := filepath.Join(s.dir, blobsDir, h[:2])
+	err := os.Mkdir(dir, 0o700)
 	if err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
+	}
+	if err == nil {
+		s.made = append(s.made, dir)
 	}
 	if s.shards == nil {
 		s.shards = map[string]bool{}

@@ -37,9 +37,11 @@
 // renamed into place, so a crash leaves either the old file or the new one,
 // never a torn one; stray temporary files are ignored and removed by Prune.
 // New blobs reach the disk before the manifest and stat cache that name
-// them (one syncfs on Linux, an fsync per blob elsewhere), and manifests
-// and the stat cache are synced before their rename, so a power loss does
-// not leave a checkpoint naming lost content either. Blob contents are
+// them (on Linux an fsync of each new blob and of the directories that
+// received it, or one syncfs past 32 new blobs; elsewhere an fsync per
+// blob before its rename), and manifests and the stat cache are synced
+// before their rename, so a power loss does not leave a checkpoint naming
+// lost content either. Blob contents are
 // checked against their names when restored.
 //
 // The stat cache makes checkpoints incremental: a file whose size, mtime,
@@ -187,6 +189,9 @@ type Store struct {
 
 	shardMu sync.Mutex
 	shards  map[string]bool // blob shard directories known to exist
+	made    []string        // shard directories made since the last sync
+	fresh   bool            // this process made the store; its directories are not synced yet
+	syncLog func(op, path string) // called for each sync (tests)
 }
 
 // marker is the content of store.json.
@@ -296,6 +301,7 @@ func (s *Store) init() error {
 		if err := os.MkdirAll(s.dir, 0o700); err != nil {
 			return fmt.Errorf("checkpoint: create store: %w", err)
 		}
+		s.fresh = true
 		data, _ := json.MarshalIndent(marker{Format: storeFormat, Version: storeVersion, Workspace: s.workspace}, "", "  ")
 		if err := writeAtomic(p, append(data, '\n'), true); err != nil {
 			return fmt.Errorf("checkpoint: create store: %w", err)

@@ -99,6 +99,7 @@ func (s *Store) scan(ctx context.Context) (*Manifest, scanStats, error) {
 					if added {
 						newBlobs.Add(1)
 						newBytes.Add(n)
+						r.added = true
 					}
 					f.Hash, f.Size = h, n
 				}
@@ -134,10 +135,14 @@ func (s *Store) scan(ctx context.Context) (*Manifest, scanStats, error) {
 		m.NumFiles++
 		m.Bytes += f.Size
 	}
-	if newBlobs.Load() > 0 {
-		if err := syncStore(s.dir); err != nil {
-			return nil, st, fmt.Errorf("checkpoint: sync store: %w", err)
+	var added []string
+	for _, r := range results {
+		if r.added {
+			added = append(added, r.file.Hash)
 		}
+	}
+	if err := s.syncBlobs(added); err != nil {
+		return nil, st, fmt.Errorf("checkpoint: sync store: %w", err)
 	}
 	if !sameCache(cache, next) {
 		if err := s.saveStatCache(next); err != nil {
@@ -153,6 +158,7 @@ type fileResult struct {
 	file  *File
 	skip  *Skip
 	cache *statEntry
+	added bool // the file's content is a new blob
 }
 
 // rootRules returns the ignore rules that apply at the workspace root

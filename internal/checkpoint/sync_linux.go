@@ -6,7 +6,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// syncEachBlob is false where one syncfs flushes every new blob at once.
+// syncEachBlob is false where new blobs are synced after the walk
+// (syncBlobs): each of them, or the file system at once.
 const syncEachBlob = false
 
 // syncStore flushes the file system holding the store, new blobs included.
