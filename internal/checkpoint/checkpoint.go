@@ -188,9 +188,9 @@ type Store struct {
 	testHook   func(rel string) // called before each file is hashed (tests)
 
 	shardMu sync.Mutex
-	shards  map[string]bool // blob shard directories known to exist
-	made    []string        // shard directories made since the last sync
-	fresh   bool            // this process made the store; its directories are not synced yet
+	shards  map[string]bool       // blob shard directories known to exist
+	made    []string              // shard directories made since the last sync
+	fresh   bool                  // this process made the store; its directories are not synced yet
 	syncLog func(op, path string) // called for each sync (tests)
 }
 
