@@ -87,7 +87,7 @@ func TestTUIFirstRunSetup(t *testing.T) {
 	e.env = withoutEnv(e.env, "REASONIX_MODEL", "REASONIX_API_KEY", "REASONIX_BASE_URL")
 	e.env = append(e.env, "OPENROUTER_API_KEY=sk-or-test")
 	tt := startTUI(t, e)
-	s := tt.waitFor("Welcome to Reasonix", "Local server", "key found in $OPENROUTER_API_KEY", "key from $DEEPSEEK_API_KEY (not set")
+	s := tt.waitFor("Welcome to Reasonix", "Local server", "key found in $OPENROUTER_API_KEY", "$DEEPSEEK_API_KEY not set")
 	if !strings.Contains(s, "DeepSeek") {
 		t.Errorf("presets:\n%s", s)
 	}

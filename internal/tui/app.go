@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -157,11 +158,16 @@ type App struct {
 	overlays  []string
 	overlayN  int
 	screenH   int
-	rs        renderState
-	bl        blockState
-	live      *tview.TextView
-	th        *theme
-	usage     providers.Usage
+	screenW   int
+	// statusParts are the status line's fields, statusW the width they
+	// were last fitted to (updateStatus, fitStatus).
+	statusParts []statusPart
+	statusW     int
+	rs          renderState
+	bl          blockState
+	live        *tview.TextView
+	th          *theme
+	usage       providers.Usage
 	// window is how full the conversation's context window is (the
 	// newest Usage or Compacted event's figure).
 	window   *events.ContextInfo
@@ -259,12 +265,19 @@ func New(opts Options) *App {
 	a.app.EnableMouse(true)
 	a.app.EnablePaste(true)
 	a.app.SetMouseCapture(a.mouse)
-	a.app.SetBeforeDrawFunc(func(s tcell.Screen) bool {
-		_, a.screenH = s.Size()
-		return false
-	})
+	a.app.SetBeforeDrawFunc(a.beforeDraw)
 	a.app.SetAfterDrawFunc(a.drawMenu)
 	return a
+}
+
+// beforeDraw notes the screen's size and refits the status line to a
+// new width.
+func (a *App) beforeDraw(s tcell.Screen) bool {
+	a.screenW, a.screenH = s.Size()
+	if a.screenW != a.statusW {
+		a.fitStatus()
+	}
+	return false
 }
 
 // SetTheme picks the colours by name ("auto", "dark", "light"); call it
@@ -686,44 +699,67 @@ func (a *App) composerKey(ev *tcell.EventKey) *tcell.EventKey {
 // maxComposerLines is the most lines the composer grows to.
 const maxComposerLines = 8
 
+// statusPart is one field of the status line: its full text and a
+// shorter one for a narrow terminal ("" leaves it out), with the ranks at
+// which a line too wide shortens it and leaves it out (lower goes first;
+// 0 never). See fitStatus.
+type statusPart struct {
+	full, short     string
+	shortAt, dropAt int
+}
+
 // updateStatus redraws the status line from the UI state.
 func (a *App) updateStatus() {
-	var parts []string
-	model := a.model
-	if a.eng != nil {
-		model = a.eng.Model()
-		if e := a.eng.Effort(); e != "" {
-			model += " · effort " + e
-		}
+	var parts []statusPart
+	add := func(full, short string, shortAt, dropAt int) {
+		parts = append(parts, statusPart{full, short, shortAt, dropAt})
 	}
-	if model != "" {
-		parts = append(parts, "[::b]"+tview.Escape(model)+"[::-]")
+	if a.eng != nil || a.model != "" {
+		model, effort := a.model, ""
+		if a.eng != nil {
+			model, effort = a.eng.Model(), a.eng.Effort()
+		}
+		short := model
+		if i := strings.LastIndexByte(model, '/'); i >= 0 {
+			short = model[i+1:]
+		}
+		if effort != "" {
+			model += " · effort " + effort
+		}
+		if model != "" {
+			add("[::b]"+tview.Escape(model)+"[::-]", "[::b]"+tview.Escape(short)+"[::-]", 6, 12)
+		}
 	}
 	switch p := a.posture(); p {
 	case "":
 	case "yolo":
-		parts = append(parts, "[white:red:b] yolo [-:-:-] [gray](Shift-Tab)[-]")
+		add("[white:red:b] yolo [-:-:-] [gray](Shift-Tab)[-]", "[white:red:b] yolo [-:-:-]", 5, 0)
 	case "auto":
-		parts = append(parts, "[yellow]auto[-] [gray](Shift-Tab)[-]")
+		add("[yellow]auto[-] [gray](Shift-Tab)[-]", "[yellow]auto[-]", 5, 0)
 	default:
-		parts = append(parts, tview.Escape(p)+" [gray](Shift-Tab)[-]")
+		add(tview.Escape(p)+" [gray](Shift-Tab)[-]", tview.Escape(p), 5, 0)
 	}
-	// What needs the person's eye first, before the line is cut.
+	// What needs the person's eye first.
 	if a.unseen {
-		parts = append(parts, "[black:yellow] ↓ new output below (End) [-:-]")
+		add("[black:yellow] ↓ new output below (End) [-:-]", "[black:yellow] ↓ new below [-:-]", 10, 0)
 	}
 	if n := len(a.queued); n > 0 {
-		parts = append(parts, fmt.Sprintf("[::b]%d queued[::-]", n))
+		add(fmt.Sprintf("[::b]%d queued[::-]", n), "", 0, 13)
 	}
 	u := a.usage
 	tok := fmt.Sprintf("tokens %s in (%s cached) %s out", count(u.PromptTokens), count(u.CacheHitTokens), count(u.CompletionTokens))
+	var short []string
 	if u.PromptTokens > 0 {
-		tok += fmt.Sprintf(" · cache %d%%", u.CacheHitTokens*100/u.PromptTokens)
+		c := fmt.Sprintf("cache %d%%", u.CacheHitTokens*100/u.PromptTokens)
+		tok += " · " + c
+		short = append(short, c)
 	}
 	if u.Cost > 0 {
-		tok += " · " + money(u.Cost, u.Currency)
+		m := money(u.Cost, u.Currency)
+		tok += " · " + m
+		short = append(short, m)
 	}
-	parts = append(parts, tok)
+	add(tok, strings.Join(short, " · "), 3, 6)
 	if n := len(a.todos); n > 0 {
 		done := 0
 		for _, t := range a.todos {
@@ -731,16 +767,16 @@ func (a *App) updateStatus() {
 				done++
 			}
 		}
-		parts = append(parts, fmt.Sprintf("todo %d/%d", done, n))
+		add(fmt.Sprintf("todo %d/%d", done, n), "", 0, 8)
 	}
 	if n := len(a.workers); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d worker(s)", n))
+		add(fmt.Sprintf("%d worker(s)", n), "", 0, 8)
 	}
 	if n := a.runningJobs(); n > 0 {
-		parts = append(parts, fmt.Sprintf("[::b]%s running[::-] [gray](/jobs)[-]", plural(n, "job")))
+		add(fmt.Sprintf("[::b]%s running[::-] [gray](/jobs)[-]", plural(n, "job")), fmt.Sprintf("[::b]%s[::-]", plural(n, "job")), 5, 9)
 	}
 	if w := a.window; w != nil && w.Limit > 0 {
-		parts = append(parts, fmt.Sprintf("context %d%%", w.Percent))
+		add(fmt.Sprintf("context %s/%s (%d%%)", count(w.Used), count(w.Limit), w.Percent), fmt.Sprintf("ctx %d%%", w.Percent), 4, 7)
 	}
 	if g := a.goal; g != nil {
 		s := "goal " + g.Status
@@ -749,15 +785,17 @@ func (a *App) updateStatus() {
 		} else if g.Turns > 0 {
 			s += fmt.Sprintf(" (%d turns)", g.Turns)
 		}
-		parts = append(parts, tview.Escape(s))
+		add(tview.Escape(s), "", 0, 11)
 	}
 	if a.cancel != nil {
 		el := time.Since(a.workStart).Truncate(time.Second)
 		w := fmt.Sprintf("[yellow]%c working… %s[-]", spinner(el), el)
+		short := w
 		if a.workLabel == "plan" {
 			// The mode says what the work is: a plan is researched
 			// read-only, then asked about, then run step by step.
 			w = "[::b]plan mode[::-] │ " + w
+			short = "[::b]plan[::-] " + short
 		}
 		if r := a.rs.runningSteps(); r != "" {
 			w += " [gray]" + tview.Escape(r) + "[-]"
@@ -766,11 +804,68 @@ func (a *App) updateStatus() {
 		} else if a.bl.think != nil {
 			w += " [gray]thinking[-]"
 		}
-		parts = append(parts, w, "[gray]Ctrl-C cancels[-]")
+		add(w, short, 10, 0)
+		add("[gray]Ctrl-C cancels[-]", "", 0, 1)
 	} else {
-		parts = append(parts, "[gray]ready[-]")
+		add("[gray]ready[-]", "", 0, 2)
 	}
-	a.status.SetText(" " + strings.Join(parts, " │ "))
+	a.statusParts = parts
+	a.fitStatus()
+}
+
+// fitStatus sets the status line from statusParts so that it fits the
+// screen's width: the parts are shortened and left out in the order of
+// their ranks (hints and token counts first, what is running never), so
+// that the model, the posture and the work stay in sight at 80 columns.
+// UI goroutine only.
+func (a *App) fitStatus() {
+	parts := a.statusParts
+	text := make([]string, len(parts))
+	for i, p := range parts {
+		text[i] = p.full
+	}
+	width := func() int {
+		n := 1 // the leading space
+		for _, t := range text {
+			if t != "" {
+				if n > 1 {
+					n += 3 // " │ "
+				}
+				n += tview.TaggedStringWidth(t)
+			}
+		}
+		return n
+	}
+	type step struct {
+		rank, part int
+		to         string
+	}
+	var steps []step
+	for i, p := range parts {
+		if p.shortAt > 0 {
+			steps = append(steps, step{p.shortAt, i, p.short})
+		}
+		if p.dropAt > 0 {
+			steps = append(steps, step{p.dropAt, i, ""})
+		}
+	}
+	sort.SliceStable(steps, func(i, j int) bool { return steps[i].rank < steps[j].rank })
+	for _, st := range steps {
+		if a.screenW <= 0 || width() <= a.screenW {
+			break
+		}
+		if text[st.part] != "" {
+			text[st.part] = st.to
+		}
+	}
+	var shown []string
+	for _, t := range text {
+		if t != "" {
+			shown = append(shown, t)
+		}
+	}
+	a.statusW = a.screenW
+	a.status.SetText(" " + strings.Join(shown, " │ "))
 }
 
 // money renders a cost: $ for USD, ¥ for CNY, else the currency code.

@@ -35,7 +35,7 @@ func TestTUIBench(t *testing.T) {
 	var rendered atomic.Int64 // the newest chunk a batch has rendered
 	var drawnSeq atomic.Int64 // rendered as of the last frame
 	h.app.app.SetBeforeDrawFunc(func(s tcell.Screen) bool {
-		_, h.app.screenH = s.Size()
+		h.app.beforeDraw(s)
 		mu.Lock()
 		drawStart = time.Now()
 		mu.Unlock()

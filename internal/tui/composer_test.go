@@ -196,6 +196,51 @@ func TestStatusLine(t *testing.T) {
 	}
 }
 
+// TestStatusLineFitsTheWidth: at 80 columns during a turn the status
+// line keeps what matters (the model, the posture, the running work, todo
+// progress) by shortening and leaving out the rest; on a wide screen
+// every field is back in full, and a resize refits it at once.
+func TestStatusLineFitsTheWidth(t *testing.T) {
+	h := start(t, Options{Posture: func() string { return "ask" }}, scripted.Turn{Text: "slow answer", DelayMS: 5000})
+	h.sim.SetSize(80, 24)
+	h.postEvent(tcell.NewEventResize(80, 24))
+	p := h.app.Publish
+	p(events.Event{Type: events.SessionStart, Session: "e-1", Role: "executor", Text: "sim-model"})
+	p(events.Event{Type: events.UsageUpdate, Session: "e-1", Usage: &providers.Usage{PromptTokens: 12345, CacheHitTokens: 10000, CompletionTokens: 678, Cost: 0.0123, Currency: "USD"},
+		Context: &events.ContextInfo{Used: 12345, Limit: 128000, Percent: 9}})
+	p(events.Event{Type: events.TodoUpdate, Session: "e-1", Todos: []events.Todo{{Content: "a", Status: "completed"}, {Content: "b", Status: "in_progress"}, {Content: "c", Status: "pending"}}})
+	h.typeText("go on")
+	h.key(tcell.KeyEnter)
+	status := func(want ...string) string {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			line := lastLine(h.text())
+			ok := true
+			for _, w := range want {
+				ok = ok && strings.Contains(line, w)
+			}
+			if ok {
+				return line
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("status line never showed %q: %q", want, line)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	line := status("working…", "todo 1/3", "ask", "cache 81%", "$0.0123")
+	if strings.Contains(line, "(Shift-Tab)") || strings.Contains(line, "tokens 12k in") {
+		t.Errorf("the full forms did not make way at 80 columns: %q", line)
+	}
+	if len([]rune(strings.TrimRight(line, " "))) >= 80 {
+		t.Errorf("the status line reaches the edge (cut, not fitted): %q", line)
+	}
+	h.sim.SetSize(200, 24)
+	h.postEvent(tcell.NewEventResize(200, 24))
+	status("working…", "ask (Shift-Tab)", "tokens 12k in (10k cached) 678 out", "context 12k/128k (9%)", "Ctrl-C cancels")
+}
+
 // TestToolOutputTailAndCtrlO: a bash call shows its exit code and the
 // last lines it printed; Ctrl-O opens the whole output and closes again.
 func TestToolOutputTailAndCtrlO(t *testing.T) {

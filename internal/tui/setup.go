@@ -144,20 +144,23 @@ func (s *setupScreen) stopped() chan struct{} {
 func (s *setupScreen) closeStopped() { close(s.stopped()) }
 
 const setupIntro = "[::b]Welcome to Reasonix[::-]\n\nNo model provider is configured yet. Pick one; keys already in your environment are used as they are.\n" +
-	"[gray]Enter picks · Ctrl-C leaves · or quit and run `reasonix demo` to watch a scripted session first[-]"
+	"[gray]Enter picks · Ctrl-C leaves · `reasonix demo` shows a scripted session first[-]"
 
 func (s *setupScreen) showList() {
 	list := tview.NewList().ShowSecondaryText(true).SetHighlightFullLine(true)
 	for _, p := range s.opts.Presets {
-		second := p.BaseURL
+		// The key's state first: on a narrow terminal the line is cut
+		// at the right, and the address is the part that can go.
+		var second string
 		switch {
 		case p.KeyEnv == "":
-			second += " · no key needed"
+			second = "no key needed"
 		case p.KeyFound:
-			second += " · [green]key found in $" + p.KeyEnv + "[-]"
+			second = "[green]key found in $" + p.KeyEnv + "[-]"
 		default:
-			second += " · key from $" + p.KeyEnv + " (not set; you can paste one)"
+			second = "$" + p.KeyEnv + " not set: paste a key next"
 		}
+		second += " · " + tview.Escape(p.BaseURL)
 		list.AddItem(p.Label, second, 0, func() { s.showForm(p) })
 	}
 	// Start on the first preset whose key is already there.
@@ -167,7 +170,7 @@ func (s *setupScreen) showList() {
 			break
 		}
 	}
-	intro := tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetText(setupIntro)
+	intro := tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetWordWrap(true).SetText(setupIntro)
 	list.SetBorder(true).SetTitle(" Provider ")
 	flex := tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(intro, 5, 0, false).

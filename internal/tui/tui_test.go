@@ -483,10 +483,10 @@ func TestCompactAndContext(t *testing.T) {
 	h.waitFor("compaction is off")
 	h.app.Publish(events.Event{Type: events.UsageUpdate, Session: "e-1", Usage: &providers.Usage{PromptTokens: 600},
 		Context: &events.ContextInfo{Used: 600, Limit: 1000, Percent: 60}})
-	h.waitFor("context 60%")
+	h.waitFor("context 600/1.0k (60%)")
 	h.app.Publish(events.Event{Type: events.Compacted, Session: "e-1", Text: "compacted the context: ~900 → ~300 tokens of 1000",
 		Context: &events.ContextInfo{Used: 300, Limit: 1000, Percent: 30, Before: 900, After: 300, Folded: 8}})
-	h.waitFor("compacted: compacted the context: ~900 → ~300 tokens of 1000", "context 30%")
+	h.waitFor("compacted: compacted the context: ~900 → ~300 tokens of 1000", "context 300/1.0k (30%)")
 }
 
 // An unknown /name names the closest commands; a path is a message.
