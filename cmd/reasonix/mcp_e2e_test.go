@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -336,5 +338,29 @@ func TestE2EMCPNewcomerDoctorListGet(t *testing.T) {
 	d = e.run("", "doctor")
 	if !strings.Contains(d.stdout, "PROBLEM: "+filepath.Join(e.repo, ".mcp.json")+":2:") {
 		t.Errorf("doctor does not name the broken .mcp.json:\n%s", d.stdout)
+	}
+}
+
+// A remote server that wants an OAuth sign-in (Sentry's, Cloudflare's)
+// answers the handshake with a 401 challenge: the server is failed with
+// a message that says so and how to give it a token, and a run goes on
+// without it.
+func TestE2EMCPServerWantingOAuthIsExplained(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="http://`+r.Host+`/.well-known/oauth-protected-resource"`)
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	t.Cleanup(srv.Close)
+	e := newE2E(t, scripted.Turn{Text: "went on"})
+	e.write("reasonix.toml", fmt.Sprintf("[[plugins]]\nname = \"sentry\"\ntype = \"http\"\nurl = %q\n", srv.URL+"/mcp"))
+	const want = "the server wants a sign-in"
+	g := e.run("", "mcp", "get", "sentry")
+	if !strings.Contains(g.stdout, "sentry: failed") || !strings.Contains(g.stdout, want) || !strings.Contains(g.stdout, `"Authorization": "Bearer ${TOKEN}"`) {
+		t.Errorf("mcp get:\n%s\n%s", g.stdout, g.stderr)
+	}
+	r := e.run("", "run", "hi")
+	if r.code != 0 || !strings.Contains(r.stderr, "MCP server sentry failed") || !strings.Contains(r.stderr, want) {
+		t.Errorf("run: exit %d\n%s", r.code, r.stderr)
 	}
 }

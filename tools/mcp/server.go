@@ -184,7 +184,8 @@ func (s *server) run(ctx context.Context) {
 // its tools, prompts and resources, each within the server's timeout.
 func (s *server) connect(ctx context.Context) (*sdk.ClientSession, error) {
 	s.setState(StateStarting, nil)
-	transport, err := s.transport(ctx)
+	var authAsked atomic.Bool // a 401 or 403 answer with WWW-Authenticate
+	transport, err := s.transport(ctx, &authAsked)
 	if err != nil {
 		return nil, err
 	}
@@ -221,6 +222,9 @@ func (s *server) connect(ctx context.Context) (*sdk.ClientSession, error) {
 		var syn *json.SyntaxError
 		if errors.As(err, &syn) || strings.Contains(err.Error(), "invalid character") {
 			return nil, fmt.Errorf("it wrote something that is not JSON-RPC on stdout (a stdio server may only print protocol messages there; logs belong on stderr): %w", err)
+		}
+		if authAsked.Load() {
+			return nil, fmt.Errorf("the server wants a sign-in (it answered the handshake with an HTTP authorization challenge), and Reasonix has no OAuth sign-in for MCP servers: give it a token in its headers (\"headers\": {\"Authorization\": \"Bearer ${TOKEN}\"}) if it accepts one (%v)", err)
 		}
 		return nil, fmt.Errorf("handshake: %w", err)
 	}
@@ -395,8 +399,9 @@ func encodeSchema(v any) (json.RawMessage, error) {
 	return json.Marshal(m)
 }
 
-// transport builds the connection the server's type names.
-func (s *server) transport(ctx context.Context) (sdk.Transport, error) {
+// transport builds the connection the server's type names; authAsked is
+// set when an HTTP answer asks for authorization.
+func (s *server) transport(ctx context.Context, authAsked *atomic.Bool) (sdk.Transport, error) {
 	switch s.cfg.kind() {
 	case TypeStdio:
 		cmd := exec.CommandContext(ctx, s.cfg.Command, s.cfg.Args...)
@@ -419,21 +424,23 @@ func (s *server) transport(ctx context.Context) (sdk.Transport, error) {
 		cmd.WaitDelay = 2 * time.Second
 		return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil
 	case TypeHTTP:
-		return &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.httpClient(), MaxRetries: 2}, nil
+		return &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.httpClient(authAsked), MaxRetries: 2}, nil
 	case TypeSSE:
-		return &sdk.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.httpClient()}, nil
+		return &sdk.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.httpClient(authAsked)}, nil
 	}
 	return nil, fmt.Errorf("unknown type %q", s.cfg.Type)
 }
 
-func (s *server) httpClient() *http.Client {
-	return &http.Client{Transport: headerTransport{headers: s.cfg.Headers, base: http.DefaultTransport}}
+func (s *server) httpClient(authAsked *atomic.Bool) *http.Client {
+	return &http.Client{Transport: headerTransport{headers: s.cfg.Headers, base: http.DefaultTransport, authAsked: authAsked}}
 }
 
-// headerTransport adds the configured headers to every request.
+// headerTransport adds the configured headers to every request and notes
+// an answer that asks for authorization.
 type headerTransport struct {
-	headers map[string]string
-	base    http.RoundTripper
+	headers   map[string]string
+	base      http.RoundTripper
+	authAsked *atomic.Bool
 }
 
 func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -443,7 +450,12 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 			r.Header.Set(k, v)
 		}
 	}
-	return h.base.RoundTrip(r)
+	resp, err := h.base.RoundTrip(r)
+	if err == nil && h.authAsked != nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) &&
+		resp.Header.Get("WWW-Authenticate") != "" {
+		h.authAsked.Store(true)
+	}
+	return resp, err
 }
 
 // basicEnv are the variables a server inherits from Reasonix's own
