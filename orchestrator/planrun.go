@@ -182,10 +182,14 @@ func (c *Coordinator) executePlan(ctx context.Context, plan Plan, id string, res
 			return Result{}, err
 		}
 		r.prog = p
-		// What was running when the earlier run died runs again.
+		// What was running when the earlier run died runs again, and so
+		// does a plan step that failed or was blocked: resuming is the
+		// person's word that its cause is dealt with (a key supplied, a
+		// conflict looked at), and it starts from the merged work.
 		for i := range p.Steps {
-			if !p.Steps[i].Finished() {
-				p.Steps[i].Status = StepPending
+			s := &p.Steps[i]
+			if !s.Finished() || (s.Status != StepDone && (s.Kind == events.StepKindPlan || s.Kind == "")) {
+				s.Status, s.Branch = StepPending, ""
 			}
 		}
 	}
@@ -539,7 +543,7 @@ func (r *planRun) unresolvable(j *stepJob, why string) {
 	orig.Status, orig.Branch = StepFailed, br
 	orig.Summary = "unresolved merge conflict (" + why + ")"
 	r.set(orig)
-	r.fatal = fmt.Errorf("plan step %s could not be merged: %s; branches kept: %s (merged work so far) and %s (the step); resolve them with git, then resume",
+	r.fatal = fmt.Errorf("plan step %s could not be merged: %s; branches kept: %s (merged work so far) and %s (the step); look at them with git; --resume runs the step again on the merged work (and removes them)",
 		j.of, why, r.git.run+"/merged", br)
 }
 

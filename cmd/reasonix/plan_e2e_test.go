@@ -420,3 +420,120 @@ func TestE2EPlanWorktreeGitIsReadOnly(t *testing.T) {
 		t.Error("the step's file did not land")
 	}
 }
+
+// TestE2EPlanReportStepReplans: a worker reports its step failed with
+// report_step; the planner re-plans the remaining work once, given the
+// failure, and the new step runs; a second failure ends the run (exit 1).
+func TestE2EPlanReportStepReplans(t *testing.T) {
+	t.Parallel()
+	report := func(status, why string) scripted.Call {
+		return call("report_step", map[string]any{"status": status, "summary": why})
+	}
+	replan := map[string]any{"goal": "greet", "steps": []map[string]any{
+		{"id": "s1", "title": "write hello"},
+		{"id": "s2b", "title": "write bye by hand", "depends_on": []string{"s1"}},
+	}}
+	turns := stepWorker("s1", call("write_file", map[string]any{"path": "hello.txt", "content": "hello\n"}))
+	turns = append(turns,
+		scripted.Turn{Match: "assigned step s2 ", ToolCalls: []scripted.Call{report("failed", "the bye generator does not exist")}},
+		scripted.Turn{Match: "did not succeed", ToolCalls: []scripted.Call{call("submit_plan", replan)}})
+	turns = append(turns, stepWorker("s2b", call("write_file", map[string]any{"path": "bye.txt", "content": "bye\n"}))...)
+	e := newE2E(t, turns...)
+	e.savePlan("plan-r", map[string]any{"goal": "greet", "steps": []map[string]any{
+		{"id": "s1", "title": "write hello"},
+		{"id": "s2", "title": "generate bye", "depends_on": []string{"s1"}},
+	}})
+	r := e.run("", "run", "--yolo", "--plan", "plan-r")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if e.read("hello.txt") != "hello\n" || e.read("bye.txt") != "bye\n" {
+		t.Errorf("files hello=%q bye=%q", e.read("hello.txt"), e.read("bye.txt"))
+	}
+	if !strings.Contains(r.stderr, "[step s2] failed: the bye generator does not exist") {
+		t.Errorf("the reported failure is not shown:\n%s", r.stderr)
+	}
+	var planner string
+	for _, q := range e.srv.Requests() {
+		if u := firstUserOf(t, q); strings.Contains(u, "did not succeed") {
+			planner = u
+		}
+	}
+	if !strings.Contains(planner, "s2 (failed): the bye generator does not exist") || !strings.Contains(planner, "- s1: did s1") {
+		t.Errorf("the planner was not given the failure and the done step:\n%s", planner)
+	}
+	show := e.run("", "plan", "show", "plan-r")
+	if !strings.Contains(show.stdout, "s2b  done") || strings.Contains(show.stdout, "generate bye") {
+		t.Errorf("plan show after the re-plan:\n%s", show.stdout)
+	}
+
+	// Both the step and its replacement fail: the run ends with exit 1.
+	f := newE2E(t,
+		scripted.Turn{Match: "assigned step s1 ", ToolCalls: []scripted.Call{report("blocked", "needs the signing key")}},
+		scripted.Turn{Match: "did not succeed", ToolCalls: []scripted.Call{call("submit_plan", map[string]any{"goal": "sign", "steps": []map[string]any{{"id": "s1b", "title": "sign another way"}}})}},
+		scripted.Turn{Match: "assigned step s1b ", ToolCalls: []scripted.Call{report("blocked", "still needs the key")}},
+	)
+	f.savePlan("plan-f", map[string]any{"goal": "sign", "steps": []map[string]any{{"id": "s1", "title": "sign"}}})
+	r = f.run("", "run", "--yolo", "--plan", "plan-f")
+	if r.code != 1 || !strings.Contains(r.stderr, "step s1b blocked: still needs the key") {
+		t.Errorf("a second failure: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// TestE2EPlanUnresolvedConflictKeepsBranches: a resolution worker that
+// leaves the conflict markers stops the run (exit 1) with both branches
+// kept and named, and the workspace holds only what merged cleanly.
+func TestE2EPlanUnresolvedConflictKeepsBranches(t *testing.T) {
+	t.Parallel()
+	turns := append(stepWorker("s1", call("edit_file", map[string]any{"path": "f.txt", "old_string": "b", "new_string": "X"})),
+		stepWorker("s2", call("edit_file", map[string]any{"path": "f.txt", "old_string": "b", "new_string": "Y"}))...)
+	turns = append(turns, scripted.Turn{Match: "conflict markers", Text: "I looked but changed nothing"})
+	e := newE2E(t, turns...)
+	e.write("f.txt", "a\nb\nc\n")
+	e.gitInit()
+	e.savePlan("plan-u", map[string]any{"goal": "x", "steps": []map[string]any{{"id": "s1", "title": "one"}, {"id": "s2", "title": "two"}}})
+	r := e.run("", "run", "--yolo", "--plan", "plan-u")
+	if r.code != 1 || !strings.Contains(r.stderr, "branches kept") {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	t.Logf("stderr:\n%s", r.stderr)
+	branches := strings.Fields(strings.ReplaceAll(e.git("branch", "--list", "reasonix/*"), "*", ""))
+	if len(branches) != 2 {
+		t.Fatalf("kept branches %v", branches)
+	}
+	for _, b := range branches {
+		if !strings.Contains(r.stderr, b) {
+			t.Errorf("kept branch %s not named:\n%s", b, r.stderr)
+		}
+	}
+	// Only the step merged first reached the workspace.
+	merged := e.read("f.txt")
+	if merged != "a\nX\nc\n" && merged != "a\nY\nc\n" {
+		t.Errorf("f.txt = %q; want one step's clean merge only", merged)
+	}
+
+	// --resume runs the step that could not be merged again, on the
+	// merged work, and removes the kept branches.
+	failed, done := "s2", "s1"
+	if strings.Contains(r.stderr, "plan step s1 could not be merged") {
+		failed, done = "s1", "s2"
+	}
+	e2 := newE2E(t, stepWorker(failed, call("edit_file", map[string]any{"path": "f.txt", "old_string": merged[2:3], "new_string": "X+Y"}))...)
+	e.env = append(e.env, "REASONIX_BASE_URL="+e2.srv.URL())
+	r = e.run("", "run", "--yolo", "--plan", "plan-u", "--resume")
+	if r.code != 0 {
+		t.Fatalf("resume: exit %d\n%s", r.code, r.stderr)
+	}
+	if got := e.read("f.txt"); got != "a\nX+Y\nc\n" {
+		t.Errorf("after resume f.txt = %q\n%s", got, r.stderr)
+	}
+	for _, q := range e2.srv.Requests() {
+		u := firstUserOf(t, q)
+		if !strings.Contains(u, "assigned step "+failed+" ") || strings.Contains(u, "assigned step "+done+" ") {
+			t.Errorf("resume ran more than the failed step: %.200s", u)
+		}
+	}
+	if out := e.git("branch", "--list", "reasonix/*"); strings.TrimSpace(out) != "" {
+		t.Errorf("branches left after the resumed run: %s", out)
+	}
+}
