@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // maxFileSyncs is the number of new blobs up to which a checkpoint syncs
@@ -31,37 +32,43 @@ func (s *Store) syncBlobs(added []string) error {
 		s.logSync("syncfs", s.dir)
 		return syncStore(s.dir)
 	}
-	var dirs []string
+	// The syncs are independent: all of them, in parallel, come before
+	// the manifest; one at a time they would wait for the disk in turn.
+	paths := make([]string, 0, 2*len(added)+4)
 	seen := map[string]bool{}
-	addDir := func(d string) {
-		if !seen[d] {
-			seen[d] = true
-			dirs = append(dirs, d)
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			paths = append(paths, p)
 		}
 	}
 	for _, h := range added {
-		p := s.blobPath(h)
-		if err := syncPath(p); err != nil {
-			return err
-		}
-		s.logSync("fsync", p)
-		addDir(filepath.Dir(p))
+		add(s.blobPath(h))
+	}
+	for _, h := range added {
+		add(filepath.Dir(s.blobPath(h)))
 	}
 	// A new shard is an entry of blobs/; a store this process made is
 	// entries of its parents (the marker was synced when it was written).
 	if len(made) > 0 || fresh {
-		addDir(filepath.Join(s.dir, blobsDir))
+		add(filepath.Join(s.dir, blobsDir))
 	}
 	if fresh {
-		addDir(s.dir)
-		addDir(filepath.Dir(s.dir))
-		addDir(filepath.Dir(filepath.Dir(s.dir)))
+		add(s.dir)
+		add(filepath.Dir(s.dir))
+		add(filepath.Dir(filepath.Dir(s.dir)))
 	}
-	for _, d := range dirs {
-		if err := syncPath(d); err != nil {
-			return err
+	errs := make([]error, len(paths))
+	var wg sync.WaitGroup
+	for i, p := range paths {
+		wg.Go(func() { errs[i] = syncPath(p) })
+	}
+	wg.Wait()
+	for i, p := range paths {
+		if errs[i] != nil {
+			return errs[i]
 		}
-		s.logSync("fsync", d)
+		s.logSync("fsync", p)
 	}
 	return nil
 }
