@@ -143,13 +143,14 @@ func TestTUIChatReadsAFileAndAnswers(t *testing.T) {
 
 // TestTUIApprovalOverlay: in ask mode an edit shows the approval overlay;
 // y lets it through, and in another run n refuses it and the refusal is
-// what the model reads.
+// what the model reads; a saves the narrowest rule in the project's
+// reasonix.toml and says so.
 func TestTUIApprovalOverlay(t *testing.T) {
 	edit := scripted.Turn{ToolCalls: []scripted.Call{call("edit_file", map[string]any{"path": "greet.txt", "old_string": "hello", "new_string": "hello, world"})}}
 	for _, tc := range []struct {
 		key, want string
 		changed   bool
-	}{{"y", "✓ edit_file greet.txt", true}, {"n", "✗ edit_file greet.txt", false}} {
+	}{{"y", "✓ edit_file greet.txt", true}, {"n", "✗ edit_file greet.txt", false}, {"a", "saved Edit(greet.txt) to this project's reasonix.toml", true}} {
 		t.Run(tc.key, func(t *testing.T) {
 			e := newE2E(t, edit, scripted.Turn{Text: "Finished the greeting."})
 			e.write("greet.txt", "hello\n")
@@ -171,6 +172,10 @@ func TestTUIApprovalOverlay(t *testing.T) {
 			reqs := e.srv.Requests()
 			if !tc.changed && !bytes.Contains(reqs[len(reqs)-1], []byte("denied by the user")) {
 				t.Errorf("the refusal did not reach the model: %s", messagesOf(t, reqs[len(reqs)-1]))
+			}
+			cfg, _ := os.ReadFile(filepath.Join(e.repo, "reasonix.toml"))
+			if (tc.key == "a") != strings.Contains(string(cfg), `"Edit(greet.txt)"`) {
+				t.Errorf("after %q the project's reasonix.toml is:\n%s", tc.key, cfg)
 			}
 			tt.quit()
 		})

@@ -137,3 +137,50 @@ func TestE2EStreamJSONSetModel(t *testing.T) {
 	}
 	_ = c.stdin.Close()
 }
+
+// TestTUIPostureAndTodos: in the ask posture a todo_write and a todo_read
+// never ask (they change nothing outside the session) and the list shows
+// as a checklist with its progress in the status line, while an edit
+// asks; after Shift-Tab to auto, the same kind of edit runs without an
+// overlay and the file changes.
+func TestTUIPostureAndTodos(t *testing.T) {
+	t.Parallel()
+	todos := map[string]any{"todos": []map[string]string{
+		{"content": "read the greeting", "status": "completed"},
+		{"content": "change the greeting", "status": "in_progress", "activeForm": "changing the greeting"},
+		{"content": "check it", "status": "pending"},
+	}}
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("todo_write", todos), call("todo_read", map[string]any{})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("edit_file", map[string]any{"path": "greet.txt", "old_string": "hello", "new_string": "hello, world"})}},
+		scripted.Turn{Text: "First edit refused."},
+		scripted.Turn{ToolCalls: []scripted.Call{call("edit_file", map[string]any{"path": "greet.txt", "old_string": "hello", "new_string": "hello, auto"})}},
+		scripted.Turn{Text: "Second edit done."},
+	)
+	e.write("greet.txt", "hello\n")
+	tt := startTUI(t, e)
+	tt.waitFor("ask (Shift-Tab)")
+	tt.typeLine("plan and edit")
+	s := tt.waitFor("approve edit_file?")
+	for _, w := range []string{"approve todo_write?", "approve todo_read?"} {
+		if strings.Contains(s, w) {
+			t.Errorf("%s was asked", w)
+		}
+	}
+	tt.keys("n")
+	s = tt.waitFor("First edit refused.", "✓ todo_write", "✓ todo_read", "[x] read the greeting", "[~] changing the greeting", "[ ] check it", "todo 1/3")
+	if strings.Contains(s, "✗ todo_") {
+		t.Errorf("a todo call was refused:\n%s", s)
+	}
+	tt.keys("BTab")
+	tt.waitFor("posture auto", "auto (Shift-Tab)")
+	tt.typeLine("edit again")
+	s = tt.waitFor("Second edit done.", "✓ edit_file greet.txt")
+	if strings.Contains(s, "approve edit_file?") {
+		t.Errorf("auto posture still asked about a workspace edit:\n%s", s)
+	}
+	if got := e.read("greet.txt"); got != "hello, auto\n" {
+		t.Errorf("after the edit in auto the file is %q", got)
+	}
+	tt.quit()
+}

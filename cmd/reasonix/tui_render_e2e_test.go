@@ -63,6 +63,46 @@ func TestTUIMarkdownAnswer(t *testing.T) {
 	tt.quit()
 }
 
+// TestTUINoColor: with NO_COLOR set the screen carries no colour at all
+// (the code block, the diff, the status line), while bold stays.
+func TestTUINoColor(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("edit_file", map[string]any{"path": "greet.txt", "old_string": "hello", "new_string": "hello, world"})}},
+		scripted.Turn{Text: "Use **strongly** here:\n\n```go\nfunc main() { return }\n```\n"})
+	e.write("greet.txt", "hello\n")
+	e.env = append(e.env, "NO_COLOR=1")
+	tt := startTUI(t, e, "--yolo")
+	tt.typeLine("show me")
+	tt.waitFor("strongly", "main()", "+hello, world")
+	dump := tt.tmux("capture-pane", "-e", "-p", "-t", "rx")
+	for _, m := range regexp.MustCompile("\x1b\\[([0-9;:]*)m").FindAllStringSubmatch(dump, -1) {
+		var ps []string
+		for _, p := range strings.Split(m[1], ";") {
+			if p != "" && p != "0" {
+				ps = append(ps, p)
+			}
+		}
+		if hasColour(ps) || hasBackground(ps) {
+			t.Errorf("a colour under NO_COLOR: %q", m[0])
+			break
+		}
+	}
+	if p := sgrBefore(t, dump, "strongly"); !hasParam(p, "1") {
+		t.Errorf("bold text has SGR %v under NO_COLOR, want 1 (bold)", p)
+	}
+	tt.quit()
+}
+
+func hasBackground(ps []string) bool {
+	for _, p := range ps {
+		if len(p) == 2 && p[0] == '4' && p != "49" || len(p) == 3 && strings.HasPrefix(p, "10") || p == "48" {
+			return true
+		}
+	}
+	return false
+}
+
 func hasParam(ps []string, want string) bool {
 	for _, p := range ps {
 		if p == want {
