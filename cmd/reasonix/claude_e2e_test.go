@@ -368,3 +368,104 @@ func TestE2EClaudeSettingsDenyReadIsSandboxed(t *testing.T) {
 		t.Errorf("doctor does not say which Read rules only the gate enforces:\n%s", d.stdout)
 	}
 }
+
+// SubagentStop hooks run when a task subagent ends (not Stop, which is
+// the conversation's), and PreCompact hooks before a compaction, with
+// Claude Code's payloads: hook_event_name, session_id, stop_hook_active,
+// trigger.
+func TestE2ESubagentStopAndPreCompactHooks(t *testing.T) {
+	t.Parallel()
+	skipNoPOSIX(t)
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("task", map[string]any{"agent": "explore", "description": "look", "prompt": "look at AREA-1"})}},
+		scripted.Turn{Match: "look at AREA-1", Text: "finding 1"},
+		scripted.Turn{Text: "first done"},
+		scripted.Turn{Text: "second done"},
+		scripted.Turn{Match: "Transcript to digest", Text: "digest: looked at AREA-1."},
+	)
+	cfg := fmt.Sprintf("[[providers]]\nname = \"small\"\nkind = \"openai\"\nbase_url = %q\napi_key = \"k\"\nmodel = \"small-model\"\ncontext_window = 64000\n\n", e.srv.URL()) + `[[hooks]]
+event = "SubagentStop"
+command = "cat >> subagent-stop.jsonl; echo >> subagent-stop.jsonl"
+
+[[hooks]]
+event = "Stop"
+command = "cat >> stop.jsonl; echo >> stop.jsonl"
+
+[[hooks]]
+event = "PreCompact"
+command = "cat > precompact.json"
+`
+	if err := os.WriteFile(filepath.Join(e.home, "config.toml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.run("", "run", "--model", "small", "explore the code"); r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	sub := strings.Split(strings.TrimSpace(e.read("subagent-stop.jsonl")), "\n")
+	stop := strings.Split(strings.TrimSpace(e.read("stop.jsonl")), "\n")
+	if len(sub) != 1 || len(stop) != 1 {
+		t.Fatalf("SubagentStop ran %d time(s), Stop %d, want 1 each:\n%s\n%s", len(sub), len(stop), sub, stop)
+	}
+	var subP, stopP map[string]any
+	if err := json.Unmarshal([]byte(sub[0]), &subP); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(stop[0]), &stopP); err != nil {
+		t.Fatal(err)
+	}
+	if subP["hook_event_name"] != "SubagentStop" || subP["stop_hook_active"] != false || stopP["hook_event_name"] != "Stop" {
+		t.Errorf("payloads: %v / %v", subP, stopP)
+	}
+	if subP["session_id"] == stopP["session_id"] || subP["session_id"] == "" {
+		t.Errorf("the subagent's payload names the conversation's session %v", subP["session_id"])
+	}
+
+	if r := e.run("", "run", "--model", "small", "--continue", "go on"); r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	c := e.run("", "compact", "--model", "small")
+	if c.code != 0 || !strings.Contains(c.stdout, "compacted") {
+		t.Fatalf("compact: exit %d\n%s\n%s", c.code, c.stdout, c.stderr)
+	}
+	var pre map[string]any
+	if err := json.Unmarshal([]byte(e.read("precompact.json")), &pre); err != nil {
+		t.Fatal(err)
+	}
+	if pre["hook_event_name"] != "PreCompact" || pre["trigger"] != "manual" || pre["session_id"] != stopP["session_id"] {
+		t.Errorf("PreCompact payload %v (conversation %v)", pre, stopP["session_id"])
+	}
+}
+
+// A settings file's additionalDirectories open a folder beside the
+// workspace to the file tools (the shared folder's file is read; one in
+// a folder not listed is refused), relative to the workspace as Claude
+// Code resolves them.
+func TestE2EClaudeSettingsAdditionalDirectories(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "../shared/notes.txt"})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "../other/notes.txt"})}},
+		scripted.Turn{Text: "done"},
+	)
+	root := filepath.Dir(e.repo)
+	for _, d := range []string{"shared", "other"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, d, "notes.txt"), []byte("NOTES-OF-"+d+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.write(".claude/settings.json", `{"permissions": {"additionalDirectories": ["../shared"]}}`)
+	r := e.run("", "run", "--auto", "read the notes")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	msgs := string(messagesOf(t, e.srv.Requests()[2]))
+	if !strings.Contains(msgs, "NOTES-OF-shared") {
+		t.Errorf("the additional directory was not readable:\n%s", msgs)
+	}
+	if strings.Contains(msgs, "NOTES-OF-other") {
+		t.Errorf("a folder not listed was readable:\n%s", msgs)
+	}
+}
