@@ -169,6 +169,76 @@ func TestFollowMode(t *testing.T) {
 	}
 }
 
+// TestWheelScrolls: the mouse wheel over the transcript scrolls it back
+// (new output then waits below, with the marker) and forward to the end,
+// where it follows again.
+func TestWheelScrolls(t *testing.T) {
+	h := start(t, Options{})
+	for i := range 100 {
+		h.app.Publish(events.Event{Type: events.Notice, Text: fmt.Sprintf("filler %03d", i)})
+	}
+	h.waitFor("filler 099")
+	wheel := func(b tcell.ButtonMask, n int) {
+		for range n {
+			h.postEvent(tcell.NewEventMouse(10, 5, b, tcell.ModNone))
+		}
+	}
+	wheel(tcell.WheelUp, 15)
+	for deadline := time.Now().Add(5 * time.Second); strings.Contains(h.text(), "filler 099"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("the wheel did not scroll back:\n%s", h.text())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	h.app.Publish(events.Event{Type: events.Notice, Text: "LATEST output"})
+	if s := h.waitFor("new output below"); strings.Contains(s, "LATEST output") {
+		t.Fatalf("a transcript scrolled back with the wheel jumped to new output:\n%s", s)
+	}
+	wheel(tcell.WheelDown, 40)
+	h.waitFor("LATEST output")
+	h.app.Publish(events.Event{Type: events.Notice, Text: "NEWEST output"})
+	if s := h.waitFor("NEWEST output"); strings.Contains(s, "new output below") {
+		t.Errorf("not following after the wheel came back to the end:\n%s", s)
+	}
+}
+
+// TestWideCharacterEditing: CJK text in the composer takes two columns a
+// character; the cursor moves, deletes and inserts by character, and the
+// prompt sent is what was edited.
+func TestWideCharacterEditing(t *testing.T) {
+	h := start(t, Options{}, scripted.Turn{Text: "收到"})
+	h.typeText("你好世界")
+	h.waitWide("你好世界")
+	h.key(tcell.KeyLeft)
+	h.key(tcell.KeyLeft)
+	h.key(tcell.KeyBackspace2)
+	h.typeText("X")
+	h.waitComposer("你X世界")
+	rows := h.waitWide("你X世界")
+	// On screen each wide character takes two columns: the X sits right
+	// after 你's two cells (the simulation leaves old runes in a wide
+	// character's second cell, which a terminal covers).
+	for _, r := range rows {
+		if i := strings.Index(string(r), "你"); i >= 0 {
+			rs := r[len([]rune(string(r)[:i])):]
+			if len(rs) < 4 || rs[0] != '你' || rs[2] != 'X' || rs[3] != '世' {
+				t.Errorf("the edited line's cells: %q", string(rs[:min(len(rs), 8)]))
+			}
+			break
+		}
+	}
+	h.key(tcell.KeyHome)
+	h.typeText("中")
+	h.key(tcell.KeyEnd)
+	h.key(tcell.KeyBackspace2)
+	h.waitComposer("中你X世")
+	h.key(tcell.KeyEnter)
+	h.waitWide("收到")
+	if reqs := h.model.Requests(); len(reqs) != 1 || lastUser(reqs[0]) != "中你X世" {
+		t.Errorf("sent %d request(s); the prompt: %q", len(reqs), lastUser(reqs[len(reqs)-1]))
+	}
+}
+
 // lastUser is the content of a request's last message.
 func lastUser(r providers.Request) string {
 	if len(r.Messages) == 0 {
