@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -193,6 +194,51 @@ func TestEventsRender(t *testing.T) {
 	s = h.waitFor("▾ thought for", "Let me think about it.", "▾ [explore abcdef12] done", "✓ grep TODO · 2 matches")
 	if strings.Index(s, "Let me think") > strings.Index(s, "Colours like") {
 		t.Errorf("the expanded reasoning moved below the answer:\n%s", s)
+	}
+}
+
+// TestApprovalDiffScrolls: a diff taller than the screen keeps the
+// overlay's keys in sight; Down and PgDn scroll the diff to its end, and
+// the answer keys still answer.
+func TestApprovalDiffScrolls(t *testing.T) {
+	h := start(t, Options{})
+	h.sim.SetSize(80, 24)
+	h.postEvent(tcell.NewEventResize(80, 24))
+	var diff strings.Builder
+	diff.WriteString("--- a/big.go\n+++ b/big.go\n@@ -1,0 +1,60 @@\n")
+	for i := range 60 {
+		fmt.Fprintf(&diff, "+added line %02d\n", i+1)
+	}
+	req := permission.Request{Tool: "edit_file", Subject: "big.go", Reason: "grow the file", Impact: "changes 1 file(s): +60 -0",
+		Preview: []tools.Preview{{Path: "big.go", Operation: "update", Diff: diff.String(), Added: 60}},
+		Choices: []permission.Answer{permission.AllowOnce, permission.DenyAnswer}}
+	got := make(chan permission.Answer, 1)
+	go func() {
+		r, _ := h.broker.Approve(context.Background(), req)
+		got <- r.Answer
+	}()
+	s := h.waitFor("approve edit_file?", "+added line 01", "y/1 allow once", "n/4/Esc deny")
+	if strings.Contains(s, "added line 60") {
+		t.Fatalf("the whole diff fits; the test needs a taller one:\n%s", s)
+	}
+	for range 3 {
+		h.key(tcell.KeyPgDn)
+	}
+	for range 20 {
+		h.key(tcell.KeyDown)
+	}
+	s = h.waitFor("+added line 60", "y/1 allow once")
+	if strings.Contains(s, "added line 01") {
+		t.Errorf("the diff did not scroll:\n%s", s)
+	}
+	h.rune('y')
+	select {
+	case a := <-got:
+		if a != permission.AllowOnce {
+			t.Errorf("y answered %v", a)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("y did not answer after scrolling")
 	}
 }
 
