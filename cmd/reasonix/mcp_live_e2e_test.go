@@ -61,6 +61,29 @@ func serveE2EMCP() {
 			b, _ := json.Marshal(res.Content)
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "answer: " + res.Action + " " + string(b)}}}, nil, nil
 		})
+	if os.Getenv(e2eMCPServerEnv) == "limits" {
+		// What the limits are for: a 200 KB result, a tool whose input
+		// schema is over 32 KiB, and 120 more tools than anyone needs.
+		sdk.AddTool(s, &sdk.Tool{Name: "big", Description: "Return 200 KB of text."},
+			func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+				body := "BIG-HEAD\n" + strings.Repeat("filler line of a very large result\n", 200000/35) + "BIG-TAIL\n"
+				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: body}}}, nil, nil
+			})
+		props := map[string]any{}
+		for i := 0; i < 800; i++ {
+			props[fmt.Sprintf("field_%03d", i)] = map[string]any{"type": "string", "description": "one of very many fields"}
+		}
+		s.AddTool(&sdk.Tool{Name: "huge_schema", Description: "A tool with a 40 KB schema.", InputSchema: map[string]any{"type": "object", "properties": props}},
+			func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				return &sdk.CallToolResult{}, nil
+			})
+		for i := 0; i < 120; i++ {
+			sdk.AddTool(s, &sdk.Tool{Name: fmt.Sprintf("t%03d", i), Description: "One of many."},
+				func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+					return &sdk.CallToolResult{}, nil, nil
+				})
+		}
+	}
 	if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e MCP server:", err)
 		os.Exit(1)
@@ -298,5 +321,50 @@ func TestE2EStreamJSONMCPElicitationAsksThePerson(t *testing.T) {
 	}
 	if msgs := string(messagesOf(t, reqs[3])); !strings.Contains(msgs, `answer: decline null`) {
 		t.Errorf("deny did not decline:\n%s", msgs)
+	}
+}
+
+// A server past the limits through the binary: a tool with an input
+// schema over 32 KiB is left out and a server offering more than 100 tools
+// has the rest cut by name, each with a notice, and a 200 KB result
+// reaches the model truncated with a marker that keeps its head and tail.
+func TestE2EMCPLimitsToolsSchemaAndResult(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("mcp__live__big", map[string]any{})}},
+		scripted.Turn{Text: "done"},
+	)
+	e.write("reasonix.toml", strings.Replace(liveServerConfig(t), `= "1"`, `= "limits"`, 1))
+	r := e.run("", "run", "call big")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	for _, want := range []string{
+		`MCP server live: tool "huge_schema" has a`, "over the 32768-byte limit; it is left out",
+		"MCP server live offers 125 tools; only the first 100 by name are used",
+	} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("no notice %q:\n%s", want, r.stderr)
+		}
+	}
+	reqs := e.srv.Requests()
+	names := toolNamesOf(t, reqs[0])
+	mcpTools := 0
+	for _, n := range names {
+		if strings.HasPrefix(n, "mcp__live__") {
+			mcpTools++
+		}
+	}
+	if mcpTools != 100 || slices.Contains(names, "mcp__live__huge_schema") || !slices.Contains(names, "mcp__live__big") {
+		t.Errorf("%d MCP tools offered (want 100, big in, huge_schema out): %v", mcpTools, names)
+	}
+	var msgs []struct{ Role, Content string }
+	if err := json.Unmarshal(messagesOf(t, reqs[1]), &msgs); err != nil {
+		t.Fatal(err)
+	}
+	res := msgs[len(msgs)-1]
+	if res.Role != "tool" || !strings.Contains(res.Content, "BIG-HEAD") || !strings.Contains(res.Content, "BIG-TAIL") ||
+		!strings.Contains(res.Content, "truncated") || len(res.Content) > 40000 {
+		t.Errorf("result not truncated with a marker (%d bytes): %.300s", len(res.Content), res.Content)
 	}
 }
