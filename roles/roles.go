@@ -108,7 +108,9 @@ func Builtin(name string) (Role, bool) {
 	switch name {
 	case Planner:
 		r.Description = "Researches the repository with read-only tools and submits an ordered plan."
-		r.Tools = append(append([]string{}, readTools...), "skill")
+		// ask: a goal that can be read two ways is cleared up with the
+		// person before the plan is written.
+		r.Tools = append(append([]string{}, readTools...), "skill", "ask")
 		r.ReadOnlyOnly = true
 		r.MaxSteps = DefaultPlannerMaxSteps
 		r.PlanMode = true

@@ -29,7 +29,7 @@ func (f fakeTool) Execute(context.Context, *tools.Env, json.RawMessage) (tools.R
 func fullRegistry() *tools.Registry {
 	return tools.NewRegistry(
 		fakeTool{"read_file", true}, fakeTool{"ls", true}, fakeTool{"glob", true}, fakeTool{"grep", true},
-		fakeTool{"skill", true}, fakeTool{"write_file", false}, fakeTool{"edit_file", false},
+		fakeTool{"skill", true}, fakeTool{"ask", true}, fakeTool{"write_file", false}, fakeTool{"edit_file", false},
 		fakeTool{"bash", false}, fakeTool{"task", false}, fakeTool{"todo_write", true},
 		fakeTool{"mcp__gh__search", true}, fakeTool{"mcp__gh__create_issue", false},
 	)
@@ -77,7 +77,7 @@ func TestBuiltinRoles(t *testing.T) {
 func TestFilterTools(t *testing.T) {
 	reg := fullRegistry()
 	cases := map[string][]string{
-		Planner:  {"glob", "grep", "ls", "read_file", "skill"},
+		Planner:  {"ask", "glob", "grep", "ls", "read_file", "skill"},
 		Explore:  {"glob", "grep", "ls", "read_file"},
 		Executor: reg.Names(),
 		General:  reg.Names(),

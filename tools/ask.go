@@ -12,7 +12,10 @@ import (
 // Asker puts a model's question to a person and waits for the answer.
 // An Env without one is a run no one watches.
 type Asker interface {
-	Ask(ctx context.Context, session string, q events.Question) (string, error)
+	// Ask asks for the session env works for; its question events go out
+	// through env.Publish when set, so they name the session's role,
+	// parent and plan step as its other events do.
+	Ask(ctx context.Context, env *Env, q events.Question) (string, error)
 }
 
 // Questions is the Asker of interactive runs: it publishes a
@@ -30,7 +33,14 @@ func NewQuestions(publish func(events.Event)) *Questions {
 }
 
 // Ask publishes q and waits for its answer or for ctx.
-func (b *Questions) Ask(ctx context.Context, session string, q events.Question) (string, error) {
+func (b *Questions) Ask(ctx context.Context, env *Env, q events.Question) (string, error) {
+	publish, session := b.publish, ""
+	if env != nil {
+		session = env.Session
+		if env.Publish != nil {
+			publish = env.Publish
+		}
+	}
 	b.mu.Lock()
 	b.next++
 	q.ID = fmt.Sprintf("q-%d", b.next)
@@ -38,18 +48,18 @@ func (b *Questions) Ask(ctx context.Context, session string, q events.Question) 
 	b.pending[q.ID] = ch
 	b.mu.Unlock()
 	cp := q
-	b.publish(events.Event{Type: events.QuestionRequest, Session: session, Question: &cp})
+	publish(events.Event{Type: events.QuestionRequest, Session: session, Question: &cp})
 	select {
 	case a := <-ch:
 		done := q
 		done.Answer = a
-		b.publish(events.Event{Type: events.QuestionResolved, Session: session, Question: &done})
+		publish(events.Event{Type: events.QuestionResolved, Session: session, Question: &done})
 		return a, nil
 	case <-ctx.Done():
 		b.mu.Lock()
 		delete(b.pending, q.ID)
 		b.mu.Unlock()
-		b.publish(events.Event{Type: events.QuestionResolved, Session: session, Question: &q})
+		publish(events.Event{Type: events.QuestionResolved, Session: session, Question: &q})
 		return "", ctx.Err()
 	}
 }

@@ -359,3 +359,53 @@ func TestE2EStreamJSONPlanWorkersAskOneAtATime(t *testing.T) {
 		t.Fatalf("exit: %v", err)
 	}
 }
+
+// TestE2EPlannerAsksBeforePlanning: the planner clears up an ambiguous
+// goal with the ask tool before it plans, and the plan it submits
+// follows the answer.
+func TestE2EPlannerAsksBeforePlanning(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("ask", map[string]any{"question": "Store the cache in memory or in sqlite?", "choices": []string{"memory", "sqlite"}})}},
+		scripted.Turn{Match: "The user answered: sqlite", ToolCalls: []scripted.Call{call("submit_plan", map[string]any{
+			"goal": "cache in sqlite", "steps": []map[string]any{{"id": "s1", "title": "add the sqlite cache"}}})}},
+		scripted.Turn{Match: "assigned step s1 ", ToolCalls: []scripted.Call{call("ask", map[string]any{"question": "Which table name?"})}},
+		scripted.Turn{Match: "The user answered: kv", Text: "added the kv table"},
+		scripted.Turn{ToolCalls: []scripted.Call{call("submit_plan", map[string]any{
+			"goal": "cache again", "steps": []map[string]any{{"id": "s1", "title": "add it"}}})}},
+	)
+	c := startStream(t, e)
+	c.send(userLine("/plan add a cache"))
+	q := c.await("the planner's question", typed("question"))
+	if q["role"] != "planner" || q["text"] != "Store the cache in memory or in sqlite?" {
+		t.Fatalf("question %v", q)
+	}
+	c.send(map[string]any{"type": "answer", "id": q["id"], "text": "sqlite"})
+	ap := c.await("the plan's approval", typed("approval_request"))
+	if ap["tool"] != "plan" || ap["subject"] != "cache in sqlite" {
+		t.Fatalf("plan approval %v", ap)
+	}
+	c.send(map[string]any{"type": "approval", "id": ap["id"], "decision": "allow"})
+	// A plan worker's question names its step.
+	q = c.await("the worker's question", typed("question"))
+	if q["step"] != "s1" || q["role"] != "executor" || q["text"] != "Which table name?" {
+		t.Fatalf("worker question %v", q)
+	}
+	c.send(map[string]any{"type": "answer", "id": q["id"], "text": "kv"})
+	c.await("the plan's end", turnDone)
+
+	c.send(userLine("/plan again"))
+	ap = c.await("the second plan's approval", typed("approval_request"))
+	c.send(map[string]any{"type": "approval", "id": ap["id"], "decision": "deny"})
+	c.await("the rejection", func(m map[string]any) bool { return m["type"] == "notice" && m["text"] == "plan rejected; nothing was changed" })
+	c.stdin.Close()
+	for range c.lines {
+	}
+	if err := <-c.exit; err != nil {
+		t.Fatalf("exit: %v", err)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 5 || !strings.Contains(string(reqs[0]), `"name":"ask"`) {
+		t.Errorf("the planner was not offered ask (%d requests)", len(reqs))
+	}
+}

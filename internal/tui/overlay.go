@@ -497,17 +497,25 @@ type questionAnswerer interface {
 // openQuestion shows the ask tool's question with its choices and a line
 // to answer on: a choice's number picks it, anything else is the answer;
 // Esc tells the model to proceed on a stated assumption.
-func (a *App) openQuestion(q *events.Question) {
+func (a *App) openQuestion(e events.Event) {
 	qa, ok := a.eng.(questionAnswerer)
 	if !ok {
 		return
 	}
-	a.enqueueAsk(queuedAsk{id: q.ID, show: func() (func(), func(int)) { return a.showQuestion(q, qa) }})
+	a.enqueueAsk(queuedAsk{id: e.Question.ID, show: func() (func(), func(int)) { return a.showQuestion(e, qa) }})
 }
 
-// showQuestion puts the ask tool's question on screen.
-func (a *App) showQuestion(q *events.Question, qa questionAnswerer) (closeFn func(), setWaiting func(n int)) {
+// showQuestion puts the ask tool's question on screen, under who asks
+// when it is not the conversation: a plan step's worker, the planner.
+func (a *App) showQuestion(e events.Event, qa questionAnswerer) (closeFn func(), setWaiting func(n int)) {
+	q := e.Question
 	var b strings.Builder
+	switch {
+	case e.Step != "":
+		fmt.Fprintf(&b, "[::d]step %s asks:[::-]\n", tview.Escape(e.Step))
+	case e.Role != "" && e.Role != "executor":
+		fmt.Fprintf(&b, "[::d]the %s asks:[::-]\n", tview.Escape(e.Role))
+	}
 	b.WriteString(tview.Escape(q.Text) + "\n")
 	for i, c := range q.Choices {
 		fmt.Fprintf(&b, "  [::b]%d[::-] %s\n", i+1, tview.Escape(c))

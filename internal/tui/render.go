@@ -114,7 +114,7 @@ func (a *App) render(e events.Event) {
 		return
 	case events.QuestionRequest:
 		if e.Question != nil {
-			a.openQuestion(e.Question)
+			a.openQuestion(e)
 		}
 		return
 	case events.QuestionResolved:

@@ -512,6 +512,11 @@ func TestPlanStepsRender(t *testing.T) {
 	h.waitFor("approve bash?", "step     s3")
 	h.rune('n')
 	<-done
+	// A worker's question says which step asks.
+	p(events.Event{Type: events.QuestionRequest, Session: "e-3", Role: "executor", Step: "s3", Question: &events.Question{ID: "q-9", Text: "Which table?"}})
+	h.waitFor("step s3 asks:", "Which table?")
+	p(events.Event{Type: events.QuestionResolved, Session: "e-3", Step: "s3", Question: &events.Question{ID: "q-9"}})
+	waitGone(t, h, "Which table?")
 	h.app.post(func() { h.app.cancel = nil })
 }
 
@@ -566,7 +571,7 @@ func (askTool) ReadOnly() bool          { return true }
 func (askTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
 	var q events.Question
 	json.Unmarshal(raw, &q)
-	a, err := env.Asker.Ask(ctx, env.Session, q)
+	a, err := env.Asker.Ask(ctx, env, q)
 	return tools.Result{Content: "The user answered: " + a}, err
 }
 

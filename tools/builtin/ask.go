@@ -56,7 +56,7 @@ func (askTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage)
 			Summary: "no one to ask; proceeding on a stated assumption",
 		}, nil
 	}
-	ans, err := env.Asker.Ask(ctx, env.Session, events.Question{Text: a.Question, Choices: a.Choices})
+	ans, err := env.Asker.Ask(ctx, env, events.Question{Text: a.Question, Choices: a.Choices})
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("question not answered: %w", err)
 	}
