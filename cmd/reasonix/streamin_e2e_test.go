@@ -397,7 +397,9 @@ func TestE2EPlannerAsksBeforePlanning(t *testing.T) {
 	c.send(userLine("/plan again"))
 	ap = c.await("the second plan's approval", typed("approval_request"))
 	c.send(map[string]any{"type": "approval", "id": ap["id"], "decision": "deny"})
-	c.await("the rejection", func(m map[string]any) bool { return m["type"] == "notice" && m["text"] == "plan rejected; nothing was changed" })
+	c.await("the rejection", func(m map[string]any) bool {
+		return m["type"] == "notice" && m["text"] == "plan rejected; nothing was changed"
+	})
 	c.stdin.Close()
 	for range c.lines {
 	}
