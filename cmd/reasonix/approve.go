@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"strings"
 
+	"golang.org/x/term"
+
 	"github.com/reasonix/reasonix/orchestrator"
 )
 
@@ -38,16 +40,12 @@ func newPlanApprover(in io.Reader, out io.Writer, getenv func(string) string, pl
 	return &terminalPlanApprover{in: in, lines: bufio.NewReader(in), out: out, getenv: getenv, printPlan: !planShown}, nil
 }
 
-// isTerminal reports whether r (stdin or stdout) is a character device (a
-// terminal), without a terminal library: that is all the callers need to
-// know.
+// isTerminal reports whether r (stdin or stdout) is a terminal. A
+// character device is not enough: /dev/null is one too, and a run with
+// stdin from /dev/null (cron, nohup, CI) has no one to ask.
 func isTerminal(r any) bool {
 	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // terminalPlanApprover shows a plan on stderr and reads the decision from

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -109,4 +111,35 @@ func TestTUIFirstRunSetup(t *testing.T) {
 	tt.typeLine("hello")
 	tt.waitFor("answered through the new config")
 	tt.quit()
+}
+
+// TestE2ESetupStdinDevNull: stdin from /dev/null (cron, nohup, CI) is a
+// character device but no terminal: setup asks nothing, writes the entry
+// that reads the key's variable, and says to export it.
+func TestE2ESetupStdinDevNull(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t)
+	e.env = withoutEnv(e.env, "REASONIX_MODEL", "REASONIX_API_KEY", "REASONIX_BASE_URL")
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Skipf("no %s: %v", os.DevNull, err)
+	}
+	defer null.Close()
+	cmd := exec.Command(binPath, "setup", "--provider", "deepseek", "--no-test")
+	cmd.Dir, cmd.Env, cmd.Stdin = e.repo, e.env, null
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("setup: %v\n%s%s", err, out.String(), errb.String())
+	}
+	if strings.Contains(errb.String(), "Paste") {
+		t.Errorf("setup asked for a key with stdin from %s:\n%s", os.DevNull, errb.String())
+	}
+	if !strings.Contains(out.String(), "export DEEPSEEK_API_KEY") {
+		t.Errorf("setup did not say to export the key:\n%s", out.String())
+	}
+	cfg, _ := os.ReadFile(filepath.Join(e.home, "config.toml"))
+	if !strings.Contains(string(cfg), `api_key_env = "DEEPSEEK_API_KEY"`) {
+		t.Errorf("config:\n%s", cfg)
+	}
 }
