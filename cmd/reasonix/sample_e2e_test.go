@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,5 +75,68 @@ func TestE2ESpecSampleConfigRunsATurn(t *testing.T) {
 	}
 	if !strings.Contains(string(got[1].Body), "denied by rule Deny: Bash(git push*)") {
 		t.Errorf("git push was not denied by the sample's rule:\n%s", messagesOf(t, got[1].Body))
+	}
+}
+
+// The spec's other documented keys, through the binary: system_prompt_file
+// (relative to its file), language and reasoning_language in the rules,
+// [tools] enabled narrowing the tools offered, bash_timeout_seconds = 0,
+// max_steps = 0 and planner_max_steps = 0 loading as no limit, and
+// [permissions] mode = "deny" refusing a writer no rule covers, unasked.
+func TestE2ESpecConfigKeysTakeEffect(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "touch made-by-bash"})}},
+		scripted.Turn{Text: "refused"},
+	)
+	e.write("prompts/system.md", "SYSTEM-PROMPT-FROM-FILE: you are a careful agent.\n")
+	e.write("reasonix.toml", `language = "zh"
+
+[agent]
+system_prompt_file = "prompts/system.md"
+reasoning_language = "en"
+max_steps = 0
+planner_max_steps = 0
+
+[tools]
+enabled = ["read_file", "bash"]
+bash_timeout_seconds = 0
+
+[permissions]
+mode = "deny"
+`)
+	r := e.run("", "run", "make a file")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("requests = %d", len(reqs))
+	}
+	var first []struct{ Role, Content string }
+	if err := json.Unmarshal(messagesOf(t, reqs[0]), &first); err != nil {
+		t.Fatal(err)
+	}
+	sys := first[0].Content
+	for _, want := range []string{"SYSTEM-PROMPT-FROM-FILE", "Answer the user in Chinese", "Write your visible reasoning in English"} {
+		if first[0].Role != "system" || !strings.Contains(sys, want) {
+			t.Errorf("system prompt lacks %q:\n%.600s", want, sys)
+		}
+	}
+	// task and goal_status are the orchestrator's, not built-in tools.
+	names := toolNamesOf(t, reqs[0])
+	for _, n := range names {
+		if n != "read_file" && n != "bash" && n != "task" && n != "goal_status" {
+			t.Errorf("tool %s offered; [tools] enabled names read_file and bash: %v", n, names)
+		}
+	}
+	if !hasName(names, "read_file") || !hasName(names, "bash") {
+		t.Errorf("tools offered %v lack read_file or bash", names)
+	}
+	if _, err := os.Stat(filepath.Join(e.repo, "made-by-bash")); err == nil {
+		t.Error(`mode = "deny" let a writer run`)
+	}
+	if msgs := string(messagesOf(t, reqs[1])); !strings.Contains(msgs, "mode deny: no rule allows it") {
+		t.Errorf("the model was not told the call was refused:\n%s", msgs)
 	}
 }
