@@ -149,6 +149,12 @@ func (r *planRun) status(id string) string {
 func (r *planRun) set(res StepResult) {
 	*r.result(res.Step) = res
 	r.save()
+	r.publish(res)
+}
+
+// publish reports a step's state without saving it: a resolution step's,
+// whose outcome is saved as the merged step's.
+func (r *planRun) publish(res StepResult) {
 	cp := res
 	r.c.rt.Sink.Publish(events.Event{Type: events.StepUpdate, Step: res.Step, Session: res.Session,
 		Role: roles.Executor, StepResult: &cp, Text: r.id})
@@ -310,8 +316,11 @@ func (r *planRun) schedule(ctx context.Context) {
 				break
 			}
 			running[j.id] = j
-			if j.kind == events.StepKindPlan || j.kind == events.StepKindFixup {
-				r.set(StepResult{Step: j.id, Title: j.title, Kind: j.kind, Status: StepRunning})
+			running := StepResult{Step: j.id, Title: j.title, Kind: j.kind, Status: StepRunning}
+			if j.kind == events.StepKindResolve {
+				r.publish(running)
+			} else {
+				r.set(running)
 			}
 			// Never blocks: fewer than n jobs are out, so a worker waits.
 			jobs <- j
@@ -464,7 +473,7 @@ func (r *planRun) finish(ctx context.Context, d stepDone) {
 			r.git.drop(ctx, j.id)
 		}
 		if j.kind == events.StepKindResolve {
-			r.unresolvable(j, res.Summary)
+			r.unresolvable(j, res, res.Summary)
 			return
 		}
 		r.set(res)
@@ -513,19 +522,20 @@ func (r *planRun) finish(ctx context.Context, d stepDone) {
 // finishResolve lands a resolution: no conflict markers may remain.
 func (r *planRun) finishResolve(ctx context.Context, j *stepJob, res StepResult) {
 	if left := unresolved(j.wt, j.conflict); len(left) > 0 {
-		r.unresolvable(j, "conflict markers remain in "+strings.Join(left, ", "))
+		r.unresolvable(j, res, "conflict markers remain in "+strings.Join(left, ", "))
 		return
 	}
 	if _, _, err := r.git.commit(ctx, j.wt, j.start, "resolve "+j.of); err != nil {
-		r.unresolvable(j, err.Error())
+		r.unresolvable(j, res, err.Error())
 		return
 	}
 	if err := r.git.land(ctx, j.id, "resolve "+j.of); err != nil {
-		r.unresolvable(j, err.Error())
+		r.unresolvable(j, res, err.Error())
 		return
 	}
 	r.git.drop(ctx, j.id)
 	r.git.drop(ctx, j.of)
+	r.publish(res)
 	orig := *r.result(j.of)
 	orig.Status = StepDone
 	orig.Summary = strings.TrimSpace(orig.Summary + "\nMerged by " + j.id + ": " + res.Summary)
@@ -533,8 +543,11 @@ func (r *planRun) finishResolve(ctx context.Context, j *stepJob, res StepResult)
 	r.set(orig)
 }
 
-// unresolvable stops the run with the conflicting branches kept.
-func (r *planRun) unresolvable(j *stepJob, why string) {
+// unresolvable stops the run with the conflicting branches kept; res is
+// the resolution worker's outcome.
+func (r *planRun) unresolvable(j *stepJob, res StepResult, why string) {
+	res.Status, res.Summary = StepFailed, why
+	r.publish(res)
 	r.stop = true
 	br := r.git.branch(j.of)
 	r.git.keep(br)
