@@ -62,3 +62,22 @@ func waitRunning(tt *tuiTerm, want string) string {
 		}
 	}
 }
+
+// A server that never answers its handshake does not hold the composer:
+// the first prompt is sent and answered long before the server's 60 s
+// handshake timeout, and /mcp shows it still starting.
+func TestTUIMCPHangingServerDoesNotDelayTheComposer(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, scripted.Turn{Text: "answered without waiting"})
+	e.write("reasonix.toml", "[[plugins]]\nname = \"slow\"\ncommand = \"sleep\"\nargs = [\"600\"]\ntimeout_ms = 60000\n")
+	start := time.Now()
+	tt := startTUI(t, e, "chat")
+	tt.typeLine("hello")
+	tt.waitFor("answered without waiting")
+	if d := time.Since(start); d > 30*time.Second {
+		t.Fatalf("the first answer took %s: the composer waited for the server", d)
+	}
+	tt.typeLine("/mcp")
+	tt.waitFor("slow  starting")
+	tt.quit()
+}
