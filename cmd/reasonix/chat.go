@@ -130,6 +130,10 @@ func runChat(ctx context.Context, f runFlags, io stdio, first string) error {
 	defer app.Close()
 	servers, a = app.mcp, app
 	ui.SetTheme(app.loaded.Config.Theme)
+	// The labels follow the answer language: language, $REASONIX_LANG,
+	// else $LANG (zh_CN.UTF-8 gives Chinese labels).
+	lang, _ := app.loaded.Config.AnswerLanguage(app.loaded.Getenv)
+	ui.SetLanguage(lang)
 	hist.set(app.history())
 	for _, h := range app.hooks.Hooks() {
 		scope := "user"

@@ -585,3 +585,26 @@ func TestTUIAskTool(t *testing.T) {
 	}
 	tt.quit()
 }
+
+// language = "zh" shows the TUI's own labels in Chinese: the welcome line,
+// the status line, the approval overlay and /help; what the model writes
+// is shown as it comes. Without it they are English (the other tests).
+func TestTUIChineseLabels(t *testing.T) {
+	t.Parallel()
+	edit := scripted.Turn{ToolCalls: []scripted.Call{call("edit_file", map[string]any{"path": "greet.txt", "old_string": "hello", "new_string": "hello, world"})}}
+	e := newE2E(t, edit, scripted.Turn{Text: "Finished the greeting."})
+	e.write("greet.txt", "hello\n")
+	e.write("reasonix.toml", "language = \"zh\"\n")
+	tt := startTUI(t, e, "chat")
+	tt.waitFor("Enter 发送", "就绪")
+	tt.typeLine("greet the world")
+	s := tt.waitFor("批准 edit_file？", "y/1 允许一次", "n/4/Esc 拒绝", "工具")
+	if strings.Contains(s, "allow once") {
+		t.Errorf("English choices in a Chinese UI:\n%s", s)
+	}
+	tt.keys("y")
+	tt.waitFor("Finished the greeting.", "令牌 输入")
+	tt.typeLine("/help")
+	tt.waitFor("立即压缩上下文", "Ctrl-R 搜索")
+	tt.quit()
+}

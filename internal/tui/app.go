@@ -130,7 +130,9 @@ type Engine interface {
 // plans. Publish may be called from any goroutine, before or during Run.
 type App struct {
 	opts Options
-	app  *tview.Application
+	// zh shows the UI's own labels in Chinese (SetLanguage).
+	zh  bool
+	app *tview.Application
 
 	pages      *tview.Pages
 	transcript *tview.TextView
@@ -485,11 +487,11 @@ func (a *App) welcome() {
 	if v != "" {
 		v = " " + v
 	}
-	a.line(fmt.Sprintf("[::b]Reasonix%s[::-] [gray]· Enter sends · Ctrl-J or Alt-Enter newline · /help · Ctrl-C cancels · Ctrl-D quits[-]", tview.Escape(v)))
+	a.line(fmt.Sprintf("[::b]Reasonix%s[::-] [gray]· %s[-]", tview.Escape(v), a.tr("Enter sends · Ctrl-J or Alt-Enter newline · /help · Ctrl-C cancels · Ctrl-D quits")))
 	if st, ok, err := a.eng.CurrentGoal(); err == nil && ok {
 		a.goal = &st
 		if st.Status == events.GoalActive {
-			a.line(fmt.Sprintf("[yellow]a saved goal is active:[-] %s [gray](/goal shows it, /goal clear forgets it)[-]", tview.Escape(oneLine(st.Goal, 100))))
+			a.line(fmt.Sprintf("[yellow]%s[-] %s [gray]%s[-]", a.tr("a saved goal is active:"), tview.Escape(oneLine(st.Goal, 100)), a.tr("(/goal shows it, /goal clear forgets it)")))
 		}
 	}
 }
@@ -741,16 +743,16 @@ func (a *App) updateStatus() {
 	}
 	// What needs the person's eye first.
 	if a.unseen {
-		add("[black:yellow] ↓ new output below (End) [-:-]", "[black:yellow] ↓ new below [-:-]", 10, 0)
+		add("[black:yellow] "+a.tr("↓ new output below (End)")+" [-:-]", "[black:yellow] "+a.tr("↓ new below")+" [-:-]", 10, 0)
 	}
 	if n := len(a.queued); n > 0 {
-		add(fmt.Sprintf("[::b]%d queued[::-]", n), "", 0, 13)
+		add(fmt.Sprintf("[::b]%d %s[::-]", n, a.tr("queued")), "", 0, 13)
 	}
 	u := a.usage
-	tok := fmt.Sprintf("tokens %s in (%s cached) %s out", count(u.PromptTokens), count(u.CacheHitTokens), count(u.CompletionTokens))
+	tok := fmt.Sprintf(a.tr("tokens %s in (%s cached) %s out"), count(u.PromptTokens), count(u.CacheHitTokens), count(u.CompletionTokens))
 	var short []string
 	if u.PromptTokens > 0 {
-		c := fmt.Sprintf("cache %d%%", u.CacheHitTokens*100/u.PromptTokens)
+		c := fmt.Sprintf(a.tr("cache %d%%"), u.CacheHitTokens*100/u.PromptTokens)
 		tok += " · " + c
 		short = append(short, c)
 	}
@@ -776,7 +778,7 @@ func (a *App) updateStatus() {
 		add(fmt.Sprintf("[::b]%s running[::-] [gray](/jobs)[-]", plural(n, "job")), fmt.Sprintf("[::b]%s[::-]", plural(n, "job")), 5, 9)
 	}
 	if w := a.window; w != nil && w.Limit > 0 {
-		add(fmt.Sprintf("context %s/%s (%d%%)", count(w.Used), count(w.Limit), w.Percent), fmt.Sprintf("ctx %d%%", w.Percent), 4, 7)
+		add(fmt.Sprintf(a.tr("context %s/%s (%d%%)"), count(w.Used), count(w.Limit), w.Percent), fmt.Sprintf(a.tr("ctx %d%%"), w.Percent), 4, 7)
 	}
 	if g := a.goal; g != nil {
 		s := "goal " + g.Status
@@ -789,25 +791,25 @@ func (a *App) updateStatus() {
 	}
 	if a.cancel != nil {
 		el := time.Since(a.workStart).Truncate(time.Second)
-		w := fmt.Sprintf("[yellow]%c working… %s[-]", spinner(el), el)
+		w := fmt.Sprintf("[yellow]%c %s %s[-]", spinner(el), a.tr("working…"), el)
 		short := w
 		if a.workLabel == "plan" {
 			// The mode says what the work is: a plan is researched
 			// read-only, then asked about, then run step by step.
-			w = "[::b]plan mode[::-] │ " + w
-			short = "[::b]plan[::-] " + short
+			w = "[::b]" + a.tr("plan mode") + "[::-] │ " + w
+			short = "[::b]" + a.tr("plan") + "[::-] " + short
 		}
 		if r := a.rs.runningSteps(); r != "" {
 			w += " [gray]" + tview.Escape(r) + "[-]"
 		} else if r := a.rs.running(); r != "" {
 			w += " [gray]" + tview.Escape(r) + "[-]"
 		} else if a.bl.think != nil {
-			w += " [gray]thinking[-]"
+			w += " [gray]" + a.tr("thinking") + "[-]"
 		}
 		add(w, short, 10, 0)
-		add("[gray]Ctrl-C cancels[-]", "", 0, 1)
+		add("[gray]"+a.tr("Ctrl-C cancels")+"[-]", "", 0, 1)
 	} else {
-		add("[gray]ready[-]", "", 0, 2)
+		add("[gray]"+a.tr("ready")+"[-]", "", 0, 2)
 	}
 	a.statusParts = parts
 	a.fitStatus()

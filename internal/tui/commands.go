@@ -189,13 +189,13 @@ func (a *App) chat(text string) {
 }
 
 func (a *App) help() {
-	a.line(helpText)
+	a.line(a.helpFor())
 	var names []string
 	for _, c := range a.eng.Commands() {
 		names = append(names, "/"+c.Name)
 	}
 	if len(names) > 0 {
-		a.line("[::b]commands and skills[::-]\n  " + tview.Escape(strings.Join(names, " ")))
+		a.line("[::b]" + a.tr("commands and skills") + "[::-]\n  " + tview.Escape(strings.Join(names, " ")))
 	}
 }
 

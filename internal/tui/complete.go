@@ -53,7 +53,7 @@ func (a *App) menuFor(text string) (*menu, bool) {
 			}
 		}
 		for _, b := range builtins {
-			add(b.name, b.desc)
+			add(b.name, a.tr(b.desc))
 		}
 		for _, c := range a.eng.Commands() {
 			d := c.Description

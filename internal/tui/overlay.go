@@ -243,15 +243,15 @@ func (a *App) showApproval(e events.Event) (closeFn func(), setWaiting func(n in
 	var b strings.Builder
 	field := func(k, v string) {
 		if strings.TrimSpace(v) != "" {
-			fmt.Fprintf(&b, "[::b]%-8s[::-] %s\n", k, tview.Escape(v))
+			fmt.Fprintf(&b, "[::b]%-8s[::-] %s\n", a.tr(k), tview.Escape(v))
 		}
 	}
 	if req.Dangerous {
-		b.WriteString("[white:red:b] DANGEROUS [-:-:-] [red]this answer covers this one call only[-]\n")
+		b.WriteString("[white:red:b] " + a.tr("DANGEROUS") + " [-:-:-] [red]" + a.tr("this answer covers this one call only") + "[-]\n")
 	}
 	field("tool", req.Tool)
 	if req.Step != "" {
-		field("step", req.Step+" (plan workers ask one at a time)")
+		field("step", req.Step+" "+a.tr("(plan workers ask one at a time)"))
 	}
 	if e.Role != "" && e.Role != "executor" {
 		field("asked by", e.Role+" "+e.Session)
@@ -264,7 +264,7 @@ func (a *App) showApproval(e events.Event) (closeFn func(), setWaiting func(n in
 	field("reason", oneLine(req.Reason, 400))
 	field("impact", req.Impact)
 	if req.Offers(events.ChoiceAllowAlways) && len(req.Rules) > 0 {
-		field("always", "saves "+strings.Join(req.Rules, ", ")+" to this project's reasonix.toml")
+		field("always", fmt.Sprintf(a.tr("saves %s to this project's reasonix.toml"), strings.Join(req.Rules, ", ")))
 	}
 	for _, p := range req.Preview {
 		fmt.Fprintf(&b, "\n[::b]%s %s[::-] [green]+%d[-] [red]-%d[-]\n", tview.Escape(p.Operation), tview.Escape(p.Path), p.Added, p.Removed)
@@ -274,7 +274,7 @@ func (a *App) showApproval(e events.Event) (closeFn func(), setWaiting func(n in
 	var keys []string
 	for _, k := range approvalKeys {
 		if req.Offers(k.choice) {
-			keys = append(keys, k.label)
+			keys = append(keys, a.tr(k.label))
 		}
 	}
 	body := newOverlayText(text)
@@ -292,7 +292,7 @@ func (a *App) showApproval(e events.Event) (closeFn func(), setWaiting func(n in
 		return nil
 	})
 	keyLine := newOverlayText(strings.Join(keys, "  "))
-	return a.showOverlay("approve "+req.Tool+"?", body, keyLine, strings.Count(text, "\n")+1),
+	return a.showOverlay(fmt.Sprintf(a.tr("approve %s?"), req.Tool), body, keyLine, strings.Count(text, "\n")+1),
 		func(n int) { keyLine.SetText(strings.Join(keys, "  ") + waitingNote(n)) }
 }
 
