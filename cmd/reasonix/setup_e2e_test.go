@@ -143,3 +143,41 @@ func TestE2ESetupStdinDevNull(t *testing.T) {
 		t.Errorf("config:\n%s", cfg)
 	}
 }
+
+// A key pasted into `reasonix setup` at its terminal prompt goes to the
+// credential store (here the 0600 file: no Secret Service in the test's
+// environment), never into config.toml, and a run finds it there through
+// the provider's api_key_env.
+func TestE2ESetupKeepsAPastedKeyInTheCredentialStore(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, scripted.Turn{Text: "keyed"})
+	var env []string
+	for _, kv := range e.env {
+		if !strings.HasPrefix(kv, "REASONIX_BASE_URL=") && !strings.HasPrefix(kv, "REASONIX_API_KEY=") && !strings.HasPrefix(kv, "REASONIX_MODEL=") {
+			env = append(env, kv)
+		}
+	}
+	e.env = env
+	tt := startTerm(t, e, "Paste the key", "setup", "--provider", "deepseek", "--base-url", e.srv.URL(), "--no-test")
+	tt.tmux("send-keys", "-t", "rx", "-l", "sk-pasted-0123456789")
+	tt.keys("Enter")
+	tt.waitFor("key saved in", "EXIT CODE 0")
+	b, err := os.ReadFile(filepath.Join(e.home, "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := string(b)
+	if strings.Contains(cfg, "sk-pasted") || !strings.Contains(cfg, `api_key_env = "DEEPSEEK_API_KEY"`) {
+		t.Errorf("config.toml holds the key or lacks its variable:\n%s", cfg)
+	}
+	creds := filepath.Join(e.home, "credentials.json")
+	if fi, err := os.Stat(creds); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("credentials file: %v %v", fi, err)
+	}
+	if r := e.run("", "run", "hi"); r.code != 0 || !strings.Contains(r.stdout, "keyed") {
+		t.Fatalf("run: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if h := e.srv.Received()[0].Header.Get("Authorization"); h != "Bearer sk-pasted-0123456789" {
+		t.Errorf("Authorization %q: the stored key was not used", h)
+	}
+}

@@ -28,6 +28,13 @@ type tuiTerm struct {
 // the exit code, then keeps the pane open so both can be read.
 func startTUI(t *testing.T, e *e2e, args ...string) *tuiTerm {
 	t.Helper()
+	return startTerm(t, e, "Reasonix", args...)
+}
+
+// startTerm runs the binary with args in a tmux terminal and waits for
+// first on its screen.
+func startTerm(t *testing.T, e *e2e, first string, args ...string) *tuiTerm {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed (.ci/run installs it): the terminal end-to-end tests need it")
 	}
@@ -57,7 +64,7 @@ sleep 600
 	}
 	tt.tmux("-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "40", "-s", "rx", run)
 	t.Cleanup(func() { _ = exec.Command("tmux", "-S", tt.sock, "kill-server").Run() })
-	tt.waitFor("Reasonix")
+	tt.waitFor(first)
 	return tt
 }
 
