@@ -454,3 +454,36 @@ func TestPlanWorktreesSeeUntrackedFiles(t *testing.T) {
 		t.Errorf("stash list: %s", out)
 	}
 }
+
+// TestPlanResumeRunsBlockedStepsAgain: a step that ended blocked runs
+// again on --resume (the person dealt with its cause); done steps do not.
+func TestPlanResumeRunsBlockedStepsAgain(t *testing.T) {
+	turns := append(stepTurns("s1", "one.txt", 0),
+		scripted.Turn{Match: "assigned step s2 ", ToolCalls: []scripted.Call{call(ReportStepTool, map[string]string{"status": "blocked", "summary": "needs the key"})}})
+	turns = append(turns, stepTurns("s2", "two.txt", 0)...)
+	h := newHarness(t, turns, func(rt *Runtime) { rt.Settings.NoReplan = true })
+	plan := Plan{Goal: "x", Steps: []PlanStep{{ID: "s1", Title: "one"}, {ID: "s2", Title: "two", DependsOn: []string{"s1"}}}}
+	id, _ := SavePlan(h.state, "", plan)
+	if _, err := h.coord.ExecuteSaved(context.Background(), id, false); err == nil || !strings.Contains(err.Error(), "s2 blocked") {
+		t.Fatalf("err %v", err)
+	}
+	if _, err := h.coord.ExecuteSaved(context.Background(), id, true); err != nil {
+		t.Fatal(err)
+	}
+	steps, _ := LoadProgress(h.state, id)
+	if len(steps) != 2 || steps[0].Status != StepDone || steps[1].Status != StepDone {
+		t.Errorf("progress after resume %+v", steps)
+	}
+	n := 0
+	for _, p := range h.used() {
+		if strings.Contains(p.firstUser(), "assigned step s1 ") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("s1 ran %d times; resume must skip it", n)
+	}
+	if b, _ := os.ReadFile(filepath.Join(h.ws, "two.txt")); string(b) != "s2\n" {
+		t.Errorf("two.txt = %q", b)
+	}
+}
