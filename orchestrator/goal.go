@@ -185,6 +185,8 @@ func (c *Coordinator) Goal(ctx context.Context, text string) (GoalResult, error)
 		if st.Research, err = c.startResearchLog(w.ID(), text); err != nil {
 			return GoalResult{GoalState: *st}, err
 		}
+		c.rt.Sink.Publish(events.Event{Type: events.Notice, Session: w.ID(), Role: roles.Executor,
+			Text: "research goal: hypotheses, experiments and results are kept in " + st.Research + " (--simple runs a plain goal)"})
 	}
 	if err := c.saveGoal(w, st); err != nil {
 		return GoalResult{GoalState: *st}, err

@@ -139,8 +139,12 @@ func TestE2EResearchGoal(t *testing.T) {
 	// gets the log; one that does not, none.
 	for goal, research := range map[string]bool{"find out why the login test is flaky": true, "optimise the parser": true, "rename the config loader": false} {
 		a := newE2E(t, scripted.Turn{ToolCalls: []scripted.Call{status("done", "ok")}})
-		if r := a.run("", "run", "--goal", goal); r.code != 0 {
+		r := a.run("", "run", "--goal", goal)
+		if r.code != 0 {
 			t.Fatalf("%q: exit %d\n%s", goal, r.code, r.stderr)
+		}
+		if strings.Contains(r.stderr, "research goal: hypotheses, experiments and results are kept in .reasonix/research/") != research {
+			t.Errorf("%q: the person is not told which kind of goal runs:\n%s", goal, r.stderr)
 		}
 		logs, _ := filepath.Glob(filepath.Join(a.repo, ".reasonix", "research", "*", "log.md"))
 		noted := strings.Contains(string(a.srv.Requests()[0]), "This is a research goal")
