@@ -316,11 +316,11 @@ func (r *planRun) schedule(ctx context.Context) {
 				break
 			}
 			running[j.id] = j
-			running := StepResult{Step: j.id, Title: j.title, Kind: j.kind, Status: StepRunning}
+			started := StepResult{Step: j.id, Title: j.title, Kind: j.kind, Status: StepRunning}
 			if j.kind == events.StepKindResolve {
-				r.publish(running)
+				r.publish(started)
 			} else {
-				r.set(running)
+				r.set(started)
 			}
 			// Never blocks: fewer than n jobs are out, so a worker waits.
 			jobs <- j
