@@ -364,3 +364,47 @@ func TestE2EMCPServerWantingOAuthIsExplained(t *testing.T) {
 		t.Errorf("run: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// MCP rules of a Claude Code settings file through the binary: allow
+// mcp__example__* lets the server's writer run headless unasked, a deny of
+// that one tool wins over the allow (even under --yolo), and the file's
+// enabledMcpjsonServers does not trust the repository's own server
+// (doctor says so).
+func TestE2EClaudeSettingsMCPRules(t *testing.T) {
+	t.Parallel()
+	plugin := pluginExample(t)
+	e := newE2E(t, scripted.Turn{Text: "untrusted"})
+	e.write(".mcp.json", fmt.Sprintf(`{"mcpServers": {"example": {"command": %q}}}`, plugin))
+	e.write(".claude/settings.json", `{"enabledMcpjsonServers": ["example"], "permissions": {"allow": ["mcp__example__*"]}}`)
+	if r := e.run("", "run", "echo"); r.code != 0 || !strings.Contains(r.stderr, "MCP server example") {
+		t.Fatalf("enabledMcpjsonServers trusted the repository's server: exit %d\n%s", r.code, r.stderr)
+	}
+	if names := toolNamesOf(t, e.srv.Requests()[0]); hasName(names, "mcp__example__echo") {
+		t.Fatalf("an untrusted server's tools were offered: %v", names)
+	}
+	d := e.run("", "doctor")
+	if !strings.Contains(d.stdout, `key "enabledMcpjsonServers" (a project's MCP servers start once a person trusts them`) {
+		t.Errorf("doctor does not say why enabledMcpjsonServers is ignored:\n%s", d.stdout)
+	}
+	e2 := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("mcp__example__echo", map[string]any{"text": "ALLOWED-ECHO"})}},
+		scripted.Turn{Text: "first"},
+		scripted.Turn{ToolCalls: []scripted.Call{call("mcp__example__echo", map[string]any{"text": "DENIED-ECHO"})}},
+		scripted.Turn{Text: "second"},
+	)
+	e2.write(".mcp.json", fmt.Sprintf(`{"mcpServers": {"example": {"command": %q}}}`, plugin))
+	e2.write(".claude/settings.json", `{"permissions": {"allow": ["mcp__example__*"]}}`)
+	if r := e2.run("", "run", "--mcp-trust", "echo"); r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if msgs := string(messagesOf(t, e2.srv.Requests()[1])); !strings.Contains(msgs, `"content":"ALLOWED-ECHO"`) {
+		t.Errorf("allow mcp__example__* did not let echo run:\n%s", msgs)
+	}
+	e2.write(".claude/settings.json", `{"permissions": {"allow": ["mcp__example__*"], "deny": ["mcp__example__echo"]}}`)
+	if r := e2.run("", "run", "--mcp-trust", "--yolo", "echo again"); r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if msgs := string(messagesOf(t, e2.srv.Requests()[3])); !strings.Contains(msgs, "denied by rule Deny: mcp__example__echo") {
+		t.Errorf("the deny did not win:\n%s", msgs)
+	}
+}

@@ -160,6 +160,10 @@ func Parse(path string, scope Scope, data []byte) (*File, []error) {
 		case "hooks":
 			p.hooks(root[k])
 		case "$schema":
+		case "enableAllProjectMcpServers", "enabledMcpjsonServers", "disabledMcpjsonServers":
+			// Claude Code's own approvals of .mcp.json servers: a
+			// repository's settings must not approve its own servers.
+			f.Ignored = append(f.Ignored, "key "+strconv.Quote(k)+" (a project's MCP servers start once a person trusts them in Reasonix, or with --mcp-trust)")
 		default:
 			f.Ignored = append(f.Ignored, "key "+strconv.Quote(k))
 		}
