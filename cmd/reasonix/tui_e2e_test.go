@@ -35,6 +35,19 @@ func startTUI(t *testing.T, e *e2e, args ...string) *tuiTerm {
 // first on its screen.
 func startTerm(t *testing.T, e *e2e, first string, args ...string) *tuiTerm {
 	t.Helper()
+	return startTermConf(t, e, "", first, args...)
+}
+
+// startTUIConf is startTUI with tmux configured by conf (tmux commands,
+// one a line) before the binary starts.
+func startTUIConf(t *testing.T, e *e2e, conf string, args ...string) *tuiTerm {
+	t.Helper()
+	return startTermConf(t, e, conf, "Reasonix", args...)
+}
+
+// startTermConf is startTerm with tmux configured by conf.
+func startTermConf(t *testing.T, e *e2e, conf, first string, args ...string) *tuiTerm {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed (.ci/run installs it): the terminal end-to-end tests need it")
 	}
@@ -62,7 +75,14 @@ sleep 600
 	if err := os.WriteFile(run, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	tt.tmux("-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "40", "-s", "rx", run)
+	confPath := os.DevNull
+	if conf != "" {
+		confPath = filepath.Join(dir, "tmux.conf")
+		if err := os.WriteFile(confPath, []byte(conf), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tt.tmux("-f", confPath, "new-session", "-d", "-x", "120", "-y", "40", "-s", "rx", run)
 	t.Cleanup(func() { _ = exec.Command("tmux", "-S", tt.sock, "kill-server").Run() })
 	tt.waitFor(first)
 	return tt

@@ -63,6 +63,40 @@ func TestTUIMarkdownAnswer(t *testing.T) {
 	tt.quit()
 }
 
+// TestTUIThemeFromTerminalBackground: with no theme configured and no
+// COLORFGBG, the TUI asks the terminal for its background (tmux answers
+// OSC 11 from its window style): on white it takes the light theme
+// (headings navy, SGR 34), on a terminal that does not say, the dark one
+// (headings aqua, shown as cyan at 8 colours).
+func TestTUIThemeFromTerminalBackground(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, conf string
+		light      bool
+	}{
+		{"white", "set -g window-style 'bg=#ffffff'\nset -g window-active-style 'bg=#ffffff'\n", true},
+		{"unknown", "", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			e := newE2E(t, scripted.Turn{Text: "## Heading here\n\nbody text\n"})
+			tt := startTUIConf(t, e, c.conf)
+			tt.typeLine("show me")
+			tt.waitFor("Heading here", "body text")
+			dump := tt.tmux("capture-pane", "-e", "-p", "-t", "rx")
+			p := sgrBefore(t, dump, "Heading here")
+			navy := hasParam(p, "34") || strings.Contains(strings.Join(p, ";"), "38;5;4")
+			if navy != c.light {
+				t.Errorf("heading SGR %v: light theme %v, want %v", p, navy, c.light)
+			}
+			if !hasColour(p) {
+				t.Errorf("heading SGR %v has no colour", p)
+			}
+			tt.quit()
+		})
+	}
+}
+
 // TestTUINoColor: with NO_COLOR set the screen carries no colour at all
 // (the code block, the diff, the status line), while bold stays.
 func TestTUINoColor(t *testing.T) {

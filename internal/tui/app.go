@@ -229,7 +229,7 @@ func New(opts Options) *App {
 	useTerminalColours()
 	a := &App{
 		opts: opts,
-		th:   pickTheme(opts.Theme, os.Getenv),
+		th:   pickTheme(opts.Theme, os.Getenv, nil),
 		app:  tview.NewApplication(),
 		wake: make(chan struct{}, 1),
 		done: make(chan struct{}),
@@ -283,8 +283,19 @@ func (a *App) beforeDraw(s tcell.Screen) bool {
 }
 
 // SetTheme picks the colours by name ("auto", "dark", "light"); call it
-// before Run.
-func (a *App) SetTheme(name string) { a.th = pickTheme(name, os.Getenv) }
+// before Run. On the real terminal "auto" may ask the terminal for its
+// background (one round trip; see probeBackground).
+func (a *App) SetTheme(name string) {
+	var probe func() (bool, bool)
+	if a.opts.Screen == nil && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb" {
+		probe = func() (bool, bool) { return probeBackground(bgProbeTimeout) }
+	}
+	a.th = pickTheme(name, os.Getenv, probe)
+}
+
+// bgProbeTimeout bounds the wait for a terminal that answers neither
+// query of probeBackground.
+const bgProbeTimeout = 300 * time.Millisecond
 
 // Run shows the UI and returns when the user quits (nil) or ctx ends
 // (ctx.Err()). The terminal is restored on every path out, panics

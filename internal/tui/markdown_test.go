@@ -224,12 +224,48 @@ func TestHighlightLanguages(t *testing.T) {
 
 func TestPickTheme(t *testing.T) {
 	env := func(v string) func(string) string { return func(string) string { return v } }
-	for _, c := range []struct{ name, fgbg, want string }{
-		{"", "", "dark"}, {"auto", "0;15", "light"}, {"", "15;0", "dark"}, {"light", "", "light"}, {"dark", "0;15", "dark"},
-		{"", "12;7", "light"},
+	probe := func(light, ok bool) func() (bool, bool) { return func() (bool, bool) { return light, ok } }
+	for _, c := range []struct {
+		name, fgbg string
+		probe      func() (bool, bool)
+		want       string
+	}{
+		{"", "", nil, "dark"}, {"auto", "0;15", nil, "light"}, {"", "15;0", nil, "dark"}, {"light", "", nil, "light"}, {"dark", "0;15", nil, "dark"},
+		{"", "12;7", nil, "light"},
+		// No COLORFGBG: the terminal's answer decides.
+		{"", "", probe(true, true), "light"}, {"auto", "", probe(false, true), "dark"}, {"", "", probe(true, false), "dark"},
+		// COLORFGBG wins over asking; a configured theme over both.
+		{"", "15;0", probe(true, true), "dark"}, {"dark", "", probe(true, true), "dark"},
 	} {
-		if got := pickTheme(c.name, env(c.fgbg)).name; got != c.want {
+		if got := pickTheme(c.name, env(c.fgbg), c.probe).name; got != c.want {
 			t.Errorf("theme %q COLORFGBG %q: %s, want %s", c.name, c.fgbg, got, c.want)
 		}
+	}
+}
+
+// TestParseBackground: OSC 11 replies as terminals send them (BEL or ST
+// ended, 2 or 4 hex digits a channel) next to the DA1 reply that ends the
+// wait.
+func TestParseBackground(t *testing.T) {
+	for _, c := range []struct {
+		reply     string
+		light, ok bool
+	}{
+		{"\x1b]11;rgb:ffff/ffff/ffff\x07\x1b[?1;2c", true, true},
+		{"\x1b]11;rgb:1e1e/1e1e/2e2e\x1b\\\x1b[?62;22c", false, true},
+		{"\x1b]11;rgb:fd/f6/e3\x07", true, true},  // solarized light
+		{"\x1b]11;rgb:00/2b/36\x07", false, true}, // solarized dark
+		{"\x1b[?1;2c", false, false},              // no OSC 11 support
+		{"\x1b]11;rgb:ffff/ffff\x07", false, false},
+		{"\x1b]11;rgb:ffff/ffff/ffff", false, false}, // cut before its end
+		{"", false, false},
+	} {
+		light, ok := parseBackground([]byte(c.reply))
+		if light != c.light || ok != c.ok {
+			t.Errorf("%q: light %v ok %v, want %v %v", c.reply, light, ok, c.light, c.ok)
+		}
+	}
+	if !hasDA1Reply([]byte("\x1b]11;rgb:0/0/0\x07\x1b[?1;2c")) || hasDA1Reply([]byte("\x1b]11;rgb:0/0/0\x07\x1b[?1;2")) {
+		t.Error("hasDA1Reply")
 	}
 }
