@@ -601,6 +601,14 @@ func (s *Session) runOne(ctx context.Context, c providers.ToolCall, reason strin
 		r.res = tools.Result{IsError: true, Content: "Error: " + accErr.Error(), Summary: "refused"}
 		return finish()
 	}
+	if p, ok := t.(tools.Preparer); ok && s.cfg.Env != nil {
+		// Prepare runs while the hooks, the gate and the checkpoint do;
+		// the call waits where it needs what Prepare holds, and runOne
+		// returns only after Prepare has.
+		var prep sync.WaitGroup
+		defer prep.Wait()
+		prep.Go(func() { p.Prepare(s.cfg.Env) })
+	}
 	if s.cfg.Hooks != nil {
 		if block, reason := s.cfg.Hooks.Before(ctx, s.cfg.ID, c.Function.Name, args); block {
 			r.denied = true

@@ -36,6 +36,15 @@ type Tool interface {
 	Execute(ctx context.Context, env *Env, args json.RawMessage) (Result, error)
 }
 
+// Preparer is a tool that can get ready for a call while the session is
+// still deciding on it (hooks, the gate, the checkpoint before a change):
+// Prepare runs concurrently with those and does work every call of the
+// tool needs whatever its arguments, so it must do nothing a refused call
+// would regret. The call itself waits for whatever Prepare still holds.
+type Preparer interface {
+	Prepare(env *Env)
+}
+
 // Result is what a tool returns to the model.
 type Result struct {
 	Content string
@@ -87,6 +96,9 @@ type Env struct {
 	// Sandbox, when set, starts a shell command confined, in place of
 	// cmd.Start.
 	Sandbox func(cmd *exec.Cmd) error
+	// PrepareSandbox, when set, does ahead of a command what Sandbox
+	// would do first for any command (permission.Sandbox.Prepare).
+	PrepareSandbox func()
 	// Shell is the shell executable bash commands run in ([tools.shell]
 	// path); empty finds bash, else sh, on PATH.
 	Shell string

@@ -258,7 +258,8 @@ func assemble(o assembleOptions) (*app, error) {
 	env.Editor = o.editor
 	sbOpts.Notify = func(msg string) { sink.Publish(events.Event{Type: events.Notice, Text: msg}) }
 	if cfg.Sandbox.Bash != "off" {
-		env.Sandbox = permission.SandboxCommand(sbOpts)
+		sb := permission.NewSandbox(sbOpts)
+		env.Sandbox, env.PrepareSandbox = sb.Start, sb.Prepare
 	}
 
 	// Permission gate, shared by every session of this run.
@@ -396,7 +397,8 @@ func assemble(o assembleOptions) (*app, error) {
 			if cfg.Sandbox.Bash != "off" {
 				o := sbOpts
 				o.Workspace = g.Workspace()
-				wenv.Sandbox = permission.SandboxCommand(o)
+				sb := permission.NewSandbox(o)
+				wenv.Sandbox, wenv.PrepareSandbox = sb.Start, sb.Prepare
 			}
 			cg := permission.NewControlGuard(g.Workspace(), loaded.Home)
 			return wenv, cg, nil

@@ -305,3 +305,61 @@ func (g *dirGrants) ino(name string) uint64 {
 	}
 	return 0
 }
+
+// TestSandboxPrepare: Prepare builds the ruleset a command then starts
+// with (the same one, not built again), and a command started after it is
+// judged against the disk as it is then: a denied path that appeared
+// between Prepare and the command stays unreadable, a new sibling is
+// readable.
+func TestSandboxPrepare(t *testing.T) {
+	t.Parallel()
+	requireLandlock(t)
+	opts := SandboxOptions{}
+	ws, outside := sandboxDirs(t, opts)
+	secret := filepath.Join(outside, "later")
+	opts.Workspace = ws
+	opts.DenyRead = []string{secret}
+	sb := NewSandbox(opts)
+	sb.Prepare()
+	if !sb.rulesets.state.built {
+		t.Fatal("Prepare built no ruleset")
+	}
+	must(t, os.Mkdir(secret, 0o700))
+	must(t, os.WriteFile(filepath.Join(secret, "id"), []byte("LATER\n"), 0o600))
+	must(t, os.WriteFile(filepath.Join(outside, "new"), []byte("NEW\n"), 0o644))
+	run := func(script string) (string, error) {
+		t.Helper()
+		cmd := exec.Command("sh", "-c", script)
+		cmd.Dir = ws
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := sb.Start(cmd); err != nil {
+			t.Fatal(err)
+		}
+		err := cmd.Wait()
+		return out.String(), err
+	}
+	if out, err := run("cat " + filepath.Join(secret, "id")); err == nil || strings.Contains(out, "LATER") {
+		t.Errorf("a denied path created after Prepare was read: %s", out)
+	}
+	if out, err := run("cat " + filepath.Join(outside, "readme") + " " + filepath.Join(outside, "new")); err != nil || !strings.Contains(out, "readable") || !strings.Contains(out, "NEW") {
+		t.Errorf("siblings: %v\n%s", err, out)
+	}
+	// Nothing changed since Prepare: the command starts with its ruleset.
+	keys := filepath.Join(outside, "keys")
+	must(t, os.Mkdir(keys, 0o700))
+	sb2 := NewSandbox(SandboxOptions{Workspace: ws, DenyRead: []string{keys}})
+	sb2.Prepare()
+	before := sb2.rulesets.state.listed
+	if len(before) == 0 {
+		t.Fatal("Prepare listed no directory")
+	}
+	cmd := exec.Command("true")
+	must(t, sb2.Start(cmd))
+	must(t, cmd.Wait())
+	for dir, g := range before {
+		if sb2.rulesets.state.listed[dir] != g {
+			t.Errorf("Start built the ruleset again after Prepare (%s listed afresh)", dir)
+		}
+	}
+}

@@ -200,10 +200,15 @@ func SandboxProtections(opts SandboxOptions) []Protection {
 	return append(out, tcp, abstract, filter)
 }
 
-// SandboxCommand returns the function to assign to tools.Env.Sandbox: it
-// starts a command, in place of cmd.Start, confined by Landlock to writing
-// where WritablePaths allows. Where the sandbox is off or missing it starts
-// commands unconfined (and calls opts.Notify once when missing).
+// SandboxCommand returns NewSandbox(opts).Start, the function to assign
+// to tools.Env.Sandbox.
+func SandboxCommand(opts SandboxOptions) func(*exec.Cmd) error {
+	return NewSandbox(opts).Start
+}
+
+// Sandbox starts commands, in place of cmd.Start, confined by Landlock to
+// writing where WritablePaths allows. Where the sandbox is off or missing
+// it starts commands unconfined (and calls opts.Notify once when missing).
 //
 // Confinement costs no new program: a goroutine locks itself to a fresh
 // OS thread, restricts that thread (Landlock and no_new_privs apply per
@@ -212,31 +217,60 @@ func SandboxProtections(opts SandboxOptions) []Protection {
 // thread instead of reusing it. The rest of the process stays unconfined.
 // A command with SysProcAttr.Pdeathsig keeps that thread until it exits,
 // so the signal comes when Reasonix dies, not when the thread would end.
-func SandboxCommand(opts SandboxOptions) func(*exec.Cmd) error {
-	// The writable paths are resolved now, at start-up, as the person's
-	// configuration stands; the kernel is probed and the report worded
-	// at the first command, off the path to the first request.
-	write := WritablePaths(opts)
-	status := sync.OnceValues(func() (bool, string) {
-		enforced, _, detail := SandboxStatus(opts)
-		return enforced, detail
-	})
-	var once sync.Once
-	rulesets := newRulesetCache()
-	return func(cmd *exec.Cmd) error {
-		enforced, detail := status()
-		if !enforced {
-			if opts.Mode != SandboxOff && opts.Notify != nil {
-				once.Do(func() { opts.Notify(detail) })
-			}
-			return cmd.Start()
-		}
-		if cmd.Err != nil {
-			return cmd.Err
-		}
-		return startConfined(cmd, confinement{write: write, network: opts.Network,
-			denyRead: opts.DenyRead, except: opts.DenyReadExcept, rulesets: rulesets})
+type Sandbox struct {
+	opts     SandboxOptions
+	write    []string
+	status   func() (bool, string)
+	once     sync.Once
+	rulesets *rulesetCache
+}
+
+// NewSandbox returns the sandbox of opts. The writable paths are resolved
+// now, at start-up, as the person's configuration stands; the kernel is
+// probed and the report worded at the first command (or Prepare), off the
+// path to the first request.
+func NewSandbox(opts SandboxOptions) *Sandbox {
+	return &Sandbox{
+		opts:  opts,
+		write: WritablePaths(opts),
+		status: sync.OnceValues(func() (bool, string) {
+			enforced, _, detail := SandboxStatus(opts)
+			return enforced, detail
+		}),
+		rulesets: newRulesetCache(),
 	}
+}
+
+// Start starts cmd confined (tools.Env.Sandbox).
+func (s *Sandbox) Start(cmd *exec.Cmd) error {
+	enforced, detail := s.status()
+	if !enforced {
+		if s.opts.Mode != SandboxOff && s.opts.Notify != nil {
+			s.once.Do(func() { s.opts.Notify(detail) })
+		}
+		return cmd.Start()
+	}
+	if cmd.Err != nil {
+		return cmd.Err
+	}
+	return startConfined(cmd, s.confinement())
+}
+
+// Prepare does ahead of a command what Start does first for any command:
+// it probes the kernel and builds the ruleset (or brings it up to date),
+// so a Start that follows finds it ready and only checks it again. The
+// session calls it (tools.Env.PrepareSandbox) while the gate and the
+// checkpoint before a change run. It confines nothing and reports
+// nothing: a failure here is met again, and reported, by Start.
+func (s *Sandbox) Prepare() {
+	if enforced, _ := s.status(); enforced {
+		prepareConfinement(s.confinement())
+	}
+}
+
+func (s *Sandbox) confinement() confinement {
+	return confinement{write: s.write, network: s.opts.Network,
+		denyRead: s.opts.DenyRead, except: s.opts.DenyReadExcept, rulesets: s.rulesets}
 }
 
 // confinement is what startConfined applies to one command.

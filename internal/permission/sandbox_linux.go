@@ -116,6 +116,19 @@ func startConfined(cmd *exec.Cmd, c confinement) error {
 	return <-done
 }
 
+// prepareConfinement builds c's ruleset, or brings it up to date, ahead
+// of the command that will restrict a thread with it.
+func prepareConfinement(c confinement) {
+	abi := landlockABI()
+	if abi < 1 || c.rulesets == nil {
+		return
+	}
+	rc := c.rulesets
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	_, _ = rc.ruleset(c, abi) // an error comes again at the command
+}
+
 // restrictThread applies the ruleset to the calling thread: from then on
 // it, and every process it starts, may write only beneath c.write; may
 // read everything but c.denyRead (when set); and, unless c.network, may

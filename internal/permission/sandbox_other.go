@@ -17,6 +17,8 @@ func startConfined(*exec.Cmd, confinement) error {
 	return errors.New("sandbox: Landlock is not supported on this platform")
 }
 
+func prepareConfinement(confinement) {}
+
 // rulesetState has nothing to keep without Landlock.
 type rulesetState struct{}
 

@@ -45,6 +45,20 @@ func PowerShell(exe string) tools.Tool { return bashTool{pwsh: exe} }
 func (bashTool) Name() string   { return "bash" }
 func (bashTool) ReadOnly() bool { return false }
 
+// Prepare gets ready for a command while the session checks the call
+// (tools.Preparer): it starts the process-group watcher and builds the
+// sandbox's ruleset. Every command needs both, and neither is anything a
+// refused call regrets: the ruleset is read from directories, and the
+// watcher (one idle shell per process) would start at the first command.
+func (bashTool) Prepare(env *tools.Env) {
+	var wg sync.WaitGroup
+	wg.Go(prepareWatcher)
+	if env.Sandbox != nil && env.PrepareSandbox != nil {
+		env.PrepareSandbox()
+	}
+	wg.Wait()
+}
+
 func (t bashTool) Description() string {
 	common := "stdin is closed: nothing interactive. timeout: seconds (default 120, max 600), then the process group is killed. " +
 		"run_in_background: start a server or watcher as a job of this session and get its id at once (no timeout; it ends with the session); " +

@@ -95,6 +95,18 @@ func tell(op byte, pgid int) error {
 	return fmt.Errorf("the process-group watcher keeps dying")
 }
 
+// prepareWatcher starts the watcher ahead of a command (bash's Prepare),
+// when none runs: the command's group is then on its list as soon as the
+// command has started, not one shell start later, which left a window in
+// which a kill -9 of Reasonix let the group live on.
+func prepareWatcher() {
+	groups.mu.Lock()
+	defer groups.mu.Unlock()
+	if groups.w == nil {
+		_ = startWatcher() // an error comes again at the command
+	}
+}
+
 // startWatcher starts the watcher and tells it of every listed group. The
 // caller holds groups.mu.
 func startWatcher() error {

@@ -5,6 +5,7 @@ package builtin
 import (
 	"bufio"
 	"fmt"
+	"github.com/reasonix/reasonix/tools"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -221,4 +222,29 @@ func running(pid int) bool {
 		return s[i+2] != 'Z'
 	}
 	return true
+}
+
+// TestPrepareStartsTheWatcher: bash's Prepare (run while the session
+// checks a call) starts the process-group watcher, so the command that
+// follows is on its list as soon as it starts, told over the same pipe.
+func TestPrepareStartsTheWatcher(t *testing.T) {
+	bashTool{}.Prepare(&tools.Env{})
+	groups.mu.Lock()
+	w := groups.w
+	groups.mu.Unlock()
+	if w == nil {
+		t.Fatal("no watcher after Prepare")
+	}
+	cmd := shellCommand(shellSpec{}, "true")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := watchGroup(cmd.Process.Pid)
+	_ = cmd.Wait()
+	r.done()
+	groups.mu.Lock()
+	defer groups.mu.Unlock()
+	if r == nil || groups.w != w {
+		t.Errorf("the command was not told to the watcher Prepare started (reaper %v)", r)
+	}
 }
