@@ -34,6 +34,11 @@ func serveE2EMCP() {
 		func(_ context.Context, _ *sdk.CallToolRequest, in liveText) (*sdk.CallToolResult, any, error) {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf("%s (pid %d)", in.Text, os.Getpid())}}}, nil, nil
 		})
+	sdk.AddTool(s, &sdk.Tool{Name: "cwd", Description: "Return the server's working directory."},
+		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+			wd, _ := os.Getwd()
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "cwd=" + wd}}}, nil, nil
+		})
 	sdk.AddTool(s, &sdk.Tool{Name: "die", Description: "Exit at once."},
 		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
 			os.Exit(3)
@@ -341,7 +346,7 @@ func TestE2EMCPLimitsToolsSchemaAndResult(t *testing.T) {
 	}
 	for _, want := range []string{
 		`MCP server live: tool "huge_schema" has a`, "over the 32768-byte limit; it is left out",
-		"MCP server live offers 125 tools; only the first 100 by name are used",
+		"MCP server live offers 126 tools; only the first 100 by name are used",
 	} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("no notice %q:\n%s", want, r.stderr)
@@ -366,5 +371,54 @@ func TestE2EMCPLimitsToolsSchemaAndResult(t *testing.T) {
 	if res.Role != "tool" || !strings.Contains(res.Content, "BIG-HEAD") || !strings.Contains(res.Content, "BIG-TAIL") ||
 		!strings.Contains(res.Content, "truncated") || len(res.Content) > 40000 {
 		t.Errorf("result not truncated with a marker (%d bytes): %.300s", len(res.Content), res.Content)
+	}
+}
+
+// A [[plugins]] entry's cwd (relative to the workspace) is where its
+// server runs, and its tools allow and deny lists decide which of its
+// tools are offered.
+func TestE2EMCPPluginCwdAndToolLists(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("mcp__live__cwd", map[string]any{})}},
+		scripted.Turn{Text: "done"},
+	)
+	if err := os.MkdirAll(filepath.Join(e.repo, "tools", "srv"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.write("reasonix.toml", fmt.Sprintf(`[[plugins]]
+name = "live"
+command = %q
+cwd = "tools/srv"
+env = { %s = "1" }
+tools = { allow = ["c*", "e*", "d*"], deny = ["die", "deploy"] }
+
+[permissions]
+allow = ["mcp__live__*"]
+`, self, e2eMCPServerEnv))
+	r := e.run("", "run", "where")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	reqs := e.srv.Requests()
+	var live []string
+	for _, n := range toolNamesOf(t, reqs[0]) {
+		if strings.HasPrefix(n, "mcp__live__") {
+			live = append(live, n)
+		}
+	}
+	if strings.Join(live, ",") != "mcp__live__cwd,mcp__live__echo" {
+		t.Errorf("offered %v, want cwd and echo (allow c*, e*, d*; deny die, deploy)", live)
+	}
+	want := filepath.Join(e.repo, "tools", "srv")
+	if r, err := filepath.EvalSymlinks(want); err == nil {
+		want = r
+	}
+	if msgs := string(messagesOf(t, reqs[1])); !strings.Contains(msgs, "cwd="+want) {
+		t.Errorf("the server did not run in %s:\n%s", want, msgs)
 	}
 }
