@@ -208,6 +208,9 @@ type App struct {
 	// composerItem is the composer as the layout holds it.
 	composerItem tview.Primitive
 	composerRows int // screen rows the draft needs
+	// atLineStart: the transcript's text ends with a line break (see
+	// guardLeadingBreak).
+	atLineStart bool
 }
 
 const (

@@ -117,6 +117,7 @@ func (a *App) block(collapsed, expanded string) {
 	a.bl.segs = append(a.bl.segs, g)
 	a.bl.lines += segLines(g)
 	_, _ = a.transcript.Write([]byte(a.bl.shown(g)))
+	a.atLineStart = true // a block's forms end with a line break
 	if !a.follow {
 		a.unseen = true
 	}
@@ -182,7 +183,9 @@ func (a *App) toggleBlocks() {
 func (a *App) rebuild() {
 	row, _ := a.transcript.GetScrollOffset()
 	a.transcript.Clear()
-	_, _ = a.transcript.Write([]byte(a.bl.text()))
+	text := a.bl.text()
+	_, _ = a.transcript.Write([]byte(text))
+	a.atLineStart = strings.HasSuffix(text, "\n")
 	if a.follow {
 		a.transcript.ScrollToEnd()
 	} else {

@@ -243,6 +243,7 @@ func (a *App) newConversation() {
 // resetTranscript empties the transcript and what it remembers.
 func (a *App) resetTranscript() {
 	a.transcript.Clear()
+	a.atLineStart = false
 	a.resetBlocks()
 	a.rs = newRenderState()
 	a.usage = providers.Usage{}

@@ -483,3 +483,57 @@ func TestWorkerNamedByDescription(t *testing.T) {
 		t.Errorf("the worker's id is shown:\n%s", s)
 	}
 }
+
+// TestBlankLinesSurviveAppending: a prompt typed after the transcript was
+// drawn is set apart by a blank line and starts at the left edge, and an
+// answer whose chunks start with line breaks keeps its blank lines (tview
+// misreads a break that comes first in appended text; guardLeadingBreak).
+func TestBlankLinesSurviveAppending(t *testing.T) {
+	h := start(t, Options{Version: "v1"}, scripted.Turn{Text: "para one\n\npara two\n\npara three", ChunkSize: 8})
+	h.waitFor("Reasonix v1")
+	time.Sleep(20 * time.Millisecond) // drawn before the prompt is appended
+	h.typeText("show me")
+	h.key(tcell.KeyEnter)
+	h.waitFor("para three")
+	var rows []string
+	for _, r := range strings.Split(h.text(), "\n") {
+		rows = append(rows, strings.TrimRight(r, " "))
+	}
+	at := func(prefix string) int {
+		for i, r := range rows {
+			if strings.HasPrefix(r, prefix) {
+				return i
+			}
+		}
+		t.Fatalf("no row starts with %q:\n%s", prefix, strings.Join(rows, "\n"))
+		return -1
+	}
+	p := at("› show me")
+	if p < 1 || rows[p-1] != "" {
+		t.Errorf("no blank line before the prompt:\n%s", strings.Join(rows, "\n"))
+	}
+	one, two, three := at("para one"), at("para two"), at("para three")
+	if two != one+2 || three != two+2 || rows[one+1] != "" || rows[two+1] != "" {
+		t.Errorf("the answer's blank lines were lost:\n%s", strings.Join(rows, "\n"))
+	}
+	for _, w := range []string{" ", "\n \n", "[::b]\n", "x\n", "[-]\nx", "[::-][-]\n\nx", "[literal\n", ""} {
+		got := guardLeadingBreak(w, true)
+		want := w
+		switch w {
+		case "\n \n":
+			want = " \n \n"
+		case "[::b]\n":
+			want = "[::b] \n"
+		case "[-]\nx":
+			want = "[-] \nx"
+		case "[::-][-]\n\nx":
+			want = "[::-][-] \n\nx"
+		}
+		if got != want {
+			t.Errorf("guardLeadingBreak(%q) = %q, want %q", w, got, want)
+		}
+		if guardLeadingBreak(w, false) != w {
+			t.Errorf("guardLeadingBreak(%q) mid-line changed it", w)
+		}
+	}
+}

@@ -323,6 +323,8 @@ func (a *App) planLine(e events.Event) {
 
 // write appends markup to the transcript.
 func (a *App) write(s string) {
+	s = guardLeadingBreak(s, a.atLineStart)
+	a.atLineStart = strings.HasSuffix(s, "\n")
 	_, _ = a.transcript.Write([]byte(s))
 	a.bl.tail.WriteString(s)
 	a.bl.lines += strings.Count(s, "\n")
@@ -363,4 +365,34 @@ func (a *App) endStream() {
 		a.write(out)
 	}
 	a.rs.md = nil
+}
+
+// guardLeadingBreak works around tview's TextView, which parses appended
+// text from the start of its last line with the state it had there: a
+// line break that comes first on an empty last line is then misread as a
+// space in front of the next line, and the blank line is lost (a blank
+// line between turns, or between paragraphs when a chunk starts with
+// one). A space before such a break keeps it a break, and a blank line
+// holding a space looks the same. atLineStart says the transcript ends
+// with a line break.
+func guardLeadingBreak(s string, atLineStart bool) string {
+	if !atLineStart {
+		return s
+	}
+	// Skip the tags in front ("[::b]", "[-]", `["b1"]`).
+	i := 0
+	for i < len(s) && s[i] == '[' {
+		j := i + 1
+		for j < len(s) && strings.IndexByte(`abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:#,_"-`, s[j]) >= 0 {
+			j++
+		}
+		if j >= len(s) || s[j] != ']' {
+			return s // text, not a tag
+		}
+		i = j + 1
+	}
+	if i < len(s) && s[i] == '\n' {
+		return s[:i] + " " + s[i:]
+	}
+	return s
 }
