@@ -17,6 +17,7 @@ import (
 	"github.com/reasonix/reasonix/internal/store"
 	"github.com/reasonix/reasonix/internal/text"
 	"github.com/reasonix/reasonix/orchestrator"
+	"github.com/reasonix/reasonix/roles"
 	"github.com/reasonix/reasonix/tools"
 )
 
@@ -297,7 +298,20 @@ func (s *streamSession) turn(ctx context.Context, text string) error {
 	arg = strings.TrimSpace(arg)
 	switch {
 	case cmd == "/plan" && arg != "":
-		return s.eng.Plan(ctx, arg)
+		err := s.eng.Plan(ctx, arg)
+		// The plan ran in sessions of its own; the conversation's done
+		// ends the line, as it ends every other turn.
+		stop := "done"
+		switch {
+		case errors.Is(err, orchestrator.ErrPlanRejected):
+			stop = "rejected"
+		case errors.Is(err, context.Canceled):
+			stop = "interrupted"
+		case err != nil:
+			stop = "failed"
+		}
+		s.out.Publish(events.Event{Type: events.Done, Session: s.eng.SessionID(), Role: roles.Executor, Text: stop})
+		return err
 	case cmd == "/goal" && arg == "clear":
 		if err := s.eng.ClearGoal(); err != nil {
 			return err

@@ -107,12 +107,30 @@ func (c *streamClient) await(what string, match func(map[string]any) bool) map[s
 	}
 }
 
+// seenOrAwait returns the first event already read that satisfies
+// match, else awaits one.
+func (c *streamClient) seenOrAwait(what string, match func(map[string]any) bool) map[string]any {
+	c.t.Helper()
+	for _, m := range c.seen {
+		if match(m) {
+			return m
+		}
+	}
+	return c.await(what, match)
+}
+
 func typed(typ string) func(map[string]any) bool {
 	return func(m map[string]any) bool { return m["type"] == typ }
 }
 
 // turnDone matches the Done event of a top-level session (not a worker).
 func turnDone(m map[string]any) bool { return m["type"] == "done" && m["parent"] == nil }
+
+// lineDone matches the conversation's Done, which ends every stdin line
+// (/plan included): not a subagent's, a plan worker's or the planner's.
+func lineDone(m map[string]any) bool {
+	return turnDone(m) && m["step"] == nil && m["role"] == "executor"
+}
 
 func TestE2EStreamJSONInputDrivesApprovals(t *testing.T) {
 	t.Parallel()
@@ -134,7 +152,8 @@ func TestE2EStreamJSONInputDrivesApprovals(t *testing.T) {
 	if bad["line"] != float64(2) || !strings.Contains(fmt.Sprint(bad["message"]), "not a JSON object") {
 		t.Errorf("error event %v", bad)
 	}
-	req := c.await("the first approval request", typed("approval_request"))
+	// The request may have come before the error for line 2.
+	req := c.seenOrAwait("the first approval request", typed("approval_request"))
 	if req["tool"] != "bash" || req["id"] == "" || !strings.Contains(fmt.Sprint(req["command"]), "touch out1.txt") {
 		t.Fatalf("approval request %v", req)
 	}
@@ -332,7 +351,9 @@ func TestE2EStreamJSONPlanWorkersAskOneAtATime(t *testing.T) {
 		t.Fatalf("second approval %v, want step %s", second, other)
 	}
 	c.send(map[string]any{"type": "approval", "id": second["id"], "decision": "allow"})
-	c.await("the plan's end", turnDone)
+	if d := c.await("the plan's end", lineDone); d["text"] != "done" {
+		t.Errorf("the plan's line ended %v", d)
+	}
 	for _, f := range []string{"one.txt", "two.txt"} {
 		if _, err := os.Stat(filepath.Join(e.repo, f)); err != nil {
 			t.Errorf("%s: %v", f, err)
@@ -349,6 +370,9 @@ func TestE2EStreamJSONPlanWorkersAskOneAtATime(t *testing.T) {
 	c.send(userLine("/plan again"))
 	ap = c.await("the second plan's approval", typed("approval_request"))
 	c.send(map[string]any{"type": "approval", "id": ap["id"], "decision": "deny"})
+	if d := c.await("the rejected plan's end", lineDone); d["text"] != "rejected" {
+		t.Errorf("a rejected plan's line ended %v", d)
+	}
 	c.await("the rejection", func(m map[string]any) bool {
 		return m["type"] == "notice" && m["text"] == "plan rejected; nothing was changed"
 	})
@@ -392,7 +416,9 @@ func TestE2EPlannerAsksBeforePlanning(t *testing.T) {
 		t.Fatalf("worker question %v", q)
 	}
 	c.send(map[string]any{"type": "answer", "id": q["id"], "text": "kv"})
-	c.await("the plan's end", turnDone)
+	if d := c.await("the plan's end", lineDone); d["text"] != "done" {
+		t.Errorf("the plan's line ended %v", d)
+	}
 
 	c.send(userLine("/plan again"))
 	ap = c.await("the second plan's approval", typed("approval_request"))
