@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 )
 
 // fixture is a home directory and a workspace in a temp dir, with an
@@ -432,9 +432,9 @@ func TestSyntaxErrorIsTyped(t *testing.T) {
 	if !errors.As(err, &ce) {
 		t.Fatalf("error %v is not a *config.Error", err)
 	}
-	var pe toml.ParseError
+	var pe *toml.DecodeError
 	if !errors.As(err, &pe) {
-		t.Errorf("error %v does not wrap the toml.ParseError", err)
+		t.Errorf("error %v does not wrap the toml.DecodeError", err)
 	}
 	if ce.File != f.userFile || ce.Line != 2 || ce.Col == 0 {
 		t.Errorf("error location = %s:%d:%d, want %s:2:<col>", ce.File, ce.Line, ce.Col, f.userFile)

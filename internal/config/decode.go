@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 
 	"github.com/reasonix/reasonix/internal/hooks"
 	"github.com/reasonix/reasonix/internal/permission"
@@ -109,10 +109,11 @@ type fileDecoder struct {
 func (m *merger) mergeFile(path string, data []byte) []error {
 	src := string(data)
 	var raw map[string]any
-	if _, err := toml.Decode(src, &raw); err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return []error{&Error{File: path, Line: pe.Position.Line, Col: pe.Position.Col, Msg: pe.Message, Err: err}}
+	if err := toml.Unmarshal(data, &raw); err != nil {
+		var de *toml.DecodeError
+		if errors.As(err, &de) {
+			line, col := de.Position()
+			return []error{&Error{File: path, Line: line, Col: col, Msg: strings.TrimPrefix(de.Error(), "toml: "), Err: err}}
 		}
 		return []error{&Error{File: path, Msg: err.Error(), Err: err}}
 	}

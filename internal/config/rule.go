@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 )
 
 // AppendRule adds rule to the [permissions] list ("allow", "ask" or
@@ -32,7 +32,7 @@ func AppendRule(path, list, rule string) error {
 	}
 	src := string(data)
 	var before map[string]any
-	if _, err := toml.Decode(src, &before); err != nil {
+	if err := toml.Unmarshal([]byte(src), &before); err != nil {
 		return fmt.Errorf("config: %s does not parse, so no rule was added: %w", path, err)
 	}
 	want, present, ok := withRule(before, list, rule)
@@ -45,7 +45,7 @@ func AppendRule(path, list, rule string) error {
 
 	out := insertRule(src, list, rule)
 	var after map[string]any
-	if _, err := toml.Decode(out, &after); err != nil || !reflect.DeepEqual(after, want) {
+	if err := toml.Unmarshal([]byte(out), &after); err != nil || !reflect.DeepEqual(after, want) {
 		return fmt.Errorf("config: cannot add the rule to %s automatically (its [permissions] are written in a form this editor does not handle); add %s = [%s] under [permissions] by hand", path, list, quote(rule))
 	}
 	if err := writeAtomic(path, []byte(out), 0o644); err != nil {

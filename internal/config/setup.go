@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 )
 
 // Preset is a provider `reasonix setup` knows how to configure: where it
@@ -147,7 +147,7 @@ func AddProvider(path string, p NewProvider, replace bool) error {
 				Name string `toml:"name"`
 			} `toml:"providers"`
 		}
-		if _, err := toml.Decode(string(old), &cur); err != nil {
+		if err := toml.Unmarshal(old, &cur); err != nil {
 			return fmt.Errorf("config: %s is not valid TOML (%v); fix it or run setup with --force to start it afresh", path, err)
 		}
 		for _, q := range cur.Providers {
