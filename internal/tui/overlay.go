@@ -223,11 +223,11 @@ func (a *App) showAsk(q queuedAsk) {
 }
 
 // waitingNote is the line an open question adds when n more wait.
-func waitingNote(n int) string {
+func (a *App) waitingNote(n int) string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf("  [yellow]· %d more waiting[-]", n)
+	return "  [yellow]· " + fmt.Sprintf(a.tr("%d more waiting"), n) + "[-]"
 }
 
 // openApproval shows an approval request from the event stream, or
@@ -293,7 +293,7 @@ func (a *App) showApproval(e events.Event) (closeFn func(), setWaiting func(n in
 	})
 	keyLine := newOverlayText(strings.Join(keys, "  "))
 	return a.showOverlay(fmt.Sprintf(a.tr("approve %s?"), req.Tool), body, keyLine, strings.Count(text, "\n")+1),
-		func(n int) { keyLine.SetText(strings.Join(keys, "  ") + waitingNote(n)) }
+		func(n int) { keyLine.SetText(strings.Join(keys, "  ") + a.waitingNote(n)) }
 }
 
 // closeApproval removes the overlay of request id, answered here or
@@ -378,7 +378,7 @@ func (p planApprover) Approve(ctx context.Context, plan events.Plan) (events.Pla
 func (a *App) showPlan(ctx context.Context, plan events.Plan, reply func(planAnswer)) func() {
 	text := strings.TrimRight(tview.Escape(plan.Markdown()), "\n")
 	body := newOverlayText(text)
-	const keyText = "[::b]a[::-] approve  [::b]e[::-] edit  [::b]r[::-]/Esc reject"
+	keyText := a.tr("[::b]a[::-] approve  [::b]e[::-] edit  [::b]r[::-]/Esc reject")
 	keys := newOverlayText(keyText)
 	var draft []byte // the last edit that did not validate, to fix in the editor
 	body.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
@@ -407,7 +407,7 @@ func (a *App) showPlan(ctx context.Context, plan events.Plan, reply func(planAns
 				keys.SetText("[red]" + tview.Escape(oneLine(err.Error(), 200)) + "[-]  " + keyText)
 			case reflect.DeepEqual(edited, plan):
 				draft = nil
-				keys.SetText("[yellow]the plan was not changed[-]  " + keyText)
+				keys.SetText("[yellow]" + a.tr("the plan was not changed") + "[-]  " + keyText)
 			default:
 				reply(planAnswer{edited, events.PlanEdit})
 			}
@@ -416,7 +416,7 @@ func (a *App) showPlan(ctx context.Context, plan events.Plan, reply func(planAns
 		}
 		return nil
 	})
-	return a.showOverlay("run this plan?", body, keys, strings.Count(text, "\n")+1)
+	return a.showOverlay(a.tr("run this plan?"), body, keys, strings.Count(text, "\n")+1)
 }
 
 // editPlan runs the editor with the UI suspended, so the editor owns the
@@ -485,7 +485,7 @@ func (a *App) confirm(question string, yes func()) {
 	// Room for the question wrapped in the narrowest overlay (about 50
 	// columns at 80), so its end is never cut.
 	lines := 1 + uniseg.StringWidth(question)/50
-	closeFn = a.showOverlay("confirm", body, newOverlayText("[::b]y[::-] yes  [::b]n[::-]/Esc no"), lines)
+	closeFn = a.showOverlay(a.tr("confirm"), body, newOverlayText(a.tr("[::b]y[::-] yes  [::b]n[::-]/Esc no")), lines)
 }
 
 // questionAnswerer is the engine command that answers the ask tool; an
@@ -545,12 +545,12 @@ func (a *App) showQuestion(e events.Event, qa questionAnswerer) (closeFn func(),
 			answer(`(the user chose not to answer; proceed on an assumption you state, beginning that part of your reply with "Assumption:")`)
 		}
 	})
-	const hint = "[gray]Enter answers (a number picks a choice) · Esc skips[-]"
+	hint := "[gray]" + a.tr("Enter answers (a number picks a choice) · Esc skips") + "[-]"
 	hintLine := newOverlayText(hint)
 	frame := tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(body, 0, 1, false).
 		AddItem(input, 1, 0, true).
 		AddItem(hintLine, 1, 0, false)
-	return a.showFrame("question", frame, input, strings.Count(text, "\n")+3),
-		func(n int) { hintLine.SetText(hint + waitingNote(n)) }
+	return a.showFrame(a.tr("question"), frame, input, strings.Count(text, "\n")+3),
+		func(n int) { hintLine.SetText(hint + a.waitingNote(n)) }
 }
