@@ -9,9 +9,9 @@ import (
 	"github.com/reasonix/reasonix/providers"
 )
 
-// TestSessionLogSyncsBehind: the end of a step returns with the file's
-// sync still running behind it; the next step's end, a mark and closing
-// wait for it (goleak, in TestMain, fails the package if a sync is left
+// TestSessionLogSyncsBehind: the end of a step, and a mark, return with
+// the file's sync still running behind them; the next step's end, a mark
+// and closing wait for it (goleak, in TestMain, fails the package if a sync is left
 // running), and every step's state is in the file.
 func TestSessionLogSyncsBehind(t *testing.T) {
 	l := &sessionLog{w: &worker{}, dir: t.TempDir(), hdr: store.Header{ID: "s-sync", Role: "executor"}}
@@ -29,11 +29,17 @@ func TestSessionLogSyncsBehind(t *testing.T) {
 			t.Fatal("the end of a step did not leave its sync running behind it")
 		}
 	}
+	prev := l.syncing
 	if err := l.mark(store.Mark{Type: store.TypeUnrewind}); err != nil {
 		t.Fatal(err)
 	}
-	if l.syncing != nil {
+	select {
+	case <-prev:
+	default:
 		t.Error("a mark did not wait for the step's sync")
+	}
+	if l.syncing == nil || l.syncing == prev {
+		t.Error("a mark did not leave its own sync running behind it")
 	}
 	if err := l.EndStep(); err != nil {
 		t.Fatal(err)

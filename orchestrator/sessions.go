@@ -24,8 +24,9 @@ import (
 //
 // The sync at the end of a step runs behind the next request rather than
 // before it: it costs a millisecond or more of waiting on the disk, on
-// the path from a tool's result to the model. The end of the next step,
-// any mark and closing wait for it first, so the file is still synced
+// the path from a tool's result to the model. So does a mark's, which
+// would otherwise stand between a checkpoint and the change it guards.
+// The end of the next step, any mark and closing wait for it first, so the file is still synced
 // step by step; a crash of the machine within that millisecond can lose
 // the step before the one in flight too. A crash of Reasonix alone loses
 // nothing written: the lines are in the kernel's cache already.
@@ -131,13 +132,19 @@ func (l *sessionLog) EndStep() error {
 	if err := t.Record(l.meta()); err != nil {
 		return err
 	}
+	l.syncBehind(t)
+	return nil
+}
+
+// syncBehind starts syncing the file, to be waited for by the next
+// step's end, mark or closing. Call with l.mu held, no sync running.
+func (l *sessionLog) syncBehind(t *store.Transcript) {
 	done := make(chan struct{})
 	l.syncing = done
 	go func() {
 		defer close(done)
 		l.syncErr = t.Sync()
 	}()
-	return nil
 }
 
 // RecordRequest appends a request record (agents.RequestRecorder): its
@@ -153,7 +160,10 @@ func (l *sessionLog) RecordRequest(r agents.Request) error {
 	return l.t.Record(rec)
 }
 
-// mark appends a checkpoint or rewind record.
+// mark appends a checkpoint or rewind record. Its sync runs behind, as a
+// step's does: a checkpoint's mark stands between the checkpoint and the
+// change it guards, and the checkpoint itself, with its session and turn,
+// is on disk already (internal/checkpoint syncs it).
 func (l *sessionLog) mark(m store.Mark) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -167,7 +177,8 @@ func (l *sessionLog) mark(m store.Mark) error {
 	if err := t.Record(m); err != nil {
 		return err
 	}
-	return t.Sync()
+	l.syncBehind(t)
+	return nil
 }
 
 // turnCount is how many user turns the session has.
