@@ -111,7 +111,7 @@ func TestTUIPlanWorkersLiveAndAskOneAtATime(t *testing.T) {
 		t.Fatalf("both workers' questions on screen at once:\n%s", s)
 	}
 	tt.keys("y")
-	tt.waitFor("approve bash?", "step     "+other, file)
+	tt.waitFor("approve bash?", "step     "+other+": touch "+map[string]string{"s1": "one", "s2": "two"}[other], file)
 	tt.keys("y")
 	s = tt.waitFor("▸ [step s1: touch one] done: did s1", "▸ [step s2: touch two] done: did s2")
 	if strings.Contains(s, "approve bash?") || strings.Contains(s, "· running") {

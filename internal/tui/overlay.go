@@ -251,7 +251,11 @@ func (a *App) showApproval(e events.Event) (closeFn func(), setWaiting func(n in
 	}
 	field("tool", req.Tool)
 	if req.Step != "" {
-		field("step", req.Step+" "+a.tr("(plan workers ask one at a time)"))
+		step := req.Step
+		if title := a.rs.steps[req.Step]; title != "" {
+			step += ": " + title
+		}
+		field("step", step+" "+a.tr("(plan workers ask one at a time)"))
 	}
 	if e.Role != "" && e.Role != "executor" {
 		field("asked by", e.Role+" "+e.Session)
