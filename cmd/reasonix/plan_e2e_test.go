@@ -537,3 +537,54 @@ func TestE2EPlanUnresolvedConflictKeepsBranches(t *testing.T) {
 		t.Errorf("branches left after the resumed run: %s", out)
 	}
 }
+
+// TestE2EPlanFilesIsolationOutsideGit: outside a git repository two steps
+// naming the same file never run at once, while a third with its own
+// file runs beside them.
+func TestE2EPlanFilesIsolationOutsideGit(t *testing.T) {
+	t.Parallel()
+	const delay = 200 * time.Millisecond
+	turns := append(stepWorker("s1", call("write_file", map[string]any{"path": "a.txt", "content": "a\n"})),
+		stepWorker("s2", call("read_file", map[string]any{"path": "shared.txt"}))...)
+	turns = append(turns, stepWorker("s3", call("read_file", map[string]any{"path": "shared.txt"}))...)
+	e := newE2E(t, turns...)
+	e.srv.SetDelay(delay)
+	e.write("shared.txt", "x\n")
+	e.write("reasonix.toml", "[agent]\nmax_parallel = 3\n")
+	e.savePlan("plan-files", map[string]any{"goal": "g", "steps": []map[string]any{
+		{"id": "s1", "title": "own file", "files": []string{"a.txt"}},
+		{"id": "s2", "title": "shared one", "files": []string{"shared.txt"}},
+		{"id": "s3", "title": "shared two", "files": []string{"./shared.txt"}},
+	}})
+	r := e.run("", "run", "--yolo", "--plan", "plan-files")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "steps whose files overlap run one at a time") {
+		t.Errorf("no notice of the fallback:\n%s", r.stderr)
+	}
+	span := map[string][2]time.Time{}
+	for _, q := range e.srv.Received() {
+		u := firstUserOf(t, q.Body)
+		for _, id := range []string{"s1", "s2", "s3"} {
+			if strings.Contains(u, "assigned step "+id+" ") {
+				s := span[id]
+				if s[0].IsZero() {
+					s[0] = q.At
+				}
+				s[1] = q.At
+				span[id] = s
+			}
+		}
+	}
+	first, second := span["s2"], span["s3"]
+	if second[0].Before(first[0]) {
+		first, second = second, first
+	}
+	if second[0].Before(first[1]) {
+		t.Errorf("the two steps sharing shared.txt overlapped: %v and %v", first, second)
+	}
+	if s1 := span["s1"]; !s1[0].Before(first[1]) {
+		t.Errorf("the step with its own file did not run beside them: s1 %v, shared %v", s1, first)
+	}
+}
