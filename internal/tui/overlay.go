@@ -21,7 +21,7 @@ var errClosed = errors.New("tui: closed before the question was answered")
 // showOverlay shows body centred above the UI with keys as its last line,
 // focused on body. The returned function removes it; calling it again does
 // nothing. UI goroutine only.
-func (a *App) showOverlay(title string, body *tview.TextView, keys *tview.TextView, lines int) (closeFn func()) {
+func (a *App) showOverlay(title string, body *tview.TextView, keys tview.Primitive, lines int) (closeFn func()) {
 	frame := tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(body, 0, 1, true).
 		AddItem(keys, 1, 0, false)
@@ -148,15 +148,48 @@ func ask[T any](ctx context.Context, a *App, show func(reply func(T)) (closeFn f
 // approvalKeys map keys to the choices of an approval request; a key
 // whose choice the request does not offer does nothing (a dangerous call
 // offers no standing answer).
+// short is the label on an overlay too narrow for every label.
 var approvalKeys = []struct {
 	runes  string
 	choice string
 	label  string
+	short  string
 }{
-	{"yY1", events.ChoiceAllow, "[::b]y[::-]/1 allow once"},
-	{"sS2", events.ChoiceAllowSession, "[::b]s[::-]/2 this session"},
-	{"aA3", events.ChoiceAllowAlways, "[::b]a[::-]/3 always"},
-	{"nN4", events.ChoiceDeny, "[::b]n[::-]/4/Esc deny"},
+	{"yY1", events.ChoiceAllow, "[::b]y[::-]/1 allow once", "[::b]y[::-] once"},
+	{"sS2", events.ChoiceAllowSession, "[::b]s[::-]/2 this session", "[::b]s[::-] session"},
+	{"aA3", events.ChoiceAllowAlways, "[::b]a[::-]/3 always", "[::b]a[::-] always"},
+	{"nN4", events.ChoiceDeny, "[::b]n[::-]/4/Esc deny", "[::b]n[::-]/Esc deny"},
+}
+
+// fitLine is a one-line text view that shows its long text when it fits
+// the width it is drawn at, else its short one: an overlay's keys on a
+// narrow terminal lose their spelled-out digits, not their last choice.
+type fitLine struct {
+	*tview.TextView
+	long, short string
+}
+
+func newFitLine(long, short string) *fitLine {
+	return &fitLine{TextView: newOverlayText(long), long: long, short: short}
+}
+
+// set changes both texts.
+func (f *fitLine) set(long, short string) {
+	f.long, f.short = long, short
+	f.TextView.SetText(long)
+}
+
+// Draw picks the text for the width, then draws it.
+func (f *fitLine) Draw(screen tcell.Screen) {
+	_, _, w, _ := f.GetInnerRect()
+	text := f.long
+	if tview.TaggedStringWidth(text) > w {
+		text = f.short
+	}
+	if f.GetText(false) != text {
+		f.TextView.SetText(text)
+	}
+	f.TextView.Draw(screen)
 }
 
 // approvalChoice is the choice a key gives for req, if any.
@@ -275,10 +308,11 @@ func (a *App) showApproval(e events.Event) (closeFn func(), setWaiting func(n in
 		b.WriteString(diffMarkup(p.Diff))
 	}
 	text := strings.TrimRight(b.String(), "\n")
-	var keys []string
+	var keys, short []string
 	for _, k := range approvalKeys {
 		if req.Offers(k.choice) {
 			keys = append(keys, a.tr(k.label))
+			short = append(short, a.tr(k.short))
 		}
 	}
 	body := newOverlayText(text)
@@ -295,9 +329,11 @@ func (a *App) showApproval(e events.Event) (closeFn func(), setWaiting func(n in
 		a.closeApproval(req.ID)
 		return nil
 	})
-	keyLine := newOverlayText(strings.Join(keys, "  "))
+	keyLine := newFitLine(strings.Join(keys, "  "), strings.Join(short, " "))
 	return a.showOverlay(fmt.Sprintf(a.tr("approve %s?"), req.Tool), body, keyLine, strings.Count(text, "\n")+1),
-		func(n int) { keyLine.SetText(strings.Join(keys, "  ") + a.waitingNote(n)) }
+		func(n int) {
+			keyLine.set(strings.Join(keys, "  ")+a.waitingNote(n), strings.Join(short, " ")+a.waitingNote(n))
+		}
 }
 
 // closeApproval removes the overlay of request id, answered here or

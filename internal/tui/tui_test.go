@@ -197,6 +197,38 @@ func TestEventsRender(t *testing.T) {
 	}
 }
 
+// TestApprovalKeysFitNarrowScreens: on a narrow terminal the approval's
+// key line drops the spelled-out digits rather than its last choice; on a
+// wide one it spells them out.
+func TestApprovalKeysFitNarrowScreens(t *testing.T) {
+	h := start(t, Options{})
+	req := permission.Request{Tool: "edit_file", Subject: "a.go", Reason: "fix", Impact: "changes 1 file(s)",
+		Choices: []permission.Answer{permission.AllowOnce, permission.AllowSession, permission.AllowAlways, permission.DenyAnswer}}
+	got := make(chan permission.Answer, 1)
+	go func() {
+		r, _ := h.broker.Approve(context.Background(), req)
+		got <- r.Answer
+	}()
+	for _, c := range []struct {
+		w, h       int
+		want, gone string
+	}{
+		{60, 20, "y once s session a always n/Esc deny", "allow once"},
+		{120, 35, "y/1 allow once  s/2 this session  a/3 always  n/4/Esc deny", "y once"},
+		{50, 20, "n/Esc deny", "allow once"},
+	} {
+		h.sim.SetSize(c.w, c.h)
+		h.postEvent(tcell.NewEventResize(c.w, c.h))
+		if s := h.waitFor(c.want); strings.Contains(s, c.gone) {
+			t.Errorf("at %dx%d the key line shows %q:\n%s", c.w, c.h, c.gone, s)
+		}
+	}
+	h.rune('n')
+	if a := <-got; a != permission.DenyAnswer {
+		t.Errorf("n answered %v", a)
+	}
+}
+
 // TestApprovalDiffScrolls: a diff taller than the screen keeps the
 // overlay's keys in sight; Down and PgDn scroll the diff to its end, and
 // the answer keys still answer.
