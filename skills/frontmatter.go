@@ -9,7 +9,8 @@ import (
 	"strings"
 	"sync"
 
-	"gopkg.in/yaml.v2"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
 
 	"github.com/reasonix/reasonix/internal/text"
 )
@@ -89,63 +90,102 @@ func parseYAML(block []byte) (Frontmatter, bool) {
 	if len(bytes.TrimSpace(block)) == 0 {
 		return Frontmatter{}, true
 	}
-	var raw map[string]yamlValue
-	if err := yaml.Unmarshal(block, &raw); err != nil || raw == nil {
+	f, err := parser.ParseBytes(block, 0)
+	if err != nil || len(f.Docs) != 1 || f.Docs[0] == nil {
 		return nil, false
 	}
-	fm := make(Frontmatter, len(raw))
-	for k, v := range raw {
-		fm[k] = v.v
+	c := yamlConverter{anchors: map[string]ast.Node{}}
+	m, ok := c.value(f.Docs[0].Body, 0).(map[string]any)
+	if !ok || c.bad {
+		return nil, false
 	}
-	return fm, true
+	return Frontmatter(m), true
 }
 
-// yamlValue keeps scalars as the text that was written. YAML 1.1 would
-// otherwise turn a skill named "off" or a model named "no" into a bool.
-type yamlValue struct{ v any }
+// yamlConverter turns a parsed YAML document into plain values. Scalars
+// are kept as the text that was written: YAML 1.1 would turn a skill
+// named "off" or a model named "no" into a bool, and a YAML decoder a
+// version "1.10" into 1.1 or "012" into 10. Lists are []any and mappings
+// map[string]any; a repeated key keeps its last value.
+type yamlConverter struct {
+	anchors map[string]ast.Node
+	bad     bool // something that is not frontmatter (a merge key, deep nesting)
+}
 
-func (y *yamlValue) UnmarshalYAML(unmarshal func(any) error) error {
-	var s string
-	if err := unmarshal(&s); err == nil {
-		y.v = s
+func (c *yamlConverter) value(n ast.Node, depth int) any {
+	if depth > 64 {
+		c.bad = true
 		return nil
 	}
-	var list []string
-	if err := unmarshal(&list); err == nil {
-		out := make([]any, len(list))
-		for i, e := range list {
-			out[i] = e
+	switch x := n.(type) {
+	case nil, *ast.NullNode, *ast.CommentGroupNode, *ast.CommentNode:
+		return nil
+	case *ast.StringNode:
+		return x.Value
+	case *ast.LiteralNode:
+		if x.Value == nil {
+			return ""
 		}
-		y.v = out
-		return nil
-	}
-	var v any
-	if err := unmarshal(&v); err != nil {
-		return err
-	}
-	y.v = normalizeYAML(v)
-	return nil
-}
-
-// normalizeYAML converts yaml.v2's map[interface{}]interface{} into
-// map[string]any all the way down so callers see one shape.
-func normalizeYAML(v any) any {
-	switch x := v.(type) {
-	case map[any]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[fmt.Sprint(k)] = normalizeYAML(e)
+		return x.Value.Value
+	case *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode, *ast.InfinityNode, *ast.NanNode:
+		return n.GetToken().Value
+	case *ast.AnchorNode:
+		if x.Name != nil {
+			c.anchors[x.Name.GetToken().Value] = x.Value
+		}
+		return c.value(x.Value, depth+1)
+	case *ast.AliasNode:
+		if x.Value == nil {
+			return nil
+		}
+		target, ok := c.anchors[x.Value.GetToken().Value]
+		if !ok {
+			c.bad = true
+			return nil
+		}
+		return c.value(target, depth+1)
+	case *ast.TagNode:
+		return c.value(x.Value, depth+1)
+	case *ast.DocumentNode:
+		return c.value(x.Body, depth+1)
+	case *ast.MappingNode:
+		m := make(map[string]any, len(x.Values))
+		for _, mv := range x.Values {
+			c.pair(m, mv, depth)
 		}
 		return m
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = normalizeYAML(e)
+	case *ast.MappingValueNode:
+		m := map[string]any{}
+		c.pair(m, x, depth)
+		return m
+	case *ast.SequenceNode:
+		out := make([]any, 0, len(x.Values))
+		for _, e := range x.Values {
+			out = append(out, c.value(e, depth+1))
 		}
 		return out
 	default:
-		return v
+		c.bad = true
+		return nil
 	}
+}
+
+func (c *yamlConverter) pair(m map[string]any, mv *ast.MappingValueNode, depth int) {
+	if mv.Key == nil || mv.Key.IsMergeKey() {
+		c.bad = true
+		return
+	}
+	var k string
+	switch x := ast.Node(mv.Key).(type) {
+	case *ast.StringNode:
+		k = x.Value
+	case *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode, *ast.NullNode, *ast.InfinityNode, *ast.NanNode:
+		k = x.GetToken().Value // "null: x" is the key "null"
+	default:
+		c.bad = true
+		return
+	}
+	m[k] = c.value(mv.Value, depth+1)
 }
 
 // keyLine matches a top-level "key:" line. Keys start with a lowercase

@@ -76,11 +76,39 @@ func TestParseFrontmatterYAML(t *testing.T) {
 	if n, ok, err := fm.Int("max_steps"); n != 7 || !ok || err != nil {
 		t.Errorf("max_steps = %d %v %v", n, ok, err)
 	}
-	if m, ok := fm["nested"].(map[string]any); !ok || m["a"] != 1 {
+	// Scalars keep the text that was written, nested ones too.
+	if m, ok := fm["nested"].(map[string]any); !ok || m["a"] != "1" {
 		t.Errorf("nested = %#v", fm["nested"])
 	}
 	if string(body) != "body\n" {
 		t.Errorf("body = %q", body)
+	}
+}
+
+// TestParseFrontmatterScalarsAsWritten: numbers, YAML 1.1 booleans,
+// block scalars, anchors and comments come out as the text a person
+// wrote, at every depth; invalid YAML falls back to the line parser.
+func TestParseFrontmatterScalarsAsWritten(t *testing.T) {
+	src := "---\nname: off\nversion: 1.10\nmodel: 012\nhex: 0x1F\ninf: .inf\nempty:\nnull: ~\n" +
+		"color: \"#ff0000\" # a comment\nlist: [x, y, no]\nmeta: &m\n  on: yes\n  n: 1.50\ncopy: *m\n" +
+		"desc: |\n  line one\n  line two\n---\n"
+	fm, _, err := ParseFrontmatter([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Frontmatter{
+		"name": "off", "version": "1.10", "model": "012", "hex": "0x1F", "inf": ".inf", "empty": nil, "null": nil,
+		"color": "#ff0000", "list": []any{"x", "y", "no"},
+		"meta": map[string]any{"on": "yes", "n": "1.50"}, "copy": map[string]any{"on": "yes", "n": "1.50"},
+		"desc": "line one\nline two\n",
+	}
+	if !reflect.DeepEqual(fm, want) {
+		t.Errorf("got  %#v\nwant %#v", fm, want)
+	}
+	// Not YAML (": " inside a plain value): the line parser.
+	fm, _, err = ParseFrontmatter([]byte("---\nname: a\ndescription: Use it when user: asks\n---\n"))
+	if err != nil || fm.String("name") != "a" || fm.String("description") != "Use it when user: asks" {
+		t.Errorf("lenient fallback: %#v, %v", fm, err)
 	}
 }
 
