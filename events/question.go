@@ -12,3 +12,7 @@ type Question struct {
 	// withdrawn (its call was cancelled).
 	Answer string `json:"answer,omitempty"`
 }
+
+// QuestionSkipped is the answer a front end gives when the person
+// dismisses a question: the model goes on under an assumption it labels.
+const QuestionSkipped = `(the user chose not to answer; proceed on an assumption you state, beginning that part of your reply with "Assumption:")`

@@ -17,6 +17,7 @@ import (
 	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/internal/permission"
 	"github.com/reasonix/reasonix/internal/web"
+	"github.com/reasonix/reasonix/tools"
 )
 
 // cmdServe is `reasonix serve`: the engine with a browser UI on a local
@@ -56,7 +57,8 @@ func cmdServe(ctx context.Context, args []string, io stdio) error {
 	}
 	unsubscribe := hub.Subscribe(srv)
 	defer unsubscribe()
-	a, err := assemble(assembleOptions{flags: f, sink: hub, stderr: io.err, approver: broker, planApprover: srv.PlanApprover(), askMCPTrust: true})
+	a, err := assemble(assembleOptions{flags: f, sink: hub, stderr: io.err, approver: broker, planApprover: srv.PlanApprover(), askMCPTrust: true,
+		asker: tools.NewQuestions(hub.Publish)})
 	if err != nil {
 		return err
 	}

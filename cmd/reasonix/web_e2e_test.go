@@ -32,7 +32,8 @@ func chromiumPath(t *testing.T) string {
 // TestE2EServeInABrowser starts `reasonix serve` against the scripted
 // server and drives its page in headless Chromium: streamed Markdown with
 // highlighted code, a bash call approved in the dialog, /plan completed
-// from the menu and approved, and a reload in the middle of a streamed
+// from the menu and approved, the ask tool's question answered by a
+// choice, and a reload in the middle of a streamed
 // answer that still shows the whole transcript once. Screenshots go to
 // $REASONIX_ARTIFACTS (else a temporary folder) for people to look at.
 func TestE2EServeInABrowser(t *testing.T) {
@@ -51,6 +52,8 @@ func TestE2EServeInABrowser(t *testing.T) {
 		})}},
 		scripted.Turn{ToolCalls: []scripted.Call{call("edit_file", map[string]any{"path": "greet.go", "old_string": "hello", "new_string": "hello, farewell"})}},
 		scripted.Turn{Text: "Executed the plan."},
+		scripted.Turn{ToolCalls: []scripted.Call{call("ask", map[string]any{"question": "Which colour should the button be?", "choices": []string{"blue", "green"}})}},
+		scripted.Turn{Match: "The user answered: green", Text: "Made it GREEN."},
 		scripted.Turn{Text: slow, ChunkSize: 4, ChunkDelayMS: 250},
 	)
 	e.write("greet.go", "package main\n\nconst greeting = \"hello\"\n")
@@ -111,6 +114,7 @@ func TestE2EServeInABrowser(t *testing.T) {
 		ToolLine     string
 		Menu         string
 		PlanText     string
+		QuestionText string
 		AfterReload  string
 		Resumed      string
 		PageErrors   []string
@@ -138,6 +142,9 @@ func TestE2EServeInABrowser(t *testing.T) {
 	}
 	if got := e.read("greet.go"); !strings.Contains(got, "hello, farewell") {
 		t.Errorf("the approved plan did not run: %q", got)
+	}
+	if !strings.Contains(rep.QuestionText, "Which colour should the button be?") || !strings.Contains(rep.QuestionText, "green") {
+		t.Errorf("question dialog: %q", rep.QuestionText)
 	}
 	if n := strings.Count(rep.AfterReload, slow); n != 1 {
 		t.Errorf("after the reload the streamed answer appears %d times, want once:\n%s", n, rep.AfterReload)

@@ -582,7 +582,7 @@ func (a *App) showQuestion(e events.Event, qa questionAnswerer) (closeFn func(),
 				answer(s)
 			}
 		case tcell.KeyEscape:
-			answer(`(the user chose not to answer; proceed on an assumption you state, beginning that part of your reply with "Assumption:")`)
+			answer(events.QuestionSkipped)
 		}
 	})
 	hint := "[gray]" + a.tr("Enter answers (a number picks a choice) · Esc skips") + "[-]"

@@ -45,6 +45,8 @@ type Engine interface {
 	Plan(ctx context.Context, text string) error
 	Goal(ctx context.Context, text string) error
 	Answer(id, choice, reason string) error
+	// AnswerQuestion answers the ask tool's question id.
+	AnswerQuestion(id, answer string) error
 	Interrupt()
 	SessionID() string
 	Commands() []events.Command
@@ -227,6 +229,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/sessions/{id}/interrupt", s.interrupt)
 	mux.HandleFunc("GET /api/sessions/{id}/commands", s.commands)
 	mux.HandleFunc("POST /api/approvals/{id}", s.answer)
+	mux.HandleFunc("POST /api/questions/{id}", s.answerQuestion)
 	mux.HandleFunc("POST /api/plans/{id}", s.decidePlan)
 	mux.HandleFunc("GET /api/files", s.files)
 	return s.guard(mux)
@@ -533,20 +536,57 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &body) {
 		return
 	}
-	s.mu.Lock()
-	ss := s.sessions[body.Session]
-	if ss == nil {
-		for _, x := range s.sessions {
-			ss = x
-			break
-		}
-	}
-	s.mu.Unlock()
+	ss := s.answering(body.Session)
 	if ss == nil {
 		http.Error(w, "no open session", http.StatusNotFound)
 		return
 	}
 	if err := ss.eng.Answer(r.PathValue("id"), body.Choice, body.Reason); err != nil {
+		http.Error(w, err.Error(), http.StatusConflict)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// answering is the browser session whose engine takes an answer: the
+// named one, else any (every engine answers through the one broker).
+func (s *Server) answering(id string) *session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ss := s.sessions[id]; ss != nil {
+		return ss
+	}
+	for _, x := range s.sessions {
+		return x
+	}
+	return nil
+}
+
+// answerQuestion answers the ask tool's question: text, or skip, which
+// tells the model to go on under an assumption it states.
+func (s *Server) answerQuestion(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Session string `json:"session"`
+		Text    string `json:"text"`
+		Skip    bool   `json:"skip"`
+	}
+	if !decode(w, r, &body) {
+		return
+	}
+	answer := strings.TrimSpace(body.Text)
+	if body.Skip {
+		answer = events.QuestionSkipped
+	}
+	if answer == "" {
+		http.Error(w, "empty answer", http.StatusBadRequest)
+		return
+	}
+	ss := s.answering(body.Session)
+	if ss == nil {
+		http.Error(w, "no open session", http.StatusNotFound)
+		return
+	}
+	if err := ss.eng.AnswerQuestion(r.PathValue("id"), answer); err != nil {
 		http.Error(w, err.Error(), http.StatusConflict)
 		return
 	}

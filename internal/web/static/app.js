@@ -15,7 +15,7 @@ const el = (tag, cls, text) => {
 const state = {
   sessions: new Map(), // id -> session view
   current: null,
-  approvals: [], // queued approval events
+  approvals: [], // queued approval and question events, shown one at a time
   plan: null, // the plan question shown
   follow: true,
 };
@@ -277,12 +277,20 @@ function status() {
 
 // ---- questions ------------------------------------------------------
 
+// askID is the id of a queued approval request or question.
+const askID = (e) => (e.approval ? e.approval.id : e.question.id);
+
 function nextApproval() {
   const dlg = $("approval");
-  if (dlg.open || state.approvals.length === 0) return;
+  if (dlg.open || $("question").open || state.approvals.length === 0) return;
   const e = state.approvals[0];
+  if (e.question) {
+    showQuestion(e);
+    return;
+  }
   const a = e.approval;
-  $("ap-title").textContent = `${a.tool}: ${a.subject || ""}`;
+  dlg.dataset.id = a.id;
+  $("ap-title").textContent = `${a.tool}${a.step ? ` (step ${a.step})` : ""}: ${a.subject || ""}`;
   $("ap-reason").textContent = a.reason ? `“${a.reason}”` : "";
   $("ap-impact").textContent = a.impact || "";
   $("ap-command").hidden = !a.command;
@@ -308,11 +316,49 @@ function nextApproval() {
 }
 
 function closeApproval(id) {
-  state.approvals = state.approvals.filter((e) => e.approval.id !== id);
-  const dlg = $("approval");
-  if (dlg.open && $("ap-choices").dataset.id !== undefined) dlg.close();
-  if (dlg.open) dlg.close();
+  state.approvals = state.approvals.filter((e) => askID(e) !== id);
+  for (const name of ["approval", "question"]) {
+    const dlg = $(name);
+    if (dlg.open && dlg.dataset.id === id) dlg.close();
+  }
   nextApproval();
+}
+
+// showQuestion shows the ask tool's question: a choice's button or typed
+// text answers it; Skip (or Esc) lets the model go on under an assumption
+// it states.
+function showQuestion(e) {
+  const q = e.question;
+  const dlg = $("question");
+  dlg.dataset.id = q.id;
+  $("q-title").textContent = e.step ? `Step ${e.step} asks` : e.role && e.role !== "executor" ? `The ${e.role} asks` : "Question";
+  $("q-text").textContent = q.text;
+  const send = async (body) => {
+    try {
+      await api("POST", `/api/questions/${encodeURIComponent(q.id)}`, Object.assign({ session: e.root }, body));
+    } catch (err) {
+      console.error(err);
+    }
+    closeApproval(q.id);
+  };
+  $("q-choices").replaceChildren(...(q.choices || []).map((c) => {
+    const b = el("button", "", c);
+    b.type = "button";
+    b.onclick = () => send({ text: c });
+    return b;
+  }));
+  $("q-answer").value = "";
+  $("q-form").onsubmit = (ev) => {
+    ev.preventDefault();
+    const t = $("q-answer").value.trim();
+    if (t) send({ text: t });
+  };
+  $("q-skip").onclick = () => send({ skip: true });
+  dlg.oncancel = (ev) => {
+    ev.preventDefault();
+    send({ skip: true });
+  };
+  dlg.showModal();
 }
 
 function planRequest(e) {
@@ -350,6 +396,8 @@ function handle(e) {
     case "tool_end": toolEnd(s, e); break;
     case "approval_request": state.approvals.push(e); nextApproval(); break;
     case "approval_resolved": closeApproval(e.approval.id); break;
+    case "question": state.approvals.push(e); nextApproval(); break;
+    case "question_resolved": closeApproval(e.question.id); break;
     case "todo_update": todos(s, e); break;
     case "plan_ready": planBlock(s, e); break;
     case "plan_request": planRequest(e); break;

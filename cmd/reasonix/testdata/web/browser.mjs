@@ -53,6 +53,14 @@ try {
     await page.click("#plan-approve");
     await transcript().locator(".notice, .worker", { hasText: "Executed the plan." }).first().waitFor();
   });
+  await step("question", async () => {
+    await page.fill("#input", "style the button");
+    await page.press("#input", "Enter");
+    await page.waitForSelector("#question[open]");
+    report.questionText = await page.locator("#question").innerText();
+    await page.click('#q-choices button:has-text("green")');
+    await transcript().locator(".answer", { hasText: "Made it GREEN." }).waitFor();
+  });
   await step("reload-mid-stream", async () => {
     await page.fill("#input", "count slowly");
     await page.press("#input", "Enter");
