@@ -8,11 +8,15 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/rivo/tview"
+
 	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/internal/config"
+	"github.com/reasonix/reasonix/internal/credentials"
 	"github.com/reasonix/reasonix/internal/permission"
 	"github.com/reasonix/reasonix/internal/tui"
 	"github.com/reasonix/reasonix/orchestrator"
+	"github.com/reasonix/reasonix/providers"
 	"github.com/reasonix/reasonix/providers/openai"
 	"github.com/reasonix/reasonix/tools"
 	"github.com/reasonix/reasonix/tools/mcp"
@@ -45,16 +49,22 @@ func cmdChat(ctx context.Context, args []string, io stdio) error {
 	return runChat(ctx, f, io, "")
 }
 
-// firstRun opens the setup screen when no provider is configured, so a
-// first `reasonix` in a terminal ends in a working config rather than an
-// error; it does nothing otherwise.
+// firstRun opens the setup screen when no provider is usable, so a first
+// `reasonix` in a terminal ends in a working config rather than an error:
+// with no provider configured, the presets; with one whose key variable
+// is unset (a new shell without the export), that provider alone, asking
+// for its key. It does nothing otherwise.
 func firstRun(ctx context.Context, f runFlags, io stdio) error {
 	loaded, _, err := loadConfig(f.config)
 	if err != nil {
 		return err
 	}
-	if pcfgs, err := loaded.Config.ProviderConfigs(os.Getenv); err != nil || len(pcfgs) > 0 {
+	pcfgs, err := loaded.Config.ProviderConfigs(keyEnv(loaded))
+	if err != nil {
 		return nil // a broken entry is reported by assemble, with its name
+	}
+	if len(pcfgs) > 0 {
+		return askMissingKey(ctx, f, io, loaded, pcfgs)
 	}
 	var presets []tui.SetupPreset
 	for _, p := range config.Presets() {
@@ -84,6 +94,13 @@ func firstRun(ctx context.Context, f runFlags, io stdio) error {
 					p.Models = append(p.Models, m)
 				}
 			}
+			if p.Key != "" && p.KeyEnv != "" {
+				// As `reasonix setup` does: a pasted key goes to the
+				// credential store, which api_key_env lookups read.
+				if _, err := credentials.Open(loaded.Home, loaded.Config.CredentialsStore).Set(p.KeyEnv, p.Key); err == nil {
+					p.Key = ""
+				}
+			}
 			return path, config.AddProvider(path, p, false)
 		},
 	})
@@ -94,6 +111,57 @@ func firstRun(ctx context.Context, f runFlags, io stdio) error {
 		return err
 	}
 	fmt.Fprintf(io.err, "reasonix: wrote %s\n", saved)
+	return nil
+}
+
+// askMissingKey opens the setup screen for the provider of the model the
+// chat would use when that provider reads its key from a variable that is
+// set nowhere (the environment, .env, the credential store). A key typed
+// there is tested, then kept in the credential store under the variable's
+// name; the config file is not touched. Leaving the screen leaves the
+// error the run would have given.
+func askMissingKey(ctx context.Context, f runFlags, io stdio, loaded *config.Loaded, pcfgs []providers.Config) error {
+	def := loaded.Config.DefaultModel
+	if f.model != "" {
+		def = f.model
+	}
+	c, model, err := providers.Resolve(def, pcfgs, def)
+	if err != nil || c.APIKey != "" || c.APIKeyEnv == "" {
+		return nil // assemble reports a bad reference
+	}
+	preset := tui.SetupPreset{Name: c.Name, Label: c.Name + " · " + model, BaseURL: c.BaseURL,
+		KeyEnv: c.APIKeyEnv, Model: model, KeyOnly: true}
+	if pre, ok := config.FindPreset(c.Name); ok {
+		preset.SignUp = pre.SignUp
+	}
+	store := credentials.Open(loaded.Home, loaded.Config.CredentialsStore)
+	where := ""
+	_, _, err = tui.RunSetup(ctx, tui.SetupOptions{
+		Intro: fmt.Sprintf("[::b]The key of %s is missing[::-]\n\n$%s is set nowhere: not in the environment, a .env file or the credential store. "+
+			"Paste the key to keep it in the credential store.\n[gray]Enter picks · Ctrl-C leaves[-]", tview.Escape(c.Name), c.APIKeyEnv),
+		Presets: []tui.SetupPreset{preset},
+		Test: func(ctx context.Context, ch tui.SetupChoice) ([]string, error) {
+			if ch.Key == "" {
+				return nil, fmt.Errorf("paste the key, or quit and export %s", c.APIKeyEnv)
+			}
+			return openai.Probe(ctx, ch.BaseURL, ch.Key, ch.Model)
+		},
+		Save: func(ch tui.SetupChoice) (string, error) {
+			w, err := store.Set(c.APIKeyEnv, ch.Key)
+			if err != nil {
+				return "", fmt.Errorf("could not keep the key: %w (export %s instead)", err, c.APIKeyEnv)
+			}
+			where = w
+			return w, nil
+		},
+	})
+	switch {
+	case errors.Is(err, tui.ErrSetupCancelled):
+		return usagef("provider %q needs an API key: set %s (api_key_env in the config)", c.Name, c.APIKeyEnv)
+	case err != nil:
+		return err
+	}
+	fmt.Fprintf(io.err, "reasonix: the key of %s is kept in %s as %s\n", c.Name, where, c.APIKeyEnv)
 	return nil
 }
 

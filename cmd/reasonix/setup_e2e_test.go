@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/reasonix/reasonix/internal/credentials"
 	"github.com/reasonix/reasonix/providers/scripted"
 )
 
@@ -180,4 +182,47 @@ func TestE2ESetupKeepsAPastedKeyInTheCredentialStore(t *testing.T) {
 	if h := e.srv.Received()[0].Header.Get("Authorization"); h != "Bearer sk-pasted-0123456789" {
 		t.Errorf("Authorization %q: the stored key was not used", h)
 	}
+}
+
+// TestTUIMissingKeyAsked: a configured provider whose key variable is set
+// nowhere (a new shell without the export) opens the setup screen for
+// that provider alone, asking only for the key; the key typed is tested,
+// kept in the credential store (the config file is left as it was), and
+// the chat that follows sends it.
+func TestTUIMissingKeyAsked(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, scripted.Turn{Text: "answered with the typed key"})
+	e.env = withoutEnv(e.env, "REASONIX_MODEL", "REASONIX_API_KEY", "REASONIX_BASE_URL")
+	// The file store: the test must not write to a developer's keychain.
+	cfg := fmt.Sprintf("default_model = \"sim\"\ncredentials_store = \"file\"\n\n[[providers]]\nname = \"sim\"\nbase_url = %q\napi_key_env = \"SIM_TEST_KEY\"\nmodel = \"test-model\"\n", e.srv.URL())
+	cfgPath := filepath.Join(e.home, "config.toml")
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tt := startTerm(t, e, "The key of sim is missing")
+	tt.waitFor("$SIM_TEST_KEY is set nowhere", "sim · test-model")
+	tt.keys("Enter")
+	s := tt.waitFor("API key", "Test and save", "Ctrl-C and export the variable")
+	if strings.Contains(s, "Base URL") || strings.Contains(s, "Model ") {
+		t.Errorf("the form asks for more than the key:\n%s", s)
+	}
+	tt.keys("Tab", "Enter") // nothing typed
+	tt.waitFor("paste the key, or quit and export SIM_TEST_KEY")
+	tt.keys("BTab")
+	tt.tmux("send-keys", "-t", "rx", "-l", "sk-typed-key")
+	tt.keys("Tab", "Enter")
+	tt.waitFor("Enter sends")
+	tt.typeLine("hello")
+	tt.waitFor("answered with the typed key")
+	reqs := e.srv.Received()
+	if auth := reqs[len(reqs)-1].Header.Get("Authorization"); auth != "Bearer sk-typed-key" {
+		t.Errorf("the chat request's Authorization is %q", auth)
+	}
+	if got, _ := os.ReadFile(cfgPath); string(got) != cfg {
+		t.Errorf("the config file changed:\n%s", got)
+	}
+	if stored, _ := os.ReadFile(filepath.Join(e.home, credentials.File)); !strings.Contains(string(stored), "SIM_TEST_KEY") {
+		t.Errorf("the key is not in the credential store file:\n%s", stored)
+	}
+	tt.quit()
 }

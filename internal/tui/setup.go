@@ -23,6 +23,9 @@ type SetupPreset struct {
 	Model string
 	// SignUp is where a key is obtained.
 	SignUp string
+	// KeyOnly asks for the key alone: the provider is configured, only
+	// its key is missing, so its address and model are not asked.
+	KeyOnly bool
 }
 
 // SetupChoice is what the person settled on.
@@ -45,6 +48,9 @@ type SetupOptions struct {
 	Test func(ctx context.Context, c SetupChoice) ([]string, error)
 	// Save writes the choice and returns where.
 	Save func(c SetupChoice) (string, error)
+	// Intro replaces the screen's opening words (tview markup); "" is the
+	// first-run welcome.
+	Intro string
 }
 
 // ErrSetupCancelled is returned by [RunSetup] when the person leaves
@@ -170,7 +176,11 @@ func (s *setupScreen) showList() {
 			break
 		}
 	}
-	intro := tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetWordWrap(true).SetText(setupIntro)
+	text := setupIntro
+	if s.opts.Intro != "" {
+		text = s.opts.Intro
+	}
+	intro := tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetWordWrap(true).SetText(text)
 	list.SetBorder(true).SetTitle(" Provider ")
 	flex := tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(intro, 5, 0, false).
@@ -181,22 +191,32 @@ func (s *setupScreen) showList() {
 func (s *setupScreen) showForm(p SetupPreset) {
 	form := tview.NewForm()
 	status := tview.NewTextView().SetDynamicColors(true).SetWrap(true)
-	form.AddInputField("Base URL", p.BaseURL, 0, nil, nil)
-	keyField := -1
+	urlField, keyField, modelField := -1, -1, -1
+	if !p.KeyOnly {
+		form.AddInputField("Base URL", p.BaseURL, 0, nil, nil)
+		urlField = form.GetFormItemCount() - 1
+	}
 	if p.KeyEnv != "" && !p.KeyFound {
 		form.AddPasswordField("API key", "", 0, '*', nil)
 		keyField = form.GetFormItemCount() - 1
 	}
-	form.AddInputField("Model", p.Model, 0, nil, nil)
-	modelField := form.GetFormItemCount() - 1
-	text := func(i int) string { return strings.TrimSpace(form.GetFormItem(i).(*tview.InputField).GetText()) }
+	if !p.KeyOnly {
+		form.AddInputField("Model", p.Model, 0, nil, nil)
+		modelField = form.GetFormItemCount() - 1
+	}
+	text := func(i int, or string) string {
+		if i < 0 {
+			return or
+		}
+		return strings.TrimSpace(form.GetFormItem(i).(*tview.InputField).GetText())
+	}
 	form.AddButton("Test and save", func() {
 		if s.testing {
 			return
 		}
-		c := SetupChoice{Preset: p.Name, BaseURL: text(0), Model: text(modelField)}
+		c := SetupChoice{Preset: p.Name, BaseURL: text(urlField, p.BaseURL), Model: text(modelField, p.Model)}
 		if keyField >= 0 {
-			c.Key = text(keyField)
+			c.Key = text(keyField, "")
 		}
 		if c.BaseURL == "" {
 			status.SetText("[red]the base URL is empty[-]")
@@ -215,13 +235,17 @@ func (s *setupScreen) showForm(p SetupPreset) {
 	case p.KeyEnv != "" && p.KeyFound:
 		fmt.Fprintf(&help, "The key is read from $%s; the config keeps only the variable's name.\n", p.KeyEnv)
 	case p.KeyEnv != "":
-		fmt.Fprintf(&help, "$%s is not set. Paste a key (saved in the config file, readable only by you)", p.KeyEnv)
+		fmt.Fprintf(&help, "$%s is not set. Paste a key (kept in your credential store, or a file readable only by you)", p.KeyEnv)
 		if p.SignUp != "" {
 			fmt.Fprintf(&help, "; get one at %s", tview.Escape(p.SignUp))
 		}
-		help.WriteString(", or leave it empty and export the variable before you start.\n")
+		if p.KeyOnly {
+			help.WriteString(", or leave with Ctrl-C and export the variable.\n")
+		} else {
+			help.WriteString(", or leave it empty and export the variable before you start.\n")
+		}
 	}
-	if p.Model == "" {
+	if p.Model == "" && !p.KeyOnly {
 		help.WriteString("Leave the model empty to take the first one the server lists.\n")
 	}
 	helpView := tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetText(help.String())
