@@ -85,7 +85,9 @@ var zhLabels = sync.OnceValue(func() map[string]string {
 		"confirm":                                                       "确认",
 		"[::b]y[::-] yes  [::b]n[::-]/Esc no":                           "[::b]y[::-] 是  [::b]n[::-]/Esc 否",
 		"Enter answers (a number picks a choice) · Esc skips":           "Enter 回答（输入数字选择选项）· Esc 跳过",
-		"question": "提问",
+		"question":      "提问",
+		"step %s asks:": "步骤 %s 提问：",
+		"the %s asks:":  "%s 提问：",
 		// Command menu.
 		"work on a goal over several turns":          "跨多轮持续完成一个目标",
 		"plan read-only, then run the approved plan": "只读规划，批准后执行计划",

@@ -552,9 +552,9 @@ func (a *App) showQuestion(e events.Event, qa questionAnswerer) (closeFn func(),
 	var b strings.Builder
 	switch {
 	case e.Step != "":
-		fmt.Fprintf(&b, "[::d]step %s asks:[::-]\n", tview.Escape(e.Step))
+		fmt.Fprintf(&b, "[::d]"+a.tr("step %s asks:")+"[::-]\n", tview.Escape(e.Step))
 	case e.Role != "" && e.Role != "executor":
-		fmt.Fprintf(&b, "[::d]the %s asks:[::-]\n", tview.Escape(e.Role))
+		fmt.Fprintf(&b, "[::d]"+a.tr("the %s asks:")+"[::-]\n", tview.Escape(e.Role))
 	}
 	b.WriteString(tview.Escape(q.Text) + "\n")
 	for i, c := range q.Choices {
