@@ -16,33 +16,38 @@ import (
 // is something that works (TestHelpListsOnlyWorkingCommands checks the
 // commands against submit).
 const helpText = `[::b]commands[::-]
-  /goal TEXT    keep working on TEXT over several turns until it is done
-  /goal         show the saved goal · /goal clear forgets it · /goal resume goes on with it
-  /plan TEXT    plan read-only first, then run the plan once you approve it
-  /model [REF[]  pick the model of the next request, or switch to provider/model (kept in the session)
-  /models       the configured models, and what each provider's /models endpoint offers
-  /effort [LEVEL[]  reasoning effort low, medium, high or default (kept in the session)
-  /cost         tokens, cache hits and cost so far, per model
-  /agents       the installed subagents and where each came from
-  /skills       the skills, custom commands and MCP prompts, and where each came from
-  /new          start a new conversation (the current one stays saved)
-  /clear        the same, after asking
-  /resume       pick an earlier conversation of this project and go on with it
-  /rewind       pick a turn: the conversation and the files go back to just before it
-  /rewind undo  undo the last rewind
+  /goal TEXT        keep working on TEXT over several turns until it is done
+  /goal             the saved goal · /goal clear forgets it · /goal resume
+  /plan TEXT        plan read-only first, then run the plan you approve
+  /model [REF[]      pick the next request's model, or switch to provider/model
+  /models           the configured models, and what each endpoint offers
+  /effort [LEVEL[]   reasoning effort: low, medium, high or default
+  /cost             tokens, cache hits and cost so far, per model
+  /agents           the installed subagents and where each came from
+  /skills           skills, custom commands and MCP prompts, with their source
+  /new              start a new conversation (the current one stays saved)
+  /clear            the same, after asking
+  /resume           go on with an earlier conversation of this project
+  /rewind           pick a turn: conversation and files go back to before it
+  /rewind undo      undo the last rewind
   /compact [FOCUS[]  compact the context now · /context shows how full it is
-  /hooks        the loaded hooks · /mcp the MCP servers · /jobs the background jobs
-  /help         this list
-  /quit         leave (also /exit, Ctrl-D, or Ctrl-C twice)
-  /NAME ARGS    a custom command or skill · !CMD runs a shell command · @PATH attaches a file
+  /hooks · /mcp     the loaded hooks · the MCP servers
+  /jobs             the background jobs
+  /help             this list
+  /quit             leave (also /exit, Ctrl-D, or Ctrl-C twice)
+  /NAME ARGS        a custom command or skill
+  !CMD · @PATH      run a shell command · attach a file
 [::b]keys[::-]
-  Enter sends (queued while a turn runs) · Ctrl-J or Alt-Enter newline · a paste is one input
-  Esc or Ctrl-C interrupts the running turn · Ctrl-C twice or Ctrl-D quits
-  Shift-Tab switches the posture: ask → auto → yolo (yolo asks to confirm)
-  / at the start opens the command menu, @ the file menu: ↑/↓ move, Tab or Enter take, Esc closes
-  Tab completes a command or an @path · Ctrl-T expands or collapses blocks (reasoning, agents, diffs)
-  PgUp/PgDn or the wheel scroll · End follows new output again · Ctrl-O shows whole tool output
-  ↑/↓ recall earlier prompts (on the first/last line) · Ctrl-R searches them`
+  Enter             send (queued while a turn runs); a paste is one input
+  Ctrl-J, Alt-Enter a new line in the draft
+  Esc, Ctrl-C       interrupt the running turn; Ctrl-C twice or Ctrl-D quits
+  Shift-Tab         posture: ask → auto → yolo (yolo asks to confirm)
+  / · @             the command menu · the file menu (↑/↓, Tab or Enter, Esc)
+  Tab               complete a command or an @path
+  Ctrl-T            expand or collapse blocks (reasoning, agents, diffs)
+  Ctrl-O            the whole output of the recent tool calls
+  PgUp/PgDn, wheel  scroll · End follows new output again
+  ↑/↓               earlier prompts (on the first/last line) · Ctrl-R searches`
 
 // submit handles one composer entry: a slash command or a chat turn.
 // UI goroutine only.

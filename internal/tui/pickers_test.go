@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
 
 	"github.com/reasonix/reasonix/commands"
 	"github.com/reasonix/reasonix/events"
@@ -415,6 +416,13 @@ func TestHelpListsOnlyWorkingCommands(t *testing.T) {
 	for name := range shown {
 		if !known[name] {
 			t.Errorf("/help lists /%s, which is no command", name)
+		}
+	}
+	// Each line fits an 80-column transcript, so none wraps to the left
+	// edge.
+	for _, l := range strings.Split(helpText, "\n") {
+		if w := tview.TaggedStringWidth(l); w > 78 {
+			t.Errorf("/help line of %d columns: %q", w, l)
 		}
 	}
 	for _, key := range []string{"Shift-Tab", "Ctrl-O", "Ctrl-R", "Esc", "Tab", "PgUp", "Ctrl-J", "Ctrl-D"} {
