@@ -103,7 +103,7 @@ func TestHistoryRecall(t *testing.T) {
 	for range 2 {
 		h.typeText("/help")
 		h.key(tcell.KeyEnter)
-		h.waitFor("Ctrl-R searches them")
+		h.waitFor("Ctrl-R searches")
 	}
 	// Both reach the store (which drops the repeat: another run may have
 	// saved a prompt in between).

@@ -464,7 +464,7 @@ func TestChatTurnCommandsAndQuit(t *testing.T) {
 	}
 	h.typeText("/help")
 	h.key(tcell.KeyEnter)
-	h.waitFor("/quit         leave", "Ctrl-C interrupts the running turn")
+	h.waitFor("/quit             leave", "Ctrl-C       interrupt the running turn")
 	h.typeText("/bogus")
 	h.key(tcell.KeyEnter)
 	h.waitFor("unknown command /bogus")
