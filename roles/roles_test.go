@@ -101,6 +101,37 @@ func TestFilterTools(t *testing.T) {
 	}
 }
 
+// TestPromptsAgreeWithAsk: a built-in role whose tools include ask is told
+// how to use it, and one without it is told it cannot ask; a prompt that
+// says "cannot ask" while the tool is there (or names ask when it is not)
+// leaves the model guessing.
+func TestPromptsAgreeWithAsk(t *testing.T) {
+	reg := fullRegistry()
+	cannot := regexp.MustCompile(`(?i)cannot ask|can't ask|cannot put questions`)
+	for _, name := range []string{Planner, Executor, General, Explore} {
+		r, _ := Builtin(name)
+		has := contains(r.FilterTools(reg).Names(), "ask")
+		says := cannot.MatchString(r.System)
+		switch {
+		case has && says:
+			t.Errorf("%s has the ask tool but its prompt says it cannot ask", name)
+		case !has && !says:
+			t.Errorf("%s has no ask tool but its prompt does not say it cannot ask", name)
+		case has && name != Executor && !strings.Contains(r.System, "ask tool") && !strings.Contains(r.System, "ask to "):
+			t.Errorf("%s has the ask tool but its prompt does not say when to use it", name)
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
 func writeAgent(t *testing.T, dir, file, content string) string {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {

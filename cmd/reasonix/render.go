@@ -188,7 +188,7 @@ func (s *streamJSON) Publish(e events.Event) {
 	}
 	if e.Question != nil && (e.Type == events.QuestionRequest || e.Type == events.QuestionResolved) {
 		// Questions too: {"type":"question","id":…,"text":…,"choices":[…]}.
-		v = questionLine{Type: e.Type, Session: e.Session, Role: e.Role, Step: e.Step, Question: e.Question}
+		v = questionLine{Type: e.Type, Session: e.Session, Role: e.Role, Parent: e.Parent, Step: e.Step, Question: e.Question}
 	}
 	s.emit(v)
 }
@@ -207,6 +207,7 @@ type questionLine struct {
 	Type    events.Type `json:"type"`
 	Session string      `json:"session,omitempty"`
 	Role    string      `json:"role,omitempty"`
+	Parent  string      `json:"parent,omitempty"`
 	Step    string      `json:"step,omitempty"`
 	*events.Question
 }

@@ -437,3 +437,61 @@ func TestE2EPlannerAsksBeforePlanning(t *testing.T) {
 		t.Errorf("the planner was not offered ask (%d requests)", len(reqs))
 	}
 }
+
+// TestE2ESubagentAsks: a general subagent offered the ask tool (and told
+// how to use it) puts its question through the one question path: the
+// event names the subagent's role and its parent session, the answer
+// reaches the subagent, and its report reaches the caller.
+func TestE2ESubagentAsks(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("task", map[string]any{"agent": "general", "description": "rename the flag", "prompt": "SUBJOB rename the --fast flag"})}},
+		scripted.Turn{Match: "SUBJOB", ToolCalls: []scripted.Call{call("ask", map[string]any{"question": "Rename --fast to --quick or --turbo?", "choices": []string{"--quick", "--turbo"}})}},
+		scripted.Turn{Match: "The user answered: --quick", Text: "Renamed to --quick."},
+		scripted.Turn{Match: "Renamed to --quick.", Text: "The subagent renamed it."},
+	)
+	c := startStream(t, e)
+	c.send(userLine("rename the fast flag"))
+	var q map[string]any
+	for q == nil {
+		m := c.await("the subagent's question", func(m map[string]any) bool {
+			return m["type"] == "question" || m["type"] == "approval_request"
+		})
+		if m["type"] == "approval_request" { // the posture may ask about the delegation
+			c.send(map[string]any{"type": "approval", "id": m["id"], "decision": "allow"})
+			continue
+		}
+		q = m
+	}
+	start := c.seenOrAwait("the conversation's start", func(m map[string]any) bool {
+		return m["type"] == "session_start" && m["role"] == "executor"
+	})
+	if q["role"] != "general" || q["parent"] != start["session"] || q["session"] == start["session"] ||
+		q["text"] != "Rename --fast to --quick or --turbo?" || fmt.Sprint(q["choices"]) != "[--quick --turbo]" {
+		t.Fatalf("question %v, want one from the general subagent of %v", q, start["session"])
+	}
+	c.send(map[string]any{"type": "answer", "id": q["id"], "text": "--quick"})
+	if d := c.await("the turn's end", lineDone); d["text"] == "error" {
+		t.Fatalf("turn ended %v", d)
+	}
+	c.stdin.Close()
+	for range c.lines {
+	}
+	if err := <-c.exit; err != nil {
+		t.Fatalf("exit: %v", err)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests, want 4", len(reqs))
+	}
+	sub := reqs[1]
+	if names := strings.Join(toolNames(t, sub), ","); !strings.Contains(names, "ask") {
+		t.Errorf("the general subagent was not offered ask: %s", names)
+	}
+	if sys := systemOf(t, sub); strings.Contains(sys, "cannot ask") || !strings.Contains(sys, "ask tool") {
+		t.Errorf("the general subagent's prompt does not agree with its ask tool:\n%s", sys)
+	}
+	if !strings.Contains(string(reqs[3]), "Renamed to --quick.") {
+		t.Errorf("the subagent's report did not reach the caller")
+	}
+}
