@@ -151,9 +151,21 @@ func cmdDoctor(args []string, io stdio) error {
 		fmt.Fprintf(io.out, "shell:      PowerShell %s ([tools.shell] prefer = %q): every line asks unless an exact rule allows it\n", exe, cfg.Tools.Shell.Prefer)
 	}
 	fmt.Fprintf(io.out, "file tools: refuse the read deny list (%d paths) and hard-linked files\n", len(sb.DenyRead))
-	if _, gateOnly := permission.ReadRuleDenies(append(slices.Clone(cfg.Permissions.Deny), set.Rules("deny")...), permission.WritablePaths(sb)); len(gateOnly) > 0 {
-		fmt.Fprintf(io.out, "read rules: %s: enforced by the gate (file tools, and commands that name the path or read a folder holding it), not by the sandbox (a path inside a writable tree, or a glob, cannot be kept out by Landlock)\n",
-			strings.Join(gateOnly, ", "))
+	denyRules := append(slices.Clone(cfg.Permissions.Deny), set.Rules("deny")...)
+	if _, gateOnly := permission.ReadRuleDenies(denyRules, permission.WritablePaths(sb)); len(gateOnly) > 0 {
+		hidden := permission.HiddenReads(denyRules, wd)
+		ok, why := false, "no Landlock"
+		if enforced && cfg.Sandbox.Bash != "off" {
+			ok, why = permission.HidingAvailable()
+		}
+		switch {
+		case ok && hidden != nil:
+			fmt.Fprintf(io.out, "read rules: %s: inside the workspace, where Landlock cannot deny a file; each command starts with the matching files hidden (a mount namespace; now: %s), and the gate refuses the file tools and commands that name them\n",
+				strings.Join(gateOnly, ", "), orDefault(strings.Join(hidden(), ", "), "none exist"))
+		default:
+			fmt.Fprintf(io.out, "read rules: %s: enforced by the gate only (file tools, and commands that name the path or read a folder holding it): Landlock cannot keep out a path inside a writable tree, and the sandbox cannot hide it here (%s)\n",
+				strings.Join(gateOnly, ", "), why)
+		}
 	}
 	if lang, _ := cfg.AnswerLanguage(loaded.Getenv); lang != "" {
 		fmt.Fprintf(io.out, "language:   %s\n", lang)

@@ -257,6 +257,9 @@ func assemble(o assembleOptions) (*app, error) {
 	env.Shell = cfg.Tools.Shell.Path
 	env.Editor = o.editor
 	sbOpts.Notify = func(msg string) { sink.Publish(events.Event{Type: events.Notice, Text: msg}) }
+	// Read deny rules for paths inside the workspace: Landlock cannot
+	// deny them, so commands start with those files hidden.
+	sbOpts.Hide = permission.HiddenReads(denyRules, guard.Workspace())
 	if cfg.Sandbox.Bash != "off" {
 		sb := permission.NewSandbox(sbOpts)
 		env.Sandbox, env.PrepareSandbox = sb.Start, sb.Prepare

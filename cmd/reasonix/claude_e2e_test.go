@@ -364,8 +364,8 @@ func TestE2EClaudeSettingsDenyReadIsSandboxed(t *testing.T) {
 	if !strings.Contains(d.stdout, filepath.Join(root, "secrets")) {
 		t.Errorf("doctor does not list the denied folder:\n%s", d.stdout)
 	}
-	if !strings.Contains(d.stdout, "read rules: Read(./.env): enforced by the gate") {
-		t.Errorf("doctor does not say which Read rules only the gate enforces:\n%s", d.stdout)
+	if !strings.Contains(d.stdout, "read rules: Read(./.env): ") {
+		t.Errorf("doctor does not say what becomes of the Read rule inside the workspace:\n%s", d.stdout)
 	}
 }
 
@@ -467,5 +467,64 @@ func TestE2EClaudeSettingsAdditionalDirectories(t *testing.T) {
 	}
 	if strings.Contains(msgs, "NOTES-OF-other") {
 		t.Errorf("a folder not listed was readable:\n%s", msgs)
+	}
+}
+
+// A Read(./.env) deny inside the workspace holds against commands the
+// gate cannot read: the sandbox starts them with every .env hidden (a
+// mount namespace), so a path built when the line runs, an interpreter or
+// a recursive grep reads nothing, under --yolo, while the rest of the
+// workspace, and files the command writes, read as usual.
+func TestE2EClaudeSettingsDenyReadEnvHiddenFromCommands(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("hiding files from commands needs Linux mount namespaces")
+	}
+	if enforced, _, detail := permission.SandboxStatus(permission.SandboxOptions{}); !enforced {
+		t.Skipf("Landlock not enforced here: %s", detail)
+	}
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": `k=env; cat .$k; cat app/.$k; echo made > new.txt; cat new.txt src/a.txt; echo status=$?`})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": `python3 -c "import os; print([open(os.path.join(d, f)).read() for d, _, fs in os.walk('.') for f in fs if f.endswith('nv')])"; echo found-done`})}},
+		// Ways around the hiding: unmount it, or reach the file through
+		// another process's view of the file system.
+		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": `sh probe.sh; echo probe-done`})}},
+		scripted.Turn{Text: "done"},
+	)
+	e.write("probe.sh", "f=.e; f=${f}nv\numount $f 2>/dev/null\ncat $f /proc/$PPID/cwd/$f /proc/$PPID/root$PWD/$f /proc/1/root$PWD/$f\n")
+	e.write(".env", "DB_PASSWORD=hunter2-very-secret\n")
+	e.write("app/.env", "NESTED_SECRET=swordfish-42\n")
+	e.write("src/a.txt", "plain source\n")
+	e.write(".claude/settings.json", `{"permissions": {"deny": ["Read(./.env)"]}}`)
+	// Whether user namespaces can be made here is the binary's to probe
+	// (this test binary is not the helper); doctor says.
+	d := e.run("", "doctor")
+	if strings.Contains(d.stdout, "the sandbox cannot hide it here") {
+		t.Skipf("the sandbox cannot hide files here:\n%s", d.stdout)
+	}
+	for _, want := range []string{"each command starts with the matching files hidden", filepath.Join(e.repo, ".env"), filepath.Join(e.repo, "app", ".env")} {
+		if !strings.Contains(d.stdout, want) {
+			t.Errorf("doctor lacks %q:\n%s", want, d.stdout)
+		}
+	}
+	r := e.run("", "run", "--yolo", "what is in .env?")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("requests = %d\n%s", len(reqs), r.stderr)
+	}
+	msgs := string(messagesOf(t, reqs[3]))
+	if strings.Contains(msgs, "hunter2") || strings.Contains(msgs, "swordfish") {
+		t.Fatalf("a secret reached the model:\n%s", msgs)
+	}
+	for _, want := range []string{"made", "plain source", "status=0", "found-done", "probe-done"} {
+		if !strings.Contains(msgs, want) {
+			t.Errorf("the command's own files did not read as usual (%q missing):\n%s", want, msgs)
+		}
+	}
+	if e.read(".env") != "DB_PASSWORD=hunter2-very-secret\n" {
+		t.Errorf(".env changed on disk")
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/reasonix/reasonix/internal/permission"
 )
 
 // version is injected at build time with -ldflags "-X main.version=...".
@@ -39,6 +41,13 @@ type stdio struct {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == permission.SandboxHelperArg {
+		// The sandbox starts a command through this binary to hide
+		// files from it (permission.HiddenReads); it execs the command.
+		err := permission.RunSandboxHelper(os.Args[2:])
+		fmt.Fprintln(os.Stderr, "reasonix:", err)
+		os.Exit(126)
+	}
 	io := stdio{os.Stdin, os.Stdout, os.Stderr}
 	if len(os.Args) > 1 && instant(os.Args[1]) {
 		// Nothing to interrupt: skip catching signals, which starts a

@@ -43,8 +43,15 @@ type SandboxOptions struct {
 	// them that stay readable (the home's skills).
 	DenyRead       []string
 	DenyReadExcept []string
+	// Hide, when set, lists the files and folders inside writable trees
+	// that commands must not read (HiddenReads): Landlock cannot deny
+	// them, so each command that has some to hide starts in a mount
+	// namespace where they read as empty (Linux, where user namespaces
+	// are available; elsewhere the gate alone keeps them).
+	Hide func() []string
 	// Notify is called once, the first time a command runs unconfined
-	// because Landlock is missing; may be nil.
+	// because Landlock is missing, or cannot hide what Hide lists; may be
+	// nil.
 	Notify func(string)
 }
 
@@ -222,6 +229,7 @@ type Sandbox struct {
 	write    []string
 	status   func() (bool, string)
 	once     sync.Once
+	hideOnce sync.Once
 	rulesets *rulesetCache
 }
 
@@ -253,7 +261,19 @@ func (s *Sandbox) Start(cmd *exec.Cmd) error {
 	if cmd.Err != nil {
 		return cmd.Err
 	}
-	return startConfined(cmd, s.confinement())
+	c := s.confinement()
+	if s.opts.Hide != nil {
+		if hide := s.opts.Hide(); len(hide) > 0 {
+			if ok, why := hideAvailable(); ok {
+				c.hide = hide
+			} else if s.opts.Notify != nil {
+				s.hideOnce.Do(func() {
+					s.opts.Notify("the sandbox cannot hide " + strings.Join(hide, ", ") + " from commands (" + why + "); the Read deny rules naming them are enforced by the gate only")
+				})
+			}
+		}
+	}
+	return startConfined(cmd, c)
 }
 
 // Prepare does ahead of a command what Start does first for any command:
@@ -279,6 +299,8 @@ type confinement struct {
 	network          bool
 	denyRead, except []string
 	rulesets         *rulesetCache // shared by the commands of one SandboxCommand
+	// hide are paths the command starts with hidden (startHidden).
+	hide []string
 }
 
 // rulesetCache keeps the ruleset a confinement built for its next

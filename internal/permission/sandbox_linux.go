@@ -96,11 +96,14 @@ func startConfined(cmd *exec.Cmd, c confinement) error {
 		// runtime start any new thread it needs from a clean template
 		// thread, never by cloning this one.
 		runtime.LockOSThread()
-		if err := restrictThread(c); err != nil {
-			done <- err
-			return
+		var err error
+		if len(c.hide) > 0 {
+			// The helper restricts itself after hiding c.hide: a
+			// restricted thread could not mount.
+			err = startHidden(cmd, c, c.hide)
+		} else if err = restrictThread(c); err == nil {
+			err = cmd.Start()
 		}
-		err := cmd.Start()
 		done <- err
 		if err != nil || cmd.SysProcAttr == nil || cmd.SysProcAttr.Pdeathsig == 0 {
 			return

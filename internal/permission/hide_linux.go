@@ -1,0 +1,172 @@
+//go:build linux && !mips && !mipsle && !mips64 && !mips64le
+
+package permission
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// Hiding files from a command inside the workspace, where Landlock cannot
+// deny a read (a writable tree's rule grants reading all of it): the
+// command starts through the Reasonix binary as a helper, in a user and
+// mount namespace of its own, where the helper mounts /dev/null over each
+// hidden file and an empty read-only tmpfs over each hidden folder, then
+// restricts itself with the run's Landlock ruleset (which also forbids
+// unmounting them again) and the socket filter, and execs the command.
+// The command sees the rest of the file system as it is, under the same
+// user; only the hidden paths read as empty.
+
+// HidingAvailable reports whether the sandbox can hide paths from
+// commands here (SandboxOptions.Hide), and why not; the first call probes.
+func HidingAvailable() (bool, string) { return hideAvailable() }
+
+// hideAvailable reports, once per process, whether a user and mount
+// namespace can be made here (a probe start of the helper), and why not.
+var hideAvailable = sync.OnceValues(func() (bool, string) {
+	exe, err := os.Executable()
+	if err != nil {
+		return false, "cannot find the Reasonix binary: " + err.Error()
+	}
+	cmd := exec.Command(exe, SandboxHelperArg, "probe")
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
+	namespaced(cmd.SysProcAttr)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return false, fmt.Sprintf("user namespaces are not available (%v %s)", err, out)
+	}
+	return true, ""
+})
+
+// namespaced makes a child start in a new user and mount namespace, as
+// the same user.
+func namespaced(a *syscall.SysProcAttr) {
+	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
+	uid, gid := os.Getuid(), os.Getgid()
+	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+	a.GidMappingsEnableSetgroups = false
+}
+
+// startHidden starts cmd through the helper with the paths in hide
+// hidden; the caller holds no lock and runs on a locked thread (see
+// startConfined). The ruleset is built here and handed to the helper.
+func startHidden(cmd *exec.Cmd, c confinement, hide []string) error {
+	abi := landlockABI()
+	if abi < 1 {
+		return errors.New("sandbox: Landlock is not available in this kernel")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("sandbox: %w", err)
+	}
+	rc := c.rulesets
+	if rc == nil {
+		rc = newRulesetCache()
+		defer rc.close()
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	fd, err := rc.ruleset(c, abi)
+	if err != nil {
+		return err
+	}
+	dup, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("sandbox: %w", err)
+	}
+	f := os.NewFile(uintptr(dup), "landlock-ruleset")
+	defer f.Close()
+	net := "0"
+	if c.network {
+		net = "1"
+	}
+	path := cmd.Path
+	if path == "" && len(cmd.Args) > 0 {
+		path = cmd.Args[0]
+	}
+	args := []string{exe, SandboxHelperArg, "run", strconv.Itoa(3 + len(cmd.ExtraFiles)), net, strconv.Itoa(len(hide))}
+	args = append(args, hide...)
+	args = append(args, path)
+	cmd.Args = append(args, cmd.Args...)
+	cmd.Path = exe
+	cmd.ExtraFiles = append(cmd.ExtraFiles, f)
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	namespaced(cmd.SysProcAttr)
+	return cmd.Start()
+}
+
+// RunSandboxHelper is the helper's whole life (args are those after
+// SandboxHelperArg): "probe" mounts nothing and exits 0 when it could;
+// "run FD NET N PATH… PROGRAM ARGV…" hides the N paths, restricts itself
+// with the Landlock ruleset on descriptor FD (and the socket filter unless
+// NET is 1), and execs PROGRAM with ARGV. It returns only on failure, with
+// the error to print; the caller exits 126 then.
+func RunSandboxHelper(args []string) error {
+	runtime.LockOSThread() // Landlock and seccomp apply to this thread, which execs
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("sandbox helper: private mounts: %w", err)
+	}
+	if len(args) == 1 && args[0] == "probe" {
+		os.Exit(0)
+	}
+	if len(args) < 4 || args[0] != "run" {
+		return errors.New("sandbox helper: bad arguments")
+	}
+	fd, err1 := strconv.Atoi(args[1])
+	n, err2 := strconv.Atoi(args[3])
+	network := args[2] == "1"
+	if err1 != nil || err2 != nil || n < 0 || len(args) < 4+n+2 {
+		return errors.New("sandbox helper: bad arguments")
+	}
+	hide, prog, argv := args[4:4+n], args[4+n], args[4+n+1:]
+	for _, p := range hide {
+		if err := hidePath(p); err != nil {
+			return err
+		}
+	}
+	if _, _, errno := syscall.RawSyscall6(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0, 0, 0, 0); errno != 0 {
+		return fmt.Errorf("sandbox helper: prctl(PR_SET_NO_NEW_PRIVS): %w", errno)
+	}
+	if _, _, errno := syscall.Syscall(sysLandlockRestrictSelf, uintptr(fd), 0, 0); errno != 0 {
+		return fmt.Errorf("sandbox helper: landlock_restrict_self: %w", errno)
+	}
+	syscall.Close(fd)
+	if !network {
+		if err := installSocketFilter(); err != nil {
+			return err
+		}
+	}
+	if err := syscall.Exec(prog, argv, os.Environ()); err != nil {
+		return fmt.Errorf("sandbox helper: exec %s: %w", prog, err)
+	}
+	return nil
+}
+
+// hidePath mounts /dev/null over a file and an empty read-only tmpfs over
+// a folder. A path gone since it was listed is skipped.
+func hidePath(p string) error {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return nil
+	}
+	if fi.IsDir() {
+		if err := unix.Mount("tmpfs", p, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,mode=0500"); err != nil {
+			return fmt.Errorf("sandbox helper: hide %s: %w", p, err)
+		}
+		return nil
+	}
+	if err := unix.Mount("/dev/null", p, "", unix.MS_BIND, ""); err != nil {
+		return fmt.Errorf("sandbox helper: hide %s: %w", p, err)
+	}
+	return nil
+}

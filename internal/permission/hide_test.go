@@ -1,0 +1,42 @@
+package permission
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// HiddenReads lists, at each call, the existing files and folders inside
+// the workspace that Read deny rules match: fixed paths checked each
+// time, glob rules walked once (not into .git or node_modules); rules for
+// paths outside the workspace or other families are not its.
+func TestHiddenReads(t *testing.T) {
+	ws := t.TempDir()
+	for _, p := range []string{".env", "app/.env", "node_modules/pkg/.env", ".git/.env", "secrets/a.key", "src/main.go"} {
+		if err := os.MkdirAll(filepath.Join(ws, filepath.Dir(p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ws, p), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if HiddenReads([]string{"Bash(cat:*)", "Read(/etc/shadow)", "Edit(./.env)"}, ws) != nil {
+		t.Error("rules naming nothing inside the workspace gave a hide list")
+	}
+	hide := HiddenReads([]string{"Read(./.env)", "Read(./secrets/**)", "Read(" + filepath.ToSlash(filepath.Join(ws, "later.pem")) + ")"}, ws)
+	want := []string{filepath.Join(ws, "secrets"), filepath.Join(ws, ".env"), filepath.Join(ws, "app", ".env")}
+	got := hide()
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("hidden %q, want %q", got, want)
+	}
+	// A fixed path created later is hidden from then on.
+	if err := os.WriteFile(filepath.Join(ws, "later.pem"), []byte("k"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := hide(); !slices.Contains(got, filepath.Join(ws, "later.pem")) {
+		t.Errorf("a fixed path created later is not hidden: %q", got)
+	}
+}
