@@ -284,6 +284,20 @@ func assemble(o assembleOptions) (*app, error) {
 		return nil, usageError{err}
 	}
 	pol.TempDir = runTmp
+	// A recursive reader (grep -r .) need not ask about a .env the
+	// sandbox hides from it; asked only when one meets a Read deny rule.
+	pol.Hidden = func() []string {
+		if cfg.Sandbox.Bash == "off" || sbOpts.Hide == nil {
+			return nil
+		}
+		if enforced, _, _ := permission.SandboxStatus(sbOpts); !enforced {
+			return nil
+		}
+		if ok, _ := permission.HidingAvailable(); !ok {
+			return nil
+		}
+		return sbOpts.Hide()
+	}
 	var controlGuard *permission.ControlGuard // set below; the gate's rule saving tells it
 	gate := permission.NewGate(permission.GateOptions{
 		Policy:        pol,

@@ -46,14 +46,17 @@ func TestE2EClaudeSettingsDenyReadEnv(t *testing.T) {
 	if !strings.Contains(msgs, "denied by rule Deny: Read(./.env)") || !strings.Contains(msgs, "denied by rule Deny: Read(./.env) (the command reads .env)") {
 		t.Errorf("the read and the cat were not refused by the settings rule:\n%s", msgs)
 	}
-	// An input redirection is a read; a recursive grep of a folder
-	// holding .env needs a person, whom a headless run does not have.
+	// An input redirection is a read. A recursive grep of a folder
+	// holding .env runs where the sandbox hides .env from commands (it
+	// cannot read it), and otherwise needs a person, whom a headless run
+	// does not have.
 	if !strings.Contains(msgs, "denied by rule Deny: Read(./.env) (the command reads \u003c .env)") &&
 		!strings.Contains(msgs, "denied by rule Deny: Read(./.env) (the command reads < .env)") {
 		t.Errorf("cat < .env was not refused:\n%s", msgs)
 	}
-	if !strings.Contains(msgs, "grep reads every file beneath ., including .env") {
-		t.Errorf("grep -r was not refused:\n%s", msgs)
+	hides := strings.Contains(e.run("", "doctor").stdout, "each command starts with the matching files hidden")
+	if refused := strings.Contains(msgs, "grep reads every file beneath ., including .env"); refused == hides {
+		t.Errorf("grep -r refused %v, the sandbox hides .env %v:\n%s", refused, hides, msgs)
 	}
 	if strings.Contains(msgs, "hunter2") {
 		t.Errorf("the secret reached the model")

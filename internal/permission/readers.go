@@ -87,7 +87,7 @@ func (p Policy) readsDeniedInside(an *shellAnalysis) string {
 			if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
 				continue
 			}
-			r, found, err := p.deniedUnder(abs, denies, hidden)
+			r, found, err := p.deniedUnder(abs, denies, hidden, p.hiddenSet())
 			name := cmdName(cmd.words[0])
 			switch {
 			case err != nil:
@@ -100,11 +100,28 @@ func (p Policy) readsDeniedInside(an *shellAnalysis) string {
 	return ""
 }
 
+// hiddenSet returns whether the sandbox hides a path (absolute, clean)
+// or a folder holding it from commands; the list is read at the first
+// question.
+func (p Policy) hiddenSet() func(string) bool {
+	if p.Hidden == nil {
+		return func(string) bool { return false }
+	}
+	var list []string
+	read := false
+	return func(path string) bool {
+		if !read {
+			list, read = p.Hidden(), true
+		}
+		return slices.ContainsFunc(list, func(h string) bool { return within(path, h) })
+	}
+}
+
 // deniedUnder finds a path beneath dir (absolute, clean) that a rule of
 // denies matches: rules with a fixed leading directory are checked by
 // that directory's existence, the others (**/.env) by a bounded walk,
 // which skips hidden entries unless hidden is set.
-func (p Policy) deniedUnder(dir string, denies []Rule, hidden bool) (Rule, string, error) {
+func (p Policy) deniedUnder(dir string, denies []Rule, hidden bool, skip func(string) bool) (Rule, string, error) {
 	ws := p.workspace()
 	var walk []Rule
 	for _, r := range denies {
@@ -116,7 +133,7 @@ func (p Policy) deniedUnder(dir string, denies []Rule, hidden bool) (Rule, strin
 		if !filepath.IsAbs(base) {
 			base = filepath.Join(ws, base)
 		}
-		if within(base, dir) {
+		if within(base, dir) && !skip(base) {
 			if _, err := os.Lstat(base); err == nil {
 				return r, p.relPaths([]string{base})[0], nil
 			}
@@ -141,6 +158,13 @@ func (p Policy) deniedUnder(dir string, denies []Rule, hidden bool) (Rule, strin
 			return filepath.SkipDir
 		}
 		if !hidden && strings.HasPrefix(e.Name(), ".") {
+			if e.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if skip(path) {
+			// The sandbox hides it (and all beneath it) from commands.
 			if e.IsDir() {
 				return filepath.SkipDir
 			}

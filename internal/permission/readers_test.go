@@ -125,3 +125,35 @@ func TestReadRuleDenies(t *testing.T) {
 		t.Errorf("gateOnly = %q, want %q", gateOnly, wantGate)
 	}
 }
+
+// A recursive reader of a folder whose denied files the sandbox hides
+// from commands (Policy.Hidden) runs without asking; one that also holds
+// a denied file the sandbox does not hide still asks; naming the hidden
+// file is still refused.
+func TestRecursiveReaderOfHiddenFilesRuns(t *testing.T) {
+	ws := t.TempDir()
+	for _, p := range []string{"app/.env", "app/main.go", "other/.env"} {
+		must(t, os.MkdirAll(filepath.Dir(filepath.Join(ws, p)), 0o755))
+		must(t, os.WriteFile(filepath.Join(ws, p), []byte("x"), 0o644))
+	}
+	p, err := ParsePolicy("auto", []string{"Bash(grep:*)", "Bash(cat:*)"}, nil, []string{"Read(./.env)"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Workspace = ws
+	asked := 0
+	p.Hidden = func() []string { asked++; return []string{filepath.Join(ws, "app", ".env")} }
+	for line, want := range map[string]Decision{
+		"grep -r KEY app": Allow,
+		"grep -r KEY .":   Ask, // other/.env is not hidden
+		"cat app/.env":    Deny,
+		"grep -r KEY src": Allow,
+	} {
+		if out := p.Explain("bash", false, tools.Access{Kind: tools.KindExecute, Command: line}); out.Decision != want {
+			t.Errorf("%q = %v (%s), want %v", line, out.Decision, out.Reason, want)
+		}
+	}
+	if asked == 0 {
+		t.Error("Hidden was never consulted")
+	}
+}
