@@ -537,3 +537,30 @@ func TestBlankLinesSurviveAppending(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamedListWrapsUnderItsText: in the running UI (80 columns) a
+// streamed list item too long for one row continues under its text, not
+// at the left edge.
+func TestStreamedListWrapsUnderItsText(t *testing.T) {
+	item := "- " + strings.Repeat("word ", 30) + "end"
+	h := start(t, Options{}, scripted.Turn{Text: "Steps:\n\n" + item + "\n- short\n", ChunkSize: 7})
+	h.waitFor("Reasonix")
+	time.Sleep(20 * time.Millisecond) // drawn: the width is known
+	h.typeText("list")
+	h.key(tcell.KeyEnter)
+	s := h.waitFor("• short")
+	var rows []string
+	for _, r := range strings.Split(s, "\n") {
+		if strings.Contains(r, "word") {
+			rows = append(rows, r)
+		}
+	}
+	if len(rows) < 2 || !strings.HasPrefix(rows[0], "• word") {
+		t.Fatalf("the item's rows:\n%s", s)
+	}
+	for _, r := range rows[1:] {
+		if !strings.HasPrefix(r, "  word") {
+			t.Errorf("a continuation row does not start under the text: %q\n%s", r, s)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rivo/tview"
+	"github.com/rivo/uniseg"
 )
 
 // mdStream renders streamed Markdown to tview markup as it arrives: each
@@ -41,6 +42,15 @@ type mdStream struct {
 	lang     string
 	codeLine int
 	table    []string // table rows held until the table ends
+
+	// width, when above 0, is the transcript's width: a list item or a
+	// quote line is then collected whole (wrap) and wrapped here, its
+	// continuation lines indented under its text (cont) rather than left
+	// to the TextView, which would start them at the left edge.
+	width int
+	wrap  *strings.Builder
+	hang  int
+	cont  string
 }
 
 func newMarkdown(th *theme) *mdStream { return &mdStream{th: th, lineStart: true} }
@@ -80,9 +90,15 @@ func (m *mdStream) Flush() string {
 		out.WriteString(m.renderTable())
 	}
 	if !m.lineStart {
-		out.WriteString(m.closeInline() + m.lineEnd + "\n")
+		end := m.closeInline() + m.lineEnd + "\n"
 		m.lineEnd = ""
 		m.lineStart = true
+		if m.wrap != nil {
+			m.wrap.WriteString(end)
+			out.WriteString(m.wrapped())
+		} else {
+			out.WriteString(end)
+		}
 	}
 	m.fence, m.lang = "", ""
 	return out.String()
@@ -95,7 +111,49 @@ func (m *mdStream) step(out *strings.Builder, final bool) int {
 	if m.lineStart {
 		return m.startLine(out, final)
 	}
-	return m.inline(out, final)
+	if m.wrap == nil {
+		return m.inline(out, final)
+	}
+	n := m.inline(m.wrap, final)
+	if m.lineStart {
+		out.WriteString(m.wrapped())
+	}
+	return n
+}
+
+// startWrap begins collecting a list item or quote line whose prefix is
+// prefix; cont starts each continuation line. With no width it writes
+// prefix to out and the line streams as any other.
+func (m *mdStream) startWrap(out *strings.Builder, prefix, cont string) {
+	if m.width <= 0 {
+		out.WriteString(prefix)
+		return
+	}
+	m.wrap = &strings.Builder{}
+	m.wrap.WriteString(prefix)
+	m.hang = tview.TaggedStringWidth(prefix)
+	m.cont = cont
+}
+
+// wrapped ends the collected line: wrapped at the width, each
+// continuation line starting with cont under the text.
+func (m *mdStream) wrapped() string {
+	s := m.wrap.String()
+	m.wrap = nil
+	body, nl := strings.CutSuffix(s, "\n")
+	if m.width-m.hang < 10 || tview.TaggedStringWidth(body) <= m.width {
+		return s
+	}
+	first := tview.WordWrap(body, m.width)[0]
+	var b strings.Builder
+	b.WriteString(strings.TrimRight(first, " "))
+	for _, l := range tview.WordWrap(strings.TrimLeft(body[len(first):], " "), m.width-m.hang) {
+		b.WriteString("\n" + m.cont + strings.TrimRight(l, " "))
+	}
+	if nl {
+		b.WriteString("\n")
+	}
+	return b.String()
 }
 
 // wholeLine returns the held line without its newline and whether it is
@@ -197,17 +255,17 @@ func (m *mdStream) startLine(out *strings.Builder, final bool) int {
 		}
 		m.lineStart = false
 		m.lineEnd = "[-::I]"
-		out.WriteString(m.th.tag(m.th.dim, "│ ") + "[" + m.th.quote + "::i]")
+		m.startWrap(out, m.th.tag(m.th.dim, "│ ")+"["+m.th.quote+"::i]", m.th.tag(m.th.dim, "│ ")+"["+m.th.quote+"::i]")
 		return m.consume(n)
 	}
 	if marker, ok := listMarker(trim); ok {
 		m.lineStart = false
 		pad := strings.Repeat(" ", indent)
+		shown := marker
 		if marker == "-" || marker == "*" || marker == "+" {
-			out.WriteString(pad + m.th.tag(m.th.accent, "•") + " ")
-		} else {
-			out.WriteString(pad + m.th.tag(m.th.accent, marker) + " ")
+			shown = "•"
 		}
+		m.startWrap(out, pad+m.th.tag(m.th.accent, shown)+" ", strings.Repeat(" ", indent+uniseg.StringWidth(shown)+1))
 		return m.consume(indent + len(marker) + 1)
 	}
 	m.lineStart = false

@@ -269,3 +269,80 @@ func TestParseBackground(t *testing.T) {
 		t.Error("hasDA1Reply")
 	}
 }
+
+// TestMarkdownWrapsListsAndQuotes: with the transcript's width known, a
+// long list item continues under its text and a long quote keeps its
+// bar on every line, whatever the chunking; every line fits, no word is
+// lost or split, and the styles still apply.
+func TestMarkdownWrapsListsAndQuotes(t *testing.T) {
+	const width = 40
+	text := "Intro.\n\n- a list item long enough to wrap over more than two lines of **forty** columns each\n" +
+		"  - nested item that also runs on past the end of the forty column line\n" +
+		"12. numbered item that runs on well past the end of the forty column line\n\n" +
+		"> a quoted line with *emphasis* long enough to wrap twice at a width of forty\n\nshort\n"
+	wrapped := func(pieces ...string) string {
+		m := newMarkdown(&darkTheme)
+		m.width = width
+		var b strings.Builder
+		for _, p := range pieces {
+			b.WriteString(m.Feed(p))
+		}
+		b.WriteString(m.Flush())
+		return b.String()
+	}
+	whole := wrapped(text)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := range 100 {
+		var pieces []string
+		for rest := text; rest != ""; {
+			n := min(1+rng.IntN(9), len(rest))
+			pieces, rest = append(pieces, rest[:n]), rest[n:]
+		}
+		if got := wrapped(pieces...); got != whole {
+			t.Fatalf("trial %d: chunked output differs:\n%q\nwant\n%q", trial, got, whole)
+		}
+	}
+	cells, w := screenOf(t, whole, width, 30)
+	var rows []string
+	for y := range 30 {
+		rows = append(rows, lineOf(cells, w, y))
+	}
+	shown := strings.Join(rows, "\n")
+	// The TextView did no wrapping of its own: every row is one of ours.
+	if n := strings.Count(strings.TrimRight(whole, "\n"), "\n") + 1; strings.Count(strings.TrimRight(shown, "\n"), "\n")+1 != n {
+		t.Errorf("%d markup lines became other rows:\n%s", n, shown)
+	}
+	want := []string{
+		"• a list item long enough to wrap over",
+		"  more than two lines of forty columns",
+		"  each",
+		"  • nested item that also runs on past",
+		"    the end of the forty column line",
+		"12. numbered item that runs on well",
+		"    past the end of the forty column",
+		"    line",
+		"│ a quoted line with emphasis long",
+		"│ enough to wrap twice at a width of",
+		"│ forty",
+	}
+	for _, l := range want {
+		if !strings.Contains(shown, l+"\n") {
+			t.Errorf("row %q missing:\n%s", l, shown)
+		}
+	}
+	if st, _ := find(t, cells, w, "forty columns"); attrsOf(st)&tcell.AttrBold == 0 {
+		t.Error("bold lost in a wrapped list item")
+	}
+	if st, _ := find(t, cells, w, "twice at a width"); attrsOf(st)&tcell.AttrItalic == 0 {
+		t.Error("a quote's continuation is not italic")
+	}
+	// Width 0 (not drawn yet) leaves wrapping to the TextView, as before.
+	if got := render(&darkTheme, text); strings.Contains(got, "\n  more than") {
+		t.Errorf("wrapped without a width:\n%q", got)
+	}
+}
+
+func attrsOf(st tcell.Style) tcell.AttrMask {
+	_, _, a := st.Decompose()
+	return a
+}

@@ -256,7 +256,7 @@ func (a *App) history(e events.Event) {
 			a.line("[::b]›[::-] " + strings.ReplaceAll(tview.Escape(strings.TrimSpace(m.Content)), "\n", "\n  "))
 		case providers.RoleAssistant:
 			if t := strings.TrimSpace(m.Content); t != "" {
-				md := newMarkdown(a.th)
+				md := a.newMarkdown()
 				a.write(md.Feed(t) + md.Flush())
 			}
 			for _, c := range m.ToolCalls {
@@ -348,11 +348,20 @@ func (a *App) note(s string) { a.line("[gray]" + tview.Escape(s) + "[-]") }
 // markup: it cannot style or hide anything.
 func (a *App) streamText(s string) {
 	if a.rs.md == nil {
-		a.rs.md = newMarkdown(a.th)
+		a.rs.md = a.newMarkdown()
 	}
 	if out := a.rs.md.Feed(s); out != "" {
 		a.write(out)
 	}
+}
+
+// newMarkdown is a Markdown stream that wraps list items and quotes at
+// the transcript's width (the screen's: it has no border), once the
+// screen has been drawn and its width is known.
+func (a *App) newMarkdown() *mdStream {
+	md := newMarkdown(a.th)
+	md.width = a.screenW
+	return md
 }
 
 // endStream finishes streamed text: what was held is written and the line
