@@ -362,6 +362,17 @@ func (e *Engine) AnswerQuestion(id, answer string) error {
 	return q.Answer(id, answer)
 }
 
+// DeclineQuestion ends the ask tool's pending question id without an
+// answer (the front end withdrew it): the model is told no one can answer
+// and goes on under an assumption it states.
+func (e *Engine) DeclineQuestion(id string) error {
+	q, ok := e.c.rt.Env.Asker.(interface{ Decline(id string) error })
+	if !ok {
+		return fmt.Errorf("no question %q: this run asks no one", id)
+	}
+	return q.Decline(id)
+}
+
 // Interrupt cancels every running turn, plan or goal.
 func (e *Engine) Interrupt() {
 	e.mu.Lock()

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -18,22 +19,53 @@ type Asker interface {
 	Ask(ctx context.Context, env *Env, q events.Question) (string, error)
 }
 
+// ErrNoOneToAsk is what an Asker returns when no person will answer the
+// question after all (a front end that can only offer choices got one
+// without, or the person's front end withdrew it): the ask tool then
+// answers as in a run no one watches.
+var ErrNoOneToAsk = errors.New("no one to ask")
+
 // Questions is the Asker of interactive runs: it publishes a
 // QuestionRequest and waits for Answer from whichever front end shows it.
 type Questions struct {
 	publish func(events.Event)
-	mu      sync.Mutex
-	next    int
-	pending map[string]chan string
+	// choicesOnly declines questions without choices (see
+	// NewChoiceQuestions).
+	choicesOnly bool
+	mu          sync.Mutex
+	next        int
+	pending     map[string]chan answer
+}
+
+// answer is an answer, or none (Decline).
+type answer struct {
+	text string
+	none bool
 }
 
 // NewQuestions returns a question broker publishing to publish.
 func NewQuestions(publish func(events.Event)) *Questions {
-	return &Questions{publish: publish, pending: map[string]chan string{}}
+	return &Questions{publish: publish, pending: map[string]chan answer{}}
 }
 
-// Ask publishes q and waits for its answer or for ctx.
+// NewChoiceQuestions returns a question broker for front ends that can
+// put a question only as a pick among its choices (an editor over ACP,
+// whose permission request carries options but no text field): a
+// question without choices is not published, and Ask returns
+// ErrNoOneToAsk at once.
+func NewChoiceQuestions(publish func(events.Event)) *Questions {
+	b := NewQuestions(publish)
+	b.choicesOnly = true
+	return b
+}
+
+// Ask publishes q and waits for its answer or for ctx. It returns
+// ErrNoOneToAsk when the question is declined (see Decline and
+// NewChoiceQuestions).
 func (b *Questions) Ask(ctx context.Context, env *Env, q events.Question) (string, error) {
+	if b.choicesOnly && len(q.Choices) == 0 {
+		return "", ErrNoOneToAsk
+	}
 	publish, session := b.publish, ""
 	if env != nil {
 		session = env.Session
@@ -44,7 +76,7 @@ func (b *Questions) Ask(ctx context.Context, env *Env, q events.Question) (strin
 	b.mu.Lock()
 	b.next++
 	q.ID = fmt.Sprintf("q-%d", b.next)
-	ch := make(chan string, 1)
+	ch := make(chan answer, 1)
 	b.pending[q.ID] = ch
 	b.mu.Unlock()
 	cp := q
@@ -52,9 +84,12 @@ func (b *Questions) Ask(ctx context.Context, env *Env, q events.Question) (strin
 	select {
 	case a := <-ch:
 		done := q
-		done.Answer = a
+		done.Answer = a.text
 		publish(events.Event{Type: events.QuestionResolved, Session: session, Question: &done})
-		return a, nil
+		if a.none {
+			return "", ErrNoOneToAsk
+		}
+		return a.text, nil
 	case <-ctx.Done():
 		b.mu.Lock()
 		delete(b.pending, q.ID)
@@ -65,10 +100,19 @@ func (b *Questions) Ask(ctx context.Context, env *Env, q events.Question) (strin
 }
 
 // Answer answers the pending question id.
-func (b *Questions) Answer(id, answer string) error {
-	if strings.TrimSpace(answer) == "" {
+func (b *Questions) Answer(id, ans string) error {
+	if strings.TrimSpace(ans) == "" {
 		return fmt.Errorf("question %s: the answer is empty", id)
 	}
+	return b.resolve(id, answer{text: ans})
+}
+
+// Decline ends the pending question id without an answer: no one will
+// give one (the person's front end withdrew it). Its Ask returns
+// ErrNoOneToAsk.
+func (b *Questions) Decline(id string) error { return b.resolve(id, answer{none: true}) }
+
+func (b *Questions) resolve(id string, a answer) error {
 	b.mu.Lock()
 	ch, ok := b.pending[id]
 	delete(b.pending, id)
@@ -76,6 +120,6 @@ func (b *Questions) Answer(id, answer string) error {
 	if !ok {
 		return fmt.Errorf("no pending question %q", id)
 	}
-	ch <- answer
+	ch <- a
 	return nil
 }

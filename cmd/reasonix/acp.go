@@ -9,6 +9,7 @@ import (
 	"github.com/reasonix/reasonix/internal/permission"
 	"github.com/reasonix/reasonix/internal/store"
 	"github.com/reasonix/reasonix/orchestrator"
+	"github.com/reasonix/reasonix/tools"
 )
 
 // cmdACP is `reasonix acp`: Reasonix as an agent an editor starts and
@@ -36,7 +37,10 @@ func cmdACP(ctx context.Context, args []string, io stdio) error {
 	// the TUI's; when the editor leaves, what is still asked is refused.
 	broker := permission.NewBroker(hub.Publish)
 	defer broker.Close("the editor disconnected")
-	app, err := assemble(assembleOptions{flags: f, sink: hub, stderr: io.err, approver: broker, planApprover: srv.PlanApprover(), editor: srv, askMCPTrust: true})
+	// The ask tool's questions with choices go to the editor as
+	// permission requests; one without choices has no one to answer it.
+	app, err := assemble(assembleOptions{flags: f, sink: hub, stderr: io.err, approver: broker, planApprover: srv.PlanApprover(), editor: srv, askMCPTrust: true,
+		asker: tools.NewChoiceQuestions(hub.Publish)})
 	if err != nil {
 		return err
 	}

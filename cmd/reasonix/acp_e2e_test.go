@@ -29,6 +29,7 @@ type acpSeen struct {
 		} `json:"availableModes"`
 	} `json:"modes"`
 	Third      struct{ StopReason string } `json:"third"`
+	Fourth     struct{ StopReason string } `json:"fourth"`
 	First      struct{ StopReason string } `json:"first"`
 	Second     struct{ StopReason string } `json:"second"`
 	AfterFirst int                         `json:"afterFirst"`
@@ -136,6 +137,9 @@ func TestE2EACPEditorSession(t *testing.T) {
 		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "rm -f build.out && echo removed"})}},
 		scripted.Turn{ToolCalls: []scripted.Call{call("write_file", map[string]any{"path": "auto.txt", "content": "written in auto\n"})}},
 		scripted.Turn{Text: "Wrote it."},
+		scripted.Turn{ToolCalls: []scripted.Call{call("ask", map[string]any{"question": "Which colour?", "choices": []string{"blue", "green"}})}},
+		scripted.Turn{Match: "The user answered: green", ToolCalls: []scripted.Call{call("ask", map[string]any{"question": "What should the class be called?"})}},
+		scripted.Turn{Match: "No one to ask in this run", Text: "Painted it green. Assumption: the class is btn-green."},
 		scripted.Turn{Text: "You asked me to change the greeting."},
 	)
 	e.write("greet.go", "package main\n\nconst greeting = \"hello\"\n")
@@ -208,12 +212,21 @@ func TestE2EACPEditorSession(t *testing.T) {
 		t.Errorf("read tool call with location: %v; completed edit with a diff: %v\nupdates: %s", read, edit, dumpUpdates(seen))
 	}
 
-	// Two questions: the edit (allowed) and the command (cancelled), each
-	// naming its tool call and offering the gate's choices.
-	if len(seen.Permissions) != 2 {
-		t.Fatalf("permission requests = %d, want 2: %+v", len(seen.Permissions), seen.Permissions)
+	// Three questions: the edit (allowed) and the command (cancelled), each
+	// naming its tool call and offering the gate's choices, then the ask
+	// tool's question with choices (the one without put to no one).
+	if len(seen.Permissions) != 3 {
+		t.Fatalf("permission requests = %d, want 3: %+v", len(seen.Permissions), seen.Permissions)
 	}
-	for i, p := range seen.Permissions {
+	if q := seen.Permissions[2]; q.ToolCall.Title != "Question: Which colour?" || len(q.Options) != 3 ||
+		q.Options[0].OptionID != "blue" || q.Options[1].OptionID != "green" || seen.Fourth.StopReason != "end_turn" {
+		t.Errorf("the ask tool's question: %+v, prompt stop %q", q, seen.Fourth.StopReason)
+	}
+	if reqs := e.srv.Requests(); len(reqs) < 9 || !bytes.Contains(reqs[7], []byte("The user answered: green")) ||
+		!bytes.Contains(reqs[8], []byte("No one to ask in this run")) {
+		t.Errorf("the model did not get the editor's pick, then the assumption text")
+	}
+	for i, p := range seen.Permissions[:2] {
 		var ids []string
 		for _, o := range p.Options {
 			ids = append(ids, o.OptionID)

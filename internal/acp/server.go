@@ -35,6 +35,11 @@ type Engine interface {
 	Plan(ctx context.Context, text string) error
 	// Answer answers an approval request by id.
 	Answer(id, choice, reason string) error
+	// AnswerQuestion answers the ask tool's question by id.
+	AnswerQuestion(id, answer string) error
+	// DeclineQuestion ends the ask tool's question without an answer:
+	// the model goes on as when no one can answer.
+	DeclineQuestion(id string) error
 	// Interrupt cancels what is running.
 	Interrupt()
 	// SessionID is the conversation's id.

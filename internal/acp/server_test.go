@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"strings"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/internal/store"
+	"github.com/reasonix/reasonix/tools"
+	_ "github.com/reasonix/reasonix/tools/builtin" // the ask tool
 )
 
 // fakeEngine plans by asking the server's plan approver, as the
@@ -22,12 +25,35 @@ type fakeEngine struct {
 	plan events.Plan
 	mu   sync.Mutex
 	ran  []string
+	// asks, when set, are the ask tool's arguments Send calls it with,
+	// through questions as the coordinator does; each result is sent as
+	// text.
+	asks      []string
+	questions *tools.Questions
 }
 
-func (f *fakeEngine) Send(_ context.Context, text string) error {
-	f.srv.Publish(events.Event{Type: events.TextDelta, Session: f.id, Text: "echo: " + text})
+func (f *fakeEngine) Send(ctx context.Context, text string) error {
+	if len(f.asks) == 0 {
+		f.srv.Publish(events.Event{Type: events.TextDelta, Session: f.id, Text: "echo: " + text})
+		return nil
+	}
+	ask, _ := tools.Builtin("ask")
+	env := &tools.Env{Session: f.id, Asker: f.questions, Publish: func(e events.Event) {
+		e.Session, e.Role = f.id, "executor"
+		f.srv.Publish(e)
+	}}
+	for _, a := range f.asks {
+		res, err := ask.Execute(ctx, env, json.RawMessage(a))
+		if err != nil {
+			return err
+		}
+		f.srv.Publish(events.Event{Type: events.TextDelta, Session: f.id, Text: res.Content + "\n"})
+	}
 	return nil
 }
+
+func (f *fakeEngine) AnswerQuestion(id, answer string) error { return f.questions.Answer(id, answer) }
+func (f *fakeEngine) DeclineQuestion(id string) error        { return f.questions.Decline(id) }
 
 func (f *fakeEngine) Plan(ctx context.Context, text string) error {
 	// The planner's session has no parent: its events still reach the
@@ -71,12 +97,17 @@ type client struct {
 	updates []sdk.SessionUpdate
 	asked   []sdk.RequestPermissionRequest
 	answer  string
+	// cancel answers every request as cancelled.
+	cancel bool
 }
 
 func (c *client) RequestPermission(_ context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.asked = append(c.asked, p)
+	if c.cancel {
+		return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeCancelled()}, nil
+	}
 	return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeSelected(sdk.PermissionOptionId(c.answer))}, nil
 }
 
@@ -125,7 +156,8 @@ func (c *client) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitReq
 func connect(t *testing.T, c *client) (*sdk.ClientSideConnection, *fakeEngine) {
 	t.Helper()
 	srv := New("test")
-	eng := &fakeEngine{id: "e-1", srv: srv, plan: events.Plan{Goal: "Rename the flag", Steps: []events.PlanStep{{ID: "s1", Title: "Rename it"}}}}
+	eng := &fakeEngine{id: "e-1", srv: srv, plan: events.Plan{Goal: "Rename the flag", Steps: []events.PlanStep{{ID: "s1", Title: "Rename it"}}},
+		questions: tools.NewChoiceQuestions(srv.Publish)}
 	toAgentR, toAgentW := io.Pipe()
 	toClientR, toClientW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -205,6 +237,80 @@ func TestPromptText(t *testing.T) {
 	for _, want := range []string{"look at this", "[referenced file: pkg/a.go]", "<file path=\"b.go\">\npackage b\n</file>", "image or audio clip was left out"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("prompt text lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// TestAskToolQuestionsAsPermissionRequests: the ask tool's question with
+// choices reaches the editor as a permission request whose options are
+// the choices (and a skip) on a call naming the question; the option
+// picked is the model's answer, a cancelled request or a skip leaves the
+// model to assume, and a question without choices is not put at all.
+func TestAskToolQuestionsAsPermissionRequests(t *testing.T) {
+	ctx := context.Background()
+	withChoices := `{"question":"Which colour?","choices":["blue","green","blue"]}`
+	for _, tc := range []struct {
+		name, ask, answer string
+		cancel            bool
+		asked             int
+		want              string
+	}{
+		{"picked", withChoices, "green", false, 1, "The user answered: green"},
+		{"cancelled", withChoices, "", true, 1, "No one to ask in this run: no person can answer. Proceed on a stated assumption"},
+		{"skipped", withChoices, SkipOption, false, 1, "The user answered: " + events.QuestionSkipped},
+		{"never offered", withChoices, "red", false, 1, "No one to ask in this run"},
+		{"no choices", `{"question":"What should it be called?"}`, "green", false, 0, "No one to ask in this run"},
+	} {
+		c := &client{answer: tc.answer, cancel: tc.cancel}
+		conn, eng := connect(t, c)
+		eng.asks = []string{tc.ask}
+		s, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: "/work/space", McpServers: []sdk.McpServer{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: s.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("paint it")}})
+		if err != nil || resp.StopReason != sdk.StopReasonEndTurn {
+			t.Fatalf("%s: prompt: %v %v", tc.name, resp.StopReason, err)
+		}
+		if got := c.text(); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%s: the model got %q, want %q…", tc.name, got, tc.want)
+		}
+		c.mu.Lock()
+		asked := append([]sdk.RequestPermissionRequest(nil), c.asked...)
+		c.mu.Unlock()
+		if len(asked) != tc.asked {
+			t.Fatalf("%s: %d permission requests, want %d", tc.name, len(asked), tc.asked)
+		}
+		if tc.asked == 0 {
+			continue
+		}
+		p := asked[0]
+		var ids, names []string
+		for _, o := range p.Options {
+			ids, names = append(ids, string(o.OptionId)), append(names, o.Name)
+		}
+		if strings.Join(ids, ",") != "blue,green,"+SkipOption || names[0] != "blue" || names[1] != "green" {
+			t.Errorf("%s: options %v %v, want the choices once each and a skip", tc.name, ids, names)
+		}
+		if p.SessionId != s.SessionId || p.ToolCall.Title == nil || *p.ToolCall.Title != "Question: Which colour?" {
+			t.Errorf("%s: request %+v", tc.name, p)
+		}
+		// The question is a call in the editor's list, started before
+		// the request and completed once it is over.
+		var started, completed bool
+		c.mu.Lock()
+		for _, u := range c.updates {
+			if u.ToolCall != nil && u.ToolCall.ToolCallId == p.ToolCall.ToolCallId {
+				started = true
+			}
+			if u.ToolCallUpdate != nil && u.ToolCallUpdate.ToolCallId == p.ToolCall.ToolCallId &&
+				u.ToolCallUpdate.Status != nil && *u.ToolCallUpdate.Status == sdk.ToolCallStatusCompleted {
+				completed = true
+			}
+		}
+		c.mu.Unlock()
+		if !started || !completed {
+			t.Errorf("%s: question call started %v, completed %v", tc.name, started, completed)
 		}
 	}
 }

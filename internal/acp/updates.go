@@ -38,6 +38,17 @@ func (s *Server) Publish(e events.Event) {
 		s.toolEnd(ss, e)
 	case events.ApprovalRequest:
 		s.ask(ss, e)
+	case events.QuestionRequest:
+		s.question(ss, e)
+	case events.QuestionResolved:
+		if q := e.Question; q != nil {
+			answer := "Answer: " + q.Answer
+			if q.Answer == "" || q.Answer == events.QuestionSkipped {
+				answer = "Not answered: the model goes on under an assumption it states."
+			}
+			s.update(ss.id, sdk.UpdateToolCall(questionID(e.Session, q.ID), sdk.WithUpdateStatus(sdk.ToolCallStatusCompleted),
+				sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(text.Clip(answer, maxResult)))})))
+		}
 	case events.ApprovalResolved:
 		if a := e.Approval; a != nil && a.Choice != "" && a.Choice != events.ChoiceDeny && a.CallID != "" {
 			s.update(ss.id, sdk.UpdateToolCall(callID(e.Session, a.CallID), sdk.WithUpdateStatus(sdk.ToolCallStatusInProgress)))
@@ -260,6 +271,102 @@ func (s *Server) ask(ss *session, e events.Event) {
 		}
 		_ = eng.Answer(a.ID, choice, reason)
 	}()
+}
+
+// SkipOption is the option id of a question's permission request that
+// answers nothing, as Esc does in the TUI.
+const SkipOption = "reasonix-skip"
+
+// question puts the ask tool's question to the editor. ACP has no free
+// question, so it goes as a permission request whose options are the
+// question's choices (the option id and name are the choice) and a skip;
+// the host's question broker only publishes questions with choices (see
+// tools.NewChoiceQuestions). A cancelled or failed request declines the
+// question: the model is told no one can answer.
+func (s *Server) question(ss *session, e events.Event) {
+	q := e.Question
+	eng := ss.engine()
+	if q == nil || eng == nil {
+		return
+	}
+	s.mu.Lock()
+	closing := s.ctx == nil || s.ctx.Err() != nil
+	if !closing {
+		s.asks.Add(1)
+	}
+	conn, ctx := s.conn, s.ctx
+	s.mu.Unlock()
+	if closing {
+		_ = eng.DeclineQuestion(q.ID)
+		return
+	}
+	opts := questionOptions(q)
+	call := questionCall(e)
+	// The question is a call of its own in the editor's list, shown
+	// before it is asked about.
+	s.update(ss.id, sdk.StartToolCall(call.ToolCallId, *call.Title, sdk.WithStartKind(sdk.ToolKindOther),
+		sdk.WithStartStatus(sdk.ToolCallStatusPending), sdk.WithStartContent(call.Content)))
+	req := sdk.RequestPermissionRequest{SessionId: sdk.SessionId(ss.id), Options: opts, ToolCall: call}
+	go func() {
+		defer s.asks.Done()
+		resp, err := conn.RequestPermission(ctx, req)
+		if err != nil || resp.Outcome.Selected == nil {
+			_ = eng.DeclineQuestion(q.ID)
+			return
+		}
+		picked := string(resp.Outcome.Selected.OptionId)
+		if picked == SkipOption {
+			_ = eng.AnswerQuestion(q.ID, events.QuestionSkipped)
+			return
+		}
+		for _, o := range opts {
+			if string(o.OptionId) == picked {
+				_ = eng.AnswerQuestion(q.ID, picked)
+				return
+			}
+		}
+		_ = eng.DeclineQuestion(q.ID) // an option never offered
+	}()
+}
+
+// questionOptions are a question's choices, each once, then the skip.
+func questionOptions(q *events.Question) []sdk.PermissionOption {
+	var out []sdk.PermissionOption
+	seen := map[string]bool{SkipOption: true}
+	for _, c := range q.Choices {
+		if strings.TrimSpace(c) == "" || seen[c] {
+			continue
+		}
+		seen[c] = true
+		out = append(out, sdk.PermissionOption{OptionId: sdk.PermissionOptionId(c), Name: c, Kind: sdk.PermissionOptionKindAllowOnce})
+	}
+	return append(out, sdk.PermissionOption{OptionId: SkipOption, Name: "Skip (let it assume)", Kind: sdk.PermissionOptionKindRejectOnce})
+}
+
+// questionID names a question's tool call: a question is not a call of
+// its own in the editor's list, so it gets one.
+func questionID(session, id string) sdk.ToolCallId {
+	return sdk.ToolCallId(session + "/question/" + id)
+}
+
+// questionCall is the tool call a question is shown as: who asks and the
+// question.
+func questionCall(e events.Event) sdk.ToolCallUpdate {
+	q := e.Question
+	who := "Question"
+	switch {
+	case e.Step != "":
+		who = "Step " + e.Step + " asks"
+	case e.Role != "" && e.Role != "executor":
+		who = "The " + e.Role + " asks"
+	}
+	return sdk.ToolCallUpdate{
+		ToolCallId: questionID(e.Session, q.ID),
+		Title:      sdk.Ptr(title(who, q.Text)),
+		Kind:       sdk.Ptr(sdk.ToolKindOther),
+		Status:     sdk.Ptr(sdk.ToolCallStatusPending),
+		Content:    []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(text.Clip(q.Text, maxResult)))},
+	}
 }
 
 // options are the gate's choices as ACP permission options; the option

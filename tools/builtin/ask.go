@@ -3,6 +3,7 @@ package builtin
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -50,15 +51,23 @@ func (askTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage)
 		return tools.Result{}, fmt.Errorf("question is empty")
 	}
 	if env.Asker == nil {
-		return tools.Result{
-			Content: NoOneToAsk + ": no person can answer. Proceed on a stated assumption: pick the most reasonable answer, " +
-				"and begin the part of your reply that depends on it with \"Assumption:\" so the user sees it was not their answer.",
-			Summary: "no one to ask; proceeding on a stated assumption",
-		}, nil
+		return noOneToAsk(), nil
 	}
 	ans, err := env.Asker.Ask(ctx, env, events.Question{Text: a.Question, Choices: a.Choices})
+	if errors.Is(err, tools.ErrNoOneToAsk) {
+		return noOneToAsk(), nil
+	}
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("question not answered: %w", err)
 	}
 	return tools.Result{Content: "The user answered: " + ans, Summary: "answered: " + ans}, nil
+}
+
+// noOneToAsk is the answer when no person will answer.
+func noOneToAsk() tools.Result {
+	return tools.Result{
+		Content: NoOneToAsk + ": no person can answer. Proceed on a stated assumption: pick the most reasonable answer, " +
+			"and begin the part of your reply that depends on it with \"Assumption:\" so the user sees it was not their answer.",
+		Summary: "no one to ask; proceeding on a stated assumption",
+	}
 }

@@ -4,7 +4,9 @@
 //   MODE "turns": initialize, open a session, run a prompt that reads and
 //                 edits a file (the edit's permission request is allowed),
 //                 run a second prompt and cancel it at its permission
-//                 request, then list sessions.
+//                 request, switch to auto and write a file, answer the
+//                 ask tool's question by picking a choice, then list
+//                 sessions.
 //   MODE "load":  initialize and load the session $ACP_SESSION.
 // It prints one JSON object with everything it saw; the Go test checks it.
 import { spawn } from "node:child_process";
@@ -80,6 +82,15 @@ try {
     await ctx.request(methods.agent.session.setMode, { sessionId: s.sessionId, modeId: "auto" });
     seen.third = await ctx.request(methods.agent.session.prompt, {
       sessionId: s.sessionId, prompt: [{ type: "text", text: "write the notes file" }],
+    });
+    // The model asks with choices (the editor picks "green"), then
+    // without (no request: it assumes).
+    onPermission = (p) => {
+      const o = p.options.find((o) => o.name === "green");
+      return o ? { outcome: { outcome: "selected", optionId: o.optionId } } : { outcome: { outcome: "cancelled" } };
+    };
+    seen.fourth = await ctx.request(methods.agent.session.prompt, {
+      sessionId: s.sessionId, prompt: [{ type: "text", text: "paint the button" }],
     });
     seen.list = await ctx.request(methods.agent.session.list, {});
   });
