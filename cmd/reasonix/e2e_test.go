@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/reasonix/reasonix/internal/llmtest"
+	"github.com/reasonix/reasonix/internal/permission"
 	"github.com/reasonix/reasonix/providers/scripted"
 )
 
@@ -20,6 +21,13 @@ import (
 var binPath string
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == permission.SandboxHelperArg {
+		// The test binary doubles as the sandbox's helper when a test
+		// starts a hiding sandbox in this process (bench_test.go).
+		err := permission.RunSandboxHelper(os.Args[2:])
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(126)
+	}
 	if os.Getenv(e2eMCPServerEnv) != "" {
 		// The test binary doubles as an MCP server (mcp_live_e2e_test.go).
 		serveE2EMCP()

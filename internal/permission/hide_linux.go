@@ -113,10 +113,15 @@ func startHidden(cmd *exec.Cmd, c confinement, hide []string) error {
 // the error to print; the caller exits 126 then.
 func RunSandboxHelper(args []string) error {
 	runtime.LockOSThread() // Landlock and seccomp apply to this thread, which execs
-	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-		return fmt.Errorf("sandbox helper: private mounts: %w", err)
-	}
+	// No need to make the mounts private: in a mount namespace owned by a
+	// new user namespace, shared mounts are already reduced to slaves, so
+	// nothing mounted here propagates back (mount_namespaces(7)).
 	if len(args) == 1 && args[0] == "probe" {
+		// The namespace exists (the probe was started in it); a mount
+		// must work in it too.
+		if err := unix.Mount("tmpfs", os.TempDir(), "tmpfs", unix.MS_RDONLY, "size=4k"); err != nil {
+			return fmt.Errorf("sandbox helper: mount: %w", err)
+		}
 		os.Exit(0)
 	}
 	if len(args) < 4 || args[0] != "run" {
