@@ -21,7 +21,7 @@ var errClosed = errors.New("tui: closed before the question was answered")
 // showOverlay shows body centred above the UI with keys as its last line,
 // focused on body. The returned function removes it; calling it again does
 // nothing. UI goroutine only.
-func (a *App) showOverlay(title string, body *tview.TextView, keys tview.Primitive, lines int) (closeFn func()) {
+func (a *App) showOverlay(title string, body, keys tview.Primitive, lines int) (closeFn func()) {
 	frame := tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(body, 0, 1, true).
 		AddItem(keys, 1, 0, false)
@@ -273,41 +273,48 @@ func (a *App) openApproval(e events.Event) {
 // showApproval puts an approval request on screen.
 func (a *App) showApproval(e events.Event) (closeFn func(), setWaiting func(n int)) {
 	req := e.Approval
-	var b strings.Builder
-	field := func(k, v string) {
-		if strings.TrimSpace(v) != "" {
-			fmt.Fprintf(&b, "[::b]%-8s[::-] %s\n", a.tr(k), tview.Escape(v))
+	// The text is built for the width it is drawn at: a field's value
+	// that wraps continues under the value, not under its label.
+	build := func(width int) string {
+		var b strings.Builder
+		field := func(k, v string) {
+			if strings.TrimSpace(v) != "" {
+				label := fmt.Sprintf("[::b]%-8s[::-] ", a.tr(k))
+				b.WriteString(label + hangWrap(tview.Escape(v), width, tview.TaggedStringWidth(label)) + "\n")
+			}
 		}
-	}
-	if req.Dangerous {
-		b.WriteString("[white:red:b] " + a.tr("DANGEROUS") + " [-:-:-] [red]" + a.tr("this answer covers this one call only") + "[-]\n")
-	}
-	field("tool", req.Tool)
-	if req.Step != "" {
-		step := req.Step
-		if title := a.rs.steps[req.Step]; title != "" {
-			step += ": " + title
+		if req.Dangerous {
+			b.WriteString("[white:red:b] " + a.tr("DANGEROUS") + " [-:-:-] [red]" + a.tr("this answer covers this one call only") + "[-]\n")
 		}
-		field("step", step+" "+a.tr("(plan workers ask one at a time)"))
+		field("tool", req.Tool)
+		if req.Step != "" {
+			step := req.Step
+			if title := a.rs.steps[req.Step]; title != "" {
+				step += ": " + title
+			}
+			field("step", step+" "+a.tr("(plan workers ask one at a time)"))
+		}
+		if e.Role != "" && e.Role != "executor" {
+			field("asked by", e.Role+" "+e.Session)
+		}
+		if req.Command != "" {
+			field("command", req.Command)
+		} else {
+			field("subject", req.Subject)
+		}
+		field("reason", oneLine(req.Reason, 400))
+		field("impact", req.Impact)
+		if req.Offers(events.ChoiceAllowAlways) && len(req.Rules) > 0 {
+			field("always", fmt.Sprintf(a.tr("saves %s to this project's reasonix.toml"), strings.Join(req.Rules, ", ")))
+		}
+		for _, p := range req.Preview {
+			fmt.Fprintf(&b, "\n[::b]%s %s[::-] [green]+%d[-] [red]-%d[-]\n", tview.Escape(p.Operation), tview.Escape(p.Path), p.Added, p.Removed)
+			b.WriteString(diffMarkup(p.Diff))
+		}
+		return strings.TrimRight(b.String(), "\n")
 	}
-	if e.Role != "" && e.Role != "executor" {
-		field("asked by", e.Role+" "+e.Session)
-	}
-	if req.Command != "" {
-		field("command", req.Command)
-	} else {
-		field("subject", req.Subject)
-	}
-	field("reason", oneLine(req.Reason, 400))
-	field("impact", req.Impact)
-	if req.Offers(events.ChoiceAllowAlways) && len(req.Rules) > 0 {
-		field("always", fmt.Sprintf(a.tr("saves %s to this project's reasonix.toml"), strings.Join(req.Rules, ", ")))
-	}
-	for _, p := range req.Preview {
-		fmt.Fprintf(&b, "\n[::b]%s %s[::-] [green]+%d[-] [red]-%d[-]\n", tview.Escape(p.Operation), tview.Escape(p.Path), p.Added, p.Removed)
-		b.WriteString(diffMarkup(p.Diff))
-	}
-	text := strings.TrimRight(b.String(), "\n")
+	// The overlay is 10/12 of the screen, less its border and padding.
+	text := build(a.screenW*10/12 - 4)
 	var keys, short []string
 	for _, k := range approvalKeys {
 		if req.Offers(k.choice) {
@@ -315,7 +322,7 @@ func (a *App) showApproval(e events.Event) (closeFn func(), setWaiting func(n in
 			short = append(short, a.tr(k.short))
 		}
 	}
-	body := newOverlayText(text)
+	body := &widthText{TextView: newOverlayText(text), build: build}
 	body.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
 		choice, ok := approvalChoice(ev, req)
 		if !ok {
@@ -593,4 +600,37 @@ func (a *App) showQuestion(e events.Event, qa questionAnswerer) (closeFn func(),
 		AddItem(hintLine, 1, 0, false)
 	return a.showFrame(a.tr("question"), frame, input, strings.Count(text, "\n")+3),
 		func(n int) { hintLine.SetText(hint + a.waitingNote(n)) }
+}
+
+// hangWrap wraps markup s to width columns, the first line starting
+// after a label of hang columns and the others indented by hang; width
+// 0 (unknown) or too narrow leaves s to the view's own wrapping.
+func hangWrap(s string, width, hang int) string {
+	if width-hang < 10 || tview.TaggedStringWidth(s) <= width-hang {
+		return s
+	}
+	lines := tview.WordWrap(s, width-hang)
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n"+strings.Repeat(" ", hang))
+}
+
+// widthText is a text view whose text is built for the width it is drawn
+// at, again when that width changes (a resize).
+type widthText struct {
+	*tview.TextView
+	build func(width int) string
+	drawn int
+}
+
+// Draw rebuilds the text for a new width, then draws it.
+func (w *widthText) Draw(screen tcell.Screen) {
+	if _, _, width, _ := w.GetInnerRect(); width != w.drawn {
+		w.drawn = width
+		row, col := w.GetScrollOffset()
+		w.SetText(w.build(width))
+		w.ScrollTo(row, col)
+	}
+	w.TextView.Draw(screen)
 }

@@ -229,6 +229,46 @@ func TestApprovalKeysFitNarrowScreens(t *testing.T) {
 	}
 }
 
+// TestApprovalFieldsWrapUnderTheirValue: a reason too long for one row
+// of the overlay continues under the value, not under the label, at 80
+// columns and again after a resize.
+func TestApprovalFieldsWrapUnderTheirValue(t *testing.T) {
+	h := start(t, Options{})
+	req := permission.Request{Tool: "bash", Command: "make test",
+		Reason: "run the whole test suite once more, because the previous run failed in the parser package and the fix needs checking",
+		Impact: "runs a shell command", Choices: []permission.Answer{permission.AllowOnce, permission.DenyAnswer}}
+	got := make(chan permission.Answer, 1)
+	go func() {
+		r, _ := h.broker.Approve(context.Background(), req)
+		got <- r.Answer
+	}()
+	check := func(w, hgt int) {
+		t.Helper()
+		h.sim.SetSize(w, hgt)
+		h.postEvent(tcell.NewEventResize(w, hgt))
+		s := h.waitFor("approve bash?", "needs checking")
+		rows := strings.Split(s, "\n")
+		for i, r := range rows {
+			j := strings.Index(r, "reason   ")
+			if j < 0 {
+				continue
+			}
+			value := j + len("reason   ")
+			next := rows[i+1]
+			k := strings.IndexFunc(next[strings.Index(next, "║")+len("║"):], func(r rune) bool { return r != ' ' })
+			if k < 0 || strings.Index(next, "║")+len("║")+k != value {
+				t.Errorf("at %dx%d the reason's second row does not start under its value:\n%s\n%s", w, hgt, r, next)
+			}
+			return
+		}
+		t.Fatalf("no reason row:\n%s", s)
+	}
+	check(80, 24)
+	check(100, 30)
+	h.rune('n')
+	<-got
+}
+
 // TestApprovalDiffScrolls: a diff taller than the screen keeps the
 // overlay's keys in sight; Down and PgDn scroll the diff to its end, and
 // the answer keys still answer.
