@@ -53,6 +53,9 @@ type mdStream struct {
 	cont  string
 }
 
+// quoteEnd ends a quote line's style; it also marks the line as a quote.
+const quoteEnd = "[-::I]"
+
 func newMarkdown(th *theme) *mdStream { return &mdStream{th: th, lineStart: true} }
 
 // maxHold bounds what is held for one undecided construct (a link that
@@ -254,7 +257,7 @@ func (m *mdStream) startLine(out *strings.Builder, final bool) int {
 			n++
 		}
 		m.lineStart = false
-		m.lineEnd = "[-::I]"
+		m.lineEnd = quoteEnd
 		m.startWrap(out, m.th.tag(m.th.dim, "│ ")+"["+m.th.quote+"::i]", m.th.tag(m.th.dim, "│ ")+"["+m.th.quote+"::i]")
 		return m.consume(n)
 	}
@@ -518,9 +521,15 @@ func (m *mdStream) emphasis(c byte, n int, prev, next rune) string {
 		}
 		return false
 	}
+	// A quote line is italic throughout: emphasis in it ends without
+	// ending the quote's italics.
+	italicOff := "[::I]"
+	if m.lineEnd == quoteEnd {
+		italicOff = "[::i]"
+	}
 	switch n {
 	case 1:
-		if !toggle(&m.italic, "[::i]", "[::I]") {
+		if !toggle(&m.italic, "[::i]", italicOff) {
 			return run
 		}
 	case 2:
@@ -528,7 +537,7 @@ func (m *mdStream) emphasis(c byte, n int, prev, next rune) string {
 			return run
 		}
 	case 3:
-		if !toggle(&m.bold, "[::b]", "[::B]") || !toggle(&m.italic, "[::i]", "[::I]") {
+		if !toggle(&m.bold, "[::b]", "[::B]") || !toggle(&m.italic, "[::i]", italicOff) {
 			return run
 		}
 	default:

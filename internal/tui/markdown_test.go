@@ -336,6 +336,11 @@ func TestMarkdownWrapsListsAndQuotes(t *testing.T) {
 	if st, _ := find(t, cells, w, "twice at a width"); attrsOf(st)&tcell.AttrItalic == 0 {
 		t.Error("a quote's continuation is not italic")
 	}
+	// Emphasis in a quote does not end the quote's italics.
+	qc, qw := screenOf(t, render(&darkTheme, "> before *stressed* after\n"), 40, 2)
+	if st, _ := find(t, qc, qw, "after"); attrsOf(st)&tcell.AttrItalic == 0 {
+		t.Error("the quote lost its italics after an emphasis")
+	}
 	// Width 0 (not drawn yet) leaves wrapping to the TextView, as before.
 	if got := render(&darkTheme, text); strings.Contains(got, "\n  more than") {
 		t.Errorf("wrapped without a width:\n%q", got)
