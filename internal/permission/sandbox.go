@@ -277,7 +277,7 @@ func (s *Sandbox) Start(cmd *exec.Cmd) error {
 }
 
 // Prepare does ahead of a command what Start does first for any command:
-// it probes the kernel and builds the ruleset (or brings it up to date),
+// it probes the kernel and, before the first command, builds the ruleset,
 // so a Start that follows finds it ready and only checks it again. The
 // session calls it (tools.Env.PrepareSandbox) while the gate and the
 // checkpoint before a change run. It confines nothing and reports

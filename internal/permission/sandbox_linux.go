@@ -119,8 +119,10 @@ func startConfined(cmd *exec.Cmd, c confinement) error {
 	return <-done
 }
 
-// prepareConfinement builds c's ruleset, or brings it up to date, ahead
-// of the command that will restrict a thread with it.
+// prepareConfinement builds c's ruleset ahead of the first command that
+// will restrict a thread with it. Once built, the command's own check
+// brings it up to date (a stat per path, a listing per changed
+// directory): doing that here too would only do it twice.
 func prepareConfinement(c confinement) {
 	abi := landlockABI()
 	if abi < 1 || c.rulesets == nil {
@@ -129,7 +131,9 @@ func prepareConfinement(c confinement) {
 	rc := c.rulesets
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	_, _ = rc.ruleset(c, abi) // an error comes again at the command
+	if !rc.state.built {
+		_, _ = rc.ruleset(c, abi) // an error comes again at the command
+	}
 }
 
 // restrictThread applies the ruleset to the calling thread: from then on
