@@ -556,19 +556,25 @@ func (a *App) openQuestion(e events.Event) {
 // when it is not the conversation: a plan step's worker, the planner.
 func (a *App) showQuestion(e events.Event, qa questionAnswerer) (closeFn func(), setWaiting func(n int)) {
 	q := e.Question
-	var b strings.Builder
-	switch {
-	case e.Step != "":
-		fmt.Fprintf(&b, "[::d]"+a.tr("step %s asks:")+"[::-]\n", tview.Escape(e.Step))
-	case e.Role != "" && e.Role != "executor":
-		fmt.Fprintf(&b, "[::d]"+a.tr("the %s asks:")+"[::-]\n", tview.Escape(e.Role))
+	// Built for the width it is drawn at: a long choice continues under
+	// its text, not under its number.
+	build := func(width int) string {
+		var b strings.Builder
+		switch {
+		case e.Step != "":
+			fmt.Fprintf(&b, "[::d]"+a.tr("step %s asks:")+"[::-]\n", tview.Escape(e.Step))
+		case e.Role != "" && e.Role != "executor":
+			fmt.Fprintf(&b, "[::d]"+a.tr("the %s asks:")+"[::-]\n", tview.Escape(e.Role))
+		}
+		b.WriteString(tview.Escape(q.Text) + "\n")
+		for i, c := range q.Choices {
+			num := fmt.Sprintf("  [::b]%d[::-] ", i+1)
+			b.WriteString(num + hangWrap(tview.Escape(c), width, tview.TaggedStringWidth(num)) + "\n")
+		}
+		return strings.TrimRight(b.String(), "\n")
 	}
-	b.WriteString(tview.Escape(q.Text) + "\n")
-	for i, c := range q.Choices {
-		fmt.Fprintf(&b, "  [::b]%d[::-] %s\n", i+1, tview.Escape(c))
-	}
-	text := strings.TrimRight(b.String(), "\n")
-	body := newOverlayText(text)
+	text := build(a.screenW*10/12 - 4)
+	body := &widthText{TextView: newOverlayText(text), build: build}
 	input := tview.NewInputField().SetLabel("answer: ")
 	answer := func(s string) {
 		if err := qa.AnswerQuestion(q.ID, s); err != nil {

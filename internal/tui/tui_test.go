@@ -655,12 +655,23 @@ func TestQuestionOverlay(t *testing.T) {
 		rt.Env = tools.NewEnv(rt.Workspace)
 		rt.Env.Asker = tools.NewQuestions(hub.Publish)
 	},
-		scripted.Turn{ToolCalls: []scripted.Call{{Name: "ask", Arguments: `{"text":"Which colour?","choices":["blue","green"]}`}}},
+		scripted.Turn{ToolCalls: []scripted.Call{{Name: "ask", Arguments: `{"text":"Which colour?","choices":["blue","green, the darker shade the brand guide lists for buttons and links on light backgrounds"]}`}}},
 		scripted.Turn{Text: "Going with the answer."},
 	)
 	h.typeText("style it")
 	h.key(tcell.KeyEnter)
-	h.waitFor("question", "Which colour?", "1 blue", "2 green", "answer:")
+	s := h.waitFor("question", "Which colour?", "1 blue", "2 green", "answer:")
+	// The long choice continues under its text (80 columns), not under
+	// its number.
+	rows := strings.Split(s, "\n")
+	for i, r := range rows {
+		if j := strings.Index(r, "2 green"); j >= 0 {
+			next := rows[i+1]
+			if k := strings.Index(next, "║"); k < 0 || strings.TrimSpace(next[k+len("║"):j+2]) != "" || next[j+2] == ' ' {
+				t.Errorf("the long choice's second row is not under its text:\n%s\n%s", r, next)
+			}
+		}
+	}
 	h.typeText("2")
 	h.key(tcell.KeyEnter)
 	h.waitFor("Going with the answer.")
@@ -670,7 +681,7 @@ func TestQuestionOverlay(t *testing.T) {
 		t.Fatalf("requests = %d", len(reqs))
 	}
 	last := reqs[1].Messages[len(reqs[1].Messages)-1]
-	if last.Content != "The user answered: green" {
+	if last.Content != "The user answered: green, the darker shade the brand guide lists for buttons and links on light backgrounds" {
 		t.Errorf("the model got %q", last.Content)
 	}
 }
