@@ -494,7 +494,7 @@ func TestE2EClaudeSettingsDenyReadEnvHiddenFromCommands(t *testing.T) {
 		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": `sh probe.sh; echo probe-done`})}},
 		scripted.Turn{Text: "done"},
 	)
-	e.write("probe.sh", "f=.e; f=${f}nv\numount $f 2>/dev/null\ncat $f /proc/$PPID/cwd/$f /proc/$PPID/root$PWD/$f /proc/1/root$PWD/$f\n")
+	e.write("probe.sh", "f=.e; f=${f}nv\numount $f 2>/dev/null\ncat $f /proc/$PPID/cwd/$f /proc/$PPID/root$PWD/$f /proc/1/root$PWD/$f\necho overwritten > $f\n")
 	e.write(".env", "DB_PASSWORD=hunter2-very-secret\n")
 	e.write("app/.env", "NESTED_SECRET=swordfish-42\n")
 	e.write("src/a.txt", "plain source\n")
@@ -522,7 +522,7 @@ func TestE2EClaudeSettingsDenyReadEnvHiddenFromCommands(t *testing.T) {
 	if strings.Contains(msgs, "hunter2") || strings.Contains(msgs, "swordfish") {
 		t.Fatalf("a secret reached the model:\n%s", msgs)
 	}
-	for _, want := range []string{"made", "plain source", "status=0", "found-done", "probe-done"} {
+	for _, want := range []string{"made", "plain source", "status=0", "found-done", "probe-done", "Read-only file system"} {
 		if !strings.Contains(msgs, want) {
 			t.Errorf("the command's own files did not read as usual (%q missing):\n%s", want, msgs)
 		}

@@ -18,8 +18,8 @@ import (
 // Hiding files from a command inside the workspace, where Landlock cannot
 // deny a read (a writable tree's rule grants reading all of it): the
 // command starts through the Reasonix binary as a helper, in a user and
-// mount namespace of its own, where the helper mounts /dev/null over each
-// hidden file and an empty read-only tmpfs over each hidden folder, then
+// mount namespace of its own, where the helper mounts an empty read-only
+// file over each hidden file and an empty read-only tmpfs over each hidden folder, then
 // restricts itself with the run's Landlock ruleset (which also forbids
 // unmounting them again) and the socket filter, and execs the command.
 // The command sees the rest of the file system as it is, under the same
@@ -157,8 +157,8 @@ func RunSandboxHelper(args []string) error {
 	return nil
 }
 
-// hidePath mounts /dev/null over a file and an empty read-only tmpfs over
-// a folder. A path gone since it was listed is skipped.
+// hidePath mounts an empty read-only file over a file and an empty
+// read-only tmpfs over a folder. A path gone since it was listed is skipped.
 func hidePath(p string) error {
 	fi, err := os.Stat(p)
 	if err != nil {
@@ -170,7 +170,19 @@ func hidePath(p string) error {
 		}
 		return nil
 	}
-	if err := unix.Mount("/dev/null", p, "", unix.MS_BIND, ""); err != nil {
+	// An empty file of our own, read-only, so a write fails aloud (a
+	// device such as /dev/null takes writes even on a read-only mount).
+	// The mount keeps it alive once its name is gone.
+	empty, err := os.CreateTemp("", "reasonix-hidden-")
+	if err != nil {
+		return fmt.Errorf("sandbox helper: hide %s: %w", p, err)
+	}
+	empty.Close()
+	defer os.Remove(empty.Name())
+	if err := unix.Mount(empty.Name(), p, "", unix.MS_BIND, ""); err != nil {
+		return fmt.Errorf("sandbox helper: hide %s: %w", p, err)
+	}
+	if err := unix.Mount("", p, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY, ""); err != nil {
 		return fmt.Errorf("sandbox helper: hide %s: %w", p, err)
 	}
 	return nil
