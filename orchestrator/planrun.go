@@ -459,7 +459,7 @@ func (r *planRun) finish(ctx context.Context, d stepDone) {
 	if ctx.Err() != nil {
 		// Interrupted: the step runs again on --resume.
 		if r.git != nil {
-			r.git.drop(context.WithoutCancel(ctx), j.id)
+			r.git.drop(j.id)
 		}
 		if j.kind != events.StepKindResolve {
 			res.Status = StepPending
@@ -470,7 +470,7 @@ func (r *planRun) finish(ctx context.Context, d stepDone) {
 	if res.Status != StepDone {
 		r.stop = true
 		if r.git != nil {
-			r.git.drop(ctx, j.id)
+			r.git.drop(j.id)
 		}
 		if j.kind == events.StepKindResolve {
 			r.unresolvable(j, res, res.Summary)
@@ -487,15 +487,17 @@ func (r *planRun) finish(ctx context.Context, d stepDone) {
 		r.finishResolve(ctx, j, res)
 		return
 	}
-	files, diff, err := r.git.commit(ctx, j.wt, j.start, j.id+": "+j.title)
-	if err != nil {
+	if err := r.git.commit(ctx, j.wt, j.id+": "+j.title); err != nil {
 		r.stop = true
 		res.Status, res.Summary = StepFailed, "commit the step's worktree: "+err.Error()
 		r.set(res)
 		return
 	}
-	res.Files, res.Diff = files, diff
-	if err := r.git.land(ctx, j.id, j.title); err != nil {
+	ch, err := r.git.land(ctx, j.id, j.title, j.start)
+	if _, conflict := isConflict(err); err == nil || conflict || ch.files != nil {
+		res.Files, res.Diff = ch.files, ch.diff // git's account of the step
+	}
+	if err != nil {
 		conflict, ok := isConflict(err)
 		if !ok {
 			r.stop = true
@@ -515,7 +517,7 @@ func (r *planRun) finish(ctx context.Context, d stepDone) {
 		r.notice(fmt.Sprintf("step %s conflicts with merged work (%s); starting %s", j.id, strings.Join(conflict, ", "), rid))
 		return
 	}
-	r.git.drop(ctx, j.id)
+	r.git.drop(j.id)
 	r.set(res)
 }
 
@@ -525,16 +527,16 @@ func (r *planRun) finishResolve(ctx context.Context, j *stepJob, res StepResult)
 		r.unresolvable(j, res, "conflict markers remain in "+strings.Join(left, ", "))
 		return
 	}
-	if _, _, err := r.git.commit(ctx, j.wt, j.start, "resolve "+j.of); err != nil {
+	if err := r.git.commit(ctx, j.wt, "resolve "+j.of); err != nil {
 		r.unresolvable(j, res, err.Error())
 		return
 	}
-	if err := r.git.land(ctx, j.id, "resolve "+j.of); err != nil {
+	if _, err := r.git.land(ctx, j.id, "resolve "+j.of, ""); err != nil {
 		r.unresolvable(j, res, err.Error())
 		return
 	}
-	r.git.drop(ctx, j.id)
-	r.git.drop(ctx, j.of)
+	r.git.drop(j.id)
+	r.git.drop(j.of)
 	r.publish(res)
 	orig := *r.result(j.of)
 	orig.Status = StepDone

@@ -1,12 +1,14 @@
 package orchestrator
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -485,5 +487,100 @@ func TestPlanResumeRunsBlockedStepsAgain(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(h.ws, "two.txt")); string(b) != "s2\n" {
 		t.Errorf("two.txt = %q", b)
+	}
+}
+
+// TestPlanWorktreeGitProcessesPerStep counts the git processes a plan
+// step costs the coordinator with worktree isolation (create, commit,
+// merge, apply, remove): a `git` first on PATH logs each one. Each
+// process is several milliseconds of the step's overhead
+// (TestPlanParallelEfficiency prints it), so the count must not creep
+// back up; the guarantees hold at that count: the person's index and
+// stash untouched, nothing committed on their branch, nothing left.
+func TestPlanWorktreeGitProcessesPerStep(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the counting git is a shell script")
+	}
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not installed; worktree isolation needs it")
+	}
+	bin := t.TempDir()
+	log := filepath.Join(t.TempDir(), "git.log")
+	shim := "#!/bin/sh\necho \"$*\" >> '" + log + "'\nexec '" + real + "' \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(shim), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	count := func(n int) int {
+		plan, turns := planSteps(n, 0)
+		for i := 1; i < n; i++ { // a chain: each step starts where the last one landed
+			plan.Steps[i].DependsOn = []string{plan.Steps[i-1].ID}
+		}
+		home := t.TempDir()
+		h := newHarness(t, turns, func(rt *Runtime) {
+			rt.Settings.PlanIsolation = IsolationWorktree
+			rt.Home = home
+			rt.WorkspaceFor = func(root string) (*tools.Env, agents.ChangeGuard, error) {
+				return tools.NewEnv(root), nil, nil
+			}
+		})
+		gitRepo(t, h.ws, map[string]string{"f.txt": "a\n", ".gitignore": ".reasonix/\n"})
+		// A staged change and a stash of the person's, which the run
+		// must leave as they are.
+		if err := os.WriteFile(filepath.Join(h.ws, "f.txt"), []byte("stashed\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := runGit(context.Background(), h.ws, nil, "stash", "-q"); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(h.ws, "f.txt"), []byte("staged\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := runGit(context.Background(), h.ws, nil, "add", "f.txt"); err != nil {
+			t.Fatal(err)
+		}
+		_ = os.Remove(log)
+		res, err := h.coord.Execute(context.Background(), plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(log)
+		for _, s := range res.StepResults {
+			if s.Status != StepDone || len(s.Files) != 1 || s.Files[0] != s.Step+".txt" || !strings.Contains(s.Diff, "+"+s.Step) {
+				t.Errorf("step %+v", s)
+			}
+			if got, _ := os.ReadFile(filepath.Join(h.ws, s.Step+".txt")); string(got) != s.Step {
+				t.Errorf("%s.txt = %q, want the step's content in the workspace", s.Step, got)
+			}
+		}
+		status, _ := runGit(context.Background(), h.ws, nil, "status", "--porcelain")
+		if !strings.Contains(status, "M  f.txt") {
+			t.Errorf("the person's staged change is gone:\n%s", status)
+		}
+		if out, _ := runGit(context.Background(), h.ws, nil, "stash", "list"); strings.Count(out, "\n") != 1 {
+			t.Errorf("stash list: %q", out)
+		}
+		if out, _ := runGit(context.Background(), h.ws, nil, "log", "--oneline"); strings.Count(out, "\n") != 1 {
+			t.Errorf("commits on the person's branch: %s", out)
+		}
+		if out, _ := runGit(context.Background(), h.ws, nil, "branch", "--list", "reasonix/*"); strings.TrimSpace(out) != "" {
+			t.Errorf("branches left: %s", out)
+		}
+		if out, _ := runGit(context.Background(), h.ws, nil, "worktree", "list"); strings.Count(out, "\n") != 1 {
+			t.Errorf("worktrees left:\n%s", out)
+		}
+		if entries, _ := os.ReadDir(filepath.Join(home, "worktrees")); len(entries) != 0 {
+			t.Errorf("worktree folders left: %v", entries)
+		}
+		t.Logf("%d steps: %d git processes:\n%s", n, bytes.Count(b, []byte("\n")), b)
+		return bytes.Count(b, []byte("\n"))
+	}
+	one, four := count(1), count(4)
+	if per := (four - one) / 3; per > 6 {
+		t.Errorf("%d git processes per step (%d for one step, %d for four), want at most 6", per, one, four)
+	}
+	if one > 17 {
+		t.Errorf("a one-step plan ran %d git processes, want at most 17", one)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/reasonix/reasonix/internal/text"
 )
 
 // Plan isolation modes (agent.plan_isolation).
@@ -60,7 +62,11 @@ func runGit(ctx context.Context, dir string, stdin []byte, args ...string) (stri
 
 // runGitEnv is runGit with more environment variables.
 func runGitEnv(ctx context.Context, dir string, env []string, stdin []byte, args ...string) (string, error) {
-	full := append([]string{"-C", dir, "-c", "core.hooksPath=" + os.DevNull, "-c", "commit.gpgsign=false"}, args...)
+	// No hooks, no signing, and no automatic maintenance: commit and
+	// merge would otherwise start `git maintenance run --auto` (gc --auto
+	// before git 2.29) as one more process each time.
+	full := append([]string{"-C", dir, "-c", "core.hooksPath=" + os.DevNull, "-c", "commit.gpgsign=false",
+		"-c", "maintenance.auto=false", "-c", "gc.auto=0"}, args...)
 	cmd := exec.CommandContext(ctx, "git", full...)
 	cmd.Env = append(append(os.Environ(), gitEnv...), env...)
 	var out, errb bytes.Buffer
@@ -96,11 +102,17 @@ func openGitTree(ctx context.Context, workspace, home, run string) (*gitTree, st
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, "git is not installed", nil
 	}
-	top, err := runGit(ctx, workspace, nil, "rev-parse", "--show-toplevel")
-	if err != nil {
-		return nil, "the workspace is not in a git repository", nil
+	// One process for the top level, HEAD and HEAD's tree; only when it
+	// fails is git asked again, to say why.
+	out, err := runGit(ctx, workspace, nil, "rev-parse", "--show-toplevel", "HEAD", "HEAD^{tree}")
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if err != nil || len(lines) != 3 {
+		if _, err := runGit(ctx, workspace, nil, "rev-parse", "--show-toplevel"); err != nil {
+			return nil, "the workspace is not in a git repository", nil
+		}
+		return nil, "the repository has no commit yet", nil
 	}
-	top = strings.TrimSpace(top)
+	top, head, headTree := lines[0], lines[1], lines[2]
 	if real, err := filepath.EvalSymlinks(top); err == nil {
 		top = real
 	}
@@ -115,20 +127,20 @@ func openGitTree(ctx context.Context, workspace, home, run string) (*gitTree, st
 	if sub == "." {
 		sub = ""
 	}
-	if _, err := runGit(ctx, top, nil, "rev-parse", "--verify", "-q", "HEAD"); err != nil {
-		return nil, "the repository has no commit yet", nil
-	}
 	g := &gitTree{top: top, sub: sub, dir: filepath.Join(home, "worktrees", refName(run)), run: "reasonix/" + refName(run)}
 	g.cleanup(ctx)
 	if err := os.MkdirAll(g.dir, 0o755); err != nil {
 		return nil, "", fmt.Errorf("worktrees: %w", err)
 	}
-	base, err := workspaceCommit(ctx, top, filepath.Join(g.dir, "base.index"))
+	base, err := workspaceCommit(ctx, top, head, headTree, filepath.Join(g.dir, "base.index"))
 	if err != nil {
 		return nil, "", err
 	}
 	g.merge = filepath.Join(g.dir, "_merge")
-	if _, err := runGit(ctx, top, nil, "worktree", "add", "-q", "-b", g.run+"/merged", g.merge, base); err != nil {
+	// -f: a folder of this path deleted by a crash before git's record
+	// of it was pruned does not block the run (-b still refuses a branch
+	// that exists).
+	if _, err := runGit(ctx, top, nil, "worktree", "add", "-q", "-f", "-b", g.run+"/merged", g.merge, base); err != nil {
 		return nil, "", err
 	}
 	g.at = base
@@ -144,14 +156,10 @@ const maxUntracked = 8 << 20
 // uncommitted changes to tracked files, and untracked files that are
 // not ignored, less Reasonix's own state folder) as a commit on top of HEAD, so every worker starts from
 // it. It goes through its own index file: the person's index, stash
-// and branches are not touched. It returns HEAD when nothing differs.
-func workspaceCommit(ctx context.Context, top, index string) (string, error) {
+// and branches are not touched. head is HEAD's commit and headTree its
+// tree; it returns head when nothing differs.
+func workspaceCommit(ctx context.Context, top, head, headTree, index string) (string, error) {
 	defer os.Remove(index)
-	head, err := runGit(ctx, top, nil, "rev-parse", "HEAD")
-	if err != nil {
-		return "", err
-	}
-	head = strings.TrimSpace(head)
 	git := func(stdin []byte, args ...string) (string, error) {
 		return runGitEnv(ctx, top, []string{"GIT_INDEX_FILE=" + index}, stdin, args...)
 	}
@@ -186,7 +194,7 @@ func workspaceCommit(ctx context.Context, top, index string) (string, error) {
 		return "", err
 	}
 	tree = strings.TrimSpace(tree)
-	if headTree, err := runGit(ctx, top, nil, "rev-parse", "HEAD^{tree}"); err == nil && strings.TrimSpace(headTree) == tree {
+	if tree == headTree {
 		return head, nil
 	}
 	c, err := git(nil, "commit-tree", tree, "-p", head, "-m", "reasonix: the workspace as the plan started")
@@ -197,18 +205,40 @@ func workspaceCommit(ctx context.Context, top, index string) (string, error) {
 }
 
 // cleanup removes what an earlier run of the same id left (a crash, a
-// kill): its worktrees and its branches.
+// kill): its worktrees and its branches. When there is neither it runs
+// one git process (the list of branches).
 func (g *gitTree) cleanup(ctx context.Context) {
-	if entries, err := os.ReadDir(g.dir); err == nil {
-		for _, e := range entries {
-			_, _ = runGit(ctx, g.top, nil, "worktree", "remove", "--force", filepath.Join(g.dir, e.Name()))
+	g.removeExcept(ctx, nil)
+}
+
+// removeExcept deletes the run's worktree folders, prunes git's record
+// of them, and deletes the run's branches but those in keep. A worktree
+// is its folder plus git's record of it (pruned once the folder is
+// gone), so deleting the folder is what `git worktree remove` does.
+func (g *gitTree) removeExcept(ctx context.Context, keep []string) {
+	_, err := os.Lstat(g.dir)
+	folders := err == nil
+	refs, _ := runGit(ctx, g.top, nil, "for-each-ref", "--format=%(refname:short)", "refs/heads/"+g.run+"/")
+	var drop []string
+	for _, r := range strings.Fields(refs) {
+		kept := false
+		for _, k := range keep {
+			kept = kept || k == r
+		}
+		if !kept {
+			drop = append(drop, r)
 		}
 	}
-	_ = os.RemoveAll(g.dir)
-	_, _ = runGit(ctx, g.top, nil, "worktree", "prune")
-	refs, _ := runGit(ctx, g.top, nil, "for-each-ref", "--format=%(refname:short)", "refs/heads/"+g.run+"/")
-	for _, r := range strings.Fields(refs) {
-		_, _ = runGit(ctx, g.top, nil, "branch", "-D", r)
+	if folders {
+		_ = os.RemoveAll(g.dir)
+	}
+	if folders || len(refs) > 0 {
+		// Before the branches: git will not delete a branch a worktree
+		// it still records has checked out.
+		_, _ = runGit(ctx, g.top, nil, "worktree", "prune")
+	}
+	if len(drop) > 0 {
+		_, _ = runGit(ctx, g.top, nil, append([]string{"branch", "-D"}, drop...)...)
 	}
 }
 
@@ -217,15 +247,6 @@ func (g *gitTree) cleanup(ctx context.Context) {
 func (g *gitTree) root(wt string) string { return filepath.Join(wt, g.sub) }
 
 func (g *gitTree) branch(id string) string { return g.run + "/" + refName(id) }
-
-// head reads the integration worktree's current commit.
-func (g *gitTree) head(ctx context.Context) (string, error) {
-	out, err := runGit(ctx, g.merge, nil, "rev-parse", "HEAD")
-	if err == nil {
-		g.at = strings.TrimSpace(out)
-	}
-	return g.at, err
-}
 
 // add creates the worktree of job id on a fresh branch at the
 // integration head and returns it and its start commit.
@@ -240,49 +261,28 @@ func (g *gitTree) add(ctx context.Context, id string) (wt, start string, err err
 	return wt, start, nil
 }
 
-// commit records everything the worker changed in wt on its branch and
-// returns the changed files (workspace-relative) and the diff since start.
-func (g *gitTree) commit(ctx context.Context, wt, start, msg string) ([]string, string, error) {
+// commit records everything the worker changed in wt on its branch: a
+// commit even when nothing changed (an empty one), so no process is spent
+// asking first, and it concludes a resolved merge.
+func (g *gitTree) commit(ctx context.Context, wt, msg string) error {
 	if _, err := runGit(ctx, wt, nil, "add", "-A"); err != nil {
-		return nil, "", err
+		return err
 	}
-	_, staged := runGit(ctx, wt, nil, "diff", "--cached", "--quiet")
-	merging := false
-	if staged == nil {
-		// Nothing staged may still be a resolved merge to conclude.
-		_, err := runGit(ctx, wt, nil, "rev-parse", "-q", "--verify", "MERGE_HEAD")
-		merging = err == nil
-	}
-	if staged != nil || merging {
-		if _, err := runGit(ctx, wt, nil, "commit", "-q", "--no-verify", "-m", msg); err != nil {
-			return nil, "", err
-		}
-	}
-	names, err := runGit(ctx, wt, nil, "diff", "--name-only", start, "HEAD")
-	if err != nil {
-		return nil, "", err
-	}
-	var files []string
-	for _, n := range strings.Split(strings.TrimSpace(names), "\n") {
-		if n == "" {
-			continue
-		}
-		if g.sub != "" {
-			rel, err := filepath.Rel(g.sub, filepath.FromSlash(n))
-			if err == nil && !strings.HasPrefix(rel, "..") {
-				n = filepath.ToSlash(rel)
-			}
-		}
-		files = append(files, n)
-	}
-	diff, err := runGit(ctx, wt, nil, "diff", start, "HEAD")
-	if err != nil {
-		return nil, "", err
-	}
-	if len(diff) > diffLimit {
-		diff = diff[:diffLimit] + "\n[diff clipped]\n"
-	}
-	return files, diff, nil
+	_, err := runGit(ctx, wt, nil, "commit", "-q", "--no-verify", "--allow-empty", "-m", msg)
+	return err
+}
+
+// diffArgs make a diff git can apply and this file can parse whatever the
+// person's configuration says (colour, prefixes, external diff tools),
+// with each changed path listed first (--raw -z) and renames as a
+// deletion and an addition (one path per record).
+var diffArgs = []string{"--no-color", "--no-ext-diff", "--no-renames", "--src-prefix=a/", "--dst-prefix=b/", "--raw", "-z", "-p"}
+
+// changes is what a step changed: the files (workspace-relative) and the
+// diff, clipped, binary files named but not spelled out.
+type changes struct {
+	files []string
+	diff  string
 }
 
 // errConflict is a merge that git could not do on its own.
@@ -294,33 +294,132 @@ func (e *errConflict) Error() string {
 
 // land merges job id's branch into the integration worktree and applies
 // what the merge changed to the workspace. A conflict is returned as
-// *errConflict with the integration worktree left clean.
-func (g *gitTree) land(ctx context.Context, id, title string) error {
+// *errConflict with the integration worktree left clean. When start is
+// set (the commit the step's worktree started from) it also returns what
+// the step changed since start, conflict or not: from the merge's own
+// diff when nothing landed since the step started (it is then the same
+// diff), else from one more diff.
+func (g *gitTree) land(ctx context.Context, id, title, start string) (changes, error) {
 	before := g.at
 	if _, err := runGit(ctx, g.merge, nil, "merge", "-q", "--no-ff", "--no-edit", "-m", "merge "+id+": "+title, g.branch(id)); err != nil {
 		out, _ := runGit(ctx, g.merge, nil, "diff", "--name-only", "--diff-filter=U")
 		_, _ = runGit(ctx, g.merge, nil, "merge", "--abort")
 		if files := strings.Fields(out); len(files) > 0 {
-			return &errConflict{files: files}
+			ch, derr := g.stepChanges(ctx, id, start)
+			if derr != nil {
+				return changes{}, derr
+			}
+			return ch, &errConflict{files: files}
 		}
-		return err
+		return changes{}, err
 	}
-	after, err := g.head(ctx)
+	// The new head and what the merge changed (against its first parent,
+	// the head before), binary files included, in one process.
+	out, err := runGit(ctx, g.merge, nil, append([]string{"log", "-1", "-m", "--first-parent", "--no-show-signature",
+		"--format=%H", "--binary"}, append(diffArgs, "HEAD")...)...)
 	if err != nil {
-		return err
+		return changes{}, err
 	}
-	patch, err := runGit(ctx, g.merge, nil, "diff", "--binary", before, after)
-	if err != nil {
-		return err
+	after, rest, ok := strings.Cut(out, "\x00")
+	after = strings.TrimSpace(after)
+	if !ok || after == "" {
+		return changes{}, fmt.Errorf("git log of the merge of %s: unexpected output %q", id, text.Clip(out, 200))
+	}
+	g.at = after
+	names, patch := splitRaw(strings.TrimLeft(rest, "\n"))
+	var ch changes
+	switch {
+	case start == "":
+	case start == before:
+		ch = g.changesOf(names, patch)
+	default:
+		if ch, err = g.stepChanges(ctx, id, start); err != nil {
+			return changes{}, err
+		}
 	}
 	if strings.TrimSpace(patch) == "" {
-		return nil
+		return ch, nil
 	}
 	if _, err := runGit(ctx, g.top, []byte(patch), "apply", "--whitespace=nowarn", "-"); err != nil {
 		g.keep(g.run + "/merged")
-		return fmt.Errorf("apply step %s to the workspace (was it edited meanwhile?): %w", id, err)
+		return ch, fmt.Errorf("apply step %s to the workspace (was it edited meanwhile?): %w", id, err)
 	}
-	return nil
+	return ch, nil
+}
+
+// stepChanges is what job id's branch changed since start ("": nothing
+// asked).
+func (g *gitTree) stepChanges(ctx context.Context, id, start string) (changes, error) {
+	if start == "" {
+		return changes{}, nil
+	}
+	out, err := runGit(ctx, g.top, nil, append([]string{"diff"}, append(diffArgs, start, g.branch(id))...)...)
+	if err != nil {
+		return changes{}, err
+	}
+	return g.changesOf(splitRaw(out)), nil
+}
+
+// splitRaw splits `--raw -z -p` output into the changed paths and the
+// patch. Each raw record is ":modes ids status" NUL path NUL; a NUL ends
+// the list when a patch follows.
+func splitRaw(out string) (names []string, patch string) {
+	for strings.HasPrefix(out, ":") {
+		_, rest, ok := strings.Cut(out, "\x00")
+		if !ok {
+			break
+		}
+		name, rest, _ := strings.Cut(rest, "\x00")
+		names = append(names, name)
+		out = rest
+	}
+	return names, strings.TrimPrefix(out, "\x00")
+}
+
+// changesOf makes names workspace-relative and the patch a step's diff
+// for a brief: binary files named, not spelled out, and the whole
+// clipped.
+func (g *gitTree) changesOf(names []string, patch string) changes {
+	var ch changes
+	for _, n := range names {
+		if g.sub != "" {
+			rel, err := filepath.Rel(g.sub, filepath.FromSlash(n))
+			if err == nil && !strings.HasPrefix(rel, "..") {
+				n = filepath.ToSlash(rel)
+			}
+		}
+		ch.files = append(ch.files, n)
+	}
+	ch.diff = textDiff(patch, diffLimit)
+	if len(ch.diff) > diffLimit {
+		ch.diff = ch.diff[:diffLimit] + "\n[diff clipped]\n"
+	}
+	return ch
+}
+
+// textDiff replaces each file's binary patch in a `--binary` diff with the
+// line plain git diff prints for it; it stops copying past limit bytes
+// (the caller clips there).
+func textDiff(patch string, limit int) string {
+	if !strings.Contains(patch, "\nGIT binary patch\n") {
+		return patch
+	}
+	var b strings.Builder
+	for len(patch) > 0 && b.Len() <= limit {
+		// One file's part: up to the next "diff --git" line.
+		part := patch
+		if i := strings.Index(patch[1:], "\ndiff --git "); i >= 0 {
+			part = patch[:i+2]
+		}
+		patch = patch[len(part):]
+		if i := strings.Index(part, "\nGIT binary patch\n"); i >= 0 {
+			b.WriteString(part[:i+1])
+			b.WriteString("Binary files differ\n")
+			continue
+		}
+		b.WriteString(part)
+	}
+	return b.String()
 }
 
 // startResolve makes the worktree for resolving id's conflict: the
@@ -353,10 +452,11 @@ func unresolved(wt string, files []string) []string {
 	return out
 }
 
-// drop removes job id's worktree and branch.
-func (g *gitTree) drop(ctx context.Context, id string) {
-	_, _ = runGit(ctx, g.top, nil, "worktree", "remove", "--force", filepath.Join(g.dir, refName(id)))
-	_, _ = runGit(ctx, g.top, nil, "branch", "-D", g.branch(id))
+// drop removes job id's worktree folder; git's record of it is pruned
+// and its branch deleted when the run closes, with the others, in one
+// process each.
+func (g *gitTree) drop(id string) {
+	_ = os.RemoveAll(filepath.Join(g.dir, refName(id)))
 }
 
 // keep records a branch left for a person.
@@ -373,28 +473,7 @@ func (g *gitTree) keep(branch string) {
 // kept; kept branches stay with their worktrees pruned.
 func (g *gitTree) close(ctx context.Context) {
 	// Cleaning up must happen after Ctrl-C too.
-	ctx = context.WithoutCancel(ctx)
-	if len(g.kept) == 0 {
-		g.cleanup(ctx)
-		return
-	}
-	if entries, err := os.ReadDir(g.dir); err == nil {
-		for _, e := range entries {
-			_, _ = runGit(ctx, g.top, nil, "worktree", "remove", "--force", filepath.Join(g.dir, e.Name()))
-		}
-	}
-	_ = os.RemoveAll(g.dir)
-	_, _ = runGit(ctx, g.top, nil, "worktree", "prune")
-	refs, _ := runGit(ctx, g.top, nil, "for-each-ref", "--format=%(refname:short)", "refs/heads/"+g.run+"/")
-	for _, r := range strings.Fields(refs) {
-		kept := false
-		for _, k := range g.kept {
-			kept = kept || k == r
-		}
-		if !kept {
-			_, _ = runGit(ctx, g.top, nil, "branch", "-D", r)
-		}
-	}
+	g.removeExcept(context.WithoutCancel(ctx), g.kept)
 }
 
 // isConflict reports whether err is a merge conflict and its files.
