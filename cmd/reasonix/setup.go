@@ -66,9 +66,15 @@ func cmdSetup(ctx context.Context, args []string, io stdio) error {
 	}
 	keyWhere := ""
 	if p.Key != "" && p.KeyEnv != "" {
-		// A pasted key goes to the credential store, not the config file;
-		// api_key_env lookups find it there.
-		if where, err := credentials.Open(home, credentials.Auto).Set(p.KeyEnv, p.Key); err == nil {
+		// A pasted key goes to the credential store the config names
+		// (credentials_store), not the config file; api_key_env lookups
+		// find it there.
+		kind, err := config.CredentialsStore(path, os.Getenv)
+		var where string
+		if err == nil {
+			where, err = credentials.Open(home, kind).Set(p.KeyEnv, p.Key)
+		}
+		if err == nil {
 			p.Key, keyWhere = "", where
 		} else {
 			fmt.Fprintf(io.err, "could not store the key (%v); it goes into the config file\n", err)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -225,4 +226,60 @@ func TestTUIMissingKeyAsked(t *testing.T) {
 		t.Errorf("the key is not in the credential store file:\n%s", stored)
 	}
 	tt.quit()
+}
+
+// TestE2ESetupHonoursCredentialsStore: an existing config that says
+// credentials_store = "file" gets a key pasted into `reasonix setup` in
+// the 0600 file under the home, even where an OS store is at hand (here a
+// stand-in secret-tool on PATH with a session bus named, which "auto"
+// would take, as doctor shows first).
+func TestE2ESetupHonoursCredentialsStore(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("the stand-in OS store is secret-tool, which only the Linux build uses")
+	}
+	e := newE2E(t)
+	e.env = withoutEnv(e.env, "REASONIX_MODEL", "REASONIX_API_KEY", "REASONIX_BASE_URL", "PATH", "DBUS_SESSION_BUS_ADDRESS")
+	bin := t.TempDir()
+	called := filepath.Join(bin, "secret-tool.called")
+	fake := "#!/bin/sh\necho \"$@\" >> " + called + "\ncat >> " + called + "\n"
+	if err := os.WriteFile(filepath.Join(bin, "secret-tool"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.env = append(e.env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent")
+	cfgPath := filepath.Join(e.home, "config.toml")
+	existing := "credentials_store = \"auto\"\n\n[[providers]]\nname = \"box\"\nbase_url = \"http://127.0.0.1:9/v1\"\nmodel = \"m\"\n"
+	if err := os.WriteFile(cfgPath, []byte(existing), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The premise: with "auto", keys would go to the stand-in keyring.
+	if r := e.run("", "doctor"); !strings.Contains(r.stdout, "credentials_store auto: the Secret Service keyring") {
+		t.Fatalf("doctor with auto and a secret-tool on PATH: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	existing = strings.Replace(existing, `"auto"`, `"file"`, 1)
+	if err := os.WriteFile(cfgPath, []byte(existing), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tt := startTerm(t, e, "Paste the key", "setup", "--provider", "deepseek", "--no-test")
+	tt.tmux("send-keys", "-t", "rx", "-l", "sk-pasted-to-file")
+	tt.keys("Enter")
+	// The screen wraps the long "key saved in <path>" line; the files say
+	// where the key went.
+	if s := tt.waitFor("EXIT CODE 0"); strings.Contains(s, "could not store") {
+		t.Errorf("setup could not store the key:\n%s", s)
+	}
+	if b, err := os.ReadFile(called); err == nil {
+		t.Errorf("setup used the OS store although the config says file:\n%s", b)
+	}
+	creds := filepath.Join(e.home, credentials.File)
+	fi, err := os.Stat(creds)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("credentials file: %v %v", fi, err)
+	}
+	if got, ok := credentials.Open(e.home, credentials.FileKey).Get("DEEPSEEK_API_KEY"); !ok || got != "sk-pasted-to-file" {
+		t.Errorf("the file store holds %q (%v) for DEEPSEEK_API_KEY", got, ok)
+	}
+	if b, _ := os.ReadFile(cfgPath); strings.Contains(string(b), "sk-pasted") || !strings.Contains(string(b), existing) {
+		t.Errorf("config.toml holds the key or lost its lines:\n%s", b)
+	}
 }

@@ -1000,3 +1000,31 @@ func TestDotEnvFillsExpansionNotReasonixVars(t *testing.T) {
 		t.Error(".env leaked into the process environment")
 	}
 }
+
+// CredentialsStore reads the one file on its own: a default_model that no
+// provider of the file serves is no fault there, a bad value is, with its
+// line.
+func TestCredentialsStoreOfOneFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, UserFile)
+	env := func(string) string { return "" }
+	if got, err := CredentialsStore(path, env); err != nil || got != "auto" {
+		t.Fatalf("no file: %q %v", got, err)
+	}
+	write := func(s string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("default_model = \"deepseek\"\ncredentials_store = \"file\"\n")
+	if got, err := CredentialsStore(path, env); err != nil || got != "file" {
+		t.Fatalf("file: %q %v", got, err)
+	}
+	write("theme = \"dark\"\ncredentials_store = \"vault\"\n")
+	_, err := CredentialsStore(path, env)
+	var ce *Error
+	if !errors.As(err, &ce) || ce.File != path || ce.Line != 2 || ce.Key != "credentials_store" {
+		t.Fatalf("bad value: %#v (%v)", ce, err)
+	}
+}

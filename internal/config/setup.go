@@ -182,3 +182,27 @@ func AddProvider(path string, p NewProvider, replace bool) error {
 	}
 	return nil
 }
+
+// CredentialsStore returns the credentials_store the config file at path
+// names ("auto" when it names none, or there is no file). The file is read
+// on its own, without the other layers and without the checks that need
+// them, because `reasonix setup`, which edits it, may run while it still
+// names a provider it has not got; a fault in the file itself is an
+// [Error] naming the file, line and key.
+func CredentialsStore(path string, env func(string) string) (string, error) {
+	if env == nil {
+		env = os.Getenv
+	}
+	m := newMerger(env)
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return m.cfg.CredentialsStore, nil
+	case err != nil:
+		return "", fmt.Errorf("config: %w", err)
+	}
+	if errs := m.mergeFile(path, data); len(errs) > 0 {
+		return "", errors.Join(errs...)
+	}
+	return m.cfg.CredentialsStore, nil
+}
