@@ -20,7 +20,8 @@ const SandboxHelperArg = "__reasonix-sandbox"
 // lists the matching files and folders that exist then. Rules naming one
 // path are checked at every call (a stat each); glob rules (Read(./.env)
 // is **/.env) are matched by one bounded walk of the workspace, at the
-// first call, which skips .git and node_modules. nil when no rule names a
+// first call, which skips .git and node_modules, and a **/NAME rule's
+// NAME at the workspace root is checked at every call too. nil when no rule names a
 // path inside the workspace.
 func HiddenReads(deny []string, workspace string) func() []string {
 	ws, err := filepath.Abs(workspace)
@@ -48,6 +49,11 @@ func HiddenReads(deny []string, workspace string) func() []string {
 			fixed = append(fixed, filepath.Join(ws, filepath.FromSlash(pat)))
 		default:
 			globs = append(globs, r)
+			if name, ok := strings.CutPrefix(pat, "**/"); ok && !strings.ContainsAny(name, `*?[{\/`) {
+				// Read(./.env): the workspace's own .env is checked at
+				// every call, so one made after the walk is hidden too.
+				fixed = append(fixed, filepath.Join(ws, name))
+			}
 		}
 	}
 	if len(fixed) == 0 && len(globs) == 0 {

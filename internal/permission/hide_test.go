@@ -32,6 +32,18 @@ func TestHiddenReads(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("hidden %q, want %q", got, want)
 	}
+	// A .env made at the root after the walk is hidden from then on.
+	bare := t.TempDir()
+	hideBare := HiddenReads([]string{"Read(./.env)"}, bare)
+	if got := hideBare(); len(got) != 0 {
+		t.Errorf("hidden %q in a workspace without a .env", got)
+	}
+	if err := os.WriteFile(filepath.Join(bare, ".env"), []byte("late"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := hideBare(); !slices.Equal(got, []string{filepath.Join(bare, ".env")}) {
+		t.Errorf("a .env made at the root after the walk: hidden %q", got)
+	}
 	// A fixed path created later is hidden from then on.
 	if err := os.WriteFile(filepath.Join(ws, "later.pem"), []byte("k"), 0o600); err != nil {
 		t.Fatal(err)
