@@ -153,7 +153,7 @@ func (s *Server) Serve(ctx context.Context, host Host, in io.Reader, out io.Writ
 	case <-ctx.Done():
 	}
 	// Cancelled under the lock, so no question starts after the wait
-	// below (see ask).
+	// below (see startAsk).
 	s.mu.Lock()
 	cancel()
 	all := make([]*session, 0, len(s.sessions))

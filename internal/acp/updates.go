@@ -234,6 +234,21 @@ func (s *Server) toolEnd(ss *session, e events.Event) {
 	s.update(ss.id, sdk.UpdateToolCall(id, opts...))
 }
 
+// startAsk counts a request to the editor in flight, which Serve waits
+// for, and returns the connection to send it on. It is false, counting
+// nothing, once the connection is closing: Serve cancels ctx under s.mu,
+// so no request is counted after its wait has begun. The caller runs the
+// request on a goroutine that calls s.asks.Done.
+func (s *Server) startAsk() (*sdk.AgentSideConnection, context.Context, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ctx == nil || s.ctx.Err() != nil {
+		return nil, nil, false
+	}
+	s.asks.Add(1)
+	return s.conn, s.ctx, true
+}
+
 // ask forwards an approval question to the editor and the editor's
 // choice back to the engine. It does not block the publisher: the
 // question waits for a person.
@@ -243,14 +258,8 @@ func (s *Server) ask(ss *session, e events.Event) {
 	if a == nil || eng == nil {
 		return
 	}
-	s.mu.Lock()
-	closing := s.ctx == nil || s.ctx.Err() != nil
-	if !closing {
-		s.asks.Add(1)
-	}
-	conn, ctx := s.conn, s.ctx
-	s.mu.Unlock()
-	if closing {
+	conn, ctx, ok := s.startAsk()
+	if !ok {
 		_ = eng.Answer(a.ID, events.ChoiceDeny, "the editor disconnected")
 		return
 	}
@@ -289,14 +298,8 @@ func (s *Server) question(ss *session, e events.Event) {
 	if q == nil || eng == nil {
 		return
 	}
-	s.mu.Lock()
-	closing := s.ctx == nil || s.ctx.Err() != nil
-	if !closing {
-		s.asks.Add(1)
-	}
-	conn, ctx := s.conn, s.ctx
-	s.mu.Unlock()
-	if closing {
+	conn, ctx, ok := s.startAsk()
+	if !ok {
 		_ = eng.DeclineQuestion(q.ID)
 		return
 	}
