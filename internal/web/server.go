@@ -536,12 +536,21 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &body) {
 		return
 	}
-	ss := s.answering(body.Session)
+	s.deliver(w, body.Session, func(eng Engine) error {
+		return eng.Answer(r.PathValue("id"), body.Choice, body.Reason)
+	})
+}
+
+// deliver gives an answer to the engine of the browser session named id
+// (see answering): 404 when no session is open, 409 when the engine
+// refuses the answer, else 204.
+func (s *Server) deliver(w http.ResponseWriter, id string, give func(Engine) error) {
+	ss := s.answering(id)
 	if ss == nil {
 		http.Error(w, "no open session", http.StatusNotFound)
 		return
 	}
-	if err := ss.eng.Answer(r.PathValue("id"), body.Choice, body.Reason); err != nil {
+	if err := give(ss.eng); err != nil {
 		http.Error(w, err.Error(), http.StatusConflict)
 		return
 	}
@@ -581,16 +590,9 @@ func (s *Server) answerQuestion(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "empty answer", http.StatusBadRequest)
 		return
 	}
-	ss := s.answering(body.Session)
-	if ss == nil {
-		http.Error(w, "no open session", http.StatusNotFound)
-		return
-	}
-	if err := ss.eng.AnswerQuestion(r.PathValue("id"), answer); err != nil {
-		http.Error(w, err.Error(), http.StatusConflict)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
+	s.deliver(w, body.Session, func(eng Engine) error {
+		return eng.AnswerQuestion(r.PathValue("id"), answer)
+	})
 }
 
 func (s *Server) decidePlan(w http.ResponseWriter, r *http.Request) {
