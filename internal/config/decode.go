@@ -283,12 +283,6 @@ func (d *fileDecoder) decodeField(v any, fv reflect.Value, sf reflect.StructFiel
 		}
 		i := int(n)
 		fv.Set(reflect.ValueOf(&i))
-	case t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Bool:
-		b, ok := v.(bool)
-		if !ok {
-			return typeErr("boolean")
-		}
-		fv.Set(reflect.ValueOf(&b))
 	case t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Float64:
 		var f float64
 		switch x := v.(type) {
