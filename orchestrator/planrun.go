@@ -473,7 +473,7 @@ func (r *planRun) finish(ctx context.Context, d stepDone) {
 			r.git.drop(j.id)
 		}
 		if j.kind == events.StepKindResolve {
-			r.unresolvable(j, res, res.Summary)
+			r.unresolvable(ctx, j, res, res.Summary)
 			return
 		}
 		r.set(res)
@@ -501,10 +501,13 @@ func (r *planRun) finish(ctx context.Context, d stepDone) {
 		conflict, ok := isConflict(err)
 		if !ok {
 			r.stop = true
-			r.git.keep(r.git.branch(j.id))
-			res.Status, res.Summary, res.Branch = StepFailed, err.Error(), r.git.branch(j.id)
+			br, kerr := r.git.keepStep(ctx, j.id)
+			res.Status, res.Summary, res.Branch = StepFailed, err.Error(), br
 			r.set(res)
 			r.fatal = fmt.Errorf("plan step %s: %w (branch %s kept)", j.id, err, res.Branch)
+			if kerr != nil {
+				r.fatal = fmt.Errorf("plan step %s: %w (its branch %s could not be kept: %v)", j.id, err, br, kerr)
+			}
 			return
 		}
 		// The step stays running until a worker merges it.
@@ -524,15 +527,15 @@ func (r *planRun) finish(ctx context.Context, d stepDone) {
 // finishResolve lands a resolution: no conflict markers may remain.
 func (r *planRun) finishResolve(ctx context.Context, j *stepJob, res StepResult) {
 	if left := unresolved(j.wt, j.conflict); len(left) > 0 {
-		r.unresolvable(j, res, "conflict markers remain in "+strings.Join(left, ", "))
+		r.unresolvable(ctx, j, res, "conflict markers remain in "+strings.Join(left, ", "))
 		return
 	}
 	if err := r.git.commit(ctx, j.wt, "resolve "+j.of); err != nil {
-		r.unresolvable(j, res, err.Error())
+		r.unresolvable(ctx, j, res, err.Error())
 		return
 	}
 	if _, err := r.git.land(ctx, j.id, "resolve "+j.of, ""); err != nil {
-		r.unresolvable(j, res, err.Error())
+		r.unresolvable(ctx, j, res, err.Error())
 		return
 	}
 	r.git.drop(j.id)
@@ -547,13 +550,15 @@ func (r *planRun) finishResolve(ctx context.Context, j *stepJob, res StepResult)
 
 // unresolvable stops the run with the conflicting branches kept; res is
 // the resolution worker's outcome.
-func (r *planRun) unresolvable(j *stepJob, res StepResult, why string) {
+func (r *planRun) unresolvable(ctx context.Context, j *stepJob, res StepResult, why string) {
 	res.Status, res.Summary = StepFailed, why
 	r.publish(res)
 	r.stop = true
-	br := r.git.branch(j.of)
-	r.git.keep(br)
-	r.git.keep(r.git.run + "/merged")
+	br, err := r.git.keepStep(context.WithoutCancel(ctx), j.of)
+	if err != nil {
+		why += "; its branch could not be kept: " + err.Error()
+	}
+	r.git.keepMerged()
 	orig := *r.result(j.of)
 	orig.Status, orig.Branch = StepFailed, br
 	orig.Summary = "unresolved merge conflict (" + why + ")"

@@ -580,7 +580,7 @@ func TestPlanWorktreeGitProcessesPerStep(t *testing.T) {
 	if per := (four - one) / 3; per > 6 {
 		t.Errorf("%d git processes per step (%d for one step, %d for four), want at most 6", per, one, four)
 	}
-	if one > 17 {
-		t.Errorf("a one-step plan ran %d git processes, want at most 17", one)
+	if one > 16 {
+		t.Errorf("a one-step plan ran %d git processes, want at most 16", one)
 	}
 }

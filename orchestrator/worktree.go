@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -48,6 +49,10 @@ type gitTree struct {
 	at string
 	// kept are branches left for a person (an unresolved conflict).
 	kept []string
+	// heads name each job's worktree HEAD as a ref any worktree of the
+	// repository reads ("worktrees/<its id in git>/HEAD"): the step's
+	// commit, merged by that name, so a step needs no branch.
+	heads map[string]string
 }
 
 // gitEnv makes git's output stable and its commits independent of the
@@ -246,18 +251,35 @@ func (g *gitTree) removeExcept(ctx context.Context, keep []string) {
 // place inside it.
 func (g *gitTree) root(wt string) string { return filepath.Join(wt, g.sub) }
 
+// branch is the name job id's branch gets when it is kept for a person.
 func (g *gitTree) branch(id string) string { return g.run + "/" + refName(id) }
 
-// add creates the worktree of job id on a fresh branch at the
-// integration head and returns it and its start commit.
+// ref names job id's commit (its worktree's HEAD).
+func (g *gitTree) ref(id string) string { return g.heads[id] }
+
+// add creates the worktree of job id, detached at the integration head
+// (a branch would cost git two more processes to make and one to
+// delete), and returns it and its start commit.
 func (g *gitTree) add(ctx context.Context, id string) (wt, start string, err error) {
 	// Job ids are unique within a run, and openGitTree removed what an
 	// earlier run of the plan left.
 	start = g.at
 	wt = filepath.Join(g.dir, refName(id))
-	if _, err := runGit(ctx, g.top, nil, "worktree", "add", "-q", "-b", g.branch(id), wt, start); err != nil {
+	if _, err := runGit(ctx, g.top, nil, "worktree", "add", "-q", "--detach", wt, start); err != nil {
 		return "", "", err
 	}
+	// git names the worktree after its folder unless that name is taken
+	// (by a worktree whose folder is gone and not yet pruned): its .git
+	// file says which name it got.
+	b, err := os.ReadFile(filepath.Join(wt, ".git"))
+	dir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
+	if err != nil || !ok {
+		return "", "", fmt.Errorf("worktree %s: no gitdir in its .git file (%v)", wt, err)
+	}
+	if g.heads == nil {
+		g.heads = map[string]string{}
+	}
+	g.heads[id] = "worktrees/" + filepath.Base(dir) + "/HEAD"
 	return wt, start, nil
 }
 
@@ -301,7 +323,7 @@ func (e *errConflict) Error() string {
 // diff), else from one more diff.
 func (g *gitTree) land(ctx context.Context, id, title, start string) (changes, error) {
 	before := g.at
-	if _, err := runGit(ctx, g.merge, nil, "merge", "-q", "--no-ff", "--no-edit", "-m", "merge "+id+": "+title, g.branch(id)); err != nil {
+	if _, err := runGit(ctx, g.merge, nil, "merge", "-q", "--no-ff", "--no-edit", "-m", "merge "+id+": "+title, g.ref(id)); err != nil {
 		out, _ := runGit(ctx, g.merge, nil, "diff", "--name-only", "--diff-filter=U")
 		_, _ = runGit(ctx, g.merge, nil, "merge", "--abort")
 		if files := strings.Fields(out); len(files) > 0 {
@@ -341,19 +363,19 @@ func (g *gitTree) land(ctx context.Context, id, title, start string) (changes, e
 		return ch, nil
 	}
 	if _, err := runGit(ctx, g.top, []byte(patch), "apply", "--whitespace=nowarn", "-"); err != nil {
-		g.keep(g.run + "/merged")
+		g.keepMerged()
 		return ch, fmt.Errorf("apply step %s to the workspace (was it edited meanwhile?): %w", id, err)
 	}
 	return ch, nil
 }
 
-// stepChanges is what job id's branch changed since start ("": nothing
+// stepChanges is what job id's commit changed since start ("": nothing
 // asked).
 func (g *gitTree) stepChanges(ctx context.Context, id, start string) (changes, error) {
 	if start == "" {
 		return changes{}, nil
 	}
-	out, err := runGit(ctx, g.top, nil, append([]string{"diff"}, append(diffArgs, start, g.branch(id))...)...)
+	out, err := runGit(ctx, g.top, nil, append([]string{"diff"}, append(diffArgs, start, g.ref(id))...)...)
 	if err != nil {
 		return changes{}, err
 	}
@@ -429,7 +451,7 @@ func (g *gitTree) startResolve(ctx context.Context, id, rid string) (wt, start s
 	if wt, start, err = g.add(ctx, rid); err != nil {
 		return "", "", err
 	}
-	if _, err := runGit(ctx, wt, nil, "merge", "--no-ff", "--no-commit", g.branch(id)); err == nil {
+	if _, err := runGit(ctx, wt, nil, "merge", "--no-ff", "--no-commit", g.ref(id)); err == nil {
 		return wt, start, nil // merged cleanly after all
 	}
 	if _, err := runGit(ctx, wt, nil, "rev-parse", "-q", "--verify", "MERGE_HEAD"); err != nil {
@@ -453,11 +475,24 @@ func unresolved(wt string, files []string) []string {
 }
 
 // drop removes job id's worktree folder; git's record of it is pruned
-// and its branch deleted when the run closes, with the others, in one
-// process each.
+// when the run closes.
 func (g *gitTree) drop(id string) {
 	_ = os.RemoveAll(filepath.Join(g.dir, refName(id)))
 }
+
+// keepStep leaves job id's commit for a person as its branch, and
+// returns the branch's name.
+func (g *gitTree) keepStep(ctx context.Context, id string) (string, error) {
+	br := g.branch(id)
+	if _, err := runGit(ctx, g.top, nil, "branch", "-f", br, g.ref(id)); err != nil {
+		return br, err
+	}
+	g.keep(br)
+	return br, nil
+}
+
+// keepMerged leaves the merged work so far for a person.
+func (g *gitTree) keepMerged() { g.keep(g.run + "/merged") }
 
 // keep records a branch left for a person.
 func (g *gitTree) keep(branch string) {
@@ -470,10 +505,17 @@ func (g *gitTree) keep(branch string) {
 }
 
 // close removes the run's worktrees, and its branches unless some were
-// kept; kept branches stay with their worktrees pruned.
+// kept; kept branches stay with their worktrees pruned. The run made one
+// branch of its own (merged) and the kept ones, so it need not list
+// them.
 func (g *gitTree) close(ctx context.Context) {
 	// Cleaning up must happen after Ctrl-C too.
-	g.removeExcept(context.WithoutCancel(ctx), g.kept)
+	ctx = context.WithoutCancel(ctx)
+	_ = os.RemoveAll(g.dir)
+	_, _ = runGit(ctx, g.top, nil, "worktree", "prune")
+	if merged := g.run + "/merged"; !slices.Contains(g.kept, merged) {
+		_, _ = runGit(ctx, g.top, nil, "branch", "-D", merged)
+	}
 }
 
 // isConflict reports whether err is a merge conflict and its files.

@@ -511,6 +511,17 @@ func TestE2EPlanUnresolvedConflictKeepsBranches(t *testing.T) {
 	if merged != "a\nX\nc\n" && merged != "a\nY\nc\n" {
 		t.Errorf("f.txt = %q; want one step's clean merge only", merged)
 	}
+	// The kept branches hold the merged work and the step's own edit.
+	other := map[string]string{"a\nX\nc\n": "a\nY\nc\n", "a\nY\nc\n": "a\nX\nc\n"}[merged]
+	for _, b := range branches {
+		want := other
+		if strings.HasSuffix(b, "/merged") {
+			want = merged
+		}
+		if got := e.git("show", b+":f.txt"); got != want {
+			t.Errorf("kept branch %s has f.txt = %q, want %q", b, got, want)
+		}
+	}
 
 	// --resume runs the step that could not be merged again, on the
 	// merged work, and removes the kept branches.
