@@ -8,8 +8,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/rivo/tview"
-
 	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/internal/config"
 	"github.com/reasonix/reasonix/internal/credentials"
@@ -72,8 +70,10 @@ func firstRun(ctx context.Context, f runFlags, io stdio) error {
 			KeyFound: p.KeyEnv != "" && os.Getenv(p.KeyEnv) != "", Model: p.Default, SignUp: p.SignUp})
 	}
 	path := filepath.Join(loaded.Home, config.UserFile)
+	lang, _ := loaded.Config.AnswerLanguage(loaded.Getenv)
 	_, saved, err := tui.RunSetup(ctx, tui.SetupOptions{
-		Presets: presets,
+		Language: lang,
+		Presets:  presets,
 		Test: func(ctx context.Context, c tui.SetupChoice) ([]string, error) {
 			pre, _ := config.FindPreset(c.Preset)
 			key := c.Key
@@ -136,10 +136,11 @@ func askMissingKey(ctx context.Context, f runFlags, io stdio, loaded *config.Loa
 	}
 	store := credentials.Open(loaded.Home, loaded.Config.CredentialsStore)
 	where := ""
+	lang, _ := loaded.Config.AnswerLanguage(loaded.Getenv)
 	_, _, err = tui.RunSetup(ctx, tui.SetupOptions{
-		Intro: fmt.Sprintf("[::b]The key of %s is missing[::-]\n\n$%s is set nowhere: not in the environment, a .env file or the credential store. "+
-			"Paste the key to keep it in the credential store.\n[gray]Enter picks · Ctrl-C leaves[-]", tview.Escape(c.Name), c.APIKeyEnv),
-		Presets: []tui.SetupPreset{preset},
+		// The screen says the key of this one provider is missing.
+		Language: lang,
+		Presets:  []tui.SetupPreset{preset},
 		Test: func(ctx context.Context, ch tui.SetupChoice) ([]string, error) {
 			if ch.Key == "" {
 				return nil, fmt.Errorf("paste the key, or quit and export %s", c.APIKeyEnv)

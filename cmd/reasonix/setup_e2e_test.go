@@ -228,6 +228,33 @@ func TestTUIMissingKeyAsked(t *testing.T) {
 	tt.quit()
 }
 
+// TestTUIMissingKeyAskedInChinese: with $REASONIX_LANG=zh the screen
+// asking for the missing key is Chinese, its box straight at 80 columns,
+// and the key typed there is kept.
+func TestTUIMissingKeyAskedInChinese(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, scripted.Turn{Text: "answered with the typed key"})
+	e.env = append(withoutEnv(e.env, "REASONIX_MODEL", "REASONIX_API_KEY", "REASONIX_BASE_URL"), "REASONIX_LANG=zh")
+	cfg := fmt.Sprintf("default_model = \"sim\"\ncredentials_store = \"file\"\n\n[[providers]]\nname = \"sim\"\nbase_url = %q\napi_key_env = \"SIM_TEST_KEY\"\nmodel = \"test-model\"\n", e.srv.URL())
+	if err := os.WriteFile(filepath.Join(e.home, "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tt := startTerm(t, e, "缺少 sim 的密钥")
+	tt.tmux("resize-window", "-t", "rx", "-x", "80", "-y", "24")
+	tt.waitFrame(80, "都没有设置 $SIM_TEST_KEY", "粘贴密钥即可保存到凭据", "Enter 选择 · Ctrl-C 退出", "sim · test-model")
+	tt.keys("Enter")
+	tt.waitFrame(80, "API 密钥", "测试并保存", "返回")
+	tt.keys("Tab", "Enter") // nothing typed
+	tt.waitFor("请粘贴密钥，或退出后导出 SIM_TEST_KEY")
+	tt.keys("BTab")
+	tt.tmux("send-keys", "-t", "rx", "-l", "sk-typed-key")
+	tt.keys("Tab", "Enter")
+	tt.waitFor("Enter 发送")
+	tt.typeLine("hello")
+	tt.waitFor("answered with the typed key")
+	tt.quit()
+}
+
 // TestE2ESetupHonoursCredentialsStore: an existing config that says
 // credentials_store = "file" gets a key pasted into `reasonix setup` in
 // the 0600 file under the home, even where an OS store is at hand (here a

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rivo/uniseg"
+
 	"github.com/reasonix/reasonix/providers/scripted"
 )
 
@@ -614,8 +616,10 @@ func TestTUIAskTool(t *testing.T) {
 }
 
 // language = "zh" shows the TUI's own labels in Chinese: the welcome line,
-// the status line, the approval overlay and /help; what the model writes
-// is shown as it comes. Without it they are English (the other tests).
+// the status line, the approval overlay, /help, a picker (at 80 columns,
+// its borders straight around the wide characters) and a notice; what
+// the model writes is shown as it comes. Without it they are English (the
+// other tests).
 func TestTUIChineseLabels(t *testing.T) {
 	t.Parallel()
 	edit := scripted.Turn{ToolCalls: []scripted.Call{call("edit_file", map[string]any{"path": "greet.txt", "old_string": "hello", "new_string": "hello, world"})}}
@@ -633,5 +637,65 @@ func TestTUIChineseLabels(t *testing.T) {
 	tt.waitFor("Finished the greeting.", "令牌 输入")
 	tt.typeLine("/help")
 	tt.waitFor("立即压缩上下文", "Ctrl-R 搜索")
+	tt.tmux("resize-window", "-t", "rx", "-x", "80", "-y", "24")
+	tt.typeLine("/model")
+	tt.waitFrame(80, "下一次请求的模型", "↑/↓ 移动  Enter 选择  Esc 关闭")
+	tt.keys("Escape")
+	tt.waitFor("向 Reasonix 提问")
+	tt.typeLine("/nosuch")
+	tt.waitFor("未知命令 /nosuch", "（/help 列出所有命令）")
 	tt.quit()
+}
+
+// waitFrame waits until the screen shows every want inside a straight
+// box (see frameError) within width columns, and returns it; a terminal
+// just resized may show the old layout for a moment.
+func (tt *tuiTerm) waitFrame(width int, want ...string) string {
+	tt.t.Helper()
+	s := tt.waitFor(want...)
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		err := frameError(s, width)
+		if err == "" {
+			return s
+		}
+		if time.Now().After(deadline) {
+			tt.t.Fatalf("%s:\n%s", err, s)
+		}
+		time.Sleep(50 * time.Millisecond)
+		s = tt.waitFor(want...)
+	}
+}
+
+// frameError is "" when the screen holds a box drawn with double lines
+// whose left and right borders stand in one column each, inside width
+// columns; else what is wrong. A wide character cut at the box's edge,
+// or one pushing its border out, breaks that.
+func frameError(screen string, width int) string {
+	left, right := -1, -1
+	for _, line := range strings.Split(screen, "\n") {
+		first, last, col := -1, -1, 0
+		for _, r := range line {
+			if strings.ContainsRune("╔╗║╚╝", r) {
+				if first < 0 {
+					first = col
+				}
+				last = col
+			}
+			col += uniseg.StringWidth(string(r))
+		}
+		if first < 0 {
+			continue
+		}
+		if left < 0 {
+			left, right = first, last
+		}
+		if first != left || last != right || first == last || last >= width {
+			return fmt.Sprintf("a border out of line (columns %d-%d, want %d-%d within %d)", first, last, left, right, width)
+		}
+	}
+	if left < 0 {
+		return "no box on the screen"
+	}
+	return ""
 }

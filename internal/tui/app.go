@@ -219,6 +219,8 @@ const (
 	// tick refreshes the status line (elapsed time, spinner) while busy.
 	tick       = 250 * time.Millisecond
 	composerID = "main"
+	// composerPlaceholder is the empty composer's hint.
+	composerPlaceholder = "Ask Reasonix… (Enter sends, Ctrl-J newline, /help)"
 )
 
 // New builds the UI. Nothing is drawn until Run.
@@ -248,7 +250,7 @@ func New(opts Options) *App {
 	a.transcript = tview.NewTextView().SetDynamicColors(true).SetRegions(true).SetWrap(true).SetWordWrap(true).
 		SetScrollable(true).SetMaxLines(opts.MaxLines)
 	a.transcript.ScrollToEnd()
-	a.composer = tview.NewTextArea().SetPlaceholder("Ask Reasonix… (Enter sends, Ctrl-J newline, /help)")
+	a.composer = tview.NewTextArea().SetPlaceholder(composerPlaceholder)
 	a.composer.SetPlaceholderStyle(tcell.StyleDefault.Foreground(tcell.ColorGray))
 	a.composer.SetBorder(true).SetBorderPadding(0, 0, 1, 1)
 	a.composer.SetInputCapture(a.composerKey)
@@ -514,7 +516,7 @@ func (a *App) welcome() {
 // Ctrl-C cancels its context.
 func (a *App) startWork(label string, f func(ctx context.Context) error) {
 	if a.cancel != nil {
-		a.note("still working on " + a.workLabel + "; wait, or press Ctrl-C to cancel it")
+		a.notef("still working on %s; wait, or press Ctrl-C to cancel it", a.tr(a.workLabel))
 		return
 	}
 	ctx, cancel := context.WithCancel(a.ctx)
@@ -540,11 +542,11 @@ func (a *App) startWork(label string, f func(ctx context.Context) error) {
 			switch {
 			case err == nil:
 			case interrupted:
-				a.line("[gray]interrupted[-]")
+				a.line("[gray]" + a.tr("interrupted") + "[-]")
 			case errors.Is(err, events.ErrPlanRejected):
-				a.line("[yellow]plan rejected; nothing was changed[-]")
+				a.line("[yellow]" + a.tr("plan rejected; nothing was changed") + "[-]")
 			default:
-				a.line("[red]error:[-] " + tview.Escape(err.Error()))
+				a.errorLine(err.Error())
 			}
 			a.sendQueued()
 		})
@@ -740,7 +742,7 @@ func (a *App) updateStatus() {
 			short = model[i+1:]
 		}
 		if effort != "" {
-			model += " · effort " + effort
+			model += " · " + a.tr("effort") + " " + effort
 		}
 		if model != "" {
 			add("[::b]"+tview.Escape(model)+"[::-]", "[::b]"+tview.Escape(short)+"[::-]", 6, 12)
@@ -783,23 +785,27 @@ func (a *App) updateStatus() {
 				done++
 			}
 		}
-		add(fmt.Sprintf("todo %d/%d", done, n), "", 0, 8)
+		add(a.trf("todo %d/%d", done, n), "", 0, 8)
 	}
 	if n := len(a.workers); n > 0 {
-		add(fmt.Sprintf("%d worker(s)", n), "", 0, 8)
+		add(a.trf("%d worker(s)", n), "", 0, 8)
 	}
 	if n := a.runningJobs(); n > 0 {
-		add(fmt.Sprintf("[::b]%s running[::-] [gray](/jobs)[-]", plural(n, "job")), fmt.Sprintf("[::b]%s[::-]", plural(n, "job")), 5, 9)
+		jobs := plural(n, "job")
+		if a.zh {
+			jobs = a.trf("%d job(s)", n)
+		}
+		add(a.trf("[::b]%s running[::-] [gray](/jobs)[-]", jobs), "[::b]"+jobs+"[::-]", 5, 9)
 	}
 	if w := a.window; w != nil && w.Limit > 0 {
 		add(fmt.Sprintf(a.tr("context %s/%s (%d%%)"), count(w.Used), count(w.Limit), w.Percent), fmt.Sprintf(a.tr("ctx %d%%"), w.Percent), 4, 7)
 	}
 	if g := a.goal; g != nil {
-		s := "goal " + g.Status
+		s := a.tr("goal") + " " + g.Status
 		if g.Status == events.GoalActive && a.goalBusy && g.MaxTurns > 0 {
-			s = fmt.Sprintf("goal turn %d/%d", g.Turns+1, g.MaxTurns)
+			s = a.trf("goal turn %d/%d", g.Turns+1, g.MaxTurns)
 		} else if g.Turns > 0 {
-			s += fmt.Sprintf(" (%d turns)", g.Turns)
+			s += a.trf(" (%d turns)", g.Turns)
 		}
 		add(tview.Escape(s), "", 0, 11)
 	}
@@ -813,7 +819,7 @@ func (a *App) updateStatus() {
 			w = "[::b]" + a.tr("plan mode") + "[::-] │ " + w
 			short = "[::b]" + a.tr("plan") + "[::-] " + short
 		}
-		if r := a.rs.runningSteps(); r != "" {
+		if r := a.rs.runningSteps(a.tr("%d step(s) running: %s")); r != "" {
 			w += " [gray]" + tview.Escape(r) + "[-]"
 		} else if r := a.rs.running(); r != "" {
 			w += " [gray]" + tview.Escape(r) + "[-]"

@@ -101,7 +101,7 @@ func (a *App) submitShown(text, shown string) {
 	case "new":
 		a.newConversation()
 	case "clear":
-		a.confirm("Start a new conversation? The current one stays saved; /resume brings it back.", a.newConversation)
+		a.confirm(a.tr("Start a new conversation? The current one stays saved; /resume brings it back."), a.newConversation)
 	case "resume":
 		a.resumePicker()
 	case "rewind":
@@ -131,7 +131,7 @@ func (a *App) submitShown(text, shown string) {
 			})
 			return
 		}
-		a.note(unknownCommand(name, a.eng.Commands()))
+		a.line("[gray]" + tview.Escape(a.unknownCommand(name, a.eng.Commands())) + "[-]")
 	}
 }
 
@@ -174,16 +174,16 @@ func builtinNames() []string {
 }
 
 // unknownCommand says /name is unknown and names the closest commands.
-func unknownCommand(name string, cmds []events.Command) string {
+func (a *App) unknownCommand(name string, cmds []events.Command) string {
 	names := builtinNames()
 	for _, c := range cmds {
 		names = append(names, c.Name)
 	}
-	msg := fmt.Sprintf("unknown command /%s", name)
+	msg := a.trf("unknown command /%s", name)
 	if near := commands.Near(name, names); len(near) > 0 {
-		msg += "; did you mean /" + strings.Join(near, ", /") + "?"
+		msg += a.trf("; did you mean /%s?", strings.Join(near, ", /"))
 	}
-	return msg + " (/help lists the commands)"
+	return msg + a.tr(" (/help lists the commands)")
 }
 
 // chat sends one turn to the conversation.
@@ -214,7 +214,7 @@ func (a *App) listMCP() {
 		a.note("no MCP servers configured ([[plugins]] in reasonix.toml, or .mcp.json)")
 		return
 	}
-	a.line("[::b]MCP servers[::-]\n  " + tview.Escape(strings.Join(lines, "\n  ")))
+	a.line("[::b]" + a.tr("MCP servers") + "[::-]\n  " + tview.Escape(strings.Join(lines, "\n  ")))
 }
 
 // listHooks shows the loaded hooks.
@@ -227,7 +227,7 @@ func (a *App) listHooks() {
 		a.note("no hooks loaded (hooks come from [[hooks]] in reasonix.toml and .claude/settings*.json)")
 		return
 	}
-	a.line("[::b]hooks[::-]\n  " + tview.Escape(strings.Join(lines, "\n  ")))
+	a.line("[::b]" + a.tr("hooks") + "[::-]\n  " + tview.Escape(strings.Join(lines, "\n  ")))
 }
 
 // clear starts a new conversation: a fresh executor session, so a fresh
@@ -238,7 +238,7 @@ func (a *App) newConversation() {
 		return
 	}
 	if err := a.eng.NewConversation(); err != nil {
-		a.line("[red]error:[-] " + tview.Escape(err.Error()))
+		a.errorLine(err.Error())
 		return
 	}
 	a.resetTranscript()
@@ -267,17 +267,17 @@ func (a *App) resumePicker() {
 	}
 	list, err := a.eng.Sessions()
 	if err != nil {
-		a.line("[red]error:[-] " + tview.Escape(err.Error()))
+		a.errorLine(err.Error())
 		return
 	}
 	var items []pickItem
 	for _, s := range list {
 		title := s.Title
 		if title == "" {
-			title = "(no prompt yet)"
+			title = a.tr("(no prompt yet)")
 		}
 		items = append(items, pickItem{
-			label: fmt.Sprintf("%s  %s  %d turn(s)  %s", ago(s.Updated), oneLine(title, 60), s.Turns, shortID(s.ID)),
+			label: a.trf("%s  %s  %d turn(s)  %s", a.ago(s.Updated), oneLine(title, 60), s.Turns, shortID(s.ID)),
 			value: s.Path,
 		})
 	}
@@ -285,9 +285,9 @@ func (a *App) resumePicker() {
 		a.note("no saved conversations in this project")
 		return
 	}
-	a.pick("resume a conversation", items, func(path string) {
+	a.pick(a.tr("resume a conversation"), items, func(path string) {
 		if err := a.eng.Resume(path, ""); err != nil {
-			a.line("[red]error:[-] " + tview.Escape(err.Error()))
+			a.errorLine(err.Error())
 			return
 		}
 		a.resetTranscript()
@@ -304,12 +304,12 @@ func (a *App) goalCommand(args string) {
 		st, ok, err := a.eng.CurrentGoal()
 		switch {
 		case err != nil:
-			a.line("[red]error:[-] " + tview.Escape(err.Error()))
+			a.errorLine(err.Error())
 		case !ok:
 			a.note("no goal; /goal TEXT sets one")
 		default:
 			a.goal = &st
-			a.line(goalSummary(st))
+			a.line(a.goalSummary(st))
 		}
 	case "clear":
 		if a.goalBusy {
@@ -317,14 +317,14 @@ func (a *App) goalCommand(args string) {
 			return
 		}
 		if err := a.eng.ClearGoal(); err != nil {
-			a.line("[red]error:[-] " + tview.Escape(err.Error()))
+			a.errorLine(err.Error())
 			return
 		}
 		a.goal = nil
 		a.note("goal cleared")
 	default:
 		if a.cancel != nil {
-			a.note("still working on " + a.workLabel + "; wait, or press Ctrl-C to cancel it")
+			a.notef("still working on %s; wait, or press Ctrl-C to cancel it", a.tr(a.workLabel))
 			return
 		}
 		a.goalBusy = true
@@ -341,14 +341,14 @@ func (a *App) goalCommand(args string) {
 }
 
 // goalSummary describes a saved goal.
-func goalSummary(st events.GoalState) string {
+func (a *App) goalSummary(st events.GoalState) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[::b]goal[::-] %s\n  status %s after %d of at most %d turns", tview.Escape(st.Goal), st.Status, st.Turns, st.MaxTurns)
+	b.WriteString(a.trf("[::b]goal[::-] %s\n  status %s after %d of at most %d turns", tview.Escape(st.Goal), st.Status, st.Turns, st.MaxTurns))
 	if st.Reason != "" {
-		fmt.Fprintf(&b, " (%s)", tview.Escape(st.Reason))
+		b.WriteString(a.trf(" (%s)", tview.Escape(st.Reason)))
 	}
 	if st.Last != nil {
-		fmt.Fprintf(&b, "\n  last report: %s: %s", tview.Escape(st.Last.Status), tview.Escape(oneLine(st.Last.Summary, 200)))
+		b.WriteString(a.trf("\n  last report: %s: %s", tview.Escape(st.Last.Status), tview.Escape(oneLine(st.Last.Summary, 200))))
 	}
 	return b.String()
 }
@@ -382,7 +382,7 @@ func (a *App) rewindCommand(args string) {
 	for i := len(turns) - 1; i >= 0; i-- {
 		items = append(items, pickItem{label: fmt.Sprintf("%2d  %s", i+1, oneLine(turns[i], 90)), value: fmt.Sprint(i + 1)})
 	}
-	a.pick("rewind to just before", items, func(v string) {
+	a.pick(a.tr("rewind to just before"), items, func(v string) {
 		var to int
 		fmt.Sscan(v, &to)
 		a.rewind(to, false)
@@ -404,16 +404,16 @@ func (a *App) rewind(to int, undo bool) {
 		a.post(func() { a.rewindReport(res) })
 	}
 	if err != nil {
-		a.post(func() { a.line("[red]error:[-] " + tview.Escape(err.Error())) })
+		a.post(func() { a.errorLine(err.Error()) })
 	}
 }
 
 func (a *App) rewindReport(res events.RewindResult) {
 	switch {
 	case res.Undone:
-		a.note(fmt.Sprintf("undid the rewind to turn %d", res.To))
+		a.notef("undid the rewind to turn %d", res.To)
 	default:
-		a.note(fmt.Sprintf("rewound to just before turn %d of %d (/rewind undo reverts it)", res.To, res.Turns))
+		a.notef("rewound to just before turn %d of %d (/rewind undo reverts it)", res.To, res.Turns)
 	}
 	if res.NoChanges {
 		a.note("no file changed since then")
@@ -421,7 +421,7 @@ func (a *App) rewindReport(res events.RewindResult) {
 	for _, l := range []struct {
 		what  string
 		paths []string
-	}{{"restored", res.Restored}, {"created", res.Created}, {"removed", res.Removed}, {"kept (ignored or too large)", res.Kept}} {
+	}{{a.tr("restored"), res.Restored}, {a.tr("created"), res.Created}, {a.tr("removed"), res.Removed}, {a.tr("kept (ignored or too large)"), res.Kept}} {
 		for _, p := range l.paths {
 			a.line("  [gray]" + l.what + "[-] " + tview.Escape(p))
 		}
@@ -459,30 +459,30 @@ func (a *App) contextCommand() {
 	}
 	info := we.Context()
 	a.window = &info
-	a.line(contextText(info))
+	a.line(a.contextText(info))
 }
 
 // contextText shows a window's fill and its parts.
-func contextText(info events.ContextInfo) string {
+func (a *App) contextText(info events.ContextInfo) string {
 	var b strings.Builder
 	if info.Limit > 0 {
-		fmt.Fprintf(&b, "[::b]context[::-] %s of %s tokens (%d%%)", count(info.Used), count(info.Limit), info.Percent)
+		b.WriteString(a.trf("[::b]context[::-] %s of %s tokens (%d%%)", count(info.Used), count(info.Limit), info.Percent))
 	} else {
-		fmt.Fprintf(&b, "[::b]context[::-] %s tokens; the window is unknown (context_window = 0), so nothing compacts", count(info.Used))
+		b.WriteString(a.trf("[::b]context[::-] %s tokens; the window is unknown (context_window = 0), so nothing compacts", count(info.Used)))
 	}
 	for _, p := range info.Parts {
 		fmt.Fprintf(&b, "\n  %-8s ~%s", p.Name, count(p.Tokens))
 	}
 	if len(info.Parts) > 0 {
-		b.WriteString("\n  [gray](parts are estimates; /compact folds the history)[-]")
+		b.WriteString("\n  [gray]" + a.tr("(parts are estimates; /compact folds the history)") + "[-]")
 	}
 	return b.String()
 }
 
 // validationLine is one validation run in the transcript.
-func validationLine(v *events.ValidationRun) string {
+func (a *App) validationLine(v *events.ValidationRun) string {
 	if v.Passed {
-		return fmt.Sprintf("[green]validation passed[-] %s [gray](%d ms)[-]", tview.Escape(v.Command), v.Millis)
+		return a.trf("[green]validation passed[-] %s [gray](%d ms)[-]", tview.Escape(v.Command), v.Millis)
 	}
-	return fmt.Sprintf("[red]validation failed[-] %s [gray](exit %d, attempt %d)[-]", tview.Escape(v.Command), v.ExitCode, v.Attempt)
+	return a.trf("[red]validation failed[-] %s [gray](exit %d, attempt %d)[-]", tview.Escape(v.Command), v.ExitCode, v.Attempt)
 }

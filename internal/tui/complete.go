@@ -221,9 +221,9 @@ func (a *App) complete() bool {
 	switch len(m.items) {
 	case 0:
 		if m.kind == '/' {
-			a.note("no command starts with " + text)
+			a.notef("no command starts with %s", text)
 		} else {
-			a.note("nothing matches " + text[strings.LastIndexAny(text, " \n")+1:])
+			a.notef("nothing matches %s", text[strings.LastIndexAny(text, " \n")+1:])
 		}
 	case 1:
 		a.menu = m
@@ -250,7 +250,7 @@ func (a *App) drawMenu(screen tcell.Screen) {
 	}
 	base := tcell.StyleDefault
 	dim := base.Dim(true)
-	title := " commands "
+	title := " " + a.tr("commands") + " "
 	if m.kind == '@' {
 		title = " " + strings.TrimPrefix(m.lead[strings.LastIndexAny(m.lead, " \n")+1:], "@")
 		if title == " " {
@@ -258,7 +258,7 @@ func (a *App) drawMenu(screen tcell.Screen) {
 		}
 		title += " "
 	}
-	hint := " ↑↓ move · Tab/Enter take · Esc close "
+	hint := " " + a.tr("↑↓ move · Tab/Enter take · Esc close") + " "
 	if len(m.items) > menuRows {
 		hint = " " + strconv.Itoa(m.sel+1) + "/" + strconv.Itoa(len(m.items)) + hint
 	}

@@ -93,7 +93,7 @@ type queuedPrompt struct{ text, shown string }
 // turn ends.
 func (a *App) queuePrompt(text, shown string) {
 	a.queued = append(a.queued, queuedPrompt{text, shown})
-	a.note(fmt.Sprintf("queued: %s (sent when the current turn ends; Esc interrupts the turn)", oneLine(shown, 80)))
+	a.notef("queued: %s (sent when the current turn ends; Esc interrupts the turn)", oneLine(shown, 80))
 	a.updateStatus()
 }
 

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
@@ -39,7 +38,7 @@ func (a *App) loadHistory() {
 	}
 	entries, err := a.opts.History.Load()
 	if err != nil {
-		a.post(func() { a.note("prompt history: " + err.Error()) })
+		a.post(func() { a.notef("prompt history: %s", err.Error()) })
 	}
 	for _, e := range entries {
 		a.recall.push(e.Text)
@@ -73,7 +72,7 @@ func (a *App) remember(text string) {
 	}
 	if err := a.opts.History.Add(text); err != nil && !a.recall.warned {
 		a.recall.warned = true
-		a.note("the prompt was not saved to the history: " + err.Error())
+		a.notef("the prompt was not saved to the history: %s", err.Error())
 	}
 }
 
@@ -153,7 +152,7 @@ func (a *App) searchHistory() {
 		a.note("no earlier prompts to search")
 		return
 	}
-	input := tview.NewInputField().SetLabel("search: ").SetFieldWidth(0)
+	input := tview.NewInputField().SetLabel(a.tr("search: ")).SetFieldWidth(0)
 	list := tview.NewList().ShowSecondaryText(false).SetHighlightFullLine(true)
 	var matches []int // indexes into items, newest first
 	fill := func(q string) {
@@ -163,11 +162,11 @@ func (a *App) searchHistory() {
 		for i := len(items) - 1; i >= 0; i-- {
 			if strings.Contains(strings.ToLower(items[i]), q) {
 				matches = append(matches, i)
-				list.AddItem(tview.Escape(historyLabel(items[i])), "", 0, nil)
+				list.AddItem(tview.Escape(a.historyLabel(items[i])), "", 0, nil)
 			}
 		}
 		if len(matches) == 0 {
-			list.AddItem("[gray]no prompt matches[-]", "", 0, nil)
+			list.AddItem("[gray]"+a.tr("no prompt matches")+"[-]", "", 0, nil)
 		}
 	}
 	fill("")
@@ -194,16 +193,16 @@ func (a *App) searchHistory() {
 	frame := tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(input, 1, 0, true).
 		AddItem(list, 0, 1, false).
-		AddItem(newOverlayText("type to filter  [::b]↑/↓[::-] move  [::b]Enter[::-] put in the composer  [::b]Esc[::-] close"), 1, 0, false)
-	closeFn = a.showFrame("search prompts", frame, input, min(len(items), 15)+2)
+		AddItem(newOverlayText(a.tr("type to filter  [::b]↑/↓[::-] move  [::b]Enter[::-] put in the composer  [::b]Esc[::-] close")), 1, 0, false)
+	closeFn = a.showFrame(a.tr("search prompts"), frame, input, min(len(items), 15)+2)
 }
 
 // historyLabel is a prompt on one line of the search list.
-func historyLabel(s string) string {
+func (a *App) historyLabel(s string) string {
 	first, rest, multi := strings.Cut(strings.TrimSpace(s), "\n")
 	label := oneLine(first, 200)
 	if multi {
-		label += fmt.Sprintf(" … (+%d lines)", strings.Count(rest, "\n")+1)
+		label += a.trf(" … (+%d lines)", strings.Count(rest, "\n")+1)
 	}
 	return label
 }

@@ -46,14 +46,14 @@ func (a *App) jobEvent(e events.Event) {
 	if st.who != "" {
 		prefix = "  " + a.th.tag(a.th.tool, tview.Escape(st.who)) + " "
 	}
-	mark, what := a.th.tag(a.th.ok, "■"), "exited with code 0"
+	mark, what := a.th.tag(a.th.ok, "■"), a.trf("exited with code %d", 0)
 	switch {
 	case j.State == events.JobKilled:
-		mark, what = a.th.tag(a.th.warn, "■"), "killed"
+		mark, what = a.th.tag(a.th.warn, "■"), a.tr("killed")
 	case j.Code != 0:
-		mark, what = a.th.tag(a.th.errc, "■"), fmt.Sprintf("exited with code %d", j.Code)
+		mark, what = a.th.tag(a.th.errc, "■"), a.trf("exited with code %d", j.Code)
 	}
-	a.line(fmt.Sprintf("%s%s background %s %s [gray]· %s · %s · %s[-]", prefix, mark, tview.Escape(j.ID), what,
+	a.line(a.trf("%s%s background %s %s [gray]· %s · %s · %s[-]", prefix, mark, tview.Escape(j.ID), what,
 		tview.Escape(oneLine(j.Command, 80)), seconds(time.Duration(j.Millis)*time.Millisecond), bytesText(j.Bytes)))
 	a.pruneJobs()
 }
@@ -106,22 +106,22 @@ func (a *App) listJobs() {
 		}
 		cmd := tview.Escape(oneLine(j.Command, 100))
 		if j.Running() {
-			running = append(running, fmt.Sprintf("  %s %s [::b]running[::-] %s · %s%s\n      %s",
+			running = append(running, a.trf("  %s %s [::b]running[::-] %s · %s%s\n      %s",
 				a.th.tag(a.th.warn, "●"), tview.Escape(j.ID), seconds(now.Sub(st.start)), bytesText(j.Bytes), who, cmd))
 			continue
 		}
-		state := a.th.tag(a.th.ok, "exited 0")
+		state := a.th.tag(a.th.ok, a.trf("exited %d", 0))
 		switch {
 		case j.State == events.JobKilled:
-			state = a.th.tag(a.th.warn, "killed")
+			state = a.th.tag(a.th.warn, a.tr("killed"))
 		case j.Code != 0:
-			state = a.th.tag(a.th.errc, fmt.Sprintf("exited %d", j.Code))
+			state = a.th.tag(a.th.errc, a.trf("exited %d", j.Code))
 		}
-		ended = append(ended, fmt.Sprintf("  [gray]■[-] %s %s after %s · %s%s\n      [gray]%s[-]",
+		ended = append(ended, a.trf("  [gray]■[-] %s %s after %s · %s%s\n      [gray]%s[-]",
 			tview.Escape(j.ID), state, seconds(time.Duration(j.Millis)*time.Millisecond), bytesText(j.Bytes), who, cmd))
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "[::b]background jobs[::-] [gray](%d running; they end with their session)[-]", len(running))
+	b.WriteString(a.trf("[::b]background jobs[::-] [gray](%d running; they end with their session)[-]", len(running)))
 	for _, l := range append(running, ended...) {
 		b.WriteString("\n" + l)
 	}

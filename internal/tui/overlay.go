@@ -329,9 +329,9 @@ func (a *App) showApproval(e events.Event) (closeFn func(), setWaiting func(n in
 			return ev // arrows and page keys scroll the preview
 		}
 		if err := a.eng.Answer(req.ID, choice, ""); err != nil {
-			a.note("approval: " + err.Error())
+			a.notef("approval: %s", err.Error())
 		} else if choice == events.ChoiceAllowAlways && len(req.Rules) > 0 {
-			a.note("saved " + strings.Join(req.Rules, ", ") + " to this project's reasonix.toml ([permissions] allow)")
+			a.notef("saved %s to this project's reasonix.toml ([permissions] allow)", strings.Join(req.Rules, ", "))
 		}
 		a.closeApproval(req.ID)
 		return nil
@@ -511,7 +511,7 @@ func (a *App) pickAt(title string, items []pickItem, sel int, chosen func(value 
 	}
 	frame := tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(list, 0, 1, true).
-		AddItem(newOverlayText("[::b]↑/↓[::-] move  [::b]Enter[::-] choose  [::b]Esc[::-] close"), 1, 0, false)
+		AddItem(newOverlayText(a.tr("[::b]↑/↓[::-] move  [::b]Enter[::-] choose  [::b]Esc[::-] close")), 1, 0, false)
 	closeFn = a.showFrame(title, frame, list, min(len(items), 15)+1)
 }
 
@@ -575,10 +575,10 @@ func (a *App) showQuestion(e events.Event, qa questionAnswerer) (closeFn func(),
 	}
 	text := build(a.screenW*10/12 - 4)
 	body := &widthText{TextView: newOverlayText(text), build: build}
-	input := tview.NewInputField().SetLabel("answer: ")
+	input := tview.NewInputField().SetLabel(a.tr("answer: "))
 	answer := func(s string) {
 		if err := qa.AnswerQuestion(q.ID, s); err != nil {
-			a.note("question: " + err.Error())
+			a.notef("question: %s", err.Error())
 		}
 		a.closeApproval(q.ID)
 	}

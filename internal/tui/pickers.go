@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rivo/tview"
+	"github.com/rivo/uniseg"
 
 	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/providers"
@@ -42,7 +43,7 @@ const cacheWarning = "the provider's prompt cache is per model: the next request
 // false.
 func (a *App) idle() bool {
 	if a.cancel != nil {
-		a.note("still working on " + a.workLabel + "; this applies between turns: wait, or press Ctrl-C first")
+		a.notef("still working on %s; this applies between turns: wait, or press Ctrl-C first", a.tr(a.workLabel))
 		return false
 	}
 	return true
@@ -77,7 +78,7 @@ func (a *App) modelCommand(ref string) {
 			label = "  " + label
 		}
 		if m.Default {
-			label += "  (default)"
+			label += "  " + a.tr("(default)")
 		}
 		if m.Note != "" {
 			label += "  " + m.Note
@@ -88,7 +89,7 @@ func (a *App) modelCommand(ref string) {
 		a.note("no models configured; /model PROVIDER/MODEL switches to one by name")
 		return
 	}
-	a.pickAt("model for the next request (now "+cur+")", items, sel, a.switchModel)
+	a.pickAt(a.trf("model for the next request (now %s)", cur), items, sel, a.switchModel)
 }
 
 // switchModel switches the conversation's model.
@@ -96,17 +97,17 @@ func (a *App) switchModel(ref string) {
 	before := a.eng.Model()
 	key, err := a.eng.SetModel(ref)
 	if err != nil {
-		a.line("[red]error:[-] " + tview.Escape(err.Error()))
+		a.errorLine(err.Error())
 		return
 	}
 	a.model = key
 	a.updateStatus()
 	if key == before {
-		a.note("the model is already " + key)
+		a.notef("the model is already %s", key)
 		return
 	}
-	a.line("[::b]model[::-] " + tview.Escape(key) + " [gray]for the next request, saved in this session (--continue and /resume keep it)[-]")
-	a.line("[yellow]note:[-] [gray]" + cacheWarning + "[-]")
+	a.line(a.trf("[::b]model[::-] %s [gray]for the next request, saved in this session (--continue and /resume keep it)[-]", tview.Escape(key)))
+	a.line("[yellow]" + a.tr("note:") + "[-] [gray]" + a.tr(cacheWarning) + "[-]")
 }
 
 // modelsCommand is /models: the configured models now, then what each
@@ -119,7 +120,7 @@ func (a *App) modelsCommand() {
 	}
 	cur := a.eng.Model()
 	var b strings.Builder
-	b.WriteString("[::b]configured models[::-] [gray](/model REF switches)[-]")
+	b.WriteString(a.tr("[::b]configured models[::-] [gray](/model REF switches)[-]"))
 	seen := map[string]bool{}
 	var provs []string
 	for _, m := range list {
@@ -129,7 +130,7 @@ func (a *App) modelsCommand() {
 		}
 		fmt.Fprintf(&b, "\n  %s%s", mark, tview.Escape(m.Ref))
 		if m.Default {
-			b.WriteString(" [gray](default)[-]")
+			b.WriteString(" [gray]" + a.tr("(default)") + "[-]")
 		}
 		if m.Note != "" {
 			b.WriteString(" [gray]" + tview.Escape(m.Note) + "[-]")
@@ -158,16 +159,16 @@ func (a *App) modelsCommand() {
 func (a *App) offered(p string, ids []string, err error) {
 	switch {
 	case err != nil:
-		a.note(p + ": no model list (" + oneLine(err.Error(), 160) + ")")
+		a.notef("%s: no model list (%s)", p, oneLine(err.Error(), 160))
 	case len(ids) == 0:
-		a.note(p + ": the endpoint lists no models")
+		a.notef("%s: the endpoint lists no models", p)
 	default:
 		sort.Strings(ids)
 		shown := ids
 		if len(shown) > 40 {
-			shown = append(shown[:40:40], fmt.Sprintf("… %d more", len(ids)-40))
+			shown = append(shown[:40:40], a.trf("… %d more", len(ids)-40))
 		}
-		a.line("[::b]" + tview.Escape(p) + " offers[::-] [gray](/model " + tview.Escape(p) + "/NAME uses one)[-]\n  " +
+		a.line(a.trf("[::b]%s offers[::-] [gray](/model %s/NAME uses one)[-]", tview.Escape(p), tview.Escape(p)) + "\n  " +
 			tview.Escape(strings.Join(shown, "  ")))
 	}
 }
@@ -205,21 +206,20 @@ func (a *App) effortCommand(level string) {
 			label = "● " + e
 		}
 		if e == "default" {
-			label += "  (the provider's reasoning_effort from the config, or none)"
+			label += "  " + a.tr("(the provider's reasoning_effort from the config, or none)")
 		}
 		items = append(items, pickItem{label: label, value: e})
 	}
-	a.pickAt("reasoning effort (sent as reasoning_effort)", items, sel, a.setEffort)
+	a.pickAt(a.tr("reasoning effort (sent as reasoning_effort)"), items, sel, a.setEffort)
 }
 
 func (a *App) setEffort(level string) {
 	if err := a.eng.SetEffort(level); err != nil {
-		a.line("[red]error:[-] " + tview.Escape(err.Error()))
+		a.errorLine(err.Error())
 		return
 	}
 	a.updateStatus()
-	a.line("[::b]reasoning effort[::-] " + tview.Escape(level) + " [gray]for the next request, saved in this session; " +
-		"sent as reasoning_effort, which reasoning models (OpenAI o-series, DeepSeek, Qwen) read and others may ignore or refuse[-]")
+	a.line(a.trf("[::b]reasoning effort[::-] %s [gray]for the next request, saved in this session; sent as reasoning_effort, which reasoning models (OpenAI o-series, DeepSeek, Qwen) read and others may ignore or refuse[-]", tview.Escape(level)))
 }
 
 // modelCost is what one model cost this run.
@@ -264,10 +264,10 @@ func (a *App) costCommand() {
 	}
 	sort.Strings(names)
 	var b strings.Builder
-	b.WriteString("[::b]cost so far[::-] [gray](this conversation in this run; subagents and planner included)[-]")
-	w := len("conversation")
+	b.WriteString(a.tr("[::b]cost so far[::-] [gray](this conversation in this run; subagents and planner included)[-]"))
+	w := max(uniseg.StringWidth(a.tr("conversation")), uniseg.StringWidth(a.tr("total")))
 	for _, n := range names {
-		w = max(w, len(oneLine(n, 40)))
+		w = max(w, uniseg.StringWidth(oneLine(n, 40)))
 	}
 	row := func(name string, c modelCost) {
 		u := c.usage
@@ -275,12 +275,14 @@ func (a *App) costCommand() {
 		if u.PromptTokens > 0 {
 			hit = u.CacheHitTokens * 100 / u.PromptTokens
 		}
-		cost := "no price"
+		cost := a.tr("no price")
 		if u.Cost > 0 || u.Currency != "" {
 			cost = money(u.Cost, u.Currency)
 		}
-		fmt.Fprintf(&b, "\n  %-*s  %d req · %s in (%s cached, %d%%) · %s out · %s",
-			w, tview.Escape(oneLine(name, 40)), c.requests, count(u.PromptTokens), count(u.CacheHitTokens), hit, count(u.CompletionTokens), cost)
+		name = oneLine(name, 40)
+		b.WriteString("\n  " + tview.Escape(name) + strings.Repeat(" ", w-uniseg.StringWidth(name)) + "  ")
+		b.WriteString(a.trf("%d req · %s in (%s cached, %d%%) · %s out · %s",
+			c.requests, count(u.PromptTokens), count(u.CacheHitTokens), hit, count(u.CompletionTokens), cost))
 	}
 	var total modelCost
 	for _, n := range names {
@@ -290,12 +292,12 @@ func (a *App) costCommand() {
 		total.usage.Add(c.usage)
 	}
 	if len(names) > 1 {
-		row("total", total)
+		row(a.tr("total"), total)
 	}
 	if saved.requests > 0 {
 		// Its file knows the runs it was resumed from too.
-		b.WriteString("\n  [gray]the conversation's own requests over every run (its session file):[-]")
-		row("conversation", saved)
+		b.WriteString("\n  [gray]" + a.tr("the conversation's own requests over every run (its session file):") + "[-]")
+		row(a.tr("conversation"), saved)
 	}
 	a.line(b.String())
 }
@@ -314,7 +316,7 @@ func (a *App) agentsCommand() {
 		a.note("no subagents installed (.claude/agents/*.md or .reasonix/agents/*.md add some)")
 		return
 	}
-	a.pick("subagents (Enter puts a task for one in the composer)", describe(list), func(name string) {
+	a.pick(a.tr("subagents (Enter puts a task for one in the composer)"), describe(list), func(name string) {
 		a.composer.SetText("Use the "+name+" agent to ", true)
 	})
 }
@@ -327,7 +329,7 @@ func (a *App) skillsCommand() {
 		a.note("no skills or custom commands installed (.claude/skills/NAME/SKILL.md, .claude/commands/NAME.md)")
 		return
 	}
-	a.pick("skills and commands (Enter puts /name in the composer)", describe(list), func(name string) {
+	a.pick(a.tr("skills and commands (Enter puts /name in the composer)"), describe(list), func(name string) {
 		a.composer.SetText("/"+name+" ", true)
 	})
 }
@@ -385,8 +387,8 @@ func (a *App) cyclePosture() {
 		}
 	}
 	if next == "yolo" {
-		a.confirm("Switch to yolo? Every tool call runs without asking, except dangerous commands, deny rules "+
-			"and control files. Shift-Tab again goes back to ask.", func() { a.setPosture(next) })
+		a.confirm(a.tr("Switch to yolo? Every tool call runs without asking, except dangerous commands, deny rules and control files. Shift-Tab again goes back to ask."),
+			func() { a.setPosture(next) })
 		return
 	}
 	a.setPosture(next)
@@ -394,10 +396,10 @@ func (a *App) cyclePosture() {
 
 func (a *App) setPosture(p string) {
 	if err := a.opts.SetPosture(p); err != nil {
-		a.line("[red]error:[-] " + tview.Escape(err.Error()))
+		a.errorLine(err.Error())
 		return
 	}
-	a.note("posture " + p + ": " + postureHelp[p])
+	a.notef("posture %s: %s", p, a.tr(postureHelp[p]))
 	a.updateStatus()
 }
 

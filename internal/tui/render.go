@@ -29,8 +29,9 @@ func newRenderState() renderState {
 	return renderState{tools: map[string]string{}, steps: map[string]string{}}
 }
 
-// runningSteps names the plan steps in flight, for the status line.
-func (r *renderState) runningSteps() string {
+// runningSteps names the plan steps in flight, for the status line, in
+// format (a count and the ids).
+func (r *renderState) runningSteps(format string) string {
 	if len(r.steps) == 0 {
 		return ""
 	}
@@ -39,7 +40,7 @@ func (r *renderState) runningSteps() string {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
-	return fmt.Sprintf("%d step(s) running: %s", len(ids), strings.Join(ids, ", "))
+	return fmt.Sprintf(format, len(ids), strings.Join(ids, ", "))
 }
 
 // running names one call in flight, for the status line.
@@ -177,7 +178,7 @@ func (a *App) render(e events.Event) {
 		if !worker {
 			a.todos = e.Todos
 		}
-		a.line(prefix + "[::b]todos[::-]")
+		a.line(prefix + "[::b]" + a.tr("todos") + "[::-]")
 		for _, t := range e.Todos {
 			a.line(prefix + "  " + todoLine(t))
 		}
@@ -186,25 +187,25 @@ func (a *App) render(e events.Event) {
 	case events.StepUpdate:
 		a.stepEvent(e)
 	case events.Notice:
-		a.line(prefix + "[yellow]note:[-] " + tview.Escape(e.Text))
+		a.line(prefix + "[yellow]" + a.tr("note:") + "[-] " + tview.Escape(e.Text))
 	case events.HookRun:
 		if h := e.Hook; h != nil && h.Outcome != events.HookOK && h.Outcome != events.HookSkipped {
-			a.line(prefix + "[yellow]hook " + h.Event + " " + h.Outcome + ":[-] " + tview.Escape(oneLine(h.Message, 160)))
+			a.line(prefix + a.trf("[yellow]hook %s %s:[-] ", h.Event, h.Outcome) + tview.Escape(oneLine(h.Message, 160)))
 		}
 	case events.Compacted:
 		if !worker && e.Context != nil {
 			a.window = e.Context
 		}
-		a.line(prefix + "[blue]compacted:[-] " + tview.Escape(e.Text))
+		a.line(prefix + "[blue]" + a.tr("compacted:") + "[-] " + tview.Escape(e.Text))
 	case events.Validation:
 		if v := e.Validation; v != nil {
-			a.line(prefix + validationLine(v))
+			a.line(prefix + a.validationLine(v))
 		}
 	case events.Error:
-		a.line(prefix + "[red]error:[-] " + tview.Escape(e.Error))
+		a.line(prefix + "[red]" + a.tr("error:") + "[-] " + tview.Escape(e.Error))
 	case events.Done:
 		if !worker && e.Text == "max_steps" {
-			a.line("[yellow]note:[-] stopped at the step limit; raise agent.max_steps (or --max-steps) to let it continue")
+			a.line("[yellow]" + a.tr("note:") + "[-] " + a.tr("stopped at the step limit; raise agent.max_steps (or --max-steps) to let it continue"))
 		}
 	}
 }
@@ -231,17 +232,17 @@ func shortID(id string) string {
 }
 
 // ago says how long ago t was, compactly.
-func ago(t time.Time) string {
+func (a *App) ago(t time.Time) string {
 	d := time.Since(t)
 	switch {
 	case d < time.Minute:
-		return "just now"
+		return a.tr("just now")
 	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+		return a.trf("%dm ago", int(d.Minutes()))
 	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d.Hours()))
+		return a.trf("%dh ago", int(d.Hours()))
 	}
-	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+	return a.trf("%dd ago", int(d.Hours()/24))
 }
 
 // history shows a resumed conversation: prompts, answers and the calls
@@ -264,7 +265,7 @@ func (a *App) history(e events.Event) {
 			}
 		}
 	}
-	a.note(fmt.Sprintf("resumed session %s (%d turn(s))", shortID(e.Session), store.Turns(e.Messages)))
+	a.notef("resumed session %s (%d turn(s))", shortID(e.Session), store.Turns(e.Messages))
 }
 
 // toolLine is one finished call: outcome mark, the call, and its summary
@@ -308,14 +309,14 @@ func todoLine(t events.Todo) string {
 func (a *App) planLine(e events.Event) {
 	p := e.Plan
 	if p == nil {
-		a.line("[yellow]plan ready[-]")
+		a.line("[yellow]" + a.tr("plan ready") + "[-]")
 		return
 	}
 	id := ""
 	if e.Text != "" {
-		id = " [gray](saved as " + tview.Escape(e.Text) + ")[-]"
+		id = " [gray]" + a.trf("(saved as %s)", tview.Escape(e.Text)) + "[-]"
 	}
-	a.line(fmt.Sprintf("[::b]plan:[::-] %s%s", tview.Escape(p.Goal), id))
+	a.line(a.trf("[::b]plan:[::-] %s%s", tview.Escape(p.Goal), id))
 	for i, s := range p.Steps {
 		a.line(fmt.Sprintf("  %d. %s", i+1, tview.Escape(s.Title)))
 	}
@@ -341,7 +342,7 @@ func (a *App) line(s string) {
 }
 
 // note appends a dim line of plain text.
-func (a *App) note(s string) { a.line("[gray]" + tview.Escape(s) + "[-]") }
+func (a *App) note(s string) { a.line("[gray]" + tview.Escape(a.tr(s)) + "[-]") }
 
 // streamText appends streamed answer text, rendered from Markdown as it
 // arrives (markdown.go). The model's text never reaches the transcript as

@@ -49,8 +49,11 @@ type SetupOptions struct {
 	// Save writes the choice and returns where.
 	Save func(c SetupChoice) (string, error)
 	// Intro replaces the screen's opening words (tview markup); "" is the
-	// first-run welcome.
+	// first-run welcome, or, for a single KeyOnly preset, words saying
+	// its key is missing.
 	Intro string
+	// Language picks the screen's language as [App.SetLanguage] does.
+	Language string
 }
 
 // ErrSetupCancelled is returned by [RunSetup] when the person leaves
@@ -67,7 +70,15 @@ func RunSetup(ctx context.Context, opts SetupOptions) (SetupChoice, string, erro
 }
 
 func newSetupScreen(opts SetupOptions) *setupScreen {
-	return &setupScreen{opts: opts, app: tview.NewApplication()}
+	return &setupScreen{opts: opts, app: tview.NewApplication(), zh: isChinese(opts.Language)}
+}
+
+// tr is the label s (its English text) in the screen's language.
+func (s *setupScreen) tr(label string) string { return translate(s.zh, label) }
+
+// trf formats args with the format's label in the screen's language.
+func (s *setupScreen) trf(format string, args ...any) string {
+	return fmt.Sprintf(s.tr(format), args...)
 }
 
 func (s *setupScreen) run(ctx context.Context) (SetupChoice, string, error) {
@@ -125,6 +136,7 @@ func (s *setupScreen) run(ctx context.Context) (SetupChoice, string, error) {
 
 type setupScreen struct {
 	opts  SetupOptions
+	zh    bool // the labels are Chinese
 	app   *tview.Application
 	pages *tview.Pages
 	ctx   context.Context
@@ -149,8 +161,12 @@ func (s *setupScreen) stopped() chan struct{} {
 
 func (s *setupScreen) closeStopped() { close(s.stopped()) }
 
-const setupIntro = "[::b]Welcome to Reasonix[::-]\n\nNo model provider is configured yet. Pick one; keys already in your environment are used as they are.\n" +
-	"[gray]Enter picks · Ctrl-C leaves · `reasonix demo` shows a scripted session first[-]"
+// setupIntro opens the first-run screen; missingKeyIntro the screen that
+// asks for one provider's missing key (its name and variable).
+const (
+	setupIntro      = "[::b]Welcome to Reasonix[::-]\n\nNo model provider is configured yet. Pick one; keys already in your environment are used as they are.\n[gray]Enter picks · Ctrl-C leaves · `reasonix demo` shows a scripted session first[-]"
+	missingKeyIntro = "[::b]The key of %s is missing[::-]\n\n$%s is set nowhere: not in the environment, a .env file or the credential store. Paste the key to keep it in the credential store.\n[gray]Enter picks · Ctrl-C leaves[-]"
+)
 
 func (s *setupScreen) showList() {
 	list := tview.NewList().ShowSecondaryText(true).SetHighlightFullLine(true)
@@ -160,14 +176,14 @@ func (s *setupScreen) showList() {
 		var second string
 		switch {
 		case p.KeyEnv == "":
-			second = "no key needed"
+			second = s.tr("no key needed")
 		case p.KeyFound:
-			second = "[green]key found in $" + p.KeyEnv + "[-]"
+			second = "[green]" + s.trf("key found in $%s", p.KeyEnv) + "[-]"
 		default:
-			second = "$" + p.KeyEnv + " not set: paste a key next"
+			second = s.trf("$%s not set: paste a key next", p.KeyEnv)
 		}
 		second += " · " + tview.Escape(p.BaseURL)
-		list.AddItem(p.Label, second, 0, func() { s.showForm(p) })
+		list.AddItem(tview.Escape(s.tr(p.Label)), second, 0, func() { s.showForm(p) })
 	}
 	// Start on the first preset whose key is already there.
 	for i, p := range s.opts.Presets {
@@ -176,32 +192,35 @@ func (s *setupScreen) showList() {
 			break
 		}
 	}
-	text := setupIntro
-	if s.opts.Intro != "" {
+	text := s.tr(setupIntro)
+	switch ps := s.opts.Presets; {
+	case s.opts.Intro != "":
 		text = s.opts.Intro
+	case len(ps) == 1 && ps[0].KeyOnly:
+		text = s.trf(missingKeyIntro, tview.Escape(ps[0].Name), ps[0].KeyEnv)
 	}
 	intro := tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetWordWrap(true).SetText(text)
-	list.SetBorder(true).SetTitle(" Provider ")
+	list.SetBorder(true).SetTitle(" " + s.tr("Provider") + " ")
 	flex := tview.NewFlex().SetDirection(tview.FlexRow).
-		AddItem(intro, 5, 0, false).
+		AddItem(intro, 6, 0, false).
 		AddItem(list, 0, 1, true)
 	s.pages.AddAndSwitchToPage("list", flex, true)
 }
 
 func (s *setupScreen) showForm(p SetupPreset) {
 	form := tview.NewForm()
-	status := tview.NewTextView().SetDynamicColors(true).SetWrap(true)
+	status := tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetWordWrap(true)
 	urlField, keyField, modelField := -1, -1, -1
 	if !p.KeyOnly {
-		form.AddInputField("Base URL", p.BaseURL, 0, nil, nil)
+		form.AddInputField(s.tr("Base URL"), p.BaseURL, 0, nil, nil)
 		urlField = form.GetFormItemCount() - 1
 	}
 	if p.KeyEnv != "" && !p.KeyFound {
-		form.AddPasswordField("API key", "", 0, '*', nil)
+		form.AddPasswordField(s.tr("API key"), "", 0, '*', nil)
 		keyField = form.GetFormItemCount() - 1
 	}
 	if !p.KeyOnly {
-		form.AddInputField("Model", p.Model, 0, nil, nil)
+		form.AddInputField(s.tr("Model"), p.Model, 0, nil, nil)
 		modelField = form.GetFormItemCount() - 1
 	}
 	text := func(i int, or string) string {
@@ -210,7 +229,7 @@ func (s *setupScreen) showForm(p SetupPreset) {
 		}
 		return strings.TrimSpace(form.GetFormItem(i).(*tview.InputField).GetText())
 	}
-	form.AddButton("Test and save", func() {
+	form.AddButton(s.tr("Test and save"), func() {
 		if s.testing {
 			return
 		}
@@ -219,36 +238,40 @@ func (s *setupScreen) showForm(p SetupPreset) {
 			c.Key = text(keyField, "")
 		}
 		if c.BaseURL == "" {
-			status.SetText("[red]the base URL is empty[-]")
+			status.SetText("[red]" + s.tr("the base URL is empty") + "[-]")
+			return
+		}
+		if p.KeyOnly && keyField >= 0 && c.Key == "" {
+			status.SetText("[red]" + s.trf("paste the key, or quit and export %s", p.KeyEnv) + "[-]")
 			return
 		}
 		s.testing = true
-		status.SetText("[yellow]testing " + tview.Escape(c.BaseURL) + " …[-]")
+		status.SetText("[yellow]" + s.trf("testing %s …", tview.Escape(c.BaseURL)) + "[-]")
 		s.bg.Go(func() { s.test(c, status) })
 	})
-	form.AddButton("Back", func() { s.pages.RemovePage("form"); s.pages.SwitchToPage("list") })
+	form.AddButton(s.tr("Back"), func() { s.pages.RemovePage("form"); s.pages.SwitchToPage("list") })
 	form.SetCancelFunc(func() { s.pages.RemovePage("form"); s.pages.SwitchToPage("list") })
-	form.SetBorder(true).SetTitle(" " + p.Label + " ")
+	form.SetBorder(true).SetTitle(" " + tview.Escape(s.tr(p.Label)) + " ")
 	var help strings.Builder
-	help.WriteString("[gray]Tab moves between fields · Enter on a button presses it · Esc goes back[-]\n")
+	help.WriteString("[gray]" + s.tr("Tab moves between fields · Enter on a button presses it · Esc goes back") + "[-]\n")
 	switch {
 	case p.KeyEnv != "" && p.KeyFound:
-		fmt.Fprintf(&help, "The key is read from $%s; the config keeps only the variable's name.\n", p.KeyEnv)
+		help.WriteString(s.trf("The key is read from $%s; the config keeps only the variable's name.", p.KeyEnv) + "\n")
 	case p.KeyEnv != "":
-		fmt.Fprintf(&help, "$%s is not set. Paste a key (kept in your credential store, or a file readable only by you)", p.KeyEnv)
+		help.WriteString(s.trf("$%s is not set. Paste a key (kept in your credential store, or a file readable only by you)", p.KeyEnv))
 		if p.SignUp != "" {
-			fmt.Fprintf(&help, "; get one at %s", tview.Escape(p.SignUp))
+			help.WriteString(s.trf("; get one at %s", tview.Escape(p.SignUp)))
 		}
 		if p.KeyOnly {
-			help.WriteString(", or leave with Ctrl-C and export the variable.\n")
+			help.WriteString(s.tr(", or leave with Ctrl-C and export the variable.") + "\n")
 		} else {
-			help.WriteString(", or leave it empty and export the variable before you start.\n")
+			help.WriteString(s.tr(", or leave it empty and export the variable before you start.") + "\n")
 		}
 	}
 	if p.Model == "" && !p.KeyOnly {
-		help.WriteString("Leave the model empty to take the first one the server lists.\n")
+		help.WriteString(s.tr("Leave the model empty to take the first one the server lists.") + "\n")
 	}
-	helpView := tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetText(help.String())
+	helpView := tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetWordWrap(true).SetText(help.String())
 	flex := tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(helpView, 4, 0, false).
 		AddItem(form, 0, 1, true).
@@ -265,7 +288,7 @@ func (s *setupScreen) test(c SetupChoice, status *tview.TextView) {
 	}
 	if err == nil && c.Model == "" {
 		if len(models) == 0 {
-			err = errors.New("the server lists no models; type the model's name")
+			err = errors.New(s.tr("the server lists no models; type the model's name"))
 		} else {
 			c.Model = models[0]
 		}
@@ -276,7 +299,7 @@ func (s *setupScreen) test(c SetupChoice, status *tview.TextView) {
 	s.result = func() {
 		s.testing = false
 		if err != nil {
-			status.SetText("[red]" + tview.Escape(err.Error()) + "[-]\n[gray]fix the fields and try again, or Esc to pick another provider[-]")
+			status.SetText("[red]" + tview.Escape(err.Error()) + "[-]\n[gray]" + s.tr("fix the fields and try again, or Esc to pick another provider") + "[-]")
 			return
 		}
 		path, err := s.opts.Save(c)

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
@@ -64,7 +63,7 @@ func (a *App) toolOutput() {
 		b.WriteString(head + "\n")
 		out := strings.TrimRight(c.tool.Result, "\n")
 		if out == "" {
-			out = "(no output)"
+			out = a.tr("(no output)")
 		}
 		if c.tool.Diff != "" {
 			b.WriteString("[gray]" + tview.Escape(out) + "[-]\n")
@@ -86,6 +85,6 @@ func (a *App) toolOutput() {
 		}
 		return ev
 	})
-	keys := newOverlayText(fmt.Sprintf("[gray]%d call(s), newest first · ↑/↓ scroll · Esc closes[-]", len(a.calls)))
-	closeFn = a.showOverlay("tool output", body, keys, strings.Count(text, "\n")+1)
+	keys := newOverlayText(a.trf("[gray]%d call(s), newest first · ↑/↓ scroll · Esc closes[-]", len(a.calls)))
+	closeFn = a.showOverlay(a.tr("tool output"), body, keys, strings.Count(text, "\n")+1)
 }

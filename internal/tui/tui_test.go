@@ -38,6 +38,12 @@ func start(t *testing.T, opts Options, turns ...scripted.Turn) *harness {
 // startWith is start with the runtime adjusted by edit (nil: none).
 func startWith(t *testing.T, opts Options, edit func(rt *orchestrator.Runtime, hub *events.Hub), turns ...scripted.Turn) *harness {
 	t.Helper()
+	return startLang(t, "", opts, edit, turns...)
+}
+
+// startLang is startWith with the UI's language set to lang.
+func startLang(t *testing.T, lang string, opts Options, edit func(rt *orchestrator.Runtime, hub *events.Hub), turns ...scripted.Turn) *harness {
+	t.Helper()
 	h := &harness{t: t, sim: tcell.NewSimulationScreen("UTF-8"), ran: make(chan error, 1)}
 	h.model = scripted.NewFromScript(&scripted.Script{Turns: turns})
 	opts.Screen = h.sim
@@ -45,6 +51,7 @@ func startWith(t *testing.T, opts Options, edit func(rt *orchestrator.Runtime, h
 		opts.Frame = time.Millisecond
 	}
 	h.app = New(opts)
+	h.app.SetLanguage(lang)
 	hub := &events.Hub{}
 	h.broker = permission.NewBroker(hub.Publish)
 	rt := orchestrator.Runtime{
