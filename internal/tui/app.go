@@ -791,10 +791,7 @@ func (a *App) updateStatus() {
 		add(a.trf("%d worker(s)", n), "", 0, 8)
 	}
 	if n := a.runningJobs(); n > 0 {
-		jobs := plural(n, "job")
-		if a.zh {
-			jobs = a.trf("%d job(s)", n)
-		}
+		jobs := a.plural(n, "job")
 		add(a.trf("[::b]%s running[::-] [gray](/jobs)[-]", jobs), "[::b]"+jobs+"[::-]", 5, 9)
 	}
 	if w := a.window; w != nil && w.Limit > 0 {

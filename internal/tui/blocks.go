@@ -243,11 +243,6 @@ func (t *thought) add(s string) {
 	}
 }
 
-// summary is "thought for 12 s (340 words)".
-func (t *thought) summary(now time.Time) string {
-	return fmt.Sprintf("thought for %s (%d words)", seconds(now.Sub(t.start)), t.words)
-}
-
 // lastLine is the newest non-empty line of the reasoning.
 func (t *thought) lastLine() string {
 	s := strings.TrimRight(t.text.String(), " \n\t")
@@ -285,14 +280,14 @@ func (a *App) flushThought() {
 	if body == "" {
 		return
 	}
-	sum := tview.Escape(t.summary(time.Now()))
+	sum := tview.Escape(a.trf("thought for %s (%d words)", seconds(time.Since(t.start)), t.words))
 	var full strings.Builder
 	full.WriteString("[gray::d]▾ " + sum + "[-::-]\n")
 	for _, l := range strings.Split(body, "\n") {
 		full.WriteString("[gray::d]  " + tview.Escape(l) + "[-::-]\n")
 	}
 	if t.text.Len() >= thoughtMax {
-		full.WriteString("[gray::d]  … (the rest is not kept)[-::-]\n")
+		full.WriteString("[gray::d]  " + a.tr("… (the rest is not kept)") + "[-::-]\n")
 	}
 	a.block("[gray::d]▸ "+sum+"[-::-]"+a.expandHint()+"\n", full.String())
 }
@@ -346,7 +341,7 @@ func (a *App) agentFor(key string, e events.Event) *agentBlock {
 	b := &agentBlock{key: key, start: time.Now(), inflight: map[string]string{}}
 	switch {
 	case e.Step != "":
-		b.kind, b.tag = kindStep, "step "+e.Step
+		b.kind, b.tag = kindStep, a.tr("step")+" "+e.Step
 	case e.Parent != "":
 		b.kind = kindAgent
 		if e.Title != "" {
@@ -355,7 +350,7 @@ func (a *App) agentFor(key string, e events.Event) *agentBlock {
 			b.tag = e.Role + " " + shortID(e.Session)
 		}
 	default:
-		b.kind, b.tag = kindPlanner, "planner"
+		b.kind, b.tag = kindPlanner, a.tr("planner")
 	}
 	a.bl.agents[key] = b
 	a.bl.order = append(a.bl.order, key)
@@ -443,11 +438,11 @@ func (a *App) agentEvent(e events.Event) bool {
 		if u := e.Usage; u != nil && u.PromptTokens+u.CompletionTokens > 0 {
 			b.tokens = u.PromptTokens + u.CompletionTokens
 		}
-		status := a.th.tag(a.th.ok, "done")
+		status := a.th.tag(a.th.ok, a.tr("done"))
 		if e.Error != "" {
-			status = a.th.tag(a.th.errc, "failed:") + " " + tview.Escape(oneLine(e.Error, 160))
+			status = a.th.tag(a.th.errc, a.tr("failed:")) + " " + tview.Escape(oneLine(e.Error, 160))
 		} else if e.Text == "max_steps" {
-			status = a.th.tag(a.th.warn, "stopped at the step limit")
+			status = a.th.tag(a.th.warn, a.tr("stopped at the step limit"))
 		}
 		a.finishAgent(b, status, time.Since(b.start))
 		return true
@@ -487,7 +482,7 @@ func (a *App) stepEvent(e events.Event) {
 	}
 	b := a.bl.agents[key]
 	if b == nil {
-		b = &agentBlock{key: key, kind: kindStep, tag: "step " + s.Step, start: time.Now(), inflight: map[string]string{}}
+		b = &agentBlock{key: key, kind: kindStep, tag: a.tr("step") + " " + s.Step, start: time.Now(), inflight: map[string]string{}}
 	}
 	if s.Title != "" && b.title == "" {
 		b.title = s.Title
@@ -518,10 +513,10 @@ func (a *App) finishAgent(b *agentBlock, status string, el time.Duration) {
 	var facts []string
 	facts = append(facts, seconds(el))
 	if b.calls > 0 {
-		facts = append(facts, plural(b.calls, "call"))
+		facts = append(facts, a.plural(b.calls, "call"))
 	}
 	if b.tokens > 0 {
-		facts = append(facts, count(b.tokens)+" tokens")
+		facts = append(facts, a.trf("%s tokens", count(b.tokens)))
 	}
 	head += " [gray]· " + strings.Join(facts, " · ") + "[-]"
 	var full strings.Builder
@@ -547,9 +542,9 @@ func (a *App) finishAgent(b *agentBlock, status string, el time.Duration) {
 // endAgents closes the blocks still live when the work that ran them
 // has ended: their sessions said nothing more (a cancelled run).
 func (a *App) endAgents(interrupted bool) {
-	status := a.th.tag(a.th.warn, "ended")
+	status := a.th.tag(a.th.warn, a.tr("ended"))
 	if interrupted {
-		status = a.th.tag(a.th.warn, "interrupted")
+		status = a.th.tag(a.th.warn, a.tr("interrupted"))
 	}
 	for len(a.bl.order) > 0 {
 		b := a.bl.agents[a.bl.order[0]]
@@ -567,6 +562,15 @@ func indexOf(s []string, v string) int {
 		}
 	}
 	return -1
+}
+
+// plural is n and what, in the UI's language ("3 calls"; in Chinese
+// what's label after the count).
+func (a *App) plural(n int, what string) string {
+	if a.zh {
+		return fmt.Sprintf("%d %s", n, a.tr(what))
+	}
+	return plural(n, what)
 }
 
 func plural(n int, what string) string {
@@ -598,14 +602,14 @@ func (a *App) updateLive() {
 	var lines []string
 	now := time.Now()
 	if t := a.bl.think; t != nil {
-		lines = append(lines, fmt.Sprintf("[gray::d]✻ thinking… %s · %d words[-::-]", seconds(now.Sub(t.start)), t.words))
+		lines = append(lines, a.trf("[gray::d]✻ thinking… %s · %d words[-::-]", seconds(now.Sub(t.start)), t.words))
 		if l := t.lastLine(); l != "" {
 			lines = append(lines, "[gray::d]  "+tview.Escape(l)+"[-::-]")
 		}
 	}
 	for i, key := range a.bl.order {
 		if i == maxLiveBlocks {
-			lines = append(lines, fmt.Sprintf("[gray]  … and %d more running[-]", len(a.bl.order)-i))
+			lines = append(lines, a.trf("[gray]  … and %d more running[-]", len(a.bl.order)-i))
 			break
 		}
 		b := a.bl.agents[key]
@@ -619,7 +623,7 @@ func (a *App) updateLive() {
 	}
 	limit := max(1, a.screenH/3)
 	if len(lines) > limit {
-		lines = append(lines[:limit-1], fmt.Sprintf("[gray]  … %d more lines (the live view is cut to a third of the screen)[-]", len(lines)-limit+1))
+		lines = append(lines[:limit-1], a.trf("[gray]  … %d more lines (the live view is cut to a third of the screen)[-]", len(lines)-limit+1))
 	}
 	a.live.SetText(strings.Join(lines, "\n"))
 	a.body.ResizeItem(a.live, len(lines), 0)
@@ -636,18 +640,18 @@ func (a *App) liveLine(b *agentBlock, now time.Time) string {
 	if b.worker != "" {
 		facts = append(facts, b.worker)
 	}
-	facts = append(facts, "running "+seconds(el))
+	facts = append(facts, a.trf("running %s", seconds(el)))
 	if b.calls > 0 {
-		facts = append(facts, plural(b.calls, "call"))
+		facts = append(facts, a.plural(b.calls, "call"))
 	}
 	if b.tokens > 0 {
-		facts = append(facts, count(b.tokens)+" tokens")
+		facts = append(facts, a.trf("%s tokens", count(b.tokens)))
 	}
 	// Last: the one part of any length, cut by the screen's edge.
 	if cur := b.current(); cur != "" {
 		facts = append(facts, "→ "+oneLine(cur, 60))
 	} else if b.writing {
-		facts = append(facts, "writing")
+		facts = append(facts, a.tr("writing"))
 	}
 	return s + " [gray]· " + tview.Escape(strings.Join(facts, " · ")) + "[-]"
 }

@@ -35,12 +35,12 @@ func (a *App) diffBlock(prefix string, t *events.Tool) {
 		return
 	}
 	more := func(n int, how string) string {
-		return fmt.Sprintf("%s    [gray]… %d more lines · %s[-]\n", prefix, n, how)
+		return prefix + "    [gray]" + a.trf("… %d more lines · %s", n, how) + "[-]\n"
 	}
-	collapsed := render(body[:diffShow]) + more(len(body)-diffShow, "Ctrl-T shows them, Ctrl-O the whole output")
+	collapsed := render(body[:diffShow]) + more(len(body)-diffShow, a.tr("Ctrl-T shows them, Ctrl-O the whole output"))
 	expanded := render(body[:min(len(body), diffFull)])
 	if len(body) > diffFull {
-		expanded += more(len(body)-diffFull, "Ctrl-O shows them")
+		expanded += more(len(body)-diffFull, a.tr("Ctrl-O shows them"))
 	}
 	a.block(collapsed, expanded)
 }
@@ -51,7 +51,7 @@ func (a *App) diffHead(t *events.Tool) (head string, body, files []string) {
 	body, files, added, removed := diffBody(t.Diff)
 	head = "[" + a.th.ok + "]✓[-] " + tview.Escape(t.Brief())
 	if len(files) > 1 {
-		head += fmt.Sprintf(" [gray]· %d files[-]", len(files))
+		head += " [gray]· " + a.trf("%d files", len(files)) + "[-]"
 	}
 	head += fmt.Sprintf(" [%s]+%d[-] [%s]−%d[-]", a.th.added, added, a.th.removed, removed)
 	return head, body, files
@@ -64,7 +64,7 @@ func (a *App) diffLines(t *events.Tool) []string {
 	out := []string{head}
 	for i, l := range body {
 		if i == diffShow {
-			out = append(out, fmt.Sprintf("    [gray]… %d more lines · Ctrl-O shows them[-]", len(body)-i))
+			out = append(out, "    [gray]"+a.trf("… %d more lines · %s", len(body)-i, a.tr("Ctrl-O shows them"))+"[-]")
 			break
 		}
 		out = append(out, "    "+a.diffLine(l, len(files) > 1))

@@ -172,6 +172,18 @@ func TestChinesePickersAt80Columns(t *testing.T) {
 	h.key(tcell.KeyBacktab)
 	cells = h.waitWide("姿态 auto", "规则未提及的改动直接运行")
 	checkChinese(t, "Shift-Tab", screenRows(cells))
+	// Reasoning and a subagent's block.
+	h.app.app.QueueUpdateDraw(func() { h.sim.Clear() })
+	p := h.app.Publish
+	p(events.Event{Type: events.ReasoningDelta, Session: "e-1", Role: "executor", Text: "先读解析器，再看测试。"})
+	p(events.Event{Type: events.SessionStart, Session: "g-1", Parent: "e-1", Role: "explore", Title: "查找配置加载器", Text: "m"})
+	tl := tool("c1", "grep", "Load", map[string]string{"pattern": "Load"})
+	tl.Summary = "3 matches"
+	p(events.Event{Type: events.ToolEnd, Session: "g-1", Parent: "e-1", Role: "explore", Tool: tl})
+	checkChinese(t, "the live region", screenRows(h.waitWide("✻ 思考中…", "[explore: 查找配置加载器]", "运行", "1 次调用")))
+	p(events.Event{Type: events.TextDelta, Session: "e-1", Role: "executor", Text: "好的。"})
+	p(events.Event{Type: events.Done, Session: "g-1", Role: "explore"})
+	checkChinese(t, "the blocks", screenRows(h.waitWide("▸ 思考了", "[explore: 查找配置加载器] 完成", "1 次调用")))
 	// A notice naming the running work says it in Chinese too.
 	h.app.post(func() {
 		h.app.cancel, h.app.workStart, h.app.workLabel = func() {}, time.Now(), "chat"

@@ -83,8 +83,13 @@ func sourceStrings(t *testing.T) (shown map[string]bool, translated map[string]s
 				if !ok || len(n.Args) == 0 {
 					break
 				}
-				switch sel.Sel.Name {
-				case "tr", "trf", "note", "notef":
+				name := sel.Sel.Name
+				if name == "plural" && len(n.Args) == 2 {
+					// a.plural(n, what): what is the label.
+					n = &ast.CallExpr{Fun: n.Fun, Args: n.Args[1:]}
+				}
+				switch name {
+				case "tr", "trf", "note", "notef", "plural":
 					if s, ok := fold(n.Args[0]); ok {
 						translated[s] = fset.Position(n.Pos()).String()
 					}

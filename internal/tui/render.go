@@ -215,7 +215,7 @@ func (a *App) render(e events.Event) {
 // plan worker.
 func (a *App) workerTag(e events.Event) string {
 	if e.Step != "" {
-		return "[step " + e.Step + "]"
+		return "[" + a.tr("step") + " " + e.Step + "]"
 	}
 	if t := a.titles[e.Session]; t != "" {
 		return "[" + e.Role + ": " + oneLine(t, 48) + "]"
