@@ -40,8 +40,9 @@
 // them (on Linux an fsync of each new blob and of the directories that
 // received it, or one syncfs past 32 new blobs; elsewhere an fsync per
 // blob before its rename), and manifests and the stat cache are synced
-// before their rename, so a power loss does not leave a checkpoint naming
-// lost content either. Blob contents are
+// before their rename (a checkpoint's in the same parallel batch as its
+// blobs, renamed once the batch is done), so a power loss does not leave
+// a checkpoint naming lost content either. Blob contents are
 // checked against their names when restored.
 //
 // The stat cache makes checkpoints incremental: a file whose size, mtime,

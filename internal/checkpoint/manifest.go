@@ -29,34 +29,32 @@ func (s *Store) Checkpoint(ctx context.Context, l Labels) (*Report, error) {
 		return nil, err
 	}
 	defer unlock()
-	m, st, err := s.scan(ctx)
+	m, st, p, err := s.scan(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.commit(m, l, ""); err != nil {
+	if err := s.commit(m, l, "", p); err != nil {
 		return nil, err
 	}
 	return &Report{Info: m.Info, Skipped: m.Skipped, Hashed: st.hashed, NewBlobs: st.newBlobs, NewBytes: st.newBytes}, nil
 }
 
-// commit gives m an id and labels and writes its manifest.
-func (s *Store) commit(m *Manifest, l Labels, restores string) error {
+// commit gives m an id and labels and writes its manifest, made durable
+// with what the scan that found m left pending (see settle).
+func (s *Store) commit(m *Manifest, l Labels, restores string, pend pending) error {
 	m.Created = time.Now()
 	m.Session, m.Turn, m.Note, m.Restores = l.Session, l.Turn, l.Note, restores
 	for range 10 {
 		m.ID = newID(m.Created)
-		p := s.manifestPath(m.ID)
-		if _, err := os.Lstat(p); err == nil {
+		path := s.manifestPath(m.ID)
+		if _, err := os.Lstat(path); err == nil {
 			continue // taken: draw again
 		}
 		data, err := encodeManifest(m, s.workspace)
 		if err != nil {
 			return err
 		}
-		if err := writeAtomic(p, data, true); err != nil {
-			return fmt.Errorf("checkpoint: write manifest: %w", err)
-		}
-		return nil
+		return s.settle(pend, path, data)
 	}
 	return errors.New("checkpoint: could not draw an unused checkpoint id")
 }

@@ -77,7 +77,7 @@ func (s *Store) restore(ctx context.Context, id string, l *Labels) (*RestoreRepo
 	if err != nil {
 		return nil, err
 	}
-	cur, _, err := s.scan(ctx)
+	cur, _, p, err := s.scan(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -86,10 +86,12 @@ func (s *Store) restore(ctx context.Context, id string, l *Labels) (*RestoreRepo
 		if l.Note == "" {
 			l.Note = "before restoring " + target.ID
 		}
-		if err := s.commit(cur, *l, target.ID); err != nil {
+		if err := s.commit(cur, *l, target.ID, p); err != nil {
 			return nil, err
 		}
 		rep.Undo = cur.ID
+	} else if err := s.settle(p, "", nil); err != nil {
+		return nil, err
 	}
 	writes, removes, err := s.plan(target, cur, rep)
 	if err != nil {

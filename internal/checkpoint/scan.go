@@ -29,14 +29,16 @@ type scanStats struct {
 }
 
 // scan captures the workspace: it walks it, stores the content of new and
-// changed files, saves the stat cache, and returns the manifest (without
-// id or labels) and counts. The caller holds the lock.
-func (s *Store) scan(ctx context.Context) (*Manifest, scanStats, error) {
+// changed files, and returns the manifest (without id or labels), counts,
+// and what is still to be made durable with the manifest (the new blobs
+// and stat cache: see settle). The caller holds the lock.
+func (s *Store) scan(ctx context.Context) (*Manifest, scanStats, pending, error) {
 	var st scanStats
+	var p pending
 	start := time.Now()
 	w := &walker{ctx: ctx, s: s}
 	if err := w.dir(s.workspace, "", s.rootRules()); err != nil {
-		return nil, st, err
+		return nil, st, p, err
 	}
 	cache := s.loadStatCache()
 	next := make(map[string]statEntry, len(w.files))
@@ -114,7 +116,7 @@ func (s *Store) scan(ctx context.Context) (*Manifest, scanStats, error) {
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return nil, st, err
+		return nil, st, p, err
 	}
 	m := &Manifest{Files: w.links, Dirs: w.empty, Skipped: w.skipped}
 	for i, r := range results {
@@ -135,22 +137,23 @@ func (s *Store) scan(ctx context.Context) (*Manifest, scanStats, error) {
 		m.NumFiles++
 		m.Bytes += f.Size
 	}
-	var added []string
 	for _, r := range results {
 		if r.added {
-			added = append(added, r.file.Hash)
+			p.added = append(p.added, r.file.Hash)
 		}
-	}
-	if err := s.syncBlobs(added); err != nil {
-		return nil, st, fmt.Errorf("checkpoint: sync store: %w", err)
 	}
 	if !sameCache(cache, next) {
-		if err := s.saveStatCache(next); err != nil {
-			return nil, st, fmt.Errorf("checkpoint: save stat cache: %w", err)
-		}
+		p.cache = next
 	}
 	st.hashed, st.newBlobs, st.newBytes = int(hashed.Load()), int(newBlobs.Load()), newBytes.Load()
-	return m, st, nil
+	return m, st, p, nil
+}
+
+// pending is what a scan leaves to be made durable with the manifest that
+// names it (Store.settle): the blobs it added and the new stat cache.
+type pending struct {
+	added []string             // hashes of the new blobs
+	cache map[string]statEntry // nil when the cache did not change
 }
 
 // fileResult is what a scan worker found for one file.

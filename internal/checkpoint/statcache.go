@@ -73,6 +73,11 @@ func (s *Store) loadStatCache() map[string]statEntry {
 // saveStatCache replaces the stat cache. Concurrent writers each write a
 // complete, valid cache; the last rename wins.
 func (s *Store) saveStatCache(m map[string]statEntry) error {
+	return writeAtomic(filepath.Join(s.dir, statFile), encodeStatCache(m), true)
+}
+
+// encodeStatCache is the stat cache file's content.
+func encodeStatCache(m map[string]statEntry) []byte {
 	var b bytes.Buffer
 	n := len(statHeader) + 1
 	for p := range m {
@@ -97,7 +102,7 @@ func (s *Store) saveStatCache(m map[string]statEntry) error {
 		b.WriteString(p)
 		b.WriteByte('\n')
 	}
-	return writeAtomic(filepath.Join(s.dir, statFile), b.Bytes(), true)
+	return b.Bytes()
 }
 
 // validHash reports whether h is a lowercase hex SHA-256.

@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -15,32 +16,108 @@ import (
 // syncfs is cheaper than the fsyncs.
 const maxFileSyncs = 32
 
+// settle makes a scan's new blobs durable together with the files that
+// name them: the manifest at path (none when path is empty) and the new
+// stat cache. Those two are written to temporary files first, synced in
+// one batch with the blobs and the directories that received them (see
+// syncBlobs), and renamed into place once the whole batch has reached the
+// disk. So neither can survive a power loss that lost content it names,
+// and a checkpoint waits for the disk once, not once per file.
+func (s *Store) settle(p pending, path string, data []byte) error {
+	type staged struct{ tmp, path, what string }
+	var files []staged
+	defer func() {
+		for _, f := range files {
+			os.Remove(f.tmp) // a no-op once renamed
+		}
+	}()
+	stage := func(path string, data []byte, what string) error {
+		tmp, err := writeTemp(path, data)
+		if err != nil {
+			return fmt.Errorf("checkpoint: %s: %w", what, err)
+		}
+		files = append(files, staged{tmp, path, what})
+		return nil
+	}
+	// The cache before the manifest: a cache that cannot be saved fails
+	// the checkpoint before it exists, as it always has.
+	if p.cache != nil {
+		if err := stage(filepath.Join(s.dir, statFile), encodeStatCache(p.cache), "save stat cache"); err != nil {
+			return err
+		}
+	}
+	if path != "" {
+		if err := stage(path, data, "write manifest"); err != nil {
+			return err
+		}
+	}
+	tmps := make([]string, len(files))
+	for i, f := range files {
+		tmps[i] = f.tmp
+	}
+	if err := s.syncBlobs(p.added, tmps); err != nil {
+		return fmt.Errorf("checkpoint: sync store: %w", err)
+	}
+	for _, f := range files {
+		if err := os.Rename(f.tmp, f.path); err != nil {
+			return fmt.Errorf("checkpoint: %s: %w", f.what, err)
+		}
+		s.logSync("rename", f.path)
+	}
+	return nil
+}
+
+// writeTemp writes data to a new temporary file beside path, unsynced,
+// and returns its name.
+func writeTemp(path string, data []byte) (string, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), tmpPrefix+"*")
+	if err != nil {
+		return "", err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
+}
+
 // syncBlobs makes the blobs a scan added (by hash), and the directory
-// entries that name them, reach the disk before a manifest names them.
-// Where there is no syncfs, each blob was synced before its rename.
-func (s *Store) syncBlobs(added []string) error {
+// entries that name them, reach the disk, and with them files (the
+// temporary files of the manifest and stat cache that will name them):
+// all in parallel, as one batch. Where there is no syncfs, each blob was
+// synced before its rename, and only files are synced here.
+func (s *Store) syncBlobs(added, files []string) error {
 	s.shardMu.Lock()
 	made, fresh := s.made, s.fresh
 	if len(added) > 0 {
 		s.made, s.fresh = nil, false
 	}
 	s.shardMu.Unlock()
-	if len(added) == 0 || syncEachBlob {
-		return nil
+	if syncEachBlob {
+		added = nil
 	}
 	if len(added) > maxFileSyncs {
+		// The file system at once: files included.
 		s.logSync("syncfs", s.dir)
 		return syncStore(s.dir)
 	}
 	// The syncs are independent: all of them, in parallel, come before
-	// the manifest; one at a time they would wait for the disk in turn.
-	paths := make([]string, 0, 2*len(added)+4)
+	// the manifest's rename; one at a time they would wait for the disk
+	// in turn.
+	paths := make([]string, 0, 2*len(added)+4+len(files))
 	seen := map[string]bool{}
 	add := func(p string) {
 		if !seen[p] {
 			seen[p] = true
 			paths = append(paths, p)
 		}
+	}
+	for _, p := range files {
+		add(p)
 	}
 	for _, h := range added {
 		add(s.blobPath(h))
@@ -50,10 +127,10 @@ func (s *Store) syncBlobs(added []string) error {
 	}
 	// A new shard is an entry of blobs/; a store this process made is
 	// entries of its parents (the marker was synced when it was written).
-	if len(made) > 0 || fresh {
+	if len(added) > 0 && (len(made) > 0 || fresh) {
 		add(filepath.Join(s.dir, blobsDir))
 	}
-	if fresh {
+	if len(added) > 0 && fresh {
 		add(s.dir)
 		add(filepath.Dir(s.dir))
 		add(filepath.Dir(filepath.Dir(s.dir)))

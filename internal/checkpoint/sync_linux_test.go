@@ -12,7 +12,9 @@ import (
 
 // TestSyncFewBlobs: a checkpoint that adds a few blobs syncs each of them
 // and the directories that name them, not the whole file system; one that
-// adds many syncs the file system once.
+// adds many syncs the file system once. The manifest (and a changed stat
+// cache) is synced as a temporary file in the same batch, and renamed
+// into place after it.
 func TestSyncFewBlobs(t *testing.T) {
 	ws, st := newStore(t, map[string]string{"a.txt": "alpha\n", "b.txt": "beta\n"})
 	var mu sync.Mutex
@@ -24,7 +26,29 @@ func TestSyncFewBlobs(t *testing.T) {
 		if err != nil {
 			t.Error(err)
 		}
-		log = append(log, op+" "+filepath.ToSlash(rel))
+		rel = filepath.ToSlash(rel)
+		if base := filepath.Base(rel); strings.HasPrefix(base, tmpPrefix) {
+			rel = strings.TrimSuffix(rel, base) + tmpPrefix + "*"
+		}
+		log = append(log, op+" "+rel)
+	}
+	// batch checks one checkpoint's log: the syncs (want, in any order,
+	// with the manifest's temporary file), then the renames, the
+	// manifest's last.
+	batch := func(what string, got []string, id string, want ...string) {
+		t.Helper()
+		want = append(want, "fsync manifests/"+tmpPrefix+"*")
+		n := len(got)
+		for n > 0 && strings.HasPrefix(got[n-1], "rename ") {
+			n--
+		}
+		if n == len(got) || got[len(got)-1] != "rename manifests/"+id+manifestExt {
+			t.Errorf("%s: the manifest was not renamed last, after the syncs: %v", what, got)
+			return
+		}
+		if !sameSet(got[:n], want) {
+			t.Errorf("%s synced\n%s\nwant\n%s", what, strings.Join(got[:n], "\n"), strings.Join(want, "\n"))
+		}
 	}
 	take := func() []string {
 		mu.Lock()
@@ -43,26 +67,25 @@ func TestSyncFewBlobs(t *testing.T) {
 		t.Fatal(err)
 	}
 	var want []string
+	shards := map[string]bool{}
 	for _, f := range m.Files {
 		want = append(want, "fsync blobs/"+f.Hash[:2]+"/"+f.Hash)
+		shards[f.Hash[:2]] = true
 	}
 	for _, f := range m.Files {
 		want = append(want, "fsync blobs/"+f.Hash[:2])
 	}
 	// A store this run made: its directory and its parents' entries too.
 	want = append(want, "fsync blobs", "fsync .", "fsync ..", "fsync ../..")
-	got := take()
-	if !sameSet(got, want) {
-		t.Errorf("first checkpoint synced\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	// The files are old enough for the stat cache: it is staged too.
+	want = append(want, "fsync "+tmpPrefix+"*")
+	batch("first checkpoint", take(), rep.ID, want...)
 
-	// Nothing new: nothing to sync.
-	if _, err := st.Checkpoint(ctx, Labels{}); err != nil {
+	// Nothing new: only the manifest.
+	if rep, err = st.Checkpoint(ctx, Labels{}); err != nil {
 		t.Fatal(err)
 	}
-	if got := take(); len(got) != 0 {
-		t.Errorf("unchanged workspace synced %v", got)
-	}
+	batch("unchanged workspace", take(), rep.ID)
 
 	// One changed file: its blob and its shard; blobs/ only when the
 	// shard is new.
@@ -76,10 +99,13 @@ func TestSyncFewBlobs(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := m.Files[slices.IndexFunc(m.Files, func(f File) bool { return f.Path == "a.txt" })].Hash
-	got = take()
-	if len(got) < 2 || got[0] != "fsync blobs/"+h[:2]+"/"+h || got[1] != "fsync blobs/"+h[:2] || slices.Contains(got, "syncfs .") {
-		t.Errorf("one new blob synced %v", got)
+	// The stat cache (the files are old enough to be cached now) is
+	// staged with the manifest.
+	want = []string{"fsync blobs/" + h[:2] + "/" + h, "fsync blobs/" + h[:2], "fsync " + tmpPrefix + "*"}
+	if !shards[h[:2]] {
+		want = append(want, "fsync blobs") // a new shard
 	}
+	batch("one new blob", take(), rep.ID, want...)
 
 	// Many new files: one syncfs.
 	many := map[string]string{}
@@ -88,11 +114,11 @@ func TestSyncFewBlobs(t *testing.T) {
 	}
 	writeFiles(t, ws, many)
 	age(t, ws)
-	if _, err := st.Checkpoint(ctx, Labels{}); err != nil {
+	if rep, err = st.Checkpoint(ctx, Labels{}); err != nil {
 		t.Fatal(err)
 	}
-	if got := take(); !slices.Equal(got, []string{"syncfs ."}) {
-		t.Errorf("%d new blobs synced %v, want one syncfs", maxFileSyncs+1, got)
+	if got := take(); len(got) == 0 || got[0] != "syncfs ." || got[len(got)-1] != "rename manifests/"+rep.ID+manifestExt || slices.ContainsFunc(got[1:], func(s string) bool { return !strings.HasPrefix(s, "rename ") }) {
+		t.Errorf("%d new blobs synced %v, want one syncfs, then the renames", maxFileSyncs+1, got)
 	}
 }
 
