@@ -444,7 +444,7 @@ func (a *App) compactCommand(focus string) {
 		return
 	}
 	if a.cancel != nil {
-		a.note("still working on " + a.workLabel + "; wait, or press Ctrl-C to cancel it")
+		a.notef("still working on %s; wait, or press Ctrl-C to cancel it", a.tr(a.workLabel))
 		return
 	}
 	a.startWork("compact", func(ctx context.Context) error { return we.Compact(ctx, focus) })

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
@@ -39,7 +38,7 @@ func (c composerBox) PasteHandler() func(string, func(tview.Primitive)) {
 			inner(text, setFocus)
 			return
 		}
-		p := paste{label: fmt.Sprintf("[Pasted text #%d, %d lines]", len(c.a.pastes)+1, lines), text: text}
+		p := paste{label: c.a.trf("[Pasted text #%d, %d lines]", len(c.a.pastes)+1, lines), text: text}
 		c.a.pastes = append(c.a.pastes, p)
 		inner(p.label, setFocus)
 	}

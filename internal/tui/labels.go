@@ -224,6 +224,10 @@ var zhLabels = sync.OnceValue(func() map[string]string {
 		"Ctrl-T shows them, Ctrl-O the whole output": "Ctrl-T 展开，Ctrl-O 查看完整输出",
 		"Ctrl-O shows them":                          "Ctrl-O 查看",
 		"%d files":                                   "%d 个文件",
+		"[Pasted text #%d, %d lines]":                "[粘贴文本 #%d，%d 行]",
+		"no plan editor is configured":               "未配置计划编辑器",
+		"could not hand the terminal to the editor":  "无法把终端交给编辑器",
+		"(unknown model)":                            "（未知模型）",
 		// Shift-Tab's postures.
 		"this front end cannot switch the permission posture": "此前端无法切换权限姿态",
 		"Switch to yolo? Every tool call runs without asking, except dangerous commands, deny rules and control files. Shift-Tab again goes back to ask.": "切换到 yolo？除危险命令、deny 规则和控制文件外，所有工具调用都不再询问。再按 Shift-Tab 回到 ask。",

@@ -471,12 +471,12 @@ func (a *App) showPlan(ctx context.Context, plan events.Plan, reply func(planAns
 func (a *App) editPlan(ctx context.Context, draft []byte) (events.Plan, []byte, error) {
 	edit := a.opts.EditPlan
 	if edit == nil {
-		return events.Plan{}, draft, errors.New("no plan editor is configured")
+		return events.Plan{}, draft, errors.New(a.tr("no plan editor is configured"))
 	}
 	var (
 		p     events.Plan
 		saved = draft
-		err   = errors.New("could not hand the terminal to the editor")
+		err   = errors.New(a.tr("could not hand the terminal to the editor"))
 	)
 	a.app.Suspend(func() { p, saved, err = edit(ctx, draft) })
 	return p, saved, err

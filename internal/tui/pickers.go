@@ -235,7 +235,7 @@ func (a *App) countCost(e events.Event) {
 	}
 	m := e.Model
 	if m == "" {
-		m = "(unknown model)"
+		m = a.tr("(unknown model)")
 	}
 	c := a.costs[m]
 	if c == nil {
