@@ -277,7 +277,8 @@ func (a *App) resumePicker() {
 			title = a.tr("(no prompt yet)")
 		}
 		items = append(items, pickItem{
-			label: a.trf("%s  %s  %d turn(s)  %s", a.ago(s.Updated), oneLine(title, 60), s.Turns, shortID(s.ID)),
+			// The title last: a long one is what the picker's edge cuts.
+			label: a.trf("%s  %d turn(s)  %s  %s", a.ago(s.Updated), s.Turns, shortID(s.ID), oneLine(title, 60)),
 			value: s.Path,
 		})
 	}

@@ -171,7 +171,7 @@ var zhLabels = sync.OnceValue(func() map[string]string {
 		"no skills or custom commands installed (.claude/skills/NAME/SKILL.md, .claude/commands/NAME.md)": "未安装技能或自定义命令（.claude/skills/NAME/SKILL.md、.claude/commands/NAME.md）",
 		"skills and commands (Enter puts /name in the composer)":                                          "技能和命令（Enter 在输入框中写入 /name）",
 		"(no prompt yet)":                        "（尚无提示）",
-		"%s  %s  %d turn(s)  %s":                 "%s  %s  %d 轮  %s",
+		"%s  %d turn(s)  %s  %s":                 "%s  %d 轮  %s  %s",
 		"just now":                               "刚刚",
 		"%dm ago":                                "%d 分钟前",
 		"%dh ago":                                "%d 小时前",

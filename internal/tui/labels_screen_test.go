@@ -123,7 +123,9 @@ func TestChinesePickersAt80Columns(t *testing.T) {
 		h.typeText(text)
 		h.key(tcell.KeyEnter)
 	}
-	send("你好，请把按钮改成绿色，并说明为什么这样做更好")
+	// A first prompt wider than the /resume picker: its end is cut there
+	// (and the border stays).
+	send("你好，请把按钮改成绿色，并说明为什么这样做更好，顺便检查一下其他页面上的按钮颜色是否一致")
 	h.waitWide("第一个回答", "就绪")
 	send("再来一次")
 	h.waitWide("第二个回答", "就绪")
