@@ -48,10 +48,6 @@ type SetupOptions struct {
 	Test func(ctx context.Context, c SetupChoice) ([]string, error)
 	// Save writes the choice and returns where.
 	Save func(c SetupChoice) (string, error)
-	// Intro replaces the screen's opening words (tview markup); "" is the
-	// first-run welcome, or, for a single KeyOnly preset, words saying
-	// its key is missing.
-	Intro string
 	// Language picks the screen's language as [App.SetLanguage] does.
 	Language string
 }
@@ -63,7 +59,8 @@ var ErrSetupCancelled = errors.New("setup cancelled")
 // RunSetup shows the first-run screen: a list of provider presets, then a
 // short form asking only for what is missing (the key when its variable
 // is unset, the model, the base URL), which tests the endpoint before
-// saving. It returns the saved choice and where it went, or
+// saving; a single KeyOnly preset opens on words saying its key is
+// missing. It returns the saved choice and where it went, or
 // ErrSetupCancelled.
 func RunSetup(ctx context.Context, opts SetupOptions) (SetupChoice, string, error) {
 	return newSetupScreen(opts).run(ctx)
@@ -192,11 +189,10 @@ func (s *setupScreen) showList() {
 			break
 		}
 	}
+	// The first-run welcome, or, for a single KeyOnly preset, words
+	// saying its key is missing.
 	text := s.tr(setupIntro)
-	switch ps := s.opts.Presets; {
-	case s.opts.Intro != "":
-		text = s.opts.Intro
-	case len(ps) == 1 && ps[0].KeyOnly:
+	if ps := s.opts.Presets; len(ps) == 1 && ps[0].KeyOnly {
 		text = s.trf(missingKeyIntro, tview.Escape(ps[0].Name), ps[0].KeyEnv)
 	}
 	intro := tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetWordWrap(true).SetText(text)
