@@ -116,6 +116,27 @@ func TestTUIFirstRunSetup(t *testing.T) {
 	tt.quit()
 }
 
+// TestTUIFirstRunSetupInChinese: with $LANG=zh_CN.UTF-8 (no language
+// set elsewhere) the first-run screen is Chinese, its boxes straight at
+// 80 columns, and saving the local preset still leads to a working chat.
+func TestTUIFirstRunSetupInChinese(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, scripted.Turn{Text: "answered through the new config"})
+	e.env = withoutEnv(e.env, "REASONIX_MODEL", "REASONIX_API_KEY", "REASONIX_BASE_URL")
+	e.env = append(e.env, "OPENROUTER_API_KEY=sk-or-test", "LANG=zh_CN.UTF-8")
+	tt := startTerm(t, e, "欢迎使用 Reasonix")
+	tt.tmux("resize-window", "-t", "rx", "-x", "80", "-y", "24")
+	tt.waitFrame(80, "尚未配置模型提供方", "本地服务器（vLLM、Ollama、llama.cpp）", "已在 $OPENROUTER_API_KEY 中找到密钥",
+		"$DEEPSEEK_API_KEY 未设置：下一步粘贴密钥")
+	tt.keys("Down", "Enter")
+	tt.waitFrame(80, "API 地址", "测试并保存", "返回", "模型留空则使用服务器列出的第一个。")
+	tt.keys("C-u")
+	tt.tmux("send-keys", "-t", "rx", "-l", e.srv.URL())
+	tt.keys("Tab", "Tab", "Enter")
+	tt.waitFor("Enter 发送", "就绪")
+	tt.quit()
+}
+
 // TestE2ESetupStdinDevNull: stdin from /dev/null (cron, nohup, CI) is a
 // character device but no terminal: setup asks nothing, writes the entry
 // that reads the key's variable, and says to export it.
