@@ -33,6 +33,14 @@ type StepRecorder interface {
 	EndStep() error
 }
 
+// StepStarter is a Recorder told when a step's request is about to be
+// sent: from then on the step will end (EndStep comes, whatever the
+// request does), so a recorder may get ready for it meanwhile.
+type StepStarter interface {
+	Recorder
+	StartStep()
+}
+
 // Config assembles a session.
 type Config struct {
 	ID     string
@@ -344,6 +352,9 @@ func (s *Session) loop(ctx context.Context, out *Outcome) (res Outcome, err erro
 			return *out, err
 		}
 		out.Steps++
+		if r, ok := s.cfg.Transcript.(StepStarter); ok {
+			r.StartStep()
+		}
 		msg, usage, err := s.stream(ctx)
 		if usage != nil {
 			out.Usage.Add(*usage)

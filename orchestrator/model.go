@@ -74,7 +74,7 @@ func (cv *Conversation) SetModel(ref string) (string, error) {
 	if l := cv.w.log; l != nil {
 		// A file not written yet starts with the model it will use.
 		l.mu.Lock()
-		if l.t == nil {
+		if l.t == nil && l.opening == nil {
 			l.hdr.Model = sw.Model
 		}
 		l.mu.Unlock()

@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/reasonix/reasonix/internal/store"
@@ -55,5 +56,62 @@ func TestSessionLogSyncsBehind(t *testing.T) {
 	}
 	if n := bytes.Count(b, []byte(`"type":"meta"`)); n != 4 {
 		t.Errorf("%d meta records in the file, want 4:\n%s", n, b)
+	}
+}
+
+// TestSessionLogCreatesWhileFirstRequestIsOut: the file, the sessions
+// directory and its .gitignore are made once the first step's request is
+// about to go out (StartStep), not at the step's end, and hold only the
+// header until then; the step's end writes the lines held. Closing after
+// a StartStep without an end still writes them.
+func TestSessionLogCreatesWhileFirstRequestIsOut(t *testing.T) {
+	for _, end := range []bool{true, false} {
+		dir := filepath.Join(t.TempDir(), ".reasonix", "sessions")
+		l := &sessionLog{w: &worker{}, dir: dir, hdr: store.Header{ID: "s-open", Role: "executor"}}
+		if err := l.Append(providers.Message{Role: providers.RoleUser, Content: "hello"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(dir); err == nil {
+			t.Fatal("the sessions directory exists before the first request")
+		}
+		l.StartStep()
+		l.mu.Lock()
+		opening := l.opening
+		l.mu.Unlock()
+		if opening == nil {
+			t.Fatal("StartStep started no file")
+		}
+		<-opening
+		path := store.PathFor(dir, "s-open")
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("no file while the first request is out: %v", err)
+		}
+		if bytes.Count(b, []byte("\n")) != 1 || !bytes.Contains(b, []byte(`"type":"session"`)) {
+			t.Errorf("while the request is out the file holds\n%s\nwant the header alone", b)
+		}
+		if _, err := os.Stat(filepath.Join(dir, ".gitignore")); err != nil {
+			t.Errorf("no .gitignore: %v", err)
+		}
+		if err := l.Append(providers.Message{Role: providers.RoleAssistant, Content: "hi there"}); err != nil {
+			t.Fatal(err)
+		}
+		if end {
+			if err := l.EndStep(); err != nil {
+				t.Fatal(err)
+			}
+			l.StartStep() // the file exists: nothing to start
+			if l.opening != nil {
+				t.Error("a second StartStep started another file")
+			}
+		}
+		l.close()
+		b, err = os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(b, []byte("hello")) || !bytes.Contains(b, []byte("hi there")) {
+			t.Errorf("end of step %v: the file holds\n%s\nwant both messages", end, b)
+		}
 	}
 }

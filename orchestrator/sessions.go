@@ -34,11 +34,19 @@ type sessionLog struct {
 	w *worker
 
 	mu sync.Mutex
-	// t is the open file. A new session creates it (from dir and hdr) at
+	// t is the open file. A new session writes it (from dir and hdr) at
 	// the end of its first step, holding the messages until then: a
 	// conversation opened and never used leaves no file behind, and no
-	// disk work stands between a run's start and its first request.
-	t       *store.Transcript
+	// disk work stands between a run's start and its first request. The
+	// file (and the sessions directory with its .gitignore) is created
+	// while the first request is out (StartStep): that step will end,
+	// whatever the request does, and its end then only writes the lines.
+	t *store.Transcript
+	// opening is closed once the file started by StartStep is created,
+	// with the result in opened and openErr; nil when none is started.
+	opening chan struct{}
+	opened  *store.Transcript
+	openErr error
 	dir     string
 	hdr     store.Header
 	pending []providers.Message
@@ -65,16 +73,48 @@ func (l *sessionLog) waitSync() error {
 	return err
 }
 
-// file returns the open transcript, creating it on first use. Call with
-// l.mu held.
+// StartStep creates the file in the background when it does not exist
+// yet (agents.StepStarter): the step that is starting will end, and its
+// end writes to the file.
+func (l *sessionLog) StartStep() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.t != nil || l.opening != nil {
+		return
+	}
+	done := make(chan struct{})
+	l.opening = done
+	dir, hdr := l.dir, l.hdr
+	go func() {
+		defer close(done)
+		l.opened, l.openErr = create(dir, hdr)
+	}()
+}
+
+// create makes the sessions directory (ignored by git) and the file.
+func create(dir string, hdr store.Header) (*store.Transcript, error) {
+	if err := store.EnsureIgnored(dir); err != nil {
+		return nil, err
+	}
+	return store.Create(dir, hdr)
+}
+
+// file returns the open transcript, creating it on first use (or taking
+// the one StartStep created) and writing the lines held until then. Call
+// with l.mu held.
 func (l *sessionLog) file() (*store.Transcript, error) {
 	if l.t != nil {
 		return l.t, nil
 	}
-	if err := store.EnsureIgnored(l.dir); err != nil {
-		return nil, err
+	var t *store.Transcript
+	var err error
+	if l.opening != nil {
+		<-l.opening
+		t, err = l.opened, l.openErr
+		l.opening, l.opened, l.openErr = nil, nil, nil
+	} else {
+		t, err = create(l.dir, l.hdr)
 	}
-	t, err := store.Create(l.dir, l.hdr)
 	if err != nil {
 		return nil, err
 	}
@@ -193,6 +233,10 @@ func (l *sessionLog) close() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	_ = l.waitSync()
+	if l.opening != nil {
+		// Created for a step that has not ended: its lines go in too.
+		_, _ = l.file()
+	}
 	if l.t != nil {
 		_ = l.t.Close()
 	}
