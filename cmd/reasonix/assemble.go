@@ -79,12 +79,22 @@ type app struct {
 	// providers are the configured providers (/model, /models).
 	providers *providerSet
 	closers   []func()
+	// atExit is disk work for the end of a run that nothing else waits
+	// for and that depends on nothing but the closers having run (the
+	// run's TMPDIR and the stale ones' sweep, the project registry, the
+	// prompt history): Close does it all at once, after the closers.
+	atExit []func()
 }
 
 func (a *app) Close() {
 	for i := len(a.closers) - 1; i >= 0; i-- {
 		a.closers[i]()
 	}
+	var wg sync.WaitGroup
+	for _, f := range a.atExit {
+		wg.Go(f)
+	}
+	wg.Wait()
 }
 
 // loadConfig loads the merged configuration for the current directory.
@@ -200,7 +210,7 @@ func assemble(o assembleOptions) (*app, error) {
 	}
 	// A project with sessions joins the list a global history search
 	// reads; done on the way out, off the path to the first request.
-	a.closers = append(a.closers, func() {
+	a.atExit = append(a.atExit, func() {
 		if _, err := os.Stat(filepath.Join(workspace, ".reasonix", "sessions")); err == nil {
 			_ = recall.RegisterProject(loaded.Home, workspace)
 		}
@@ -238,7 +248,7 @@ func assemble(o assembleOptions) (*app, error) {
 	denyRead, denyExcept := sandboxDenyRead(sbOpts, userHome, cfg.Sandbox.DenyRead, denyRules)
 	sbOpts.DenyRead, sbOpts.DenyReadExcept = denyRead, denyExcept
 	guard.DenyRead(denyRead, denyExcept)
-	a.closers = append(a.closers, func() {
+	a.atExit = append(a.atExit, func() {
 		_ = os.RemoveAll(runTmp)
 		// Runs killed before this point left theirs behind; the
 		// sweep is at the end so start-up never pays for it.

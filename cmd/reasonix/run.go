@@ -169,9 +169,9 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 	defer app.Close()
 	// The prompt joins the history once the run is over (it ran, failed or
 	// was interrupted), so its disk work is not on the way to the first
-	// request.
+	// request; with the rest of the exit's disk work, at once.
 	if h := historyText(f, prompt, planOnly); h != "" {
-		defer rememberPrompt(app.history(), h, sink.Publish)
+		app.atExit = append(app.atExit, func() { rememberPrompt(app.history(), h, sink.Publish) })
 	}
 
 	var res orchestrator.Result
