@@ -271,14 +271,22 @@ func sameWorkspace(a, b string) bool {
 	return a == b
 }
 
-// init checks or creates the store directory. The marker is written before
-// anything else, so another process never sees our files without it.
+// init checks or creates the store directory. The marker is written (and
+// renamed into place) before anything else, so another process never sees
+// our files without it. It is synced with the first checkpoint's batch
+// (syncBlobs), before any manifest can be renamed into place; a crash
+// before that may leave the store's directories with an empty marker (or
+// none), and such a store, holding nothing a checkpoint names, is taken
+// as one whose creation was cut short (interrupted).
 func (s *Store) init() error {
 	if fi, err := os.Stat(s.dir); err == nil && !fi.IsDir() {
 		return fmt.Errorf("checkpoint: %s: %w (a file, not a directory)", s.dir, ErrNotStore)
 	}
 	p := filepath.Join(s.dir, markerFile)
 	data, err := os.ReadFile(p)
+	if err == nil && interrupted(data) {
+		err = fs.ErrNotExist
+	}
 	switch {
 	case err == nil:
 		var m marker
@@ -294,7 +302,7 @@ func (s *Store) init() error {
 	case errors.Is(err, fs.ErrNotExist):
 		if ents, err := os.ReadDir(s.dir); err == nil {
 			for _, e := range ents {
-				if !strings.HasPrefix(e.Name(), tmpPrefix) {
+				if !createdFirst(s.dir, e) {
 					return fmt.Errorf("checkpoint: %s: %w (it has no %s but holds %s); move it away", s.dir, ErrNotStore, markerFile, e.Name())
 				}
 			}
@@ -304,7 +312,7 @@ func (s *Store) init() error {
 		}
 		s.fresh = true
 		data, _ := json.MarshalIndent(marker{Format: storeFormat, Version: storeVersion, Workspace: s.workspace}, "", "  ")
-		if err := writeAtomic(p, append(data, '\n'), true); err != nil {
+		if err := writeAtomic(p, append(data, '\n'), false); err != nil {
 			return fmt.Errorf("checkpoint: create store: %w", err)
 		}
 	default:
@@ -316,6 +324,46 @@ func (s *Store) init() error {
 		}
 	}
 	return nil
+}
+
+// interrupted reports whether a marker's content is what a crash before its
+// first sync can leave: nothing, or zero bytes where the text was.
+func interrupted(data []byte) bool {
+	for _, b := range data {
+		if b != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// createdFirst reports whether e is something a store holds before its
+// marker is synced: the empty marker, the blobs and manifests directories,
+// the lock, temporary files, a stat cache (renamed into place after the
+// blobs it names are synced). Blobs may be inside; a manifest may not: it
+// is renamed into place after the marker's sync.
+func createdFirst(dir string, e fs.DirEntry) bool {
+	switch name := e.Name(); {
+	case strings.HasPrefix(name, tmpPrefix), name == markerFile, name == lockFile, name == statFile:
+		return true
+	case name == blobsDir:
+		return e.IsDir()
+	case name == manifestsDir:
+		if !e.IsDir() {
+			return false
+		}
+		ents, err := os.ReadDir(filepath.Join(dir, name))
+		if err != nil {
+			return false
+		}
+		for _, m := range ents {
+			if !strings.HasPrefix(m.Name(), tmpPrefix) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // Dir returns the store's directory.

@@ -61,6 +61,36 @@ func TestOpenErrors(t *testing.T) {
 	if _, err := Open(ws, Options{Home: home}); !errors.Is(err, ErrNotStore) {
 		t.Errorf("garbled marker: %v", err)
 	}
+	// A creation cut short by a crash: the marker is synced with the first
+	// checkpoint, so the store's directories, the lock and blobs may be
+	// there with the marker empty (or zero bytes, or gone). Open finishes
+	// it; with a manifest inside it was not ours.
+	for _, marker := range []string{"", "\x00\x00\x00", "-"} {
+		must(t, os.RemoveAll(dir))
+		if marker != "-" {
+			write(t, dir, markerFile, marker)
+		}
+		write(t, dir, "blobs/ab/"+strings.Repeat("ab", 32), "x")
+		write(t, dir, lockFile, "")
+		must(t, os.MkdirAll(filepath.Join(dir, manifestsDir), 0o700))
+		st, err := Open(ws, Options{Home: home})
+		if err != nil {
+			t.Errorf("interrupted creation (marker %q): %v", marker, err)
+			continue
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, markerFile)); err != nil || !strings.Contains(string(b), storeFormat) {
+			t.Errorf("interrupted creation (marker %q): marker now %q, %v", marker, b, err)
+		}
+		if !st.fresh {
+			t.Errorf("interrupted creation (marker %q): the new marker is not synced with the first checkpoint", marker)
+		}
+	}
+	must(t, os.RemoveAll(dir))
+	write(t, dir, markerFile, "")
+	write(t, dir, manifestsDir+"/20260101-000000-abcdef"+manifestExt, "{}")
+	if _, err := Open(ws, Options{Home: home}); !errors.Is(err, ErrNotStore) {
+		t.Errorf("an empty marker beside a manifest: %v", err)
+	}
 	// A leftover temporary file alone does not make a directory foreign.
 	must(t, os.RemoveAll(dir))
 	write(t, dir, tmpPrefix+"123", "")

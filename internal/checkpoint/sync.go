@@ -94,8 +94,9 @@ func (s *Store) syncBlobs(added, files []string) error {
 	s.shardMu.Lock()
 	made, fresh := s.made, s.fresh
 	if len(added) > 0 {
-		s.made, s.fresh = nil, false
+		s.made = nil
 	}
+	s.fresh = false
 	s.shardMu.Unlock()
 	if syncEachBlob {
 		added = nil
@@ -126,11 +127,14 @@ func (s *Store) syncBlobs(added, files []string) error {
 		add(filepath.Dir(s.blobPath(h)))
 	}
 	// A new shard is an entry of blobs/; a store this process made is
-	// entries of its parents (the marker was synced when it was written).
+	// its marker, not synced when it was written, and entries of its
+	// parents. Its first batch syncs them whether or not blobs were added:
+	// no manifest is renamed into place before its marker is on disk.
 	if len(added) > 0 && (len(made) > 0 || fresh) {
 		add(filepath.Join(s.dir, blobsDir))
 	}
-	if len(added) > 0 && fresh {
+	if fresh {
+		add(filepath.Join(s.dir, markerFile))
 		add(s.dir)
 		add(filepath.Dir(s.dir))
 		add(filepath.Dir(filepath.Dir(s.dir)))
@@ -143,6 +147,12 @@ func (s *Store) syncBlobs(added, files []string) error {
 	wg.Wait()
 	for i, p := range paths {
 		if errs[i] != nil {
+			if fresh {
+				// The marker may not be on disk: the next batch syncs it.
+				s.shardMu.Lock()
+				s.fresh = true
+				s.shardMu.Unlock()
+			}
 			return errs[i]
 		}
 		s.logSync("fsync", p)

@@ -76,7 +76,7 @@ func TestSyncFewBlobs(t *testing.T) {
 		want = append(want, "fsync blobs/"+f.Hash[:2])
 	}
 	// A store this run made: its directory and its parents' entries too.
-	want = append(want, "fsync blobs", "fsync .", "fsync ..", "fsync ../..")
+	want = append(want, "fsync blobs", "fsync "+markerFile, "fsync .", "fsync ..", "fsync ../..")
 	// The files are old enough for the stat cache: it is staged too.
 	want = append(want, "fsync "+tmpPrefix+"*")
 	batch("first checkpoint", take(), rep.ID, want...)
