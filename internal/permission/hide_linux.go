@@ -59,24 +59,14 @@ func namespaced(a *syscall.SysProcAttr) {
 // hidden; the caller holds no lock and runs on a locked thread (see
 // startConfined). The ruleset is built here and handed to the helper.
 func startHidden(cmd *exec.Cmd, c confinement, hide []string) error {
-	abi := landlockABI()
-	if abi < 1 {
-		return errors.New("sandbox: Landlock is not available in this kernel")
+	fd, unlock, err := lockedRuleset(c)
+	if err != nil {
+		return err
 	}
+	defer unlock()
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("sandbox: %w", err)
-	}
-	rc := c.rulesets
-	if rc == nil {
-		rc = newRulesetCache()
-		defer rc.close()
-	}
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	fd, err := rc.ruleset(c, abi)
-	if err != nil {
-		return err
 	}
 	dup, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
 	if err != nil {

@@ -136,6 +136,34 @@ func prepareConfinement(c confinement) {
 	}
 }
 
+// lockedRuleset returns c's ruleset for this kernel's Landlock with the
+// cache's lock held until unlock: another command's start may not rebuild
+// (and close) it meanwhile. Without a cache in c the ruleset is built for
+// this one use, and unlock closes it.
+func lockedRuleset(c confinement) (fd int, unlock func(), err error) {
+	abi := landlockABI()
+	if abi < 1 {
+		return -1, nil, errors.New("sandbox: Landlock is not available in this kernel")
+	}
+	rc, own := c.rulesets, c.rulesets == nil
+	if own {
+		rc = newRulesetCache()
+	}
+	rc.mu.Lock()
+	unlock = func() {
+		rc.mu.Unlock()
+		if own {
+			rc.close()
+		}
+	}
+	fd, err = rc.ruleset(c, abi)
+	if err != nil {
+		unlock()
+		return -1, nil, err
+	}
+	return fd, unlock, nil
+}
+
 // restrictThread applies the ruleset to the calling thread: from then on
 // it, and every process it starts, may write only beneath c.write; may
 // read everything but c.denyRead (when set); and, unless c.network, may
@@ -143,23 +171,12 @@ func prepareConfinement(c confinement) {
 // its domain, nor create UDP, raw or unix sockets, as far as the kernel
 // can say so. Paths that do not exist are skipped.
 func restrictThread(c confinement) error {
-	abi := landlockABI()
-	if abi < 1 {
-		return errors.New("sandbox: Landlock is not available in this kernel")
-	}
-	rc := c.rulesets
-	if rc == nil {
-		rc = newRulesetCache()
-		defer rc.close()
-	}
-	// Held until the thread is restricted: another command's start may
-	// not rebuild (and close) the ruleset in between.
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	fd, err := rc.ruleset(c, abi)
+	// The ruleset stays locked until the thread is restricted.
+	fd, unlock, err := lockedRuleset(c)
 	if err != nil {
 		return err
 	}
+	defer unlock()
 	if _, _, errno := syscall.RawSyscall6(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0, 0, 0, 0); errno != 0 {
 		return fmt.Errorf("sandbox: prctl(PR_SET_NO_NEW_PRIVS): %w", errno)
 	}
