@@ -139,7 +139,7 @@ func benchBashStep(t *testing.T, rx string) {
 	if err != nil {
 		t.Skip("no bash")
 	}
-	sandbox := permission.SandboxCommand(permission.SandboxOptions{Workspace: t.TempDir()})
+	sandbox := permission.NewSandbox(permission.SandboxOptions{Workspace: t.TempDir()}).Start
 	alone := func(e *e2e, confine bool) (time.Duration, time.Duration) {
 		cmd := exec.Command(bash, "-c", "true")
 		cmd.Dir, cmd.Env = e.repo, e.env
@@ -393,9 +393,9 @@ func TestHideBench(t *testing.T) {
 	if ok, why := permission.HidingAvailable(); !ok {
 		t.Skipf("hiding not available: %s", why)
 	}
-	plain := permission.SandboxCommand(opts)
+	plain := permission.NewSandbox(opts).Start
 	opts.Hide = permission.HiddenReads([]string{"Read(./.env)"}, ws)
-	hidden := permission.SandboxCommand(opts)
+	hidden := permission.NewSandbox(opts).Start
 	once := func(start func(*exec.Cmd) error) time.Duration {
 		cmd := exec.Command(bash, "-c", "true")
 		cmd.Dir = ws

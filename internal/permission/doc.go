@@ -17,13 +17,13 @@
 //	guard, err := permission.NewConfiner(root, sb.AllowRead, sb.AllowWrite, home)
 //	deny, except := permission.DenyReadPaths(userHome, home, sb.DenyRead)
 //	guard.DenyRead(deny, except)
-//	sandbox := permission.SandboxCommand(permission.SandboxOptions{
+//	sandbox := permission.NewSandbox(permission.SandboxOptions{
 //		Mode: sb.Bash, Workspace: root, AllowWrite: sb.AllowWrite, Network: sb.Network,
 //		TempDir: runTmp, DenyRead: deny, DenyReadExcept: except,
 //		Notify: func(s string) { sink.Publish(events.Event{Type: events.Notice, Text: s}) },
 //	})
 //
-// Per session: env.Guard = guard, env.Sandbox = sandbox (it starts bash
+// Per session: env.Guard = guard, env.Sandbox = sandbox.Start (it starts bash
 // confined, in place of cmd.Start), and the session's Authorizer is
 // gate.ForRole(role, isPlanner), plus .WithOverride(policy) for an agent
 // whose file sets its own permissions. `reasonix doctor` prints

@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// TestSandboxRulesetAcrossCommands: the commands of one SandboxCommand
+// TestSandboxRulesetAcrossCommands: the commands of one Sandbox
 // share a ruleset, and each is judged against the disk as it is when it
 // starts: a file created or replaced since the last command is readable,
 // a denied path that appeared since is not.
@@ -30,7 +30,7 @@ func TestSandboxRulesetAcrossCommands(t *testing.T) {
 	must(t, os.Mkdir(filepath.Join(outside, "conf"), 0o755))
 	opts.Workspace = ws
 	opts.DenyRead = []string{secret, later}
-	sb := SandboxCommand(opts)
+	sb := NewSandbox(opts).Start
 	run := func(script string) (string, error) {
 		t.Helper()
 		cmd := exec.Command("sh", "-c", script)
@@ -106,7 +106,7 @@ func TestSandboxGrantedInodeNotReused(t *testing.T) {
 	must(t, os.Mkdir(secret, 0o700))
 	opts.Workspace = ws
 	opts.DenyRead = []string{secret}
-	sb := SandboxCommand(opts)
+	sb := NewSandbox(opts).Start
 	run := func(script string) (string, error) {
 		t.Helper()
 		cmd := exec.Command("sh", "-c", script)
@@ -279,7 +279,7 @@ func TestRulesetRebuiltWhenMostlyStale(t *testing.T) {
 	if !rebuilt {
 		t.Error("1200 rules for removed files never rebuilt the ruleset")
 	}
-	if out, err := runWith(t, SandboxCommand(SandboxOptions{Workspace: ws, DenyRead: []string{secret}}), ws, "cat "+filepath.Join(outside, "readme")); err != nil || !strings.Contains(out, "readable") {
+	if out, err := runWith(t, NewSandbox(SandboxOptions{Workspace: ws, DenyRead: []string{secret}}).Start, ws, "cat "+filepath.Join(outside, "readme")); err != nil || !strings.Contains(out, "readable") {
 		t.Errorf("after rebuilds: %v\n%s", err, out)
 	}
 }

@@ -207,12 +207,6 @@ func SandboxProtections(opts SandboxOptions) []Protection {
 	return append(out, tcp, abstract, filter)
 }
 
-// SandboxCommand returns NewSandbox(opts).Start, the function to assign
-// to tools.Env.Sandbox.
-func SandboxCommand(opts SandboxOptions) func(*exec.Cmd) error {
-	return NewSandbox(opts).Start
-}
-
 // Sandbox starts commands, in place of cmd.Start, confined by Landlock to
 // writing where WritablePaths allows. Where the sandbox is off or missing
 // it starts commands unconfined (and calls opts.Notify once when missing).
@@ -298,7 +292,7 @@ type confinement struct {
 	write            []string
 	network          bool
 	denyRead, except []string
-	rulesets         *rulesetCache // shared by the commands of one SandboxCommand
+	rulesets         *rulesetCache // shared by the commands of one Sandbox
 	// hide are paths the command starts with hidden (startHidden).
 	hide []string
 }

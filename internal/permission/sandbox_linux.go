@@ -81,7 +81,7 @@ func writeRights(abi int) (dir, file uint64) {
 }
 
 // startConfined starts cmd from a throwaway OS thread restricted to
-// writing beneath write (see SandboxCommand).
+// writing beneath write (see Sandbox).
 //
 // The kernel sends a child its parent-death signal (Pdeathsig) when the
 // thread that forked it ends, not the process; so the thread stays until
@@ -245,7 +245,7 @@ type grantedEntry struct {
 
 func newRulesetCache() *rulesetCache {
 	rc := &rulesetCache{state: new(rulesetState)}
-	// The ruleset lives as long as its SandboxCommand (a plan worker's
+	// The ruleset lives as long as its Sandbox (a plan worker's
 	// ends with the worker).
 	runtime.AddCleanup(rc, (*rulesetState).drop, rc.state)
 	return rc

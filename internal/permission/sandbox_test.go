@@ -54,7 +54,7 @@ func runConfined(t *testing.T, opts SandboxOptions, script string) (string, erro
 	cmd.Dir = opts.Workspace
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := SandboxCommand(opts)(cmd); err != nil {
+	if err := NewSandbox(opts).Start(cmd); err != nil {
 		t.Fatal(err)
 	}
 	err := cmd.Wait()
@@ -134,7 +134,7 @@ func TestSandboxNetwork(t *testing.T) {
 		opts := SandboxOptions{Workspace: ws, Network: network}
 		cmd := exec.Command("sh", "-c", script)
 		done := make(chan error, 1)
-		must(t, SandboxCommand(opts)(cmd))
+		must(t, NewSandbox(opts).Start(cmd))
 		go func() { done <- cmd.Wait() }()
 		select {
 		case err := <-done:
@@ -156,7 +156,7 @@ func TestSandboxOffAndNotice(t *testing.T) {
 	// Off, the command starts as it is.
 	outside := t.TempDir()
 	cmd := exec.Command("sh", "-c", "echo x > "+filepath.Join(outside, "off.txt"))
-	must(t, SandboxCommand(SandboxOptions{Mode: SandboxOff, Workspace: t.TempDir()})(cmd))
+	must(t, NewSandbox(SandboxOptions{Mode: SandboxOff, Workspace: t.TempDir()}).Start(cmd))
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("off mode: %v", err)
 	}
@@ -173,7 +173,7 @@ func TestSandboxOffAndNotice(t *testing.T) {
 	// Where Landlock is missing, the notice comes once.
 	if runtime.GOOS != "linux" || landlockABI() < 1 {
 		n := 0
-		sb := SandboxCommand(SandboxOptions{Notify: func(string) { n++ }})
+		sb := NewSandbox(SandboxOptions{Notify: func(string) { n++ }}).Start
 		for i := 0; i < 3; i++ {
 			c := exec.Command("true")
 			must(t, sb(c))
@@ -193,7 +193,7 @@ func TestSandboxStaysInTheChild(t *testing.T) {
 	opts := SandboxOptions{}
 	ws, outside := sandboxDirs(t, opts)
 	opts.Workspace = ws
-	sb := SandboxCommand(opts)
+	sb := NewSandbox(opts).Start
 	stop := make(chan struct{})
 	errs := make(chan error, 4)
 	for w := 0; w < 4; w++ {
