@@ -11,9 +11,15 @@ PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 win
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/reasonix
 
+# test prints a line per package, every skipped test with its reason, and
+# the whole output of whatever failed (internal/testreport reads go test's
+# JSON); it fails when go test or the report does.
 test:
 	$(GO) vet ./...
-	$(GO) test -race ./...
+	@mkdir -p bin && $(GO) build -o bin/testreport ./internal/testreport
+	@{ $(GO) test -race -json ./...; echo $$? > bin/.test-status; } | bin/testreport; \
+		report=$$?; status=$$(cat bin/.test-status); rm -f bin/.test-status; \
+		[ "$$status" = 0 ] && [ "$$report" = 0 ]
 
 # generate rewrites the tool argument schemas (schemas_gen.go) from the
 # argument structs; `make test` fails when one is stale. `make build` uses
