@@ -28,7 +28,10 @@ func TestE2EBashSandbox(t *testing.T) {
 	ws, outside := filepath.Join(base, "ws"), filepath.Join(base, "outside")
 	os.MkdirAll(ws, 0o755)
 	os.MkdirAll(outside, 0o755)
-	opts := permission.SandboxOptions{Workspace: ws, Home: filepath.Join(base, "home")}
+	// A run's commands get a private TMPDIR (internal/runtmp), so /tmp
+	// itself is not writable to them: a clone under /tmp still shows
+	// confinement.
+	opts := permission.SandboxOptions{Workspace: ws, Home: filepath.Join(base, "home"), TempDir: filepath.Join(os.TempDir(), "reasonix-run-check")}
 	enforced, _, detail := permission.SandboxStatus(opts)
 	if !enforced {
 		t.Skipf("Landlock not enforced here: %s", detail)

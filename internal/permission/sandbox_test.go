@@ -14,26 +14,47 @@ import (
 )
 
 // sandboxDirs makes a workspace and an outside directory that are not
-// under a temp dir or cache (which the sandbox leaves writable).
+// under a temp dir or cache (which the sandbox leaves writable): beside
+// the package, or, for a clone under /tmp, in the home directory.
 func sandboxDirs(t *testing.T, opts SandboxOptions) (ws, outside string) {
 	t.Helper()
-	base, err := os.MkdirTemp(".", ".sandbox-test-")
-	if err != nil {
-		t.Fatal(err)
+	parents := []string{"."}
+	if home, err := os.UserHomeDir(); err == nil {
+		parents = append(parents, home)
 	}
-	base, _ = filepath.Abs(base)
-	t.Cleanup(func() { os.RemoveAll(base) })
-	ws, outside = filepath.Join(base, "ws"), filepath.Join(base, "outside")
-	must(t, os.Mkdir(ws, 0o755))
-	must(t, os.Mkdir(outside, 0o755))
-	must(t, os.WriteFile(filepath.Join(outside, "readme"), []byte("readable\n"), 0o644))
-	opts.Workspace = ws
+	var why string
+	for _, parent := range parents {
+		base, err := os.MkdirTemp(parent, ".sandbox-test-")
+		if err != nil {
+			why = err.Error()
+			continue
+		}
+		base, _ = filepath.Abs(base)
+		t.Cleanup(func() { os.RemoveAll(base) })
+		ws, outside = filepath.Join(base, "ws"), filepath.Join(base, "outside")
+		must(t, os.Mkdir(ws, 0o755))
+		must(t, os.Mkdir(outside, 0o755))
+		must(t, os.WriteFile(filepath.Join(outside, "readme"), []byte("readable\n"), 0o644))
+		opts.Workspace = ws
+		if w := writableAbove(opts, ws, outside); w != "" {
+			why = fmt.Sprintf("the test directory %s lies under %s, which the sandbox leaves writable", outside, w)
+			continue
+		}
+		return ws, outside
+	}
+	t.Skip(why)
+	return "", ""
+}
+
+// writableAbove names a path of WritablePaths(opts) other than ws that
+// holds dir, or "".
+func writableAbove(opts SandboxOptions, ws, dir string) string {
 	for _, p := range WritablePaths(opts) {
-		if p != ws && within(outside, p) {
-			t.Skipf("the test directory %s lies under %s, which the sandbox leaves writable", outside, p)
+		if p != ws && within(dir, p) {
+			return p
 		}
 	}
-	return ws, outside
+	return ""
 }
 
 func requireLandlock(t *testing.T) int {
