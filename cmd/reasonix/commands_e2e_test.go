@@ -183,12 +183,7 @@ func TestE2EShellLines(t *testing.T) {
 	}
 	c.send(userLine("what did the listing show?"))
 	c.await("the turn's end", turnDone)
-	c.stdin.Close()
-	for range c.lines {
-	}
-	if err := <-c.exit; err != nil {
-		t.Fatalf("exit: %v", err)
-	}
+	c.finish()
 	reqs := e.srv.Requests()
 	if len(reqs) != 1 {
 		t.Fatalf("requests = %d, want 1 (the ! line calls no model)", len(reqs))

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -46,26 +45,6 @@ func pluginExample(t *testing.T) string {
 	return pluginBin
 }
 
-// toolNamesOf lists the tool names of a request body.
-func toolNamesOf(t *testing.T, body []byte) []string {
-	t.Helper()
-	var req struct {
-		Tools []struct {
-			Function struct {
-				Name string `json:"name"`
-			} `json:"function"`
-		} `json:"tools"`
-	}
-	if err := json.Unmarshal(body, &req); err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, tl := range req.Tools {
-		out = append(out, tl.Function.Name)
-	}
-	return out
-}
-
 func hasName(list []string, name string) bool {
 	for _, n := range list {
 		if n == name {
@@ -101,7 +80,7 @@ allow = ["mcp__example__*"]
 	if len(reqs) != 2 {
 		t.Fatalf("requests = %d\nstderr: %s", len(reqs), r.stderr)
 	}
-	names := toolNamesOf(t, reqs[0])
+	names := toolNames(t, reqs[0])
 	for _, want := range []string{"mcp__example__echo", "mcp__example__wordcount", "read_file"} {
 		if !hasName(names, want) {
 			t.Fatalf("first request lacks %s: %v", want, names)
@@ -157,7 +136,7 @@ func TestE2EMCPProjectServerNeedsTrust(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstderr: %s", r.code, r.stderr)
 	}
-	if names := toolNamesOf(t, e.srv.Requests()[0]); hasName(names, "mcp__repo-tools__echo") {
+	if names := toolNames(t, e.srv.Requests()[0]); hasName(names, "mcp__repo-tools__echo") {
 		t.Fatalf("an untrusted project server's tools were offered: %v", names)
 	}
 	if !strings.Contains(r.stderr, "MCP server repo-tools") || !strings.Contains(r.stderr, "--mcp-trust") {
@@ -174,7 +153,7 @@ func TestE2EMCPProjectServerNeedsTrust(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstderr: %s", r.code, r.stderr)
 	}
-	if names := toolNamesOf(t, e.srv.Requests()[1]); !hasName(names, "mcp__repo-tools__echo") {
+	if names := toolNames(t, e.srv.Requests()[1]); !hasName(names, "mcp__repo-tools__echo") {
 		t.Fatalf("--mcp-trust did not start the server: %v\n%s", names, r.stderr)
 	}
 }
@@ -379,7 +358,7 @@ func TestE2EClaudeSettingsMCPRules(t *testing.T) {
 	if r := e.run("", "run", "echo"); r.code != 0 || !strings.Contains(r.stderr, "MCP server example") {
 		t.Fatalf("enabledMcpjsonServers trusted the repository's server: exit %d\n%s", r.code, r.stderr)
 	}
-	if names := toolNamesOf(t, e.srv.Requests()[0]); hasName(names, "mcp__example__echo") {
+	if names := toolNames(t, e.srv.Requests()[0]); hasName(names, "mcp__example__echo") {
 		t.Fatalf("an untrusted server's tools were offered: %v", names)
 	}
 	d := e.run("", "doctor")

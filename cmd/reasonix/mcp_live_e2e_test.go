@@ -178,17 +178,12 @@ func TestE2EMCPToolListChangeIsAnnouncedInTheNextTurn(t *testing.T) {
 	}
 	c.send(userLine("what changed?"))
 	c.await("the second turn's end", turnDone)
-	c.stdin.Close()
-	for range c.lines {
-	}
-	if err := <-c.exit; err != nil {
-		t.Fatalf("exit: %v", err)
-	}
+	c.finish()
 	reqs := e.srv.Requests()
 	if len(reqs) != 3 {
 		t.Fatalf("requests = %d", len(reqs))
 	}
-	first, last := toolNamesOf(t, reqs[0]), toolNamesOf(t, reqs[2])
+	first, last := toolNames(t, reqs[0]), toolNames(t, reqs[2])
 	if !hasName(first, "mcp__live__add_tool") || hasName(first, "mcp__live__late") {
 		t.Fatalf("first request's tools: %v", first)
 	}
@@ -262,17 +257,12 @@ func TestE2EStreamJSONTrustAndToolApprovalAnsweredInAnyOrder(t *testing.T) {
 	}
 	c.send(userLine("anything new?"))
 	c.await("the second turn's end", turnDone)
-	c.stdin.Close()
-	for range c.lines {
-	}
-	if err := <-c.exit; err != nil {
-		t.Fatalf("exit: %v", err)
-	}
+	c.finish()
 	reqs := e.srv.Requests()
 	if len(reqs) != 3 {
 		t.Fatalf("requests = %d", len(reqs))
 	}
-	if names := toolNamesOf(t, reqs[2]); hasName(names, "mcp__repo-tools__echo") || !slices.Equal(names, toolNamesOf(t, reqs[0])) {
+	if names := toolNames(t, reqs[2]); hasName(names, "mcp__repo-tools__echo") || !slices.Equal(names, toolNames(t, reqs[0])) {
 		t.Errorf("the session's tools changed: %v", names)
 	}
 	msgs := string(messagesOf(t, reqs[2]))
@@ -311,12 +301,7 @@ func TestE2EStreamJSONMCPElicitationAsksThePerson(t *testing.T) {
 		c.send(map[string]any{"type": "approval", "id": q["id"], "decision": decision})
 		c.await("the turn's end", turnDone)
 	}
-	c.stdin.Close()
-	for range c.lines {
-	}
-	if err := <-c.exit; err != nil {
-		t.Fatalf("exit: %v", err)
-	}
+	c.finish()
 	reqs := e.srv.Requests()
 	if len(reqs) != 4 {
 		t.Fatalf("requests = %d", len(reqs))
@@ -353,7 +338,7 @@ func TestE2EMCPLimitsToolsSchemaAndResult(t *testing.T) {
 		}
 	}
 	reqs := e.srv.Requests()
-	names := toolNamesOf(t, reqs[0])
+	names := toolNames(t, reqs[0])
 	mcpTools := 0
 	for _, n := range names {
 		if strings.HasPrefix(n, "mcp__live__") {
@@ -406,7 +391,7 @@ allow = ["mcp__live__*"]
 	}
 	reqs := e.srv.Requests()
 	var live []string
-	for _, n := range toolNamesOf(t, reqs[0]) {
+	for _, n := range toolNames(t, reqs[0]) {
 		if strings.HasPrefix(n, "mcp__live__") {
 			live = append(live, n)
 		}

@@ -62,7 +62,7 @@ timeout_ms = 60000
 		t.Fatalf("exit %d\nstderr: %s", r.code, r.stderr)
 	}
 	reqs := e.srv.Requests()
-	names := toolNamesOf(t, reqs[0])
+	names := toolNames(t, reqs[0])
 	for _, want := range []string{"mcp__everything__echo", "mcp__everything__get-sum", "mcp__fs__read_text_file", "mcp__fs__write_file"} {
 		if !hasName(names, want) {
 			t.Fatalf("first request lacks %s: %v", want, names)

@@ -29,7 +29,7 @@ func TestTUIMCPTrustQuestion(t *testing.T) {
 	waitRunning(tt, "example  running  stdio  2 tools, 1 prompts, 1 resources")
 	tt.typeLine("count these words")
 	tt.waitFor("mcp__example__wordcount", "Counted the words.")
-	if names := toolNamesOf(t, e.srv.Requests()[0]); !hasName(names, "mcp__example__echo") {
+	if names := toolNames(t, e.srv.Requests()[0]); !hasName(names, "mcp__example__echo") {
 		t.Fatalf("the first request lacks the server's tools: %v", names)
 	}
 	tt.quit()

@@ -65,12 +65,7 @@ func TestE2EPowerShellAsksThenRunsInPwsh(t *testing.T) {
 	req = c.await("the second approval request", typed("approval_request"))
 	c.send(map[string]any{"type": "approval", "id": req["id"], "decision": "allow"})
 	c.await("the second turn's end", turnDone)
-	c.stdin.Close()
-	for range c.lines {
-	}
-	if err := <-c.exit; err != nil {
-		t.Fatalf("exit: %v", err)
-	}
+	c.finish()
 	if got := e.read("pwsh-ran"); got != "run\n" {
 		t.Errorf("pwsh ran %q, want once", got)
 	}

@@ -124,7 +124,7 @@ mode = "deny"
 		}
 	}
 	// task and goal_status are the orchestrator's, not built-in tools.
-	names := toolNamesOf(t, reqs[0])
+	names := toolNames(t, reqs[0])
 	for _, n := range names {
 		if n != "read_file" && n != "bash" && n != "task" && n != "goal_status" {
 			t.Errorf("tool %s offered; [tools] enabled names read_file and bash: %v", n, names)

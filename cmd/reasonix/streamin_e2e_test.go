@@ -67,6 +67,18 @@ func startStream(t *testing.T, e *e2e, args ...string) *streamClient {
 	return c
 }
 
+// finish closes stdin, reads what is left and fails the test unless
+// the run then exits cleanly.
+func (c *streamClient) finish() {
+	c.t.Helper()
+	c.stdin.Close()
+	for range c.lines {
+	}
+	if err := <-c.exit; err != nil {
+		c.t.Fatalf("exit: %v", err)
+	}
+}
+
 func (c *streamClient) send(v any) {
 	c.t.Helper()
 	var line []byte
@@ -193,12 +205,7 @@ func TestE2EStreamJSONInputDrivesApprovals(t *testing.T) {
 	})
 
 	// stdin closed: the run ends, successfully.
-	c.stdin.Close()
-	for range c.lines {
-	}
-	if err := <-c.exit; err != nil {
-		t.Fatalf("exit: %v", err)
-	}
+	c.finish()
 	if _, err := os.Stat(filepath.Join(e.repo, "out3.txt")); err == nil {
 		t.Error("an interrupted command ran")
 	}
@@ -257,12 +264,7 @@ func TestE2EAskTool(t *testing.T) {
 		t.Errorf("resolved %v", r)
 	}
 	c.await("the turn's end", turnDone)
-	c.stdin.Close()
-	for range c.lines {
-	}
-	if err := <-c.exit; err != nil {
-		t.Fatalf("exit: %v", err)
-	}
+	c.finish()
 	if reqs := e.srv.Requests(); len(reqs) != 2 || !strings.Contains(string(reqs[1]), "The user answered: green, like the logo") {
 		t.Errorf("the model did not get the answer: %d requests", len(reqs))
 	}
@@ -376,12 +378,7 @@ func TestE2EStreamJSONPlanWorkersAskOneAtATime(t *testing.T) {
 	c.await("the rejection", func(m map[string]any) bool {
 		return m["type"] == "notice" && m["text"] == "plan rejected; nothing was changed"
 	})
-	c.stdin.Close()
-	for range c.lines {
-	}
-	if err := <-c.exit; err != nil {
-		t.Fatalf("exit: %v", err)
-	}
+	c.finish()
 }
 
 // TestE2EPlannerAsksBeforePlanning: the planner clears up an ambiguous
@@ -426,12 +423,7 @@ func TestE2EPlannerAsksBeforePlanning(t *testing.T) {
 	c.await("the rejection", func(m map[string]any) bool {
 		return m["type"] == "notice" && m["text"] == "plan rejected; nothing was changed"
 	})
-	c.stdin.Close()
-	for range c.lines {
-	}
-	if err := <-c.exit; err != nil {
-		t.Fatalf("exit: %v", err)
-	}
+	c.finish()
 	reqs := e.srv.Requests()
 	if len(reqs) != 5 || !strings.Contains(string(reqs[0]), `"name":"ask"`) {
 		t.Errorf("the planner was not offered ask (%d requests)", len(reqs))
@@ -474,12 +466,7 @@ func TestE2ESubagentAsks(t *testing.T) {
 	if d := c.await("the turn's end", lineDone); d["text"] == "error" {
 		t.Fatalf("turn ended %v", d)
 	}
-	c.stdin.Close()
-	for range c.lines {
-	}
-	if err := <-c.exit; err != nil {
-		t.Fatalf("exit: %v", err)
-	}
+	c.finish()
 	reqs := e.srv.Requests()
 	if len(reqs) != 4 {
 		t.Fatalf("%d requests, want 4", len(reqs))
