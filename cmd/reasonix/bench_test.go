@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -30,30 +31,38 @@ func TestStartupBench(t *testing.T) {
 		t.Skip("figures only: set REASONIX_BENCH=1 (make bench)")
 	}
 	dir := t.TempDir()
-	rx, floor := filepath.Join(dir, "reasonix"), filepath.Join(dir, "floor")
+	rx, floor, deps := filepath.Join(dir, "reasonix"), filepath.Join(dir, "floor"), filepath.Join(dir, "floordeps")
 	releaseBuild(t, rx, ".")
 	releaseBuild(t, floor, "./testdata/floor")
+	releaseBuild(t, deps, "./testdata/floor", "floordeps")
 
-	// Start-up: `version`, alternating the two binaries so drift in the
-	// machine's load hits both alike.
+	// Start-up: `version`, alternating the binaries so drift in the
+	// machine's load hits them alike. The floor with every dependency
+	// linked (testdata/floor/deps.go) is measured beside them: what it
+	// costs over the floor is the dependencies' package init, and what
+	// Reasonix costs over it is its own.
 	const runs = 30
-	var rxVer, flVer, rxCPU, flCPU []time.Duration
-	var rxFlt, flFlt []int64
+	var ver, cpu [3][]time.Duration
+	var flt [3][]int64
 	var rss int64
+	bins := [3]string{rx, floor, deps}
 	for i := 0; i < runs; i++ {
-		d, cmd := timeRun(t, exec.Command(rx, "version"))
-		rxVer, rxCPU, rxFlt = append(rxVer, d), append(rxCPU, cpuTime(cmd)), append(rxFlt, minorFaults(cmd))
-		rss = max(rss, maxRSS(cmd))
-		d, cmd = timeRun(t, exec.Command(floor, "version"))
-		flVer, flCPU, flFlt = append(flVer, d), append(flCPU, cpuTime(cmd)), append(flFlt, minorFaults(cmd))
+		for b, bin := range bins {
+			d, cmd := timeRun(t, exec.Command(bin, "version"))
+			ver[b], cpu[b], flt[b] = append(ver[b], d), append(cpu[b], cpuTime(cmd)), append(flt[b], minorFaults(cmd))
+			if b == 0 {
+				rss = max(rss, maxRSS(cmd))
+			}
+		}
 	}
-	ratioLine("startup: version", rxVer, flVer, "(target <= 1.3)")
+	ratioLine("startup: version", ver[0], ver[1], "(target <= 1.3)")
 	// CPU time (user + system) moves less than wall time when other work
 	// shares the machine, and the count of page faults hardly at all.
 	// Most of a start's time is page faults: package init and the first
 	// allocations touching fresh memory.
-	ratioLine("startup: version CPU time", rxCPU, flCPU, "")
-	countLine("startup: version page faults", rxFlt, flFlt)
+	ratioLine("startup: version CPU time", cpu[0], cpu[1], "")
+	countLine("startup: version page faults", flt[0], flt[1])
+	depsLine("startup: version", ver, cpu, flt)
 	fmt.Printf("startup: version peak RSS %.1f MB (target 16 MB)\n", float64(rss)/1024)
 
 	// A read + bash + answer loop; its first request is the start-up figure
@@ -65,12 +74,12 @@ func TestStartupBench(t *testing.T) {
 			{Text: "done"},
 		}
 	}
-	var rxFirst, flFirst, rxLoop, flLoop, rxLoopCPU, flLoopCPU []time.Duration
-	var rxLoopFlt, flLoopFlt []int64
+	var first, loop, loopCPU [3][]time.Duration
+	var loopFlt [3][]int64
 	var loopRSS int64
 	var prefix, ntools int
 	for i := 0; i < runs; i++ {
-		for _, bin := range []string{rx, floor} {
+		for b, bin := range bins {
 			e := newE2E(t, loopScript()...)
 			e.write("a.txt", "alpha\n")
 			cmd := exec.Command(bin, "run", "go")
@@ -85,21 +94,20 @@ func TestStartupBench(t *testing.T) {
 			if len(rec) != 3 {
 				t.Fatalf("%s made %d requests, want 3\n%s", filepath.Base(bin), len(rec), out)
 			}
-			if bin == rx {
-				rxLoop, rxFirst = append(rxLoop, wall), append(rxFirst, rec[0].At.Sub(start))
-				rxLoopCPU, rxLoopFlt = append(rxLoopCPU, cpuTime(cmd)), append(rxLoopFlt, minorFaults(cmd))
+			loop[b], first[b] = append(loop[b], wall), append(first[b], rec[0].At.Sub(start))
+			loopCPU[b], loopFlt[b] = append(loopCPU[b], cpuTime(cmd)), append(loopFlt[b], minorFaults(cmd))
+			if b == 0 {
 				loopRSS = max(loopRSS, maxRSS(cmd))
 				prefix, ntools = prefixSize(t, rec[0].Body)
-			} else {
-				flLoop, flFirst = append(flLoop, wall), append(flFirst, rec[0].At.Sub(start))
-				flLoopCPU, flLoopFlt = append(flLoopCPU, cpuTime(cmd)), append(flLoopFlt, minorFaults(cmd))
 			}
 		}
 	}
-	ratioLine("first request:", rxFirst, flFirst, "(target <= 1.3)")
-	ratioLine("loop: read+bash+answer", rxLoop, flLoop, "")
-	ratioLine("loop: read+bash+answer CPU time", rxLoopCPU, flLoopCPU, "")
-	countLine("loop: read+bash+answer page faults", rxLoopFlt, flLoopFlt)
+	ratioLine("first request:", first[0], first[1], "(target <= 1.3)")
+	depsLine("first request:", first, [3][]time.Duration{}, [3][]int64{})
+	ratioLine("loop: read+bash+answer", loop[0], loop[1], "")
+	ratioLine("loop: read+bash+answer CPU time", loopCPU[0], loopCPU[1], "")
+	countLine("loop: read+bash+answer page faults", loopFlt[0], loopFlt[1])
+	depsLine("loop: read+bash+answer", loop, loopCPU, loopFlt)
 	fmt.Printf("loop: peak RSS %.1f MB (target 25 MB)\n", float64(loopRSS)/1024)
 
 	benchBashStep(t, rx)
@@ -258,10 +266,11 @@ func refusedCheck(t *testing.T, rec []llmtest.Received) {
 	}
 }
 
-// releaseBuild builds pkg as `make build` does.
-func releaseBuild(t *testing.T, out, pkg string) {
+// releaseBuild builds pkg as `make build` does, with the build tags
+// given.
+func releaseBuild(t *testing.T, out, pkg string, tags ...string) {
 	t.Helper()
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", out, pkg)
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-tags", strings.Join(tags, ","), "-o", out, pkg)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build %s: %v\n%s", pkg, err, b)
@@ -286,16 +295,36 @@ func ratioLine(what string, rx, floor []time.Duration, target string) {
 	fmt.Println(line)
 }
 
+// depsLine prints, for the figures of reasonix, the floor and the floor
+// with every dependency linked (in that order), the last against the
+// floor (what the dependencies' package init costs) and reasonix against
+// it (what Reasonix's own code costs); CPU and fault figures are left out
+// when not given.
+func depsLine(what string, wall, cpu [3][]time.Duration, flt [3][]int64) {
+	line := fmt.Sprintf("%s floor with every dependency linked %s ms, %.2f the floor's; reasonix %.2f of it",
+		what, ms(median(wall[2])), float64(median(wall[2]))/float64(median(wall[1])), float64(median(wall[0]))/float64(median(wall[2])))
+	if cpu[2] != nil {
+		line += fmt.Sprintf("; CPU %.2f and %.2f", float64(median(cpu[2]))/float64(median(cpu[1])), float64(median(cpu[0]))/float64(median(cpu[2])))
+	}
+	if flt[2] != nil {
+		line += fmt.Sprintf("; page faults %.2f and %.2f", ratio(flt[2], flt[1]), ratio(flt[0], flt[2]))
+	}
+	fmt.Println(line)
+}
+
 // countLine prints the medians of two counts and their ratio.
 func countLine(what string, rx, floor []int64) {
-	med := func(c []int64) int64 {
-		s := slices.Clone(c)
-		slices.Sort(s)
-		return s[len(s)/2]
-	}
-	r, f := med(rx), med(floor)
-	fmt.Printf("%s reasonix %d floor %d ratio %.2f\n", what, r, f, float64(r)/float64(f))
+	fmt.Printf("%s reasonix %d floor %d ratio %.2f\n", what, medianCount(rx), medianCount(floor), ratio(rx, floor))
 }
+
+func medianCount(c []int64) int64 {
+	s := slices.Clone(c)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// ratio is the ratio of the medians of two counts.
+func ratio(a, b []int64) float64 { return float64(medianCount(a)) / float64(medianCount(b)) }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f", float64(d)/float64(time.Millisecond)) }
 
