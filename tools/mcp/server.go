@@ -144,11 +144,25 @@ func (s *server) run(ctx context.Context) {
 		stop := context.AfterFunc(ctx, func() { _ = sess.Close() })
 		err = sess.Wait()
 		stop()
+		if err == nil {
+			err = errors.New("connection closed")
+		}
+		if time.Since(up) > time.Minute {
+			restarts = 0
+		}
+		restart := ctx.Err() == nil && s.cfg.kind() == TypeStdio && restarts < s.m.opts.Restarts
 		s.mu.Lock()
+		// The connection goes and the restart is announced in one step: a
+		// call that found the connection closed (awaitSession) must never
+		// see no connection while the state still says running, or it
+		// fails instead of waiting for the restarted server.
 		if s.sess == sess {
 			s.sess = nil
-			s.changedLocked()
 		}
+		if restart {
+			s.state, s.err = StateStarting, fmt.Errorf("restarting after: %v", err)
+		}
+		s.changedLocked()
 		if s.cancelConn != nil {
 			s.cancelConn()
 			s.cancelConn = nil
@@ -157,19 +171,12 @@ func (s *server) run(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		if err == nil {
-			err = errors.New("connection closed")
-		}
-		if time.Since(up) > time.Minute {
-			restarts = 0
-		}
-		if s.cfg.kind() != TypeStdio || restarts >= s.m.opts.Restarts {
+		if !restart {
 			s.setState(StateFailed, fmt.Errorf("stopped: %v", err))
 			s.m.notify(fmt.Sprintf("MCP server %s stopped (%v); its tools are unavailable (stderr log: %s)", s.cfg.Name, err, s.m.LogPath(s.cfg.Name)))
 			return
 		}
 		restarts++
-		s.setState(StateStarting, fmt.Errorf("restarting after: %v", err))
 		delay := s.m.opts.Backoff << (restarts - 1)
 		s.m.notify(fmt.Sprintf("MCP server %s stopped (%v); restarting in %s (attempt %d of %d)", s.cfg.Name, err, delay, restarts, s.m.opts.Restarts))
 		select {
