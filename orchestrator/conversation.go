@@ -65,9 +65,18 @@ func (cv *Conversation) ID() string { return cv.w.ID() }
 
 // Send runs one user turn.
 func (cv *Conversation) Send(ctx context.Context, text string) (Result, error) {
+	return cv.SendOn(ctx, text, "", "")
+}
+
+// SendOn runs one user turn on the model modelRef ("" is the
+// conversation's own), which the custom command named by command asks
+// for. Only this turn goes there: the conversation's model, its prefix
+// and what its session file saves are unchanged for the turns after it.
+func (cv *Conversation) SendOn(ctx context.Context, text, modelRef, command string) (Result, error) {
 	cv.mu.Lock()
 	defer cv.mu.Unlock()
 	cv.sent.Store(true)
+	defer cv.c.borrowModel(cv.w, modelRef, command)()
 	return cv.c.run(ctx, cv.w, earlierWork(cv.w.takeNotes(), text))
 }
 

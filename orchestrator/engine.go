@@ -160,13 +160,9 @@ func (e *Engine) Send(ctx context.Context, text string) error {
 			e.record(fmt.Sprintf("The skill /%s ran as a subagent (%s)", ent.Subagent, quoted(ent.Args)), res, err)
 			return err
 		}
-		if ent.Model != "" {
-			e.c.rt.Sink.Publish(events.Event{Type: events.Notice, Session: conv.ID(),
-				Text: fmt.Sprintf("%s asks for the model %q; a conversation keeps its own model (reasonix run %s uses it)", ent.Command, ent.Model, ent.Command)})
-		}
 		release := e.c.PreApprove(conv.ID(), ent.Allow)
 		defer release()
-		_, err = conv.Send(ctx, e.c.withToolChanges(ent.Text))
+		_, err = conv.SendOn(ctx, e.c.withToolChanges(ent.Text), ent.Model, ent.Command)
 		return err
 	})
 }

@@ -81,12 +81,67 @@ func (cv *Conversation) SetModel(ref string) (string, error) {
 	}
 	// Subagents and subagent skills with no model of their own inherit
 	// the conversation's: from now on, the switched one.
-	if t, ok := cv.w.Tools().Get(TaskTool); ok {
+	cv.w.pin().set(ref)
+	return key, cv.save()
+}
+
+// pin is the model the worker's subagents inherit (nil when it starts
+// none).
+func (w *worker) pin() *modelPin {
+	if t, ok := w.Tools().Get(TaskTool); ok {
 		if tt, ok := t.(*taskTool); ok {
-			tt.model.set(ref)
+			return tt.model
 		}
 	}
-	return key, cv.save()
+	return nil
+}
+
+// borrowModel sends w's next turn to modelRef, the model a custom command
+// asks for (command names it in notices), and returns the function that
+// gives w its own model back when the turn has ended. Nothing is saved:
+// the session file, `--continue` and later turns keep w's model, and the
+// prefix bytes stay the same (see agents.Session.BorrowModel). A
+// reference no provider resolves (a command written for another tool's
+// models) is a notice, and the turn stays on w's model.
+func (c *Coordinator) borrowModel(w *worker, modelRef, command string) func() {
+	if modelRef == "" {
+		return func() {}
+	}
+	if command == "" {
+		command = "the command"
+	}
+	sw, err := c.switchTo(modelRef)
+	if err != nil {
+		w.sink.Publish(events.Event{Type: events.Notice, Session: w.ID(),
+			Text: fmt.Sprintf("%s asks for the model %q, which is not configured (%v); this turn uses %s", command, modelRef, err, w.key())})
+		return func() {}
+	}
+	own := w.key()
+	turn := sw.Provider.Name() + "/" + sw.Model
+	if turn == own {
+		return func() {}
+	}
+	restore, err := w.BorrowModel(sw)
+	if err != nil {
+		w.sink.Publish(events.Event{Type: events.Notice, Session: w.ID(),
+			Text: fmt.Sprintf("%s asks for the model %q: %v; this turn uses %s", command, modelRef, err, own)})
+		return func() {}
+	}
+	w.sink.Publish(events.Event{Type: events.Notice, Session: w.ID(),
+		Text: fmt.Sprintf("%s runs on %s for this turn; the conversation stays on %s", command, turn, own)})
+	// Subagents the turn starts with no model of their own inherit the
+	// turn's model, as they would the conversation's.
+	pin := w.pin()
+	ownRef := pin.get()
+	if pin != nil {
+		pin.set(modelRef)
+	}
+	return func() {
+		restore()
+		if pin != nil {
+			pin.set(ownRef)
+		}
+	}
 }
 
 // SetEffort sets the reasoning effort of the conversation's next requests

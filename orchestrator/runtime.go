@@ -656,23 +656,22 @@ func (c *Coordinator) Run(ctx context.Context, prompt string) (Result, error) {
 	return c.runExecutor(ctx, prompt, nil)
 }
 
-// RunOn is Run on the model modelRef, which a custom command asks for;
-// "" is Run. A reference no configured provider resolves (a command
-// written for another tool's models) is reported as a notice and the
+// RunOn is Run with its turn on the model modelRef, which the custom
+// command named by command asks for; "" is Run. The session itself is on
+// the default model, so `run --continue` goes on there (see
+// Conversation.SendOn). A reference no configured provider resolves (a
+// command written for another tool's models) is a notice, and the
 // default model answers.
-func (c *Coordinator) RunOn(ctx context.Context, prompt, modelRef string) (Result, error) {
+func (c *Coordinator) RunOn(ctx context.Context, prompt, modelRef, command string) (Result, error) {
 	if modelRef == "" {
 		return c.Run(ctx, prompt)
 	}
-	if _, _, err := c.rt.Resolve(modelRef); err != nil {
-		c.rt.Sink.Publish(events.Event{Type: events.Notice, Text: fmt.Sprintf("the model %q is not configured (%v); using the default model", modelRef, err)})
-		return c.Run(ctx, prompt)
-	}
-	w, err := c.openExecutorWith(nil, nil, modelRef, goalStatusTool{})
+	w, err := c.openExecutor(nil, goalStatusTool{})
 	if err != nil {
 		return Result{}, fmt.Errorf("start executor: %w", err)
 	}
 	defer w.close()
+	defer c.borrowModel(w, modelRef, command)()
 	return c.run(ctx, w, prompt)
 }
 

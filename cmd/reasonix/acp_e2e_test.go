@@ -58,7 +58,8 @@ type acpSeen struct {
 			Title     string `json:"title"`
 		} `json:"sessions"`
 	} `json:"list"`
-	Exit int `json:"exit"`
+	Stops []string `json:"stops"`
+	Exit  int      `json:"exit"`
 }
 
 // update is the part of a session update the test looks at.

@@ -231,7 +231,11 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 					res, runErr = app.coord.RunSkill(ctx, ent.Subagent, ent.Args)
 				default:
 					release := app.coord.PreApprove(cv.ID(), ent.Allow)
-					res, runErr = cv.Send(ctx, ent.Text)
+					model := ent.Model
+					if f.model != "" {
+						model = "" // --model wins over the command's choice
+					}
+					res, runErr = cv.SendOn(ctx, ent.Text, model, ent.Command)
 					release()
 				}
 			}
@@ -253,7 +257,7 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 				if f.model != "" {
 					model = "" // --model wins over the command's choice
 				}
-				res, runErr = app.coord.RunOn(ctx, ent.Text, model)
+				res, runErr = app.coord.RunOn(ctx, ent.Text, model, ent.Command)
 				release()
 				plan = res.Plan
 			}

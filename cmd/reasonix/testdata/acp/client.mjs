@@ -8,6 +8,9 @@
 //                 ask tool's question by picking a choice, then list
 //                 sessions.
 //   MODE "load":  initialize and load the session $ACP_SESSION.
+//   MODE "prompts": initialize, open a session and send each line of
+//                 $ACP_PROMPTS as a prompt, in order (stop reasons in
+//                 "stops").
 // It prints one JSON object with everything it saw; the Go test checks it.
 import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
@@ -61,6 +64,14 @@ try {
     const s = await ctx.request(methods.agent.session.new, { cwd, mcpServers: [] });
     seen.sessionId = s.sessionId;
     seen.modes = s.modes;
+    if (mode === "prompts") {
+      seen.stops = [];
+      for (const text of process.env.ACP_PROMPTS.split("\n")) {
+        const r = await ctx.request(methods.agent.session.prompt, { sessionId: s.sessionId, prompt: [{ type: "text", text }] });
+        seen.stops.push(r.stopReason);
+      }
+      return;
+    }
     onPermission = (p) => ({ outcome: { outcome: "selected", optionId: "allow" } });
     seen.first = await ctx.request(methods.agent.session.prompt, {
       sessionId: s.sessionId,
