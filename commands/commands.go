@@ -98,10 +98,13 @@ func Discover(opts Options) (*Catalog, []string) {
 			continue
 		}
 		for _, f := range files {
-			cmd, err := readCommand(dir, f, r.source)
+			cmd, problems, err := readCommand(dir, f, r.source)
 			if err != nil {
 				notices = append(notices, fmt.Sprintf("commands: skipped %s: %v", f, err))
 				continue
+			}
+			for _, p := range problems {
+				notices = append(notices, fmt.Sprintf("commands: %s: %s", f, p))
 			}
 			if i, dup := c.byName[cmd.Name]; dup {
 				notices = append(notices, fmt.Sprintf("commands: /%s in %s is shadowed by %s", cmd.Name, f, c.cmds[i].Path))
@@ -148,18 +151,24 @@ func ValidName(s string) bool {
 	return true
 }
 
-func readCommand(root, file, source string) (Command, error) {
+// readCommand reads one command file. problems are the frontmatter lines
+// that could not be read as keys (the block is not valid YAML), for
+// notices; the command is still used.
+func readCommand(root, file, source string) (_ Command, problems []skills.Problem, _ error) {
 	data, err := readFile(file)
 	if err != nil {
-		return Command{}, err
+		return Command{}, nil, err
 	}
-	fm, body, err := skills.ParseFrontmatter(data)
+	// Claude Code reads command files whose frontmatter is not valid YAML
+	// (an unquoted "description: Fix: the bug"); so do we, and say which
+	// lines could not be read as keys.
+	fm, body, problems, err := skills.ParseFrontmatterChecked(data)
 	if err != nil {
-		return Command{}, err
+		return Command{}, nil, err
 	}
 	name := NameOf(root, file)
 	if !ValidName(name) {
-		return Command{}, fmt.Errorf("%q is not a command name (letters, digits, '-', '_', '.'; folders become ':')", name)
+		return Command{}, nil, fmt.Errorf("%q is not a command name (letters, digits, '-', '_', '.'; folders become ':')", name)
 	}
 	c := Command{
 		Name:         name,
@@ -186,12 +195,12 @@ func readCommand(root, file, source string) (Command, error) {
 	case "true", "yes":
 		c.DisableModelInvocation = true
 	default:
-		return Command{}, fmt.Errorf("line %d: disable-model-invocation must be true or false, not %q", keyLine(data, "disable-model-invocation"), v)
+		return Command{}, nil, fmt.Errorf("line %d: disable-model-invocation must be true or false, not %q", keyLine(data, "disable-model-invocation"), v)
 	}
 	if c.Description == "" {
 		c.Description = skills.FirstParagraph(body)
 	}
-	return c, nil
+	return c, problems, nil
 }
 
 // keyLine is the line of the file where key is written, for messages; 1
@@ -222,7 +231,7 @@ func (c Command) Body() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("command /%s: %w", c.Name, err)
 	}
-	_, body, err := skills.ParseFrontmatter(data)
+	_, body, _, err := skills.ParseFrontmatterChecked(data)
 	if err != nil {
 		return "", fmt.Errorf("command /%s: %s: %w", c.Name, c.Path, err)
 	}

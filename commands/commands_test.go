@@ -37,7 +37,7 @@ func TestDiscoverLayoutsAndPrecedence(t *testing.T) {
 	for _, cmd := range c.List() {
 		names = append(names, cmd.Name)
 	}
-	if want := []string{"git:commit", "mine", "review"}; !reflect.DeepEqual(names, want) {
+	if want := []string{"broken", "git:commit", "mine", "review"}; !reflect.DeepEqual(names, want) {
 		t.Fatalf("names = %v, want %v; notices %q", names, want, notices)
 	}
 	r, _ := c.Get("review")
@@ -48,11 +48,14 @@ func TestDiscoverLayoutsAndPrecedence(t *testing.T) {
 	if g, _ := c.Get("git:commit"); g.Description != "Commit the staged changes." {
 		t.Errorf("description from the body: %+v", g)
 	}
+	if b, _ := c.Get("broken"); b.Description != "x" {
+		t.Errorf("a line that is no key lost the command's keys: %+v", b)
+	}
 	if m, _ := c.Get("mine"); m.Source != SourceUser {
 		t.Errorf("mine = %+v", m)
 	}
 	for _, want := range [][]string{
-		{broken, "line 3"},
+		{broken, "line 3", "left out"},
 		{unclosed, "line 1", "never closed"},
 		{badName, "not a command name"},
 		{"shadowed by " + review},
@@ -175,5 +178,65 @@ func TestInline(t *testing.T) {
 	}
 	if _, n := Inline("@src/a.go#L90-99", o); len(n) != 1 || !strings.Contains(n[0], "5 lines") {
 		t.Errorf("range past the end: %q", n)
+	}
+}
+
+// TestInvalidYAMLFrontmatter: a Claude Code command file whose
+// frontmatter is not valid YAML (unquoted colons, a capitalised key, a
+// key given twice, a blank line before the block) loads with every key
+// that can be read; each line that cannot is a notice naming the file and
+// line; the body never includes the block.
+func TestInvalidYAMLFrontmatter(t *testing.T) {
+	ws := t.TempDir()
+	fix := write(t, filepath.Join(ws, ".claude/commands/fix.md"),
+		"---\ndescription: Fix: the failing test\nModel: opus\nargument-hint: [test-name] [flags]\n"+
+			"allowed-tools: Bash(go test:*), Read\nmodel: fast\ndescription: again\n---\nRun $1.\n")
+	lead := write(t, filepath.Join(ws, ".claude/commands/lead.md"), "\n\n---\ndescription: Led by blank lines\nmodel: fast\n---\nLead body.\n")
+	block := write(t, filepath.Join(ws, ".claude/commands/block.md"), "---\ndescription: Colons: fine\nargument-hint: |\n  usage: x\n---\nBlock body.\n")
+	sub := write(t, filepath.Join(ws, ".claude/commands/sub.md"), "---\ndescription: Review\n  focus: the diff\n---\nSub body.\n")
+	c, notices := Discover(Options{Workspace: ws})
+	if s, _ := c.Get("sub"); s.Description != "Review\nfocus: the diff" {
+		t.Errorf("sub = %+v", s)
+	}
+	f, ok := c.Get("fix")
+	if !ok || f.Description != "again" || f.ArgumentHint != "[test-name] [flags]" || f.Model != "fast" ||
+		!reflect.DeepEqual(f.AllowedTools, []string{"Bash(go test:*)", "Read"}) {
+		t.Errorf("fix = %+v, %v (notices %q)", f, ok, notices)
+	}
+	l, ok := c.Get("lead")
+	if !ok || l.Description != "Led by blank lines" || l.Model != "fast" {
+		t.Errorf("lead = %+v, %v", l, ok)
+	}
+	for cmd, want := range map[string]string{"fix": "Run $1.", "lead": "Lead body.", "block": "Block body."} {
+		got, _ := c.Get(cmd)
+		if body, err := got.Body(); err != nil || body != want {
+			t.Errorf("/%s body = %q, %v; want %q", cmd, body, err, want)
+		}
+	}
+	want := [][]string{
+		{fix, "line 3", "Model: opus", "left out"},
+		{fix, "line 7", "description is given again"},
+		{sub, "line 3", "does not set the key focus", "read as part of description"},
+	}
+	if len(notices) != len(want) {
+		t.Errorf("notices = %q, want %d", notices, len(want))
+	}
+	for _, w := range want {
+		found := false
+		for _, n := range notices {
+			ok := true
+			for _, part := range w {
+				ok = ok && strings.Contains(n, part)
+			}
+			found = found || ok
+		}
+		if !found {
+			t.Errorf("no notice with %q in\n%s", w, strings.Join(notices, "\n"))
+		}
+	}
+	for _, n := range notices {
+		if strings.Contains(n, lead) || strings.Contains(n, block) {
+			t.Errorf("a notice for a file with nothing lost: %s", n)
+		}
 	}
 }

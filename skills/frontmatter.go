@@ -26,49 +26,108 @@ type Frontmatter map[string]any
 var ErrUnterminated = errors.New("line 1: frontmatter opened with --- but never closed")
 
 // ParseFrontmatter splits data into its frontmatter and body. A file without
-// a leading "---" line has no frontmatter: the result is an empty map and the
-// whole file as body. The block is parsed as YAML first; agent files written
-// for other tools are often not valid YAML (unquoted "user:" lines inside a
-// description, <example> blocks), so on a YAML error a line-based
-// "key: value" parser takes over and folds anything it cannot place into the
-// previous value. An error means the block is unusable.
+// a leading "---" line (blank lines before it are allowed) has no
+// frontmatter: the result is an empty map and the whole file as body. The
+// block is parsed as YAML first; agent files written for other tools are
+// often not valid YAML (unquoted "user:" lines inside a description,
+// <example> blocks), so on a YAML error a line-based "key: value" parser
+// takes over and folds anything it cannot place into the previous value.
+// An error means the block is unusable.
 func ParseFrontmatter(data []byte) (Frontmatter, []byte, error) {
-	block, body, found, err := splitFrontmatter(data)
+	fm, body, _, err := parseFrontmatter(data, false)
+	return fm, body, err
+}
+
+// Problem is a line of a frontmatter block that is not valid YAML and
+// that the lenient parser could not read as what it looks like.
+type Problem struct {
+	// Line is the line in the file (1 is the first line of the file).
+	Line int
+	// Key is the key the line looks like it sets ("Model" for "Model:
+	// opus"), "" for a line that is no "key: value" at all.
+	Key string
+	// In is the key whose value the line was read as part of (Key itself
+	// for a key given again, whose value replaced the earlier one); ""
+	// when the line was left out.
+	In   string
+	Text string
+}
+
+func (p Problem) String() string {
+	t := text.Clip(strings.TrimSpace(p.Text), 60)
+	switch {
+	case p.Key == "":
+		return fmt.Sprintf("line %d: %q is not \"key: value\" and was left out (the frontmatter is not valid YAML)", p.Line, t)
+	case p.In == "":
+		return fmt.Sprintf("line %d: %q was left out: %s is no key here (keys are lowercase; the frontmatter is not valid YAML)", p.Line, t, p.Key)
+	case p.Key == p.In:
+		return fmt.Sprintf("line %d: %s is given again; this value replaces the earlier one (the frontmatter is not valid YAML)", p.Line, p.Key)
+	default:
+		return fmt.Sprintf("line %d: %q does not set the key %s; it was read as part of %s (the frontmatter is not valid YAML)", p.Line, t, p.Key, p.In)
+	}
+}
+
+// ParseFrontmatterChecked is ParseFrontmatter for files whose every key
+// matters (custom commands): when the block is not valid YAML, a line
+// before the first key that is no "key: value" is left out instead of
+// making the block unusable, and every line the lenient parser could not
+// read as a key (one that looks like "key: value" but was folded into the
+// value before it, or was left out) comes back as a [Problem], so the
+// caller can name its file and line. The body never includes the block.
+func ParseFrontmatterChecked(data []byte) (Frontmatter, []byte, []Problem, error) {
+	return parseFrontmatter(data, true)
+}
+
+func parseFrontmatter(data []byte, checked bool) (Frontmatter, []byte, []Problem, error) {
+	block, body, first, found, err := splitFrontmatter(data)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if !found {
-		return Frontmatter{}, body, nil
+		return Frontmatter{}, body, nil, nil
 	}
 	if fm, ok := parseYAML(block); ok {
-		return fm, body, nil
+		return fm, body, nil, nil
 	}
-	fm, err := parseLenient(block, true)
+	fm, problems, err := parseLenient(block, first, true, checked)
 	if err != nil {
-		return nil, nil, fmt.Errorf("parse frontmatter: %w", err)
+		return nil, nil, nil, fmt.Errorf("parse frontmatter: %w", err)
 	}
-	return fm, body, nil
+	return fm, body, problems, nil
 }
 
 // splitFrontmatter separates the block between the opening and closing
-// delimiter lines from the rest. found is false when there is no opening
-// delimiter.
-func splitFrontmatter(data []byte) (block, body []byte, found bool, err error) {
+// delimiter lines from the rest; first is the file line the block starts
+// on. found is false when there is no opening delimiter (only blank lines
+// may come before it).
+func splitFrontmatter(data []byte) (block, body []byte, first int, found bool, err error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	first, rest, _ := cutLine(data)
-	if !isDelimiter(first, false) {
-		return nil, data, false, nil
+	rest := data
+	var line []byte
+	open := 0
+	for {
+		open++
+		line, rest, _ = cutLine(rest)
+		if len(bytes.TrimSpace(line)) > 0 || len(rest) == 0 {
+			break
+		}
+	}
+	if !isDelimiter(line, false) {
+		return nil, data, 0, false, nil
 	}
 	start := len(data) - len(rest)
 	pos := start
 	for pos < len(data) {
 		line, next, _ := cutLine(data[pos:])
 		if isDelimiter(line, true) {
-			return data[start:pos], next, true, nil
+			return data[start:pos], next, open + 1, true, nil
 		}
 		pos = len(data) - len(next)
 	}
-	return nil, nil, true, ErrUnterminated
+	if open > 1 {
+		return nil, nil, 0, true, fmt.Errorf("line %d: frontmatter opened with --- but never closed", open)
+	}
+	return nil, nil, 0, true, ErrUnterminated
 }
 
 // cutLine returns the first line of b without its line ending, the rest
@@ -210,12 +269,20 @@ type pendingValue struct {
 	rest  []string
 }
 
-// parseLenient reads "key: value" lines. With trackTags, lines inside an
-// open <example> block never start a key; if a block is left open the
-// tags are evidently not structure, and the parse is redone without them
-// rather than swallowing every later key.
-func parseLenient(block []byte, trackTags bool) (Frontmatter, error) {
+// looksLikeKey matches a line that reads as "key: value" to a person,
+// whatever its indentation or case, for [Problem]s.
+var looksLikeKey = lazyRegexp(`^[ \t]*([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]|$)`)
+
+// parseLenient reads "key: value" lines; first is the file line of the
+// block's first line. With trackTags, lines inside an open <example>
+// block never start a key; if a block is left open the tags are evidently
+// not structure, and the parse is redone without them rather than
+// swallowing every later key. With checked, a line before the first key
+// that is no "key: value" is left out instead of an error, and the lines
+// not read as what they look like are returned as problems.
+func parseLenient(block []byte, first int, trackTags, checked bool) (Frontmatter, []Problem, error) {
 	fm := Frontmatter{}
+	var problems []Problem
 	var cur *pendingValue
 	flush := func() {
 		if cur != nil {
@@ -227,12 +294,32 @@ func parseLenient(block []byte, trackTags bool) (Frontmatter, error) {
 		line := strings.TrimRight(raw, "\r")
 		if depth == 0 {
 			if m := keyLine().FindStringSubmatch(line); m != nil && !conversational[m[1]] {
-				if _, seen := fm[m[1]]; !seen && (cur == nil || cur.key != m[1]) {
+				_, seen := fm[m[1]]
+				again := seen || (cur != nil && cur.key == m[1])
+				if checked && again {
+					// As in YAML read by the converter, the last value
+					// wins; the one it replaces is named.
+					problems = append(problems, Problem{Line: first + n, Key: m[1], In: m[1], Text: line})
+					flush()
+					delete(fm, m[1])
+					cur = &pendingValue{key: m[1], first: strings.TrimSpace(m[2])}
+					continue
+				}
+				if !again {
 					flush()
 					cur = &pendingValue{key: m[1], first: strings.TrimSpace(m[2])}
 					if trackTags {
 						depth = tagDepth(depth, m[2])
 					}
+					continue
+				}
+			}
+			if checked && line != "" && line[0] != ' ' && line[0] != '\t' {
+				if m := looksLikeKey().FindStringSubmatch(line); m != nil {
+					// "Model: opus" at the start of a line: no key this
+					// parser takes, and no text of the value above
+					// either (a continuation would be indented).
+					problems = append(problems, Problem{Line: first + n, Key: m[1], Text: line})
 					continue
 				}
 			}
@@ -242,19 +329,28 @@ func parseLenient(block []byte, trackTags bool) (Frontmatter, error) {
 			if t == "" || strings.HasPrefix(t, "#") {
 				continue
 			}
-			// n+2: the line in the file, whose line 1 is the opening "---".
-			return nil, fmt.Errorf("line %d: expected \"key: value\", got %q", n+2, text.Clip(t, 40))
+			if !checked {
+				return nil, nil, fmt.Errorf("line %d: expected \"key: value\", got %q", first+n, text.Clip(t, 40))
+			}
+			problems = append(problems, Problem{Line: first + n, Text: t})
+			continue
 		}
 		cur.rest = append(cur.rest, line)
+		if checked && depth == 0 && !blockIndicator().MatchString(cur.first) {
+			// In a | or > block, "key: value" lines are the text.
+			if m := looksLikeKey().FindStringSubmatch(line); m != nil {
+				problems = append(problems, Problem{Line: first + n, Key: m[1], In: cur.key, Text: line})
+			}
+		}
 		if trackTags {
 			depth = tagDepth(depth, line)
 		}
 	}
 	if trackTags && depth > 0 {
-		return parseLenient(block, false)
+		return parseLenient(block, first, false, checked)
 	}
 	flush()
-	return fm, nil
+	return fm, problems, nil
 }
 
 func tagDepth(depth int, line string) int {

@@ -211,3 +211,27 @@ func TestParseFrontmatterUnclosedExample(t *testing.T) {
 		t.Errorf("description = %q", fm.String("description"))
 	}
 }
+
+// TestFrontmatterAfterBlankLinesAndChecked: blank lines before the opening
+// delimiter still open a block (its lines are counted from the file's
+// first line), and the checked parse leaves out what the plain one
+// refuses.
+func TestFrontmatterAfterBlankLinesAndChecked(t *testing.T) {
+	data := []byte("\n\n---\nstray line\nname: x\n---\nBody.\n")
+	if _, _, err := ParseFrontmatter(data); err == nil || !strings.Contains(err.Error(), "line 4") {
+		t.Errorf("plain parse of a stray line: %v, want an error at line 4", err)
+	}
+	fm, body, problems, err := ParseFrontmatterChecked(data)
+	if err != nil || fm.String("name") != "x" || string(body) != "Body.\n" {
+		t.Fatalf("checked: %v %q %v", fm, body, err)
+	}
+	if len(problems) != 1 || problems[0].Line != 4 || problems[0].Key != "" {
+		t.Errorf("problems = %+v, want the stray line 4", problems)
+	}
+	if _, _, err := ParseFrontmatter([]byte("\n---\nname: x\n")); err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("unclosed after a blank line: %v", err)
+	}
+	if fm, body, _ := ParseFrontmatter([]byte("text\n---\nname: x\n---\n")); len(fm) != 0 || !strings.HasPrefix(string(body), "text") {
+		t.Errorf("a file starting with text has no frontmatter: %v %q", fm, body)
+	}
+}

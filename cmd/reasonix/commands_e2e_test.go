@@ -363,3 +363,33 @@ func TestE2ECommandsListsMCPPrompts(t *testing.T) {
 		}
 	}
 }
+
+// TestE2EClaudeCommandWithInvalidYAML: a Claude Code command file whose
+// frontmatter is not valid YAML (a blank line before it, an unquoted
+// colon, a capitalised key) still runs with its keys (its model answers);
+// the line that sets no key is a notice naming the file and line, and the
+// model gets the body alone, never the frontmatter block.
+func TestE2EClaudeCommandWithInvalidYAML(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, scripted.Turn{Match: "Touch the marker", Text: "Touched."})
+	e.write("reasonix.toml", fmt.Sprintf("[[providers]]\nname = \"sim\"\nbase_url = %q\nmodels = [\"test-model\", \"other-model\"]\n", e.srv.URL()))
+	e.write(".claude/commands/mark.md", "\n---\ndescription: Mark: touch the marker\nAllowed: nothing\nmodel: sim/other-model\n---\nTouch the marker $1.\n")
+	r := e.run("", "run", "/mark now")
+	if r.code != 0 || !strings.Contains(r.stdout, "Touched.") {
+		t.Fatalf("/mark: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, filepath.Join(".claude", "commands", "mark.md")+": line 4: \"Allowed: nothing\" was left out") {
+		t.Errorf("no notice naming the file and line:\n%s", r.stderr)
+	}
+	req := wireReq(t, e.srv.Requests()[0])
+	if req.Model != "other-model" {
+		t.Errorf("the command's model was not read: the request went to %q", req.Model)
+	}
+	if got := lastUser(t, e.srv.Requests()[0]); got != "Touch the marker now." {
+		t.Errorf("the model got %q, want the body alone", got)
+	}
+	r = e.run("", "commands")
+	if !strings.Contains(r.stdout, "Mark: touch the marker") {
+		t.Errorf("reasonix commands lacks the description:\n%s", r.stdout)
+	}
+}
