@@ -32,7 +32,12 @@ func (p *modelPin) get() string {
 	return p.ref
 }
 
+// set pins ref; on a nil pin (a worker that starts no subagents) it
+// does nothing.
 func (p *modelPin) set(ref string) {
+	if p == nil {
+		return
+	}
 	p.mu.Lock()
 	p.ref = ref
 	p.mu.Unlock()

@@ -138,3 +138,13 @@ func TestEngineSetModelBeforeTheFirstTurn(t *testing.T) {
 		t.Errorf("after /new the request went to %q", got)
 	}
 }
+
+// A worker whose tools include no task tool has no pin: switching or
+// borrowing its model must not reach for one.
+func TestNilModelPinIsInert(t *testing.T) {
+	var p *modelPin
+	p.set("deepseek/deepseek-chat")
+	if got := p.get(); got != "" {
+		t.Fatalf("a nil pin holds %q", got)
+	}
+}
