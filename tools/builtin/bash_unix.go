@@ -3,7 +3,9 @@
 package builtin
 
 import (
+	"os"
 	"os/exec"
+	"sync"
 	"syscall"
 )
 
@@ -22,11 +24,7 @@ func shellCommand(sh shellSpec, script string) *exec.Cmd {
 		setGroup(cmd)
 		return cmd
 	}
-	shell = "sh"
-	if p, err := exec.LookPath("bash"); err == nil {
-		shell = p
-	}
-	cmd := exec.Command(shell, "-c", script)
+	cmd := exec.Command(defaultShell(), "-c", script)
 	// A group of its own lets a timeout kill everything the command
 	// started, not just the shell.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -53,3 +51,29 @@ func killLeftovers(cmd *exec.Cmd) error { return killProcessGroup(cmd) }
 
 // setGroup gives the command a process group of its own.
 func setGroup(cmd *exec.Cmd) { cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} }
+
+// foundBash is where PATH had bash the first time a command looked ("" for
+// nowhere). Reasonix's PATH does not change while it runs, and the search
+// stats a file in each of its directories (a dozen on a common PATH), per
+// command; a command now costs one stat of the path found.
+var foundBash = sync.OnceValue(func() string {
+	p, err := exec.LookPath("bash")
+	if err != nil {
+		return ""
+	}
+	return p
+})
+
+// defaultShell is bash when installed, POSIX sh otherwise. A bash found
+// earlier that has since gone is looked for again.
+func defaultShell() string {
+	if p := foundBash(); p != "" {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return p
+		}
+	}
+	if p, err := exec.LookPath("bash"); err == nil {
+		return p
+	}
+	return "sh"
+}
