@@ -38,6 +38,11 @@ type ControlGuard struct {
 	mu       sync.Mutex
 	inflight int
 	base     *ctlSnap
+	// homeRoots says whether the home's control paths are watched apart
+	// from the workspace's .reasonix (they are not when the home is that
+	// directory). Decided at the first scan: resolving both paths stats
+	// each of their components, which every call's scan would repeat.
+	homeRoots func() bool
 	// MaxFile is the largest file whose content is kept (and so can be
 	// restored); MaxTotal caps all kept content; MaxEntries caps the walk.
 	MaxFile, MaxTotal int64
@@ -97,7 +102,11 @@ func NewControlGuard(workspace, home string) *ControlGuard {
 	if real, err := realPath(workspace); err == nil {
 		workspace = real
 	}
-	return &ControlGuard{ws: workspace, home: home, MaxFile: 1 << 20, MaxTotal: 32 << 20, MaxEntries: 20000}
+	cg := &ControlGuard{ws: workspace, home: home, MaxFile: 1 << 20, MaxTotal: 32 << 20, MaxEntries: 20000}
+	cg.homeRoots = sync.OnceValue(func() bool {
+		return home != "" && !samePath(home, filepath.Join(workspace, ".reasonix"))
+	})
+	return cg
 }
 
 // ControlGuard returns a guard over the gate's workspace and home that
@@ -119,7 +128,7 @@ func (cg *ControlGuard) roots() []ctlRoot {
 		{path: ws(".git/hooks")},
 		{path: ws(".git/config")},
 	}
-	if cg.home != "" && !samePath(cg.home, ws(".reasonix")) {
+	if cg.homeRoots() {
 		r = append(r,
 			ctlRoot{path: filepath.Join(cg.home, "config.toml")},
 			ctlRoot{path: filepath.Join(cg.home, "agents")},
