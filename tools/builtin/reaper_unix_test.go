@@ -16,16 +16,50 @@ import (
 	"time"
 )
 
-// TestWatcherScriptList: the watcher keeps the groups it is told of and,
-// at end of file, kills those still listed, each once.
+// TestWatcherScriptList: the watcher waits for the end of its stdin and
+// then kills the groups listed in the slots of its list, those only, each
+// once: a slot given back, or given to another group, kills nothing more.
 func TestWatcherScriptList(t *testing.T) {
-	cmd := exec.Command("/bin/sh", "-c", `kill() { echo "$2"; }; `+watcherScript)
-	cmd.Stdin = strings.NewReader("+ 11\n+ 22\n+ 33\n+ 44\n- 22\n- 11\n- 99\n- 44\n+ 55\n")
-	out, err := cmd.Output()
+	f, err := listFile()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := strings.Fields(string(out)), []string{"-33", "-55"}; strings.Join(got, " ") != strings.Join(want, " ") {
+	defer f.Close()
+	groups.mu.Lock()
+	saved, savedSlot := groups.list, groups.slot
+	groups.list = f
+	for i, s := range []struct {
+		op   byte
+		pgid int
+	}{{'-', 11}, {'+', 22}, {'-', 4194304}, {'+', 4194304}, {'+', 33}} {
+		if err := writeSlot(i, s.op, s.pgid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	groups.list, groups.slot = saved, savedSlot
+	groups.mu.Unlock()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("/bin/sh", "-c", `kill() { echo "$2"; }; `+watcherScript)
+	cmd.Stdin, cmd.ExtraFiles = pr, []*os.File{f}
+	out := make(chan []byte, 1)
+	var stdout strings.Builder
+	cmd.Stdout = &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pr.Close()
+	go func() { _ = cmd.Wait(); out <- []byte(stdout.String()) }()
+	select {
+	case b := <-out:
+		t.Fatalf("the watcher ended before its stdin did, printing %q", b)
+	case <-time.After(200 * time.Millisecond):
+	}
+	pw.Close()
+	got := strings.Fields(string(<-out))
+	if want := []string{"-22", "-4194304", "-33"}; strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("killed %v, want %v", got, want)
 	}
 }
@@ -96,7 +130,9 @@ func TestReaperOneWatcherKillsOnKill9(t *testing.T) {
 
 // TestReaperHelper is the process TestReaperOneWatcherKillsOnKill9 kills:
 // three commands that end, two that leave a child in the background; it
-// prints the children's pids and waits.
+// prints the children's pids and waits. Between the two, its watcher is
+// killed (as a command could): the next command starts another, which
+// kills the first child too, from the same list.
 func TestReaperHelper(t *testing.T) {
 	dir := os.Getenv("REAPER_HELPER_DIR")
 	if dir == "" {
@@ -104,6 +140,17 @@ func TestReaperHelper(t *testing.T) {
 	}
 	pidFile := filepath.Join(dir, "pid")
 	for i := range 5 {
+		if i == 2 {
+			groups.mu.Lock()
+			pid := groups.pid
+			groups.mu.Unlock()
+			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			for running(pid) {
+				time.Sleep(5 * time.Millisecond)
+			}
+		}
 		script := "true"
 		if i == 1 || i == 3 {
 			script = "sleep 600 >/dev/null 2>&1 & echo $! >> " + pidFile
@@ -152,7 +199,8 @@ func TestReaperForgetsEndedGroups(t *testing.T) {
 	listed := func(pgid int) bool {
 		groups.mu.Lock()
 		defer groups.mu.Unlock()
-		return groups.listed[pgid]
+		_, ok := groups.slot[pgid]
+		return ok
 	}
 	_, r := start("true")
 	if listed(r.pgid) {
