@@ -46,3 +46,36 @@ func BenchmarkRulesetBusyDir(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRulesetFirstBuild: a run's first ruleset, with the home under
+// a temp dir of 550 entries: a rule for each entry of every directory on
+// the way to the Reasonix home.
+func BenchmarkRulesetFirstBuild(b *testing.B) {
+	abi := landlockABI()
+	if abi < 1 {
+		b.Skip("no Landlock")
+	}
+	busy := b.TempDir()
+	for i := range 550 {
+		if err := os.WriteFile(filepath.Join(busy, "f"+strconv.Itoa(i)), nil, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	home := filepath.Join(busy, "home")
+	rxHome := filepath.Join(home, ".reasonix")
+	if err := os.MkdirAll(rxHome, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	deny, except := DenyReadPaths(home, rxHome, nil)
+	c := confinement{write: WritablePaths(SandboxOptions{Workspace: b.TempDir()}), denyRead: deny, except: except}
+	b.ReportAllocs()
+	for b.Loop() {
+		rc := newRulesetCache()
+		rc.mu.Lock()
+		if _, err := rc.ruleset(c, abi); err != nil {
+			b.Fatal(err)
+		}
+		rc.mu.Unlock()
+		rc.close()
+	}
+}

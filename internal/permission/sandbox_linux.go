@@ -409,7 +409,7 @@ func (st *rulesetState) grantEntries(onPath, isDenied map[string]bool, readDir, 
 		}
 		g.gen++
 		listedAt := time.Now()
-		err := st.eachEntry(dir, func(name []byte, ino uint64) error {
+		err := st.eachEntry(dir, func(dirFD int, name []byte, ino uint64) error {
 			if skip[dir][string(name)] {
 				return nil
 			}
@@ -417,11 +417,11 @@ func (st *rulesetState) grantEntries(onPath, isDenied map[string]bool, readDir, 
 				e.gen = g.gen
 				return nil
 			}
-			n := string(name)
-			got, err := addPathRule(st.fd, filepath.Join(dir, n), readDir, readFile, true)
+			got, err := addEntryRule(st.fd, dirFD, name, readDir, readFile)
 			if err != nil {
-				return err
+				return fmt.Errorf("%w (in %s)", err, dir)
 			}
+			n := string(name)
 			st.added++
 			// Kept only when the rule went to the file the listing
 			// named: if the name changed hands in between, the next
@@ -455,10 +455,11 @@ func (st *rulesetState) grantEntries(onPath, isDenied map[string]bool, readDir, 
 // errListing: a directory could not be listed.
 var errListing = errors.New("sandbox: cannot list directory")
 
-// eachEntry calls fn with the name (valid only during the call) and
-// inode number of each entry of dir but "." and "..", in directory
-// order; errListing when dir cannot be read.
-func (st *rulesetState) eachEntry(dir string, fn func(name []byte, ino uint64) error) error {
+// eachEntry calls fn with the listing's descriptor of dir, the name
+// (valid only during the call, and followed by a NUL in memory) and inode
+// number of each entry of dir but "." and "..", in directory order;
+// errListing when dir cannot be read.
+func (st *rulesetState) eachEntry(dir string, fn func(dirFD int, name []byte, ino uint64) error) error {
 	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return errListing
@@ -488,14 +489,16 @@ func (st *rulesetState) eachEntry(dir string, fn func(name []byte, ino uint64) e
 			}
 			ino := *(*uint64)(unsafe.Pointer(&b[0]))
 			name := b[19:reclen]
-			if i := bytes.IndexByte(name, 0); i >= 0 {
-				name = name[:i]
-			}
+			i := bytes.IndexByte(name, 0)
 			b = b[reclen:]
+			if i < 0 {
+				continue // the kernel ends each name with a NUL
+			}
+			name = name[:i]
 			if ino == 0 || string(name) == "." || string(name) == ".." {
 				continue
 			}
-			if err := fn(name, ino); err != nil {
+			if err := fn(fd, name, ino); err != nil {
 				return err
 			}
 		}
@@ -603,6 +606,40 @@ func addPathRule(rulesetFD int, path string, dirRights, fileRights uint64, noFol
 		return 0, nil
 	}
 	defer syscall.Close(fd)
+	got, err := addFDRule(rulesetFD, fd, dirRights, fileRights)
+	if err != nil {
+		return 0, fmt.Errorf("sandbox: landlock_add_rule %s: %w", path, err)
+	}
+	return got, nil
+}
+
+// addEntryRule is addPathRule for the entry name of the directory open
+// as dirFD, not followed when a symlink: opened where the listing found
+// it, with one step of path lookup rather than one per component of its
+// full path. A ruleset's first build opens every entry of every
+// directory on the way to a denied path (hundreds in a temp dir or a
+// home), and the lookups were most of its time. name must be followed
+// by a NUL in memory, as a directory listing's names are.
+func addEntryRule(rulesetFD, dirFD int, name []byte, dirRights, fileRights uint64) (uint64, error) {
+	if len(name) == 0 || cap(name) == len(name) || name[:len(name)+1][len(name)] != 0 {
+		return 0, errors.New("sandbox: entry name not NUL-terminated")
+	}
+	fd, _, errno := syscall.Syscall6(syscall.SYS_OPENAT, uintptr(dirFD), uintptr(unsafe.Pointer(&name[0])),
+		uintptr(oPath|syscall.O_CLOEXEC|syscall.O_NOFOLLOW), 0, 0, 0)
+	if errno != 0 {
+		return 0, nil
+	}
+	defer syscall.Close(int(fd))
+	got, err := addFDRule(rulesetFD, int(fd), dirRights, fileRights)
+	if err != nil {
+		return 0, fmt.Errorf("sandbox: landlock_add_rule %s: %w", name, err)
+	}
+	return got, nil
+}
+
+// addFDRule adds the rule for the file open as fd (O_PATH) and returns
+// its inode number, or 0 when no right applies to it.
+func addFDRule(rulesetFD, fd int, dirRights, fileRights uint64) (uint64, error) {
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {
 		return 0, nil
@@ -624,7 +661,7 @@ func addPathRule(rulesetFD int, path string, dirRights, fileRights uint64, noFol
 	_, _, errno := syscall.Syscall6(sysLandlockAddRule, uintptr(rulesetFD), landlockRulePathBeneath,
 		uintptr(unsafe.Pointer(&rule)), 0, 0, 0)
 	if errno != 0 {
-		return 0, fmt.Errorf("sandbox: landlock_add_rule %s: %w", path, errno)
+		return 0, errno
 	}
 	return uint64(st.Ino), nil
 }
