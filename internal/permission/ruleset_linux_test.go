@@ -363,3 +363,52 @@ func TestSandboxPrepare(t *testing.T) {
 		}
 	}
 }
+
+// TestEntryRuleTypeFromListing: an entry's rule takes its rights from the
+// type its listing gave; a type that no longer fits the file (it was
+// replaced between the listing and the rule) is asked of the file, not
+// an error that would fail every command; a symlink gets no rule.
+func TestEntryRuleTypeFromListing(t *testing.T) {
+	abi := landlockABI()
+	if abi < 1 {
+		t.Skip("no Landlock")
+	}
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "f"), nil, 0o644))
+	must(t, os.Mkdir(filepath.Join(dir, "d"), 0o755))
+	must(t, os.Symlink("f", filepath.Join(dir, "l")))
+	fd, err := createRuleset(confinement{network: true}, abi, fsReadFile|fsReadDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	dirFD, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(dirFD)
+	ino := func(name string) uint64 {
+		var st syscall.Stat_t
+		must(t, syscall.Lstat(filepath.Join(dir, name), &st))
+		return uint64(st.Ino)
+	}
+	for _, c := range []struct {
+		name string
+		typ  byte
+		want uint64
+	}{
+		{"f", syscall.DT_REG, ino("f")},
+		{"d", syscall.DT_DIR, ino("d")},
+		{"f", syscall.DT_DIR, ino("f")}, // a directory when listed, a file now
+		{"d", syscall.DT_REG, ino("d")}, // the reverse: file rights suit a directory too
+		{"f", syscall.DT_UNKNOWN, ino("f")},
+		{"l", syscall.DT_LNK, 0},
+		{"l", syscall.DT_UNKNOWN, 0},
+	} {
+		name := append([]byte(c.name), 0)[:len(c.name)]
+		got, err := addEntryRule(fd, dirFD, name, ino(c.name), c.typ, fsReadFile|fsReadDir, fsReadFile)
+		if err != nil || got != c.want {
+			t.Errorf("%s listed as type %d: rule for inode %d, %v; want %d", c.name, c.typ, got, err, c.want)
+		}
+	}
+}

@@ -409,7 +409,7 @@ func (st *rulesetState) grantEntries(onPath, isDenied map[string]bool, readDir, 
 		}
 		g.gen++
 		listedAt := time.Now()
-		err := st.eachEntry(dir, func(dirFD int, name []byte, ino uint64) error {
+		err := st.eachEntry(dir, func(dirFD int, name []byte, ino uint64, typ byte) error {
 			if skip[dir][string(name)] {
 				return nil
 			}
@@ -417,7 +417,7 @@ func (st *rulesetState) grantEntries(onPath, isDenied map[string]bool, readDir, 
 				e.gen = g.gen
 				return nil
 			}
-			got, err := addEntryRule(st.fd, dirFD, name, readDir, readFile)
+			got, err := addEntryRule(st.fd, dirFD, name, ino, typ, readDir, readFile)
 			if err != nil {
 				return fmt.Errorf("%w (in %s)", err, dir)
 			}
@@ -459,7 +459,7 @@ var errListing = errors.New("sandbox: cannot list directory")
 // (valid only during the call, and followed by a NUL in memory) and inode
 // number of each entry of dir but "." and "..", in directory order;
 // errListing when dir cannot be read.
-func (st *rulesetState) eachEntry(dir string, fn func(dirFD int, name []byte, ino uint64) error) error {
+func (st *rulesetState) eachEntry(dir string, fn func(dirFD int, name []byte, ino uint64, typ byte) error) error {
 	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return errListing
@@ -488,6 +488,7 @@ func (st *rulesetState) eachEntry(dir string, fn func(dirFD int, name []byte, in
 				break
 			}
 			ino := *(*uint64)(unsafe.Pointer(&b[0]))
+			typ := b[18]
 			name := b[19:reclen]
 			i := bytes.IndexByte(name, 0)
 			b = b[reclen:]
@@ -498,7 +499,7 @@ func (st *rulesetState) eachEntry(dir string, fn func(dirFD int, name []byte, in
 			if ino == 0 || string(name) == "." || string(name) == ".." {
 				continue
 			}
-			if err := fn(fd, name, ino); err != nil {
+			if err := fn(fd, name, ino, typ); err != nil {
 				return err
 			}
 		}
@@ -614,15 +615,26 @@ func addPathRule(rulesetFD int, path string, dirRights, fileRights uint64, noFol
 }
 
 // addEntryRule is addPathRule for the entry name of the directory open
-// as dirFD, not followed when a symlink: opened where the listing found
-// it, with one step of path lookup rather than one per component of its
-// full path. A ruleset's first build opens every entry of every
-// directory on the way to a denied path (hundreds in a temp dir or a
-// home), and the lookups were most of its time. name must be followed
-// by a NUL in memory, as a directory listing's names are.
-func addEntryRule(rulesetFD, dirFD int, name []byte, dirRights, fileRights uint64) (uint64, error) {
+// as dirFD, which the listing said has inode number ino and type typ (a
+// DT_ constant): opened where the listing found it, with one step of
+// path lookup rather than one per component of its full path, and given
+// the rights of the type the listing said without asking the file (a
+// symlink is not opened at all). A ruleset's first build does this for
+// every entry of every directory on the way to a denied path (hundreds
+// in a temp dir or a home), at three system calls an entry instead of
+// four. It returns ino for the rule it added: when the name changed
+// hands between the listing and the open, the rule went to another file
+// than ino, which a later listing may then take as granted; that file
+// stays unreadable until the ruleset is rebuilt, and nothing the rules
+// did not grant becomes readable. A type that no longer fits is found by
+// the kernel refusing the rule, and then asked of the file. name must be
+// followed by a NUL in memory, as a directory listing's names are.
+func addEntryRule(rulesetFD, dirFD int, name []byte, ino uint64, typ byte, dirRights, fileRights uint64) (uint64, error) {
 	if len(name) == 0 || cap(name) == len(name) || name[:len(name)+1][len(name)] != 0 {
 		return 0, errors.New("sandbox: entry name not NUL-terminated")
+	}
+	if typ == syscall.DT_LNK {
+		return 0, nil
 	}
 	fd, _, errno := syscall.Syscall6(syscall.SYS_OPENAT, uintptr(dirFD), uintptr(unsafe.Pointer(&name[0])),
 		uintptr(oPath|syscall.O_CLOEXEC|syscall.O_NOFOLLOW), 0, 0, 0)
@@ -630,6 +642,19 @@ func addEntryRule(rulesetFD, dirFD int, name []byte, dirRights, fileRights uint6
 		return 0, nil
 	}
 	defer syscall.Close(int(fd))
+	if rights := fileRights; typ != syscall.DT_UNKNOWN && rights != 0 {
+		if typ == syscall.DT_DIR {
+			rights = dirRights
+		}
+		err := addRule(rulesetFD, int(fd), rights)
+		if err == nil {
+			return ino, nil
+		}
+		if err != syscall.EINVAL {
+			return 0, fmt.Errorf("sandbox: landlock_add_rule %s: %w", name, err)
+		}
+		// No longer the type the listing said: ask the file.
+	}
 	got, err := addFDRule(rulesetFD, int(fd), dirRights, fileRights)
 	if err != nil {
 		return 0, fmt.Errorf("sandbox: landlock_add_rule %s: %w", name, err)
@@ -651,6 +676,14 @@ func addFDRule(rulesetFD, fd int, dirRights, fileRights uint64) (uint64, error) 
 	if rights == 0 || st.Mode&syscall.S_IFMT == syscall.S_IFLNK {
 		return 0, nil
 	}
+	if err := addRule(rulesetFD, fd, rights); err != nil {
+		return 0, err
+	}
+	return uint64(st.Ino), nil
+}
+
+// addRule grants rights beneath the file open as fd.
+func addRule(rulesetFD, fd int, rights uint64) error {
 	// struct landlock_path_beneath_attr is packed: u64 allowed_access then
 	// s32 parent_fd, 12 bytes laid out as this struct's first 12 (the
 	// kernel does not read the padding after them).
@@ -661,7 +694,7 @@ func addFDRule(rulesetFD, fd int, dirRights, fileRights uint64) (uint64, error) 
 	_, _, errno := syscall.Syscall6(sysLandlockAddRule, uintptr(rulesetFD), landlockRulePathBeneath,
 		uintptr(unsafe.Pointer(&rule)), 0, 0, 0)
 	if errno != 0 {
-		return 0, errno
+		return errno
 	}
-	return uint64(st.Ino), nil
+	return nil
 }
