@@ -412,3 +412,31 @@ func TestEntryRuleTypeFromListing(t *testing.T) {
 		}
 	}
 }
+
+// TestListingTrustedAfterTheRacyWindow: a listing is trusted once the
+// directory's last change is older than its times can tell apart: a
+// second on a file system with whole-second times, fineRacyWindow where
+// they have fractions.
+func TestListingTrustedAfterTheRacyWindow(t *testing.T) {
+	base := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	whole := dirStamp{mtime: base.UnixNano(), ctime: base.UnixNano()}
+	fine := dirStamp{mtime: base.Add(123456789).UnixNano(), ctime: base.Add(123456789).UnixNano()}
+	mixed := dirStamp{mtime: base.Add(123456789).UnixNano(), ctime: base.Add(time.Second).UnixNano()}
+	for _, c := range []struct {
+		name  string
+		stamp dirStamp
+		after time.Duration
+		want  bool
+	}{
+		{"whole seconds, just changed", whole, 100 * time.Millisecond, false},
+		{"whole seconds, past a second", whole, racyWindow + time.Millisecond, true},
+		{"fractions, within the fine window", fine, fineRacyWindow / 2, false},
+		{"fractions, past the fine window", fine, fineRacyWindow + 100*time.Millisecond, true},
+		{"a whole-second time among them", mixed, 500 * time.Millisecond, false},
+	} {
+		changed := time.Unix(0, max(c.stamp.mtime, c.stamp.ctime))
+		if got := c.stamp.trustedAt(changed.Add(c.after)); got != c.want {
+			t.Errorf("%s: trusted %v, want %v", c.name, got, c.want)
+		}
+	}
+}

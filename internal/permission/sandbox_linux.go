@@ -268,8 +268,28 @@ type dirStamp struct {
 
 // racyWindow: a directory changed this close to when it was listed may
 // have changed again within the same timestamp (file times are coarse),
-// so its listing is not trusted for reuse.
-const racyWindow = time.Second
+// so its listing is not trusted for reuse. That is a second where the
+// file system may keep whole seconds; fineRacyWindow where its times have
+// a fraction of a second, which Linux takes from a clock that moves by
+// the timer tick (at most 10 ms). A busy directory (/tmp, which each run
+// changes as it starts) was otherwise listed again at every command of
+// a run's first second. A listing trusted too early could only leave a
+// new entry unreadable, never grant anything.
+const (
+	racyWindow     = time.Second
+	fineRacyWindow = 50 * time.Millisecond
+)
+
+// trustedAt reports whether a listing made at listedAt of a directory
+// with this stamp may be reused while the stamp stays the same.
+func (d dirStamp) trustedAt(listedAt time.Time) bool {
+	changed := max(d.mtime, d.ctime)
+	window := racyWindow
+	if d.mtime%int64(time.Second) != 0 && d.ctime%int64(time.Second) != 0 {
+		window = fineRacyWindow
+	}
+	return listedAt.Sub(time.Unix(0, changed)) > window
+}
 
 func (rc *rulesetCache) close() { rc.state.drop() }
 
@@ -446,7 +466,7 @@ func (st *rulesetState) grantEntries(onPath, isDenied map[string]bool, readDir, 
 			}
 		}
 		g.stamp = stamp
-		g.trusted = ok && listedAt.Sub(time.Unix(0, max(stamp.mtime, stamp.ctime))) > racyWindow
+		g.trusted = ok && stamp.trustedAt(listedAt)
 		st.listed[dir] = g
 	}
 	return nil
