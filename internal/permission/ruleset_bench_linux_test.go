@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 )
 
 // BenchmarkRulesetBusyDir: the ruleset of a home directory under a busy
@@ -77,5 +78,40 @@ func BenchmarkRulesetFirstBuild(b *testing.B) {
 		}
 		rc.mu.Unlock()
 		rc.close()
+	}
+}
+
+// BenchmarkRulesetUnchanged: a command's check of a ruleset nothing it was
+// built from has changed since (the listings trusted): a stat of each
+// path it depends on.
+func BenchmarkRulesetUnchanged(b *testing.B) {
+	abi := landlockABI()
+	if abi < 1 {
+		b.Skip("no Landlock")
+	}
+	busy := b.TempDir()
+	home := filepath.Join(busy, "home")
+	rxHome := filepath.Join(home, ".reasonix")
+	if err := os.MkdirAll(rxHome, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	deny, except := DenyReadPaths(home, rxHome, nil)
+	rc := newRulesetCache()
+	defer rc.close()
+	c := confinement{write: WritablePaths(SandboxOptions{Workspace: b.TempDir()}), denyRead: deny, except: except, rulesets: rc}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if _, err := rc.ruleset(c, abi); err != nil {
+		b.Fatal(err)
+	}
+	time.Sleep(racyWindow + 100*time.Millisecond)
+	if _, err := rc.ruleset(c, abi); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := rc.ruleset(c, abi); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -7,12 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
+	"strconv"
 	"syscall"
 	"time"
 	"unsafe"
@@ -302,21 +301,21 @@ func (rc *rulesetCache) ruleset(c confinement, abi int) (int, error) {
 		readDir, readFile = fsReadFile|fsReadDir, fsReadFile
 	}
 	onPath, isDenied := deniedRoots(c.denyRead)
-	key := rulesetKey(c, onPath, isDenied)
+	key, stamps := rulesetKey(c, onPath, isDenied)
 	st := rc.state
-	if !st.built || st.key != key || st.stale() {
+	if !st.built || st.key != string(key) || st.stale() {
 		st.drop()
 		fd, err := createRuleset(c, abi, dirRights|readDir)
 		if err != nil {
 			return 0, err
 		}
-		*st = rulesetState{built: true, fd: fd, key: key, listed: map[string]*dirGrants{}}
+		*st = rulesetState{built: true, fd: fd, key: string(key), listed: map[string]*dirGrants{}}
 		if err := st.grantFixed(c, onPath, isDenied, dirRights, fileRights, readDir, readFile); err != nil {
 			st.drop()
 			return 0, err
 		}
 	}
-	if err := st.grantEntries(onPath, isDenied, readDir, readFile); err != nil {
+	if err := st.grantEntries(onPath, isDenied, stamps, readDir, readFile); err != nil {
 		st.drop()
 		return 0, err
 	}
@@ -400,7 +399,7 @@ func (st *rulesetState) grantFixed(c confinement, onPath, isDenied map[string]bo
 // command, so the listing is read straight from getdents64 into a buffer
 // kept for the next time, and names already granted cost a map lookup,
 // not a string.
-func (st *rulesetState) grantEntries(onPath, isDenied map[string]bool, readDir, readFile uint64) error {
+func (st *rulesetState) grantEntries(onPath, isDenied map[string]bool, stamps map[string]dirStamp, readDir, readFile uint64) error {
 	// The names in each directory that are themselves on the way.
 	skip := map[string]map[string]bool{}
 	for p := range onPath {
@@ -417,7 +416,7 @@ func (st *rulesetState) grantEntries(onPath, isDenied map[string]bool, readDir, 
 		if isDenied[dir] {
 			continue
 		}
-		stamp, ok := statDir(dir)
+		stamp, ok := stamps[dir] // taken before the listing, as it must be
 		g := st.listed[dir]
 		if g != nil && ok && g.trusted && g.stamp == stamp {
 			continue
@@ -532,8 +531,9 @@ func (st *rulesetState) eachEntry(dir string, fn func(dirFD int, name []byte, in
 func deniedRoots(deny []string) (onPath, isDenied map[string]bool) {
 	onPath = map[string]bool{}
 	isDenied = map[string]bool{}
+	var st syscall.Stat_t
 	for _, d := range deny {
-		if _, err := os.Lstat(d); err != nil {
+		if err := syscall.Lstat(d, &st); err != nil {
 			// Neither d nor its resolution exists (Lstat follows every
 			// symlink but the last, and a dangling last one is found):
 			// no need to resolve it, which stats every component.
@@ -543,7 +543,7 @@ func deniedRoots(deny []string) (onPath, isDenied map[string]bool) {
 			if p == "" {
 				continue
 			}
-			if _, err := os.Lstat(p); err != nil {
+			if p != d && syscall.Lstat(p, &st) != nil {
 				continue
 			}
 			isDenied[p] = true
@@ -562,43 +562,50 @@ func deniedRoots(deny []string) (onPath, isDenied map[string]bool) {
 // each directory on the way to a denied path and each denied path (which
 // file it is), and which file each writable path (symlinks followed, as
 // its rule does) and each exception is, "-" for one that does not exist.
-func rulesetKey(c confinement, onPath, isDenied map[string]bool) string {
-	var b strings.Builder
-	stat := func(tag, p string, follow bool) {
-		var st syscall.Stat_t
+// It is built at every command, so into one buffer, without fmt; it also
+// returns what the stat of each directory on the way said (see
+// grantEntries), the paths that could not be stat'ed left out.
+func rulesetKey(c confinement, onPath, isDenied map[string]bool) ([]byte, map[string]dirStamp) {
+	b := make([]byte, 0, 4096)
+	stamps := make(map[string]dirStamp, len(onPath))
+	var st syscall.Stat_t
+	stat := func(tag byte, p string, follow bool) bool {
 		var err error
 		if follow {
 			err = syscall.Stat(p, &st)
 		} else {
 			err = syscall.Lstat(p, &st)
 		}
+		b = strconv.AppendQuote(append(b, tag, ' '), p)
 		if err != nil {
-			fmt.Fprintf(&b, "%s %q -\n", tag, p)
-			return
+			b = append(b, " -\n"...)
+			return false
 		}
-		fmt.Fprintf(&b, "%s %q %d %d %o\n", tag, p, st.Dev, st.Ino, st.Mode&syscall.S_IFMT)
+		b = strconv.AppendUint(append(b, ' '), uint64(st.Dev), 10)
+		b = strconv.AppendUint(append(b, ' '), uint64(st.Ino), 10)
+		b = strconv.AppendUint(append(b, ' '), uint64(st.Mode&syscall.S_IFMT), 8)
+		b = append(b, '\n')
+		return true
 	}
 	for _, p := range c.write {
-		stat("w", p, true)
+		stat('w', p, true)
 	}
 	for _, p := range slices.Sorted(maps.Keys(onPath)) {
-		stat("o", p, false)
+		if stat('o', p, false) {
+			stamps[p] = stampOf(&st)
+		}
 	}
 	for _, p := range slices.Sorted(maps.Keys(isDenied)) {
-		fmt.Fprintf(&b, "d %q\n", p)
+		b = append(strconv.AppendQuote(append(b, 'd', ' '), p), '\n')
 	}
 	for _, p := range c.except {
-		stat("e", p, false)
+		stat('e', p, false)
 	}
-	return b.String()
+	return b, stamps
 }
 
-func statDir(dir string) (dirStamp, bool) {
-	var st syscall.Stat_t
-	if err := syscall.Lstat(dir, &st); err != nil {
-		return dirStamp{}, false
-	}
-	return dirStamp{dev: uint64(st.Dev), ino: uint64(st.Ino), mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}, true
+func stampOf(st *syscall.Stat_t) dirStamp {
+	return dirStamp{dev: uint64(st.Dev), ino: uint64(st.Ino), mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
 }
 
 // resolved is p with symlinks resolved, or "" when that fails or changes
