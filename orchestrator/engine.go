@@ -47,7 +47,7 @@ func (e *Engine) record(what string, res Result, err error) {
 	var b strings.Builder
 	b.WriteString(what)
 	switch {
-	case errors.Is(err, ErrPlanRejected):
+	case errors.Is(err, events.ErrPlanRejected):
 		b.WriteString(": rejected; nothing was changed.")
 	case err != nil:
 		fmt.Fprintf(&b, ": failed: %s.", text.Clip(err.Error(), 500))

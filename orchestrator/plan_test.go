@@ -213,7 +213,7 @@ func TestPlanApproval(t *testing.T) {
 			rt.OnPlanApproved = func(Plan) { called = true }
 		})
 		_, err := h.coord.PlanThenExecute(context.Background(), "x")
-		if !errors.Is(err, ErrPlanRejected) || called || ap.asked != 1 {
+		if !errors.Is(err, events.ErrPlanRejected) || called || ap.asked != 1 {
 			t.Fatalf("err %v called %v asked %d", err, called, ap.asked)
 		}
 		if len(h.used()) != 1 {

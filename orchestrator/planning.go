@@ -126,7 +126,7 @@ func (c *Coordinator) ExecutePlan(ctx context.Context, plan Plan, id string, res
 
 // PlanThenExecute plans prompt, asks the PlanApprover (if any), then
 // executes the approved plan. The Result is the executor's, with Total
-// including the planner's usage; on rejection it returns ErrPlanRejected
+// including the planner's usage; on rejection it returns events.ErrPlanRejected
 // and the planner's result.
 func (c *Coordinator) PlanThenExecute(ctx context.Context, prompt string) (Result, error) {
 	return c.planThenExecute(ctx, prompt, nil)
@@ -176,7 +176,7 @@ func (c *Coordinator) approve(ctx context.Context, id string, plan Plan) (Plan, 
 		}
 		c.rt.Sink.Publish(events.Event{Type: events.PlanReady, Role: roles.Planner, Plan: &plan, Text: id})
 	case PlanReject:
-		return plan, ErrPlanRejected
+		return plan, events.ErrPlanRejected
 	default:
 		return plan, fmt.Errorf("plan approval: unknown decision %v", d)
 	}

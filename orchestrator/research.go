@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
+	"github.com/reasonix/reasonix/internal/lazy"
 	"github.com/reasonix/reasonix/internal/store"
 )
 
@@ -22,9 +22,9 @@ const researchLogBytes = 8 << 10
 // researchWords mark a goal that reads as long-horizon research,
 // debugging or optimisation, which gets a research log unless --simple.
 // It compiles on first use, not at every start of the binary.
-var researchWords = sync.OnceValue(func() *regexp.Regexp {
+var researchWords = lazy.Value[*regexp.Regexp]{Build: func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)\b(research|investigate|investigation|root cause|debug|diagnose|figure out why|find out why|why (is|does|do)|optimi[sz]e|speed up|make .* faster|profile|benchmark|reduce (latency|memory)|flaky|intermittent)`)
-})
+}}
 
 // goalMode takes the --research and --simple flags off a goal's text and
 // says whether it runs as a research goal: asked for, or reading like one
@@ -40,7 +40,7 @@ func goalMode(text string) (string, bool) {
 			simple = true
 		default:
 			text = strings.TrimSpace(text)
-			return text, research || (!simple && researchWords().MatchString(text))
+			return text, research || (!simple && researchWords.Get().MatchString(text))
 		}
 		text = rest
 	}

@@ -102,9 +102,6 @@ type PlanApprover interface {
 	Approve(ctx context.Context, p Plan) (Plan, PlanDecision, error)
 }
 
-// ErrPlanRejected is returned when the approver rejects a plan.
-var ErrPlanRejected = events.ErrPlanRejected
-
 // Runtime is everything a run shares: models, tools, the gate, the event
 // sink and where state is saved. cmd assembles it once per process.
 type Runtime struct {

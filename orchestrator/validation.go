@@ -4,10 +4,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sync"
+
+	"github.com/reasonix/reasonix/internal/lazy"
 )
 
-var makeTestTarget = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^test\s*:`) })
+var makeTestTarget = lazy.Value[*regexp.Regexp]{Build: func() *regexp.Regexp { return regexp.MustCompile(`(?m)^test\s*:`) }}
 
 // DetectValidation guesses the command that checks a project from the
 // files at its root, for a plan that names none: "" when nothing fits.
@@ -18,7 +19,7 @@ func DetectValidation(workspace string) string {
 		_, err := os.Stat(filepath.Join(workspace, name))
 		return err == nil
 	}
-	if b, err := os.ReadFile(filepath.Join(workspace, "Makefile")); err == nil && makeTestTarget().Match(b) {
+	if b, err := os.ReadFile(filepath.Join(workspace, "Makefile")); err == nil && makeTestTarget.Get().Match(b) {
 		return "make test"
 	}
 	switch {

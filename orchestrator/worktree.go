@@ -11,8 +11,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 
+	"github.com/reasonix/reasonix/internal/lazy"
 	"github.com/reasonix/reasonix/internal/text"
 )
 
@@ -89,11 +89,11 @@ func runGitEnv(ctx context.Context, dir string, env []string, stdin []byte, args
 	return out.String(), nil
 }
 
-var unsafeRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._-]+`) })
+var unsafeRef = lazy.Value[*regexp.Regexp]{Build: func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._-]+`) }}
 
 // refName turns a step id into a safe branch and directory name.
 func refName(id string) string {
-	s := strings.Trim(unsafeRef().ReplaceAllString(id, "-"), ".-")
+	s := strings.Trim(unsafeRef.Get().ReplaceAllString(id, "-"), ".-")
 	if s == "" {
 		s = "step"
 	}
@@ -460,14 +460,14 @@ func (g *gitTree) startResolve(ctx context.Context, id, rid string) (wt, start s
 	return wt, start, nil
 }
 
-var conflictMarker = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^(<<<<<<<|>>>>>>>)( |$)`) })
+var conflictMarker = lazy.Value[*regexp.Regexp]{Build: func() *regexp.Regexp { return regexp.MustCompile(`(?m)^(<<<<<<<|>>>>>>>)( |$)`) }}
 
 // unresolved lists files of wt that still hold conflict markers.
 func unresolved(wt string, files []string) []string {
 	var out []string
 	for _, f := range files {
 		b, err := os.ReadFile(filepath.Join(wt, filepath.FromSlash(f)))
-		if err == nil && conflictMarker().Match(b) {
+		if err == nil && conflictMarker.Get().Match(b) {
 			out = append(out, f)
 		}
 	}

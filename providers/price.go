@@ -68,11 +68,14 @@ func (c Config) PriceFor(model string) (Price, bool) {
 // tokens (api-docs.deepseek.com, "Models & Pricing"); deepseek-chat and
 // deepseek-reasoner are aliases of the flash model. Prices change: a
 // configured price always wins.
-var deepSeekPrices = map[string]Price{
-	"deepseek-v4-flash": {InputHit: 0.0028, InputMiss: 0.14, Output: 0.28},
-	"deepseek-v4-pro":   {InputHit: 0.003625, InputMiss: 0.435, Output: 0.87},
-	"deepseek-chat":     {InputHit: 0.0028, InputMiss: 0.14, Output: 0.28},
-	"deepseek-reasoner": {InputHit: 0.0028, InputMiss: 0.14, Output: 0.28},
+func deepSeekPrices(model string) (Price, bool) {
+	switch model {
+	case "deepseek-v4-flash", "deepseek-chat", "deepseek-reasoner":
+		return Price{InputHit: 0.0028, InputMiss: 0.14, Output: 0.28}, true
+	case "deepseek-v4-pro":
+		return Price{InputHit: 0.003625, InputMiss: 0.435, Output: 0.87}, true
+	}
+	return Price{}, false
 }
 
 func deepSeekPrice(baseURL, model string) (Price, bool) {
@@ -80,7 +83,7 @@ func deepSeekPrice(baseURL, model string) (Price, bool) {
 	if err != nil || !strings.HasSuffix(strings.ToLower(u.Hostname()), "deepseek.com") {
 		return Price{}, false
 	}
-	p, ok := deepSeekPrices[strings.ToLower(model)]
+	p, ok := deepSeekPrices(strings.ToLower(model))
 	p.Currency = "USD"
 	return p, ok
 }

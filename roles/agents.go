@@ -102,9 +102,10 @@ func isAlnum(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
-// claudeModels are Claude Code model aliases; they name no Reasonix model,
-// so an agent asking for one inherits the caller's model instead of failing.
-var claudeModels = map[string]bool{"sonnet": true, "opus": true, "haiku": true}
+// claudeModel reports a Claude Code model alias; it names no Reasonix
+// model, so an agent asking for one inherits the caller's model instead
+// of failing.
+func claudeModel(m string) bool { return m == "sonnet" || m == "opus" || m == "haiku" }
 
 // loadAgent parses one agent file into a Role. warns are problems that do
 // not stop the agent from being used.
@@ -150,7 +151,7 @@ func loadAgent(file string) (Role, []string, error) {
 	switch m := strings.ToLower(r.Model); {
 	case m == "inherit":
 		r.Model = ""
-	case claudeModels[m]:
+	case claudeModel(m):
 		warn("model %q is a Claude Code alias; using the caller's model", r.Model)
 		r.Model = ""
 	}
@@ -180,14 +181,42 @@ func loadAgent(file string) (Role, []string, error) {
 	return r, warns, nil
 }
 
-// claudeTools maps Claude Code tool names to Reasonix ones. A name mapped
+// claudeTool maps Claude Code tool names to Reasonix ones. A name mapped
 // to "" has no equivalent.
-var claudeTools = map[string]string{
-	"Read": "read_file", "Write": "write_file", "Edit": "edit_file", "MultiEdit": "multi_edit",
-	"Bash": "bash", "Glob": "glob", "Grep": "grep", "LS": "ls", "TodoWrite": "todo_write",
-	"TodoRead": "todo_read", "Task": "task", "Skill": "skill",
-	"WebFetch": "web_fetch", "WebSearch": "", "NotebookRead": "", "NotebookEdit": "",
-	"BashOutput": "job", "KillShell": "job", "KillBash": "job", "ExitPlanMode": "", "SlashCommand": "",
+func claudeTool(name string) (string, bool) {
+	switch name {
+	case "Read":
+		return "read_file", true
+	case "Write":
+		return "write_file", true
+	case "Edit":
+		return "edit_file", true
+	case "MultiEdit":
+		return "multi_edit", true
+	case "Bash":
+		return "bash", true
+	case "Glob":
+		return "glob", true
+	case "Grep":
+		return "grep", true
+	case "LS":
+		return "ls", true
+	case "TodoWrite":
+		return "todo_write", true
+	case "TodoRead":
+		return "todo_read", true
+	case "Task":
+		return "task", true
+	case "Skill":
+		return "skill", true
+	case "WebFetch":
+		return "web_fetch", true
+	case "BashOutput", "KillShell", "KillBash":
+		return "job", true
+	case "WebSearch", "NotebookRead", "NotebookEdit", "ExitPlanMode", "SlashCommand":
+		return "", true
+	}
+	return "", false
 }
 
 // ownToolName reports a name shaped like a Reasonix tool's: a lowercase
@@ -232,7 +261,7 @@ func mapTools(list []string) (out, dropped, narrowed []string) {
 		if base == "*" {
 			return nil, nil, nil
 		}
-		name, known := claudeTools[base]
+		name, known := claudeTool(base)
 		switch {
 		case known && name == "":
 			dropped = append(dropped, t)

@@ -7,11 +7,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 
+	"github.com/reasonix/reasonix/internal/lazy"
 	"github.com/reasonix/reasonix/internal/text"
 )
 
@@ -250,18 +250,23 @@ func (c *yamlConverter) pair(m map[string]any, mv *ast.MappingValueNode, depth i
 // keyLine matches a top-level "key:" line. Keys start with a lowercase
 // letter so prose such as "Examples:" or "Context:" stays in the value it
 // belongs to.
-var keyLine = lazyRegexp(`^([a-z][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]+(.*)|[ \t]*)$`)
+var keyLine = lazy.Value[*regexp.Regexp]{Build: func() *regexp.Regexp {
+	return regexp.MustCompile(`^([a-z][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]+(.*)|[ \t]*)$`)
+}}
 
 // conversational words appear at the start of lines inside agent
 // descriptions ("user: ...", "assistant: ...") and are never real keys.
-var conversational = map[string]bool{
-	"user": true, "assistant": true, "human": true, "ai": true,
-	"context": true, "example": true, "examples": true, "commentary": true, "note": true,
+func conversational(word string) bool {
+	switch word {
+	case "user", "assistant", "human", "ai", "context", "example", "examples", "commentary", "note":
+		return true
+	}
+	return false
 }
 
 // blockTag finds the tags that wrap multi-line examples; while one is open
 // every line belongs to the current value.
-var blockTag = lazyRegexp(`<(/?)(example|examples|commentary)\b[^>]*>`)
+var blockTag = lazy.Value[*regexp.Regexp]{Build: func() *regexp.Regexp { return regexp.MustCompile(`<(/?)(example|examples|commentary)\b[^>]*>`) }}
 
 type pendingValue struct {
 	key   string
@@ -271,7 +276,7 @@ type pendingValue struct {
 
 // looksLikeKey matches a line that reads as "key: value" to a person,
 // whatever its indentation or case, for [Problem]s.
-var looksLikeKey = lazyRegexp(`^[ \t]*([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]|$)`)
+var looksLikeKey = lazy.Value[*regexp.Regexp]{Build: func() *regexp.Regexp { return regexp.MustCompile(`^[ \t]*([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]|$)`) }}
 
 // parseLenient reads "key: value" lines; first is the file line of the
 // block's first line. With trackTags, lines inside an open <example>
@@ -293,7 +298,7 @@ func parseLenient(block []byte, first int, trackTags, checked bool) (Frontmatter
 	for n, raw := range strings.Split(string(block), "\n") {
 		line := strings.TrimRight(raw, "\r")
 		if depth == 0 {
-			if m := keyLine().FindStringSubmatch(line); m != nil && !conversational[m[1]] {
+			if m := keyLine.Get().FindStringSubmatch(line); m != nil && !conversational(m[1]) {
 				_, seen := fm[m[1]]
 				again := seen || (cur != nil && cur.key == m[1])
 				if checked && again {
@@ -315,7 +320,7 @@ func parseLenient(block []byte, first int, trackTags, checked bool) (Frontmatter
 				}
 			}
 			if checked && line != "" && line[0] != ' ' && line[0] != '\t' {
-				if m := looksLikeKey().FindStringSubmatch(line); m != nil {
+				if m := looksLikeKey.Get().FindStringSubmatch(line); m != nil {
 					// "Model: opus" at the start of a line: no key this
 					// parser takes, and no text of the value above
 					// either (a continuation would be indented).
@@ -336,9 +341,9 @@ func parseLenient(block []byte, first int, trackTags, checked bool) (Frontmatter
 			continue
 		}
 		cur.rest = append(cur.rest, line)
-		if checked && depth == 0 && !blockIndicator().MatchString(cur.first) {
+		if checked && depth == 0 && !blockIndicator.Get().MatchString(cur.first) {
 			// In a | or > block, "key: value" lines are the text.
-			if m := looksLikeKey().FindStringSubmatch(line); m != nil {
+			if m := looksLikeKey.Get().FindStringSubmatch(line); m != nil {
 				problems = append(problems, Problem{Line: first + n, Key: m[1], In: cur.key, Text: line})
 			}
 		}
@@ -354,7 +359,7 @@ func parseLenient(block []byte, first int, trackTags, checked bool) (Frontmatter
 }
 
 func tagDepth(depth int, line string) int {
-	for _, m := range blockTag().FindAllStringSubmatch(line, -1) {
+	for _, m := range blockTag.Get().FindAllStringSubmatch(line, -1) {
 		if m[1] == "/" {
 			depth--
 		} else {
@@ -364,14 +369,10 @@ func tagDepth(depth int, line string) int {
 	return max(depth, 0)
 }
 
-var blockIndicator = lazyRegexp(`^[|>][-+0-9]*$`)
-
-// lazyRegexp compiles expr on first use: the lenient parser runs only for
-// frontmatter that is not YAML, and nothing should cost every start of the
-// program.
-func lazyRegexp(expr string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
-}
+// blockIndicator matches the header of a block scalar (| or >). The
+// lenient parser's regexps compile on first use: it runs only for
+// frontmatter that is not YAML.
+var blockIndicator = lazy.Value[*regexp.Regexp]{Build: func() *regexp.Regexp { return regexp.MustCompile(`^[|>][-+0-9]*$`) }}
 
 // finishValue turns the raw lines collected for one key into a value: a
 // list for "- item" lines or "[a, b]", a block scalar for | and >, and
@@ -398,7 +399,7 @@ func finishValue(first string, rest []string) any {
 		}
 		return out
 	}
-	if blockIndicator().MatchString(first) {
+	if blockIndicator.Get().MatchString(first) {
 		lines := dedent(rest)
 		if first[0] == '>' {
 			return foldLines(lines)

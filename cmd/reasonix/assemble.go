@@ -327,7 +327,7 @@ func assemble(o assembleOptions) (*app, error) {
 	a.gate = gate
 	a.closers = append(a.closers, func() { _ = gate.Close() })
 
-	_, powerShell := powerShellNames[cfg.Tools.Shell.Prefer] // preferShell found it, or assembly stopped
+	_, powerShell := powerShellNames(cfg.Tools.Shell.Prefer) // preferShell found it, or assembly stopped
 	a.hooks = hookRunner(allHooks(cfg, set), workspace, loaded.Home, o.flags.hooksTrust, o.approver, env.Secrets, sink, mode, powerShell)
 
 	// Roles and skills: a few directory reads, no file bodies.

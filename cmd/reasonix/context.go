@@ -77,12 +77,21 @@ type contextReport struct {
 // estimateTokens is a rough count: four bytes a token.
 func estimateTokens(n int) int { return (n + 3) / 4 }
 
-var partNames = map[string]string{
-	rules.KindPreamble:     "rules preamble",
-	rules.KindGlobal:       "global rules",
-	rules.KindProject:      "project rules",
-	rules.KindInstructions: "instructions",
-	rules.KindEnvironment:  "environment",
+// partName is how `reasonix context` names a kind of prefix part.
+func partName(kind string) string {
+	switch kind {
+	case rules.KindPreamble:
+		return "rules preamble"
+	case rules.KindGlobal:
+		return "global rules"
+	case rules.KindProject:
+		return "project rules"
+	case rules.KindInstructions:
+		return "instructions"
+	case rules.KindEnvironment:
+		return "environment"
+	}
+	return ""
 }
 
 // cmdContext is `reasonix context [--json] [--role NAME]`: the frozen
@@ -153,7 +162,7 @@ func cmdContext(args []string, io stdio) error {
 		rep.Parts = append(rep.Parts, row("role prompt", roleSrc, len(p.RolePrompt)))
 	}
 	for _, pt := range pre.Parts {
-		r := row(partNames[pt.Kind], pt.Source, len(pt.Text))
+		r := row(partName(pt.Kind), pt.Source, len(pt.Text))
 		r.Imports = pt.Imports
 		rep.Parts = append(rep.Parts, r)
 	}

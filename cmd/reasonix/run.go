@@ -331,7 +331,7 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if errors.Is(runErr, orchestrator.ErrPlanRejected) {
+		if errors.Is(runErr, events.ErrPlanRejected) {
 			// Rejecting is the user's decision, not a failure (docs/SPEC.md).
 			fmt.Fprintln(io.err, "plan rejected; nothing was changed")
 			return nil

@@ -12,9 +12,14 @@ import (
 // powerShellNames are the executables [tools.shell] prefer looks for, in
 // order: PowerShell 7 (pwsh) everywhere, and for "powershell" Windows
 // PowerShell (powershell.exe) when there is no pwsh.
-var powerShellNames = map[string][]string{
-	"pwsh":       {"pwsh"},
-	"powershell": {"pwsh", "powershell"},
+func powerShellNames(prefer string) ([]string, bool) {
+	switch prefer {
+	case "pwsh":
+		return []string{"pwsh"}, true
+	case "powershell":
+		return []string{"pwsh", "powershell"}, true
+	}
+	return nil, false
 }
 
 // preferShell replaces the bash tool of reg with its PowerShell form when
@@ -36,7 +41,7 @@ func preferShell(reg *tools.Registry, sh config.Shell, sources map[string]string
 // powerShellPath is the PowerShell [tools.shell] asks for: "" when it
 // asks for none, an error naming the key when it cannot be found.
 func powerShellPath(sh config.Shell, sources map[string]string) (string, error) {
-	names, ok := powerShellNames[sh.Prefer]
+	names, ok := powerShellNames(sh.Prefer)
 	if !ok {
 		return "", nil
 	}

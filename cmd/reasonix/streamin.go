@@ -276,7 +276,7 @@ func (s *streamSession) run(ctx context.Context) error {
 		case errors.Is(err, context.Canceled):
 			s.out.Publish(events.Event{Type: events.Notice, Text: "turn interrupted"})
 			last = nil
-		case errors.Is(err, orchestrator.ErrPlanRejected):
+		case errors.Is(err, events.ErrPlanRejected):
 			// Rejecting a plan is the driver's decision, not a failure.
 			s.out.Publish(events.Event{Type: events.Notice, Text: "plan rejected; nothing was changed"})
 			last = nil
@@ -303,7 +303,7 @@ func (s *streamSession) turn(ctx context.Context, text string) error {
 		// ends the line, as it ends every other turn.
 		stop := "done"
 		switch {
-		case errors.Is(err, orchestrator.ErrPlanRejected):
+		case errors.Is(err, events.ErrPlanRejected):
 			stop = "rejected"
 		case errors.Is(err, context.Canceled):
 			stop = "interrupted"

@@ -50,7 +50,7 @@ func (e *Error) Error() string {
 // Unwrap returns the underlying error.
 func (e *Error) Unwrap() error { return e.Err }
 
-var durationType = reflect.TypeFor[time.Duration]()
+func durationType() reflect.Type { return reflect.TypeFor[time.Duration]() }
 
 // merger folds layers onto one Config, recording where each value came
 // from and where each provider was defined.
@@ -230,7 +230,7 @@ func (d *fileDecoder) decodeField(v any, fv reflect.Value, sf reflect.StructFiel
 		return []error{d.errorf(kp, "expected %s, got %s", want, tomlType(v))}
 	}
 	switch t := fv.Type(); {
-	case t == durationType:
+	case t == durationType():
 		s, ok := v.(string)
 		if !ok {
 			return typeErr(`duration string such as "120s"`)

@@ -41,7 +41,7 @@ func (l *Loaded) Describe(redact bool) string {
 		// Nested tables ([tools.shell]) follow their parent's keys.
 		st := f.Type
 		for j := range st.NumField() {
-			if st.Field(j).Type.Kind() == reflect.Struct && st.Field(j).Type != durationType {
+			if st.Field(j).Type.Kind() == reflect.Struct && st.Field(j).Type != durationType() {
 				sub := name + "." + st.Field(j).Tag.Get("toml")
 				d.b.WriteString("\n[" + sub + "]\n")
 				d.table(rv.Field(i).Field(j), sub, false)
@@ -76,7 +76,7 @@ func (d *describer) table(rv reflect.Value, path string, skipZero bool) {
 		if name == "-" {
 			continue
 		}
-		if t.Field(i).Type.Kind() == reflect.Struct && t.Field(i).Type != durationType {
+		if t.Field(i).Type.Kind() == reflect.Struct && t.Field(i).Type != durationType() {
 			// A table inside a [[providers]] entry (price) is written
 			// inline; top-level tables get their own headers instead.
 			if skipZero && !rv.Field(i).IsZero() {
@@ -189,7 +189,7 @@ func secretName(name string) bool {
 }
 
 func formatValue(v reflect.Value) string {
-	if v.Type() == durationType {
+	if v.Type() == durationType() {
 		return quote(formatDuration(time.Duration(v.Int())))
 	}
 	switch v.Kind() {

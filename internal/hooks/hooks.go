@@ -74,29 +74,34 @@ type Hook struct {
 	Project bool
 }
 
-// claudeNames maps Reasonix tools to the Claude Code tool a hook written
-// for Claude Code names; patch and move_file edit files as Edit does.
-var claudeNames = map[string]string{
-	"bash":       "Bash",
-	"read_file":  "Read",
-	"write_file": "Write",
-	"edit_file":  "Edit",
-	"multi_edit": "MultiEdit",
-	"patch":      "Edit",
-	"move_file":  "Edit",
-	"glob":       "Glob",
-	"grep":       "Grep",
-	"ls":         "LS",
-	"task":       "Task",
-	"skill":      "Skill",
-	"todo_write": "TodoWrite",
-}
-
 // ClaudeName is the Claude Code name of a Reasonix tool, or the tool's own
 // name when Claude Code has no such tool (MCP tools share one spelling).
 func ClaudeName(tool string) string {
-	if n, ok := claudeNames[tool]; ok {
-		return n
+	// A hook written for Claude Code names its tools; patch and move_file
+	// edit files as Edit does.
+	switch tool {
+	case "bash":
+		return "Bash"
+	case "read_file":
+		return "Read"
+	case "write_file":
+		return "Write"
+	case "edit_file", "patch", "move_file":
+		return "Edit"
+	case "multi_edit":
+		return "MultiEdit"
+	case "glob":
+		return "Glob"
+	case "grep":
+		return "Grep"
+	case "ls":
+		return "LS"
+	case "task":
+		return "Task"
+	case "skill":
+		return "Skill"
+	case "todo_write":
+		return "TodoWrite"
 	}
 	return tool
 }

@@ -19,17 +19,23 @@ import (
 )
 
 // skipped elements' content is not text a reader sees.
-var skipped = map[string]bool{
-	"script": true, "style": true, "head": true, "noscript": true, "svg": true,
-	"template": true, "iframe": true, "object": true, "canvas": true, "select": true,
+func skipped(name string) bool {
+	switch name {
+	case "script", "style", "head", "noscript", "svg", "template", "iframe", "object", "canvas", "select":
+		return true
+	}
+	return false
 }
 
-// blocks start and end on their own lines.
-var blocks = map[string]bool{
-	"p": true, "div": true, "section": true, "article": true, "header": true, "footer": true,
-	"main": true, "nav": true, "aside": true, "table": true, "form": true, "ul": true, "ol": true,
-	"dl": true, "dt": true, "dd": true, "figure": true, "figcaption": true, "blockquote": true,
-	"address": true, "details": true, "summary": true, "body": true, "html": true, "fieldset": true,
+// block elements start and end on their own lines.
+func block(name string) bool {
+	switch name {
+	case "p", "div", "section", "article", "header", "footer", "main", "nav", "aside", "table", "form",
+		"ul", "ol", "dl", "dt", "dd", "figure", "figcaption", "blockquote", "address", "details",
+		"summary", "body", "html", "fieldset":
+		return true
+	}
+	return false
 }
 
 // Convert returns the Markdown of page. base, when it parses, resolves
@@ -82,7 +88,7 @@ func (c *converter) run(s string) {
 				continue
 			}
 			s = rest
-			if !closing && skipped[name] {
+			if !closing && skipped(name) {
 				s = skipTo(s, name)
 				continue
 			}
@@ -273,7 +279,7 @@ func (c *converter) element(name string, attrs map[string]string, closing bool) 
 			c.write(" ")
 		}
 	case name == "title":
-	case blocks[name]:
+	case block(name):
 		c.blockEdge()
 	}
 }

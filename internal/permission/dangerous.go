@@ -3,13 +3,14 @@ package permission
 import (
 	"slices"
 	"strings"
-	"sync"
+
+	"github.com/reasonix/reasonix/internal/lazy"
 )
 
 // dangerousNames are commands that destroy or move data, or stop the
 // machine. They always need a fresh human confirmation; configuration can
 // add patterns but never remove these.
-var dangerousNames = sync.OnceValue(func() map[string]string {
+var dangerousNames = lazy.Value[map[string]string]{Build: func() map[string]string {
 	return map[string]string{
 		"rm":       "rm deletes files",
 		"rmdir":    "rmdir deletes directories",
@@ -26,11 +27,11 @@ var dangerousNames = sync.OnceValue(func() map[string]string {
 		"shred":    "shred destroys files",
 		"unlink":   "unlink deletes files",
 	}
-})
+}}
 
 // dangerousName judges a command by its name alone.
 func dangerousName(base string) string {
-	if r, ok := dangerousNames()[base]; ok {
+	if r, ok := dangerousNames.Get()[base]; ok {
 		return r
 	}
 	if base == "mkfs" || strings.HasPrefix(base, "mkfs.") {
@@ -89,12 +90,12 @@ func dangerousCommand(base string, words []string) string {
 }
 
 // gitGlobalWithArg are git options before the subcommand that take a value.
-var gitGlobalWithArg = sync.OnceValue(func() map[string]bool {
+var gitGlobalWithArg = lazy.Value[map[string]bool]{Build: func() map[string]bool {
 	return map[string]bool{
 		"-C": true, "-c": true, "--git-dir": true, "--work-tree": true,
 		"--namespace": true, "--exec-path": true, "--config-env": true,
 	}
-})
+}}
 
 // gitSafeConfig are configuration keys (lower case; a trailing dot covers
 // a section) that cannot make git run a command. Every other key may: an
@@ -147,7 +148,7 @@ func dangerousGit(args []string) string {
 				return "git -c " + k + " can make git run a command"
 			}
 		}
-		if gitGlobalWithArg()[w] {
+		if gitGlobalWithArg.Get()[w] {
 			i++
 		}
 	}

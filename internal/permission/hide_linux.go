@@ -9,10 +9,11 @@ import (
 	"os/exec"
 	"runtime"
 	"strconv"
-	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/reasonix/reasonix/internal/lazy"
 )
 
 // Hiding files from a command inside the workspace, where Landlock cannot
@@ -31,7 +32,9 @@ func HidingAvailable() (bool, string) { return hideAvailable() }
 
 // hideAvailable reports, once per process, whether a user and mount
 // namespace can be made here (a probe start of the helper), and why not.
-var hideAvailable = sync.OnceValues(func() (bool, string) {
+func hideAvailable() (bool, string) { return hideProbe.Get() }
+
+var hideProbe = lazy.Values[bool, string]{Build: func() (bool, string) {
 	exe, err := os.Executable()
 	if err != nil {
 		return false, "cannot find the Reasonix binary: " + err.Error()
@@ -43,7 +46,7 @@ var hideAvailable = sync.OnceValues(func() (bool, string) {
 		return false, fmt.Sprintf("user namespaces are not available (%v %s)", err, out)
 	}
 	return true, ""
-})
+}}
 
 // namespaced makes a child start in a new user and mount namespace, as
 // the same user.

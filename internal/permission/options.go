@@ -2,7 +2,8 @@ package permission
 
 import (
 	"strings"
-	"sync"
+
+	"github.com/reasonix/reasonix/internal/lazy"
 )
 
 // Some options make an ordinary command run another program or write a
@@ -71,7 +72,7 @@ var gitDiffOpts = []riskyOpt{
 // lower case) or "git <subcommand>". Like the gate's other tables it is
 // built on first use: a map literal at package level is built at every
 // start of the binary, `reasonix version` included.
-var riskyOptions = sync.OnceValue(func() map[string]cmdOpts {
+var riskyOptions = lazy.Value[map[string]cmdOpts]{Build: func() map[string]cmdOpts {
 	return map[string]cmdOpts{
 		"rg": {opts: []riskyOpt{
 			{long: "--pre", effect: runsProgram, what: "runs a preprocessor program on every file"},
@@ -167,7 +168,7 @@ var riskyOptions = sync.OnceValue(func() map[string]cmdOpts {
 		"git ls-remote": {opts: gitRemoteOpts},
 		"git submodule": {opts: []riskyOpt{}},
 	}
-})
+}}
 
 var gitRemoteOpts = []riskyOpt{
 	{long: "--upload-pack", min: "--upl", short: 'u', effect: runsProgram, what: "runs a program as the remote's upload-pack"},
@@ -260,7 +261,7 @@ func (a *shellAnalyzer) riskyOptionsOf(base string, words []string, depth int) {
 		}
 		return
 	}
-	co, ok := riskyOptions()[key]
+	co, ok := riskyOptions.Get()[key]
 	if !ok {
 		return
 	}
@@ -443,7 +444,7 @@ func gitSubcommand(args []string) (string, []string) {
 		if !strings.HasPrefix(w, "-") {
 			return w, args[i+1:]
 		}
-		if gitGlobalWithArg()[w] {
+		if gitGlobalWithArg.Get()[w] {
 			i++
 		}
 	}
@@ -464,7 +465,7 @@ func (a *shellAnalyzer) noPrefix(reason string) {
 // name one, for an ordinary command to run; setting one takes the line out
 // of reach of prefix rules (PATH too: it decides which program a name
 // runs). codeEnv (shell.go) lists those that need a person outright.
-var programEnv = sync.OnceValue(func() map[string]string {
+var programEnv = lazy.Value[map[string]string]{Build: func() map[string]string {
 	return map[string]string{
 		"PATH": "decides which program each command name runs", "HOME": "decides which configuration git and others read",
 		"XDG_CONFIG_HOME": "decides which configuration git and others read",
@@ -484,4 +485,4 @@ var programEnv = sync.OnceValue(func() map[string]string {
 		"DYLD_INSERT_LIBRARIES": "makes programs load other libraries", "DYLD_LIBRARY_PATH": "makes programs load other libraries",
 		"SHELL": "names the shell other programs run commands with", "SUDO_ASKPASS": "names a program sudo runs",
 	}
-})
+}}

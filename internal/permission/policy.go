@@ -6,8 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
+	"github.com/reasonix/reasonix/internal/lazy"
 	"github.com/reasonix/reasonix/tools"
 )
 
@@ -672,7 +672,7 @@ func suggestBash(an *shellAnalysis) []string {
 			words = cmd.words[:2]
 		}
 		r := "Bash(" + strings.Join(words, " ") + ":*)"
-		if interpreters()[cmd.words[0]] {
+		if interpreters.Get()[cmd.words[0]] {
 			// "python3:*" would allow any program at all: allow this
 			// script (with any arguments), or, for inline code or no
 			// script, this exact line.
@@ -702,13 +702,13 @@ func suggestBash(an *shellAnalysis) []string {
 
 // interpreters run whatever program they are given, so a rule for one
 // names the program too.
-var interpreters = sync.OnceValue(func() map[string]bool {
+var interpreters = lazy.Value[map[string]bool]{Build: func() map[string]bool {
 	return map[string]bool{
 		"python": true, "python3": true, "python2": true, "node": true, "deno": true, "bun": true, "ruby": true,
 		"perl": true, "php": true, "bash": true, "sh": true, "zsh": true, "fish": true, "lua": true, "Rscript": true,
 		"java": true, "dotnet": true, "pwsh": true, "osascript": true, "tclsh": true, "elixir": true, "julia": true,
 	}
-})
+}}
 
 func isSubcommand(w string) bool {
 	if w == "" || w == dynWord || strings.ContainsAny(w, "/.=:*?$\\\"' ()") {

@@ -3,7 +3,8 @@ package permission
 import (
 	"fmt"
 	"strings"
-	"sync"
+
+	"github.com/reasonix/reasonix/internal/lazy"
 )
 
 // PowerShell lines ([tools.shell] prefer = "powershell") are opaque to the
@@ -23,7 +24,7 @@ const psPerson = "the gate cannot check PowerShell; only a person, an exact rule
 
 // psDangerous are PowerShell cmdlets and aliases that delete, stop the
 // machine or run code built from strings, keyed in lower case.
-var psDangerous = sync.OnceValue(func() map[string]string {
+var psDangerous = lazy.Value[map[string]string]{Build: func() map[string]string {
 	return map[string]string{
 		"remove-item":         "Remove-Item deletes files",
 		"ri":                  "ri (Remove-Item) deletes files",
@@ -55,7 +56,7 @@ var psDangerous = sync.OnceValue(func() map[string]string {
 		"-enc":                "an encoded command hides the code it runs",
 		"-ec":                 "an encoded command hides the code it runs",
 	}
-})
+}}
 
 // psWords splits a PowerShell line into words, crudely: backticks (the
 // escape character) are dropped, and quotes, brackets, operators and
@@ -174,12 +175,12 @@ func (p Policy) evaluatePowerShell(c *call, grants []Rule) Outcome {
 	}
 	for i, w := range words {
 		name := psName(w)
-		if reason, ok := psDangerous()[name]; ok {
+		if reason, ok := psDangerous.Get()[name]; ok {
 			out.Dangerous = appendOnce(out.Dangerous, reason)
 		} else if reason := dangerousCommand(name, append([]string{name}, words[i+1:]...)); reason != "" {
 			out.Dangerous = appendOnce(out.Dangerous, reason)
 		}
-		if shells()[name] || name == "pwsh" || name == "powershell" {
+		if shells.Get()[name] || name == "pwsh" || name == "powershell" {
 			out.Dangerous = appendOnce(out.Dangerous, name+" runs nested shell code the gate cannot read")
 		}
 		for _, r := range p.Dangerous {

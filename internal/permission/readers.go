@@ -8,7 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
+
+	"github.com/reasonix/reasonix/internal/lazy"
 )
 
 // Recursive readers (grep -r, rg, find -exec, tar c, cp -r, …) read every
@@ -209,7 +210,7 @@ func staticBase(pattern string) string {
 
 // readerValueFlags are the options of recursive readers that take the
 // next word as their value.
-var readerValueFlags = sync.OnceValue(func() map[string]map[string]bool {
+var readerValueFlags = lazy.Value[map[string]map[string]bool]{Build: func() map[string]map[string]bool {
 	return map[string]map[string]bool{
 		"grep": set("-e", "-f", "-m", "-A", "-B", "-C", "-d", "-D", "--regexp", "--file", "--max-count",
 			"--context", "--after-context", "--before-context", "--include", "--exclude", "--exclude-dir", "--label"),
@@ -225,7 +226,7 @@ var readerValueFlags = sync.OnceValue(func() map[string]map[string]bool {
 		"zip":   set("-x", "-i", "-b", "-n", "-t", "-tt"),
 		"diff":  set("-x", "-X", "--exclude", "--exclude-from", "-S", "--starting-file"),
 	}
-})
+}}
 
 // recursiveOperands returns the directories a recursive reader reads
 // beneath ("." when it defaults to the working directory), and whether it
@@ -255,7 +256,7 @@ func recursiveOperands(words []string) (dirs []string, hidden bool) {
 		return false
 	}
 	operands := func() []string {
-		withValue := readerValueFlags()[base]
+		withValue := readerValueFlags.Get()[base]
 		var out []string
 		for i := 0; i < len(args); i++ {
 			w := args[i]

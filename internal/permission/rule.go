@@ -38,46 +38,51 @@ var ErrUnknownTool = errors.New("unknown tool family")
 // specifier syntax the rule uses, so write_file(docs/**) takes a path
 // pattern. It is rule syntax only: which rules apply to a call is decided
 // by the tool's own description of it (tools.Access).
-var familyOf = map[string]string{
-	"bash":       FamilyBash,
-	"read_file":  FamilyRead,
-	"ls":         FamilyRead,
-	"glob":       FamilyRead,
-	"grep":       FamilyRead,
-	"write_file": FamilyEdit,
-	"edit_file":  FamilyEdit,
-	"multi_edit": FamilyEdit,
-	"patch":      FamilyEdit,
-	"move_file":  FamilyEdit,
-	"skill":      FamilySkill,
-	"task":       FamilyTask,
-	"web_fetch":  FamilyWebFetch,
+func familyOf(tool string) (string, bool) {
+	switch tool {
+	case "bash":
+		return FamilyBash, true
+	case "read_file", "ls", "glob", "grep":
+		return FamilyRead, true
+	case "write_file", "edit_file", "multi_edit", "patch", "move_file":
+		return FamilyEdit, true
+	case "skill":
+		return FamilySkill, true
+	case "task":
+		return FamilyTask, true
+	case "web_fetch":
+		return FamilyWebFetch, true
+	}
+	return "", false
 }
 
-// familyAliases accepts the capitalised names people bring over from Claude
+// familyAlias accepts the capitalised names people bring over from Claude
 // Code settings; an unknown capitalised name is an error rather than a rule
 // that silently never matches.
-var familyAliases = map[string]string{
-	"Bash":         FamilyBash,
-	"Read":         FamilyRead,
-	"Glob":         FamilyRead,
-	"Grep":         FamilyRead,
-	"LS":           FamilyRead,
-	"Edit":         FamilyEdit,
-	"Write":        FamilyEdit,
-	"MultiEdit":    FamilyEdit,
-	"NotebookEdit": FamilyEdit,
-	"Skill":        FamilySkill,
-	"Task":         FamilyTask,
-	"Agent":        FamilyTask,
-	"WebFetch":     FamilyWebFetch,
-	"PowerShell":   FamilyPowerShell,
+func familyAlias(name string) (string, bool) {
+	switch name {
+	case "Bash":
+		return FamilyBash, true
+	case "Read", "Glob", "Grep", "LS":
+		return FamilyRead, true
+	case "Edit", "Write", "MultiEdit", "NotebookEdit":
+		return FamilyEdit, true
+	case "Skill":
+		return FamilySkill, true
+	case "Task", "Agent":
+		return FamilyTask, true
+	case "WebFetch":
+		return FamilyWebFetch, true
+	case "PowerShell":
+		return FamilyPowerShell, true
+	}
+	return "", false
 }
 
 // ruleFamily returns the rule family of a tool id: Bash, Read, Edit, Skill,
 // Task, or the id itself for tools outside the built-in families.
 func ruleFamily(tool string) string {
-	if f, ok := familyOf[tool]; ok {
+	if f, ok := familyOf(tool); ok {
 		return f
 	}
 	return tool
@@ -141,14 +146,14 @@ func ParseRule(s string) (Rule, error) {
 		name = strings.TrimSuffix(name, "__*")
 		r.Tool = name
 	case name[0] >= 'A' && name[0] <= 'Z':
-		f, ok := familyAliases[name]
+		f, ok := familyAlias(name)
 		if !ok {
 			return Rule{}, fmt.Errorf("permission rule %q: %w %q (known: Bash, PowerShell, Read, Edit, Skill, Task, WebFetch, or a tool id such as write_file or mcp__server__tool)", raw, ErrUnknownTool, name)
 		}
 		r.Family = f
 	default:
 		// A lowercase tool id; bash is the same as the Bash family.
-		if f, ok := familyOf[name]; ok && f == FamilyBash {
+		if f, ok := familyOf(name); ok && f == FamilyBash {
 			r.Family = FamilyBash
 		} else {
 			r.Tool = name

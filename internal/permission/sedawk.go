@@ -3,7 +3,8 @@ package permission
 import (
 	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/reasonix/reasonix/internal/lazy"
 )
 
 // sedCommand judges sed's options and script: -i edits the named files in
@@ -375,12 +376,14 @@ func (p *sedParser) next() (cmd byte, arg string, ok bool) {
 // using any of them (or one read from a file) is out of its reach.
 // They compile on first use: a regexp compiled at package init is paid
 // by every start of the binary, `reasonix version` included.
-var awkRE = sync.OnceValue(func() (re struct{ runs, writes, target *regexp.Regexp }) {
+var awkRE = lazy.Value[awkRegexps]{Build: func() (re awkRegexps) {
 	re.runs = regexp.MustCompile(`\bsystem\s*\(|[^|]\|[^|]|^\|[^|]|\|&`)
 	re.writes = regexp.MustCompile(`\bprintf?\b[^;\n]*>|\bfflush\b`)
 	re.target = regexp.MustCompile(`\bprintf?\b[^;\n]*?>>?\s*"([^"]*)"`)
 	return re
-})
+}}
+
+type awkRegexps struct{ runs, writes, target *regexp.Regexp }
 
 func (a *shellAnalyzer) awkCommand(base string, words []string) {
 	args := words[1:]
@@ -410,13 +413,13 @@ func (a *shellAnalyzer) awkCommand(base string, words []string) {
 }
 
 func (a *shellAnalyzer) awkProgram(base, prog string) {
-	if awkRE().runs.MatchString(prog) {
+	if awkRE.Get().runs.MatchString(prog) {
 		a.noPrefix(base + " program runs commands (system or a pipe)")
 	}
-	if awkRE().writes.MatchString(prog) {
+	if awkRE.Get().writes.MatchString(prog) {
 		a.noPrefix(base + " program writes files (print >)")
 	}
-	for _, m := range awkRE().target.FindAllStringSubmatch(prog, -1) {
+	for _, m := range awkRE.Get().target.FindAllStringSubmatch(prog, -1) {
 		if name, ok := a.controlTarget(m[1]); ok {
 			a.res.danger(controlDanger(base+" writes", name))
 		} else if inGitDir(m[1]) {

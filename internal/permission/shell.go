@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/reasonix/reasonix/internal/lazy"
 )
 
 // dynWord stands for a word whose value is only known when the line runs
@@ -153,7 +155,7 @@ func (a *shellAnalyzer) crudeScan(line string) {
 		if reason := dangerousName(cmdName(f)); reason != "" {
 			a.res.danger(reason)
 		}
-		if shells()[cmdName(f)] && strings.Contains(line, "|") {
+		if shells.Get()[cmdName(f)] && strings.Contains(line, "|") {
 			a.res.danger("output may be piped into a shell")
 		}
 	}
@@ -305,13 +307,20 @@ func (a *shellAnalyzer) pipeline(b *syntax.BinaryCmd, depth int) {
 	}
 }
 
-var downloaders = map[string]bool{"curl": true, "wget": true, "fetch": true, "aria2c": true, "http": true, "xh": true}
+// downloader reports a command that fetches from the network.
+func downloader(name string) bool {
+	switch name {
+	case "curl", "wget", "fetch", "aria2c", "http", "xh":
+		return true
+	}
+	return false
+}
 
 func stageDownloads(s *syntax.Stmt) bool {
 	found := false
 	syntax.Walk(s, func(n syntax.Node) bool {
 		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 {
-			if w, ok := wordValue(c.Args[0]); ok && downloaders[cmdName(w)] {
+			if w, ok := wordValue(c.Args[0]); ok && downloader(cmdName(w)) {
 				found = true
 			}
 		}
@@ -320,12 +329,12 @@ func stageDownloads(s *syntax.Stmt) bool {
 	return found
 }
 
-var shells = sync.OnceValue(func() map[string]bool {
+var shells = lazy.Value[map[string]bool]{Build: func() map[string]bool {
 	return map[string]bool{
 		"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "mksh": true,
 		"ash": true, "fish": true, "csh": true, "tcsh": true, "yash": true,
 	}
-})
+}}
 
 // shellInvocation describes `bash [opts] [-c script | file]`.
 type shellInvocation struct {
@@ -403,17 +412,17 @@ func isStdinFile(p string) bool {
 		}
 		return false
 	}
-	return stdinPath().MatchString(path.Clean("/" + p))
+	return stdinPath.Get().MatchString(path.Clean("/" + p))
 }
 
-var stdinPath = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/dev/stdin$|/fd/0+$`) })
+var stdinPath = lazy.Value[*regexp.Regexp]{Build: func() *regexp.Regexp { return regexp.MustCompile(`/dev/stdin$|/fd/0+$`) }}
 
 // readsScriptFromStdin reports whether call is a shell that takes its
 // script from standard input (no -c, no file, no < file redirection).
 func (a *shellAnalyzer) readsScriptFromStdin(call *syntax.CallExpr, redirs []*syntax.Redirect) bool {
 	words, _ := staticWords(call.Args)
 	words = unwrapForShell(words)
-	if len(words) == 0 || !shells()[cmdName(words[0])] {
+	if len(words) == 0 || !shells.Get()[cmdName(words[0])] {
 		return false
 	}
 	inv := parseShellArgs(words)
@@ -433,7 +442,7 @@ func (a *shellAnalyzer) readsScriptFromStdin(call *syntax.CallExpr, redirs []*sy
 func unwrapForShell(words []string) []string {
 	for len(words) > 0 {
 		base := cmdName(words[0])
-		if w, ok := wrappers()[base]; ok {
+		if w, ok := wrappers.Get()[base]; ok {
 			rest := skipOpts(words[1:], w.withArg)
 			if len(rest) < w.skip {
 				return nil
@@ -716,7 +725,7 @@ func (a *shellAnalyzer) words(words []string, redirs []*syntax.Redirect, fromPip
 			a.res.danger("matches the configured dangerous pattern " + r.Spec)
 		}
 	}
-	self := shellCmd{words: words, needsAllow: needsAllow && !neutral()[base]}
+	self := shellCmd{words: words, needsAllow: needsAllow && !neutral.Get()[base]}
 	inner, transparent, handled := a.unwrap(base, words, redirs, fromPipe, depth)
 	if transparent {
 		self.needsAllow = false
@@ -753,12 +762,12 @@ func (a *shellAnalyzer) altInner(words, inner []string, fromPipe bool, depth int
 
 // neutral commands cannot change anything beyond their redirections, which
 // are judged separately, so allow rules need not list them (cd dir && …).
-var neutral = sync.OnceValue(func() map[string]bool {
+var neutral = lazy.Value[map[string]bool]{Build: func() map[string]bool {
 	return map[string]bool{
 		"cd": true, "pwd": true, "echo": true, "true": true, "false": true, ":": true,
 		"test": true, "[": true,
 	}
-})
+}}
 
 // xargsReplace returns the replace string of xargs -I/-i/--replace, or "".
 func xargsReplace(args []string) string {
@@ -818,7 +827,7 @@ func set(words ...string) map[string]bool {
 // wrappers are the simple wrappers; env, command, xargs, flock and others
 // with more to them are handled in unwrap. Built once: Decide runs on every
 // tool call.
-var wrappers = sync.OnceValue(func() map[string]wrapper {
+var wrappers = lazy.Value[map[string]wrapper]{Build: func() map[string]wrapper {
 	return map[string]wrapper{
 		"nohup": {}, "builtin": {}, "busybox": {}, "toybox": {}, "unbuffer": {},
 		"setsid": {}, "chronic": {},
@@ -835,27 +844,27 @@ var wrappers = sync.OnceValue(func() map[string]wrapper {
 		"chrt":    {skip: 1},
 		"timeout": {withArg: set("-s", "-k", "--signal", "--kill-after"), skip: 1},
 		"chroot":  {withArg: set("--userspec", "--groups"), skip: 1, opaque: true},
-		"sudo":    {withArg: sudoWithArg(), opaque: true},
-		"doas":    {withArg: sudoWithArg(), opaque: true},
+		"sudo":    {withArg: sudoWithArg.Get(), opaque: true},
+		"doas":    {withArg: sudoWithArg.Get(), opaque: true},
 	}
-})
+}}
 
 var (
-	sudoWithArg = sync.OnceValue(func() map[string]bool {
+	sudoWithArg = lazy.Value[map[string]bool]{Build: func() map[string]bool {
 		return set("-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "-R",
 			"--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role", "--type",
 			"--other-user", "--command-timeout", "--chroot")
-	})
-	xargsWithArg = sync.OnceValue(func() map[string]bool {
+	}}
+	xargsWithArg = lazy.Value[map[string]bool]{Build: func() map[string]bool {
 		return set("-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter",
 			"--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var")
-	})
-	flockWithArg    = sync.OnceValue(func() map[string]bool { return set("-w", "--timeout", "-E", "--conflict-exit-code") })
-	watchWithArg    = sync.OnceValue(func() map[string]bool { return set("-n", "-d", "--interval") })
-	parallelWithArg = sync.OnceValue(func() map[string]bool {
+	}}
+	flockWithArg    = lazy.Value[map[string]bool]{Build: func() map[string]bool { return set("-w", "--timeout", "-E", "--conflict-exit-code") }}
+	watchWithArg    = lazy.Value[map[string]bool]{Build: func() map[string]bool { return set("-n", "-d", "--interval") }}
+	parallelWithArg = lazy.Value[map[string]bool]{Build: func() map[string]bool {
 		return set("-j", "--jobs", "-S", "--sshlogin", "-a", "--arg-file", "-d", "--delimiter",
 			"-I", "--colsep", "-n", "-N", "-L", "--results", "--joblog", "--tmpdir", "--workdir", "--env")
-	})
+	}}
 )
 
 // unwrap recognises commands that run another command. It returns the inner
@@ -863,7 +872,7 @@ var (
 // whether there is an inner command to judge.
 func (a *shellAnalyzer) unwrap(base string, words []string, redirs []*syntax.Redirect, fromPipe bool, depth int) ([]string, bool, bool) {
 	args := words[1:]
-	if w, ok := wrappers()[base]; ok {
+	if w, ok := wrappers.Get()[base]; ok {
 		rest := skipOpts(args, w.withArg)
 		if len(rest) < w.skip {
 			return nil, !w.opaque, false
@@ -876,7 +885,7 @@ func (a *shellAnalyzer) unwrap(base string, words []string, redirs []*syntax.Red
 		for ; i < len(args); i++ {
 			w := args[i]
 			switch {
-			case envWithArg()[w]:
+			case envWithArg.Get()[w]:
 				i++
 			case w == "-S" || w == "--split-string":
 				if i+1 < len(args) {
@@ -907,7 +916,7 @@ func (a *shellAnalyzer) unwrap(base string, words []string, redirs []*syntax.Red
 		}
 		return skipOpts(args, nil), true, true
 	case "flock":
-		rest := skipOpts(args, flockWithArg())
+		rest := skipOpts(args, flockWithArg.Get())
 		if len(rest) == 0 {
 			return nil, true, false
 		}
@@ -930,11 +939,11 @@ func (a *shellAnalyzer) unwrap(base string, words []string, redirs []*syntax.Red
 	case "parallel":
 		return a.parallel(args, depth)
 	case "xargs":
-		rest := skipOpts(args, xargsWithArg())
+		rest := skipOpts(args, xargsWithArg.Get())
 		if len(rest) == 0 {
 			return nil, true, false // xargs alone runs echo
 		}
-		if shells()[cmdName(rest[0])] && !parseShellArgs(rest).hasScript {
+		if shells.Get()[cmdName(rest[0])] && !parseShellArgs(rest).hasScript {
 			// The shell's script or -c text would come from the input.
 			a.res.danger("xargs passes its input to a shell as code")
 		}
@@ -1007,7 +1016,7 @@ func (a *shellAnalyzer) unwrap(base string, words []string, redirs []*syntax.Red
 		}
 		return nil, false, false
 	case "watch":
-		rest := skipOpts(args, watchWithArg())
+		rest := skipOpts(args, watchWithArg.Get())
 		if src, ok := joinStatic(rest); ok {
 			a.nested(src, depth)
 		} else {
@@ -1015,7 +1024,7 @@ func (a *shellAnalyzer) unwrap(base string, words []string, redirs []*syntax.Red
 		}
 		return nil, false, false
 	}
-	if shells()[base] {
+	if shells.Get()[base] {
 		inv := parseShellArgs(words)
 		switch {
 		case inv.dynamic:
@@ -1037,7 +1046,7 @@ func (a *shellAnalyzer) unwrap(base string, words []string, redirs []*syntax.Red
 // or read one from a file (git's config and hooks, bash's startup file, the
 // dynamic loader). Setting one, exported or not, needs a person: an allowed
 // `git status` must not run core.fsmonitor from GIT_CONFIG_PARAMETERS.
-var codeEnv = sync.OnceValue(func() map[string]bool {
+var codeEnv = lazy.Value[map[string]bool]{Build: func() map[string]bool {
 	return map[string]bool{
 		"BASH_ENV": true, "ENV": true, "PROMPT_COMMAND": true, "PS4": true,
 		"LD_PRELOAD": true, "LD_AUDIT": true,
@@ -1047,37 +1056,45 @@ var codeEnv = sync.OnceValue(func() map[string]bool {
 		"GIT_CONFIG_SYSTEM": true, "GIT_CONFIG_PARAMETERS": true, "GIT_CONFIG_COUNT": true,
 		"LESSOPEN": true, "LESSCLOSE": true,
 	}
-})
+}}
 
 // editorEnv run their value as a command, but agents set them to a no-op
 // so git does not wait for an editor (GIT_EDITOR=true git rebase …).
-var editorEnv = sync.OnceValue(func() map[string]bool {
+var editorEnv = lazy.Value[map[string]bool]{Build: func() map[string]bool {
 	return map[string]bool{
 		"EDITOR": true, "VISUAL": true, "GIT_EDITOR": true, "GIT_SEQUENCE_EDITOR": true,
 		"PAGER": true, "GIT_PAGER": true,
 	}
-})
+}}
 
-var harmlessEditor = map[string]bool{"": true, "true": true, ":": true, "cat": true, "less": true, "more": true}
+// harmlessEditor reports an EDITOR-like value that runs nothing a
+// person did not see: empty, a no-op, or a pager.
+func harmlessEditor(value string) bool {
+	switch value {
+	case "", "true", ":", "cat", "less", "more":
+		return true
+	}
+	return false
+}
 
 // envAssign judges NAME=value; static is false when value is computed.
 func (a *shellAnalyzer) envAssign(name, value string, static bool) {
 	switch {
-	case codeEnv()[name] || strings.HasPrefix(name, "GIT_CONFIG_KEY_") || strings.HasPrefix(name, "GIT_CONFIG_VALUE_"):
+	case codeEnv.Get()[name] || strings.HasPrefix(name, "GIT_CONFIG_KEY_") || strings.HasPrefix(name, "GIT_CONFIG_VALUE_"):
 		a.res.danger("setting " + name + " can make a later command run other code")
-	case editorEnv()[name] && (!static || !harmlessEditor[value]):
+	case editorEnv.Get()[name] && (!static || !harmlessEditor(value)):
 		a.res.danger(name + " names a command that git or other tools run")
 	case name == "GOFLAGS" && static && !strings.Contains(value, "exec"):
 		// -mod=mod, -v, -race: only -exec and -toolexec run programs.
-	case programEnv()[name] != "":
-		a.noPrefix("setting " + name + ", which " + programEnv()[name])
+	case programEnv.Get()[name] != "":
+		a.noPrefix("setting " + name + ", which " + programEnv.Get()[name])
 	}
 }
 
 // envWithArg are env options (GNU and BSD) that take a separate value.
-var envWithArg = sync.OnceValue(func() map[string]bool {
+var envWithArg = lazy.Value[map[string]bool]{Build: func() map[string]bool {
 	return set("-u", "--unset", "-C", "--chdir", "-a", "--argv0", "-P", "-L", "-U")
-})
+}}
 
 // shellString judges a word that another program hands to a shell as code
 // (su -c, flock -c, parallel ::: …).
@@ -1093,7 +1110,7 @@ func (a *shellAnalyzer) shellString(src string, depth int) {
 // per argument; with no command the arguments (or input lines) are the
 // commands.
 func (a *shellAnalyzer) parallel(args []string, depth int) ([]string, bool, bool) {
-	rest := skipOpts(args, parallelWithArg())
+	rest := skipOpts(args, parallelWithArg.Get())
 	sep := len(rest)
 	for i, w := range rest {
 		if strings.HasPrefix(w, ":::") || strings.HasPrefix(w, "::::") {

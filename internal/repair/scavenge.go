@@ -6,7 +6,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
+
+	"github.com/reasonix/reasonix/internal/lazy"
 )
 
 // Call is a tool call recovered from text.
@@ -30,7 +31,9 @@ type span struct {
 // outputs, ASCII. Each invoke carries either parameter tags, whose
 // string="true" values are raw text and the rest JSON, or one JSON object.
 // Hermes-style models (Qwen and others) write <tool_call>{json}</tool_call>.
-var patterns = sync.OnceValue(func() *struct {
+var patterns = lazy.Value[*struct {
+	dsmlBlock, invoke, param, toolCall, fence *regexp.Regexp
+}]{Build: func() *struct {
 	dsmlBlock, invoke, param, toolCall, fence *regexp.Regexp
 } {
 	const bar = `(?:｜|\|)`
@@ -43,7 +46,7 @@ var patterns = sync.OnceValue(func() *struct {
 		toolCall:  regexp.MustCompile(`(?s)<tool_call>\s*(.*?)\s*(?:</tool_call>|\z)`),
 		fence:     regexp.MustCompile("(?s)```(?:json|JSON)?[ \\t]*\\n(.*?)\\n?[ \\t]*```"),
 	}
-})
+}}
 
 // markers start tool markup; the stream holds text back from the first
 // one so the markup never reaches the screen (see Holdback).
@@ -91,13 +94,13 @@ func Scavenge(text string, accept Accept) ([]Call, string) {
 	// and compiling them costs more than the rest of a turn's bookkeeping.
 	var blocks, tagged, fenced [][]int
 	if strings.Contains(text, "DSML") {
-		blocks = patterns().dsmlBlock.FindAllStringSubmatchIndex(text, -1)
+		blocks = patterns.Get().dsmlBlock.FindAllStringSubmatchIndex(text, -1)
 	}
 	if strings.Contains(text, "<tool_call>") {
-		tagged = patterns().toolCall.FindAllStringSubmatchIndex(text, -1)
+		tagged = patterns.Get().toolCall.FindAllStringSubmatchIndex(text, -1)
 	}
 	if strings.Contains(text, "```") {
-		fenced = patterns().fence.FindAllStringSubmatchIndex(text, -1)
+		fenced = patterns.Get().fence.FindAllStringSubmatchIndex(text, -1)
 	}
 	var spans []span
 	taken := func(a, b int) bool {
@@ -177,7 +180,7 @@ func tidy(s string) string {
 
 // dsmlCalls reads the invoke elements of one DSML block.
 func dsmlCalls(block string, accept Accept) []Call {
-	p := patterns()
+	p := patterns.Get()
 	var out []Call
 	for _, inv := range p.invoke.FindAllStringSubmatch(block, -1) {
 		name, body := inv[1], inv[2]

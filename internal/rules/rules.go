@@ -36,7 +36,7 @@ const (
 
 // ProjectFiles are the rules files looked for in every directory from the
 // git root down to the working directory, in this order.
-var ProjectFiles = []string{"AGENTS.md", "CLAUDE.md", filepath.Join(".claude", "CLAUDE.md"), "REASONIX.md"}
+var ProjectFiles = []string{"AGENTS.md", "CLAUDE.md", ".claude" + string(filepath.Separator) + "CLAUDE.md", "REASONIX.md"}
 
 // Part kinds.
 const (

@@ -136,7 +136,7 @@ func (a *App) submitShown(text, shown string) {
 }
 
 // builtins are the TUI's own commands, for suggestions and the command
-// menu, with what each does; noArgs are those that run as they are.
+// menu, with what each does; noArgs reports those that run as they are.
 var builtins = []struct{ name, desc string }{
 	{"goal", "work on a goal over several turns"},
 	{"plan", "plan read-only, then run the approved plan"},
@@ -160,9 +160,15 @@ var builtins = []struct{ name, desc string }{
 	{"exit", "leave"},
 }
 
-// noArgs are the built-ins a menu's Enter runs at once.
-var noArgs = map[string]bool{"model": true, "models": true, "effort": true, "cost": true, "agents": true, "skills": true,
-	"new": true, "clear": true, "resume": true, "rewind": true, "context": true, "hooks": true, "mcp": true, "jobs": true, "help": true, "quit": true, "exit": true}
+// noArgs reports the built-ins a menu's Enter runs at once.
+func noArgs(name string) bool {
+	switch name {
+	case "model", "models", "effort", "cost", "agents", "skills", "new", "clear", "resume", "rewind",
+		"context", "hooks", "mcp", "jobs", "help", "quit", "exit":
+		return true
+	}
+	return false
+}
 
 // builtinNames are the built-ins' names.
 func builtinNames() []string {

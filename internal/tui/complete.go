@@ -196,7 +196,7 @@ func (a *App) takeMenu(enter bool) {
 	it := m.items[m.sel]
 	a.menu = nil
 	switch {
-	case m.kind == '/' && enter && noArgs[it.name]:
+	case m.kind == '/' && enter && noArgs(it.name):
 		a.composer.SetText("/"+it.name, true)
 		a.menu, a.menuOff = nil, a.composer.GetText()
 		a.composerKey(tcell.NewEventKey(tcell.KeyEnter, 0, tcell.ModNone))

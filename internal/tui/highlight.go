@@ -2,9 +2,10 @@ package tui
 
 import (
 	"strings"
-	"sync"
 
 	"github.com/rivo/tview"
+
+	"github.com/reasonix/reasonix/internal/lazy"
 )
 
 // lang is what the highlighter knows of a language: enough to colour
@@ -30,7 +31,7 @@ func words(s string) map[string]bool {
 var cLike = [2]string{"/*", "*/"}
 
 // langs is built on first use, not at start-up: most runs never show code.
-var langs = sync.OnceValue(func() map[string]*lang {
+var langs = lazy.Value[map[string]*lang]{Build: func() map[string]*lang {
 	m := map[string]*lang{
 		"go": {keywords: words("break case chan const continue default defer else fallthrough for func go goto if import interface map package range return select struct switch type var"),
 			types: words("bool byte complex64 complex128 error float32 float64 int int8 int16 int32 int64 rune string uint uint8 uint16 uint32 uint64 uintptr any comparable true false nil iota append cap close copy delete len make new panic print println recover min max clear"),
@@ -65,10 +66,10 @@ var langs = sync.OnceValue(func() map[string]*lang {
 		m[alias] = m[name]
 	}
 	return m
-})
+}}
 
 func findLang(name string) *lang {
-	return langs()[name]
+	return langs.Get()[name]
 }
 
 // highlight renders one line of code in language name as markup. Unknown

@@ -3,9 +3,10 @@ package tui
 import (
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/rivo/tview"
+
+	"github.com/reasonix/reasonix/internal/lazy"
 )
 
 // SetLanguage picks the language of the UI's own words (the welcome
@@ -31,7 +32,7 @@ func translate(zh bool, s string) string {
 	if !zh {
 		return s
 	}
-	if t, ok := zhLabels()[s]; ok {
+	if t, ok := zhLabels.Get()[s]; ok {
 		return t
 	}
 	return s
@@ -66,7 +67,7 @@ func (a *App) helpFor() string {
 
 // zhLabels are the Chinese labels by their English text, built on first
 // use (an English UI never pays for them).
-var zhLabels = sync.OnceValue(func() map[string]string {
+var zhLabels = lazy.Value[map[string]string]{Build: func() map[string]string {
 	return map[string]string{
 		// Welcome line and status line.
 		"Enter sends · Ctrl-J or Alt-Enter newline · /help · Ctrl-C cancels · Ctrl-D quits": "Enter 发送 · Ctrl-J 或 Alt-Enter 换行 · /help · Ctrl-C 取消 · Ctrl-D 退出",
@@ -323,7 +324,7 @@ var zhLabels = sync.OnceValue(func() map[string]string {
 		"the server lists no models; type the model's name":             "服务器没有列出任何模型；请输入模型名称",
 		"fix the fields and try again, or Esc to pick another provider": "修改字段后重试，或按 Esc 选择其他提供方",
 	}
-})
+}}
 
 // helpTextZh is helpText in Chinese; command names, keys and arguments
 // stay as typed.

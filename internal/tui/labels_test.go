@@ -111,7 +111,7 @@ func sourceStrings(t *testing.T) (shown map[string]bool, translated map[string]s
 // new English notice without one fails here).
 func TestChineseLabelsMatchTheirEnglishText(t *testing.T) {
 	shown, translated := sourceStrings(t)
-	labels := zhLabels()
+	labels := zhLabels.Get()
 	for en, zh := range labels {
 		if !shown[en] {
 			t.Errorf("label %q (%s) is not a string of the package's source", en, zh)
@@ -130,8 +130,8 @@ func TestChineseLabelsMatchTheirEnglishText(t *testing.T) {
 	}
 	// Texts translated through a variable.
 	var indirect []string
-	for _, h := range postureHelp {
-		indirect = append(indirect, h)
+	for _, p := range []string{"ask", "auto", "yolo"} {
+		indirect = append(indirect, postureHelp(p))
 	}
 	indirect = append(indirect, "chat", "plan", "goal", "compact", cacheWarning, composerPlaceholder, setupIntro, missingKeyIntro,
 		"Local server (vLLM, Ollama, llama.cpp)")

@@ -399,12 +399,19 @@ func (a *App) setPosture(p string) {
 		a.errorLine(err.Error())
 		return
 	}
-	a.notef("posture %s: %s", p, a.tr(postureHelp[p]))
+	a.notef("posture %s: %s", p, a.tr(postureHelp(p)))
 	a.updateStatus()
 }
 
-var postureHelp = map[string]string{
-	"ask":  "tools that change something ask first, unless a rule allows them",
-	"auto": "changes no rule mentions run without asking; ask and deny rules and dangerous commands still apply",
-	"yolo": "everything runs without asking except denied calls, dangerous commands and control files",
+// postureHelp says what a posture does.
+func postureHelp(p string) string {
+	switch p {
+	case "ask":
+		return "tools that change something ask first, unless a rule allows them"
+	case "auto":
+		return "changes no rule mentions run without asking; ask and deny rules and dangerous commands still apply"
+	case "yolo":
+		return "everything runs without asking except denied calls, dangerous commands and control files"
+	}
+	return ""
 }

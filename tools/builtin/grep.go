@@ -17,6 +17,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/reasonix/reasonix/internal/lazy"
 	"github.com/reasonix/reasonix/tools"
 )
 
@@ -62,7 +63,7 @@ type grepArgs struct {
 }
 
 // fileTypes maps grep's type filter to file name globs.
-var fileTypes = sync.OnceValue(func() map[string][]string {
+var fileTypes = lazy.Value[map[string][]string]{Build: func() map[string][]string {
 	return map[string][]string{
 		"c":      {"*.c", "*.h"},
 		"cpp":    {"*.cpp", "*.cc", "*.cxx", "*.c++", "*.hpp", "*.hh", "*.hxx", "*.h", "*.inl"},
@@ -88,16 +89,16 @@ var fileTypes = sync.OnceValue(func() map[string][]string {
 		"xml":    {"*.xml"},
 		"yaml":   {"*.yaml", "*.yml"},
 	}
-})
+}}
 
 // typeAliases accepts the other names models use for the same types.
-var typeAliases = sync.OnceValue(func() map[string]string {
+var typeAliases = lazy.Value[map[string]string]{Build: func() map[string]string {
 	return map[string]string{
 		"golang": "go", "javascript": "js", "typescript": "ts", "python": "py", "rs": "rust",
 		"markdown": "md", "yml": "yaml", "bash": "sh", "shell": "sh", "c++": "cpp", "ruby": "rb",
 		"csharp": "cs", "kt": "kotlin",
 	}
-})
+}}
 
 // grepRequest is a validated grep call.
 type grepRequest struct {
@@ -228,13 +229,13 @@ func newGrepRequest(env *tools.Env, a grepArgs) (*grepRequest, error) {
 	}
 	if a.Type != "" {
 		ty := strings.ToLower(strings.TrimPrefix(a.Type, "."))
-		if al, ok := typeAliases()[ty]; ok {
+		if al, ok := typeAliases.Get()[ty]; ok {
 			ty = al
 		}
-		globs, ok := fileTypes()[ty]
+		globs, ok := fileTypes.Get()[ty]
 		if !ok {
-			names := make([]string, 0, len(fileTypes()))
-			for n := range fileTypes() {
+			names := make([]string, 0, len(fileTypes.Get()))
+			for n := range fileTypes.Get() {
 				names = append(names, n)
 			}
 			sort.Strings(names)

@@ -8,10 +8,10 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
 
+	"github.com/reasonix/reasonix/internal/lazy"
 	"github.com/reasonix/reasonix/tools"
 )
 
@@ -360,12 +360,12 @@ func (p *patcher) hunkError(ctx context.Context, show string, n int, header stri
 
 // hunkHeader matches a hunk header whose counts may be wrong or missing.
 // It is compiled on first use, not by every start of the program.
-var hunkHeader = sync.OnceValue(func() *regexp.Regexp {
+var hunkHeader = lazy.Value[*regexp.Regexp]{Build: func() *regexp.Regexp {
 	return regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$`)
-})
+}}
 
 // bareHunkHeader matches a hunk header without line numbers.
-var bareHunkHeader = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^@@(?:\s*@@)?(\s.*)?$`) })
+var bareHunkHeader = lazy.Value[*regexp.Regexp]{Build: func() *regexp.Regexp { return regexp.MustCompile(`^@@(?:\s*@@)?(\s.*)?$`) }}
 
 // normalizePatch undoes common damage in model-written patches: Markdown
 // code fences around the diff, a missing final newline, and hunk headers
@@ -402,10 +402,10 @@ func normalizePatch(s string) string {
 // header whose stated counts do not fit the body that follows.
 func recountHeader(lines []string, i int) string {
 	l := lines[i]
-	m := hunkHeader().FindStringSubmatch(strings.TrimRight(l, "\r\n"))
+	m := hunkHeader.Get().FindStringSubmatch(strings.TrimRight(l, "\r\n"))
 	if m == nil {
 		// "@@ @@" or "@@" without line numbers: search from the top.
-		if bare := bareHunkHeader().FindStringSubmatch(strings.TrimRight(l, "\r\n")); bare != nil {
+		if bare := bareHunkHeader.Get().FindStringSubmatch(strings.TrimRight(l, "\r\n")); bare != nil {
 			m = []string{l, "1", "", "1", "", bare[1]}
 		} else {
 			return l
