@@ -10,20 +10,44 @@ import (
 type Factory func(cfg Config) (Provider, error)
 
 // factories is an init-time registry: kinds register themselves from their
-// package init and it is read-only afterwards.
-var factories = map[string]Factory{}
+// package init and it is read-only afterwards. A slice, not a map: it
+// starts as nothing the program has to build.
+var factories []kindFactory
 
-// Register adds a provider kind. It is meant to be called from init.
-func Register(kind string, f Factory) { factories[kind] = f }
+type kindFactory struct {
+	kind string
+	f    Factory
+}
+
+// Register adds a provider kind, replacing an earlier one of that kind.
+// It is meant to be called from init.
+func Register(kind string, f Factory) {
+	for i := range factories {
+		if factories[i].kind == kind {
+			factories[i].f = f
+			return
+		}
+	}
+	factories = append(factories, kindFactory{kind, f})
+}
 
 // Kinds lists the registered provider kinds.
 func Kinds() []string {
 	out := make([]string, 0, len(factories))
-	for k := range factories {
-		out = append(out, k)
+	for _, k := range factories {
+		out = append(out, k.kind)
 	}
 	sort.Strings(out)
 	return out
+}
+
+func factory(kind string) (Factory, bool) {
+	for _, k := range factories {
+		if k.kind == kind {
+			return k.f, true
+		}
+	}
+	return nil, false
 }
 
 // New builds a provider of cfg.Kind ("openai" when empty).
@@ -32,7 +56,7 @@ func New(cfg Config) (Provider, error) {
 	if kind == "" {
 		kind = "openai"
 	}
-	f, ok := factories[kind]
+	f, ok := factory(kind)
 	if !ok {
 		return nil, fmt.Errorf("provider %q: unknown kind %q (known: %s)", cfg.Name, kind, strings.Join(Kinds(), ", "))
 	}

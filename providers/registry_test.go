@@ -20,7 +20,7 @@ func (fakeProvider) Stream(context.Context, Request) (<-chan Chunk, error) {
 func withKinds(t *testing.T) {
 	t.Helper()
 	saved := factories
-	factories = map[string]Factory{}
+	factories = nil
 	t.Cleanup(func() { factories = saved })
 }
 

@@ -8,23 +8,45 @@ import (
 )
 
 // catalogue is the init-time registry of built-in tools. Built-in packages
-// add to it from init; nothing writes to it afterwards.
-var catalogue = map[string]Tool{}
+// add to it from init; nothing writes to it afterwards. A slice, not a map:
+// it starts as nothing the program has to build, and a dozen names are
+// found as fast by a scan.
+var catalogue []Tool
 
-// Register adds a built-in tool. Call it from init.
-func Register(t Tool) { catalogue[t.Name()] = t }
+// Register adds built-in tools; a later tool of the same name replaces an
+// earlier one. Call it from init.
+func Register(ts ...Tool) {
+	for _, t := range ts {
+		if i := builtinIndex(t.Name()); i >= 0 {
+			catalogue[i] = t
+			continue
+		}
+		catalogue = append(catalogue, t)
+	}
+}
+
+func builtinIndex(name string) int {
+	for i, t := range catalogue {
+		if t.Name() == name {
+			return i
+		}
+	}
+	return -1
+}
 
 // Builtin returns the registered built-in tool with that name.
 func Builtin(name string) (Tool, bool) {
-	t, ok := catalogue[name]
-	return t, ok
+	if i := builtinIndex(name); i >= 0 {
+		return catalogue[i], true
+	}
+	return nil, false
 }
 
 // BuiltinNames lists registered built-in tools, sorted.
 func BuiltinNames() []string {
 	out := make([]string, 0, len(catalogue))
-	for n := range catalogue {
-		out = append(out, n)
+	for _, t := range catalogue {
+		out = append(out, t.Name())
 	}
 	sort.Strings(out)
 	return out

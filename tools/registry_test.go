@@ -156,7 +156,7 @@ func TestSpecsCarrySchema(t *testing.T) {
 
 func TestBuiltinCatalogue(t *testing.T) {
 	saved := catalogue
-	catalogue = map[string]Tool{}
+	catalogue = nil
 	t.Cleanup(func() { catalogue = saved })
 
 	if got := BuiltinNames(); len(got) != 0 {
@@ -173,5 +173,10 @@ func TestBuiltinCatalogue(t *testing.T) {
 	}
 	if _, ok := Builtin("nope"); ok {
 		t.Fatal("Builtin(nope) found something")
+	}
+	// A second registration of a name replaces the first.
+	Register(tool("glob", false))
+	if tl, ok := Builtin("glob"); !ok || tl.ReadOnly() || len(BuiltinNames()) != 3 {
+		t.Fatalf("after re-registering glob: %v %v, names %v", tl, ok, BuiltinNames())
 	}
 }

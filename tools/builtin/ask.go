@@ -11,8 +11,6 @@ import (
 	"github.com/reasonix/reasonix/tools"
 )
 
-func init() { tools.Register(askTool{}) }
-
 // NoOneToAsk starts the ask tool's answer in a run no one watches.
 const NoOneToAsk = "No one to ask in this run"
 

@@ -17,8 +17,6 @@ import (
 	"github.com/reasonix/reasonix/tools"
 )
 
-func init() { tools.Register(bashTool{}) }
-
 const (
 	bashDefaultTimeout = 120 * time.Second
 	bashMaxTimeout     = 600 * time.Second

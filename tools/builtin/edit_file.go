@@ -10,8 +10,6 @@ import (
 	"github.com/reasonix/reasonix/tools"
 )
 
-func init() { tools.Register(editFileTool{}) }
-
 // editFileTool replaces exact text in a file.
 type editFileTool struct{}
 

@@ -1,6 +1,6 @@
 // Package builtin holds the tools every session can use: file reading and
-// editing, patching, search, shell and todo tools. Each registers itself
-// with tools.Register from init.
+// editing, patching, search, shell and todo tools. The package registers
+// them with tools.Register from its one init, below.
 package builtin
 
 import (
@@ -17,6 +17,15 @@ import (
 
 	"github.com/reasonix/reasonix/tools"
 )
+
+// The tools register from one init function: the code of each package
+// init runs at every start of the binary, `reasonix version` included,
+// and an init per file spreads that code over several pages.
+func init() {
+	tools.Register(askTool{}, bashTool{}, editFileTool{}, globTool{}, &grepTool{}, jobTool{}, lsTool{},
+		moveFileTool{}, multiEditTool{}, patchTool{}, readFileTool{}, todoWriteTool{}, todoReadTool{},
+		webFetchTool{}, writeFileTool{})
+}
 
 // newFileMode is the permission of files the tools create.
 const newFileMode fs.FileMode = 0o644

@@ -16,8 +16,6 @@ import (
 	"github.com/reasonix/reasonix/tools"
 )
 
-func init() { tools.Register(globTool{}) }
-
 // globMax caps how many paths glob returns; beyond it the model should narrow.
 const globMax = 200
 

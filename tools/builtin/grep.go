@@ -21,8 +21,6 @@ import (
 	"github.com/reasonix/reasonix/tools"
 )
 
-func init() { tools.Register(&grepTool{}) }
-
 // grepTool searches file contents. The zero value uses ripgrep when it is
 // installed and the request is one ripgrep answers identically.
 type grepTool struct {

@@ -15,10 +15,6 @@ import (
 	"github.com/reasonix/reasonix/tools"
 )
 
-func init() {
-	tools.Register(jobTool{})
-}
-
 const (
 	// jobBufferSize bounds the output a background job keeps unread; the
 	// oldest bytes are dropped first, with a marker saying how many.

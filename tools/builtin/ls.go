@@ -14,8 +14,6 @@ import (
 	"github.com/reasonix/reasonix/tools"
 )
 
-func init() { tools.Register(lsTool{}) }
-
 const (
 	lsDefaultDepth = 2
 	lsMaxDepth     = 6

@@ -14,8 +14,6 @@ import (
 	"github.com/reasonix/reasonix/tools"
 )
 
-func init() { tools.Register(moveFileTool{}) }
-
 // moveFileTool renames or moves a file or directory.
 type moveFileTool struct{}
 

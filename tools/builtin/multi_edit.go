@@ -8,8 +8,6 @@ import (
 	"github.com/reasonix/reasonix/tools"
 )
 
-func init() { tools.Register(multiEditTool{}) }
-
 // multiEditTool applies several replacements to one file as a unit.
 type multiEditTool struct{}
 

@@ -15,8 +15,6 @@ import (
 	"github.com/reasonix/reasonix/tools"
 )
 
-func init() { tools.Register(patchTool{}) }
-
 // patchTool applies a unified diff to any number of files, all or nothing.
 type patchTool struct{}
 

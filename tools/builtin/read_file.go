@@ -20,8 +20,6 @@ const (
 	readMaxLineBytes = 2000
 )
 
-func init() { tools.Register(readFileTool{}) }
-
 // readFileTool shows a text file with line numbers, a page at a time.
 type readFileTool struct{}
 

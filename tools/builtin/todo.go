@@ -10,11 +10,6 @@ import (
 	"github.com/reasonix/reasonix/tools"
 )
 
-func init() {
-	tools.Register(todoWriteTool{})
-	tools.Register(todoReadTool{})
-}
-
 // Todo statuses.
 const (
 	TodoPending    = "pending"

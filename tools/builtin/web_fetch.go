@@ -17,8 +17,6 @@ import (
 	"github.com/reasonix/reasonix/tools"
 )
 
-func init() { tools.Register(webFetchTool{}) }
-
 const (
 	// webFetchMaxBytes caps what one fetch reads off the wire; a larger
 	// body is cut there and said to be.

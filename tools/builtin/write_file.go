@@ -9,8 +9,6 @@ import (
 	"github.com/reasonix/reasonix/tools"
 )
 
-func init() { tools.Register(writeFileTool{}) }
-
 // writeFileTool creates or replaces a whole file.
 type writeFileTool struct{}
 
