@@ -5,8 +5,9 @@ package builtin
 import (
 	"os"
 	"os/exec"
-	"sync"
 	"syscall"
+
+	"github.com/reasonix/reasonix/internal/lazy"
 )
 
 // shellCommand builds the command that runs script: PowerShell, the
@@ -56,18 +57,18 @@ func setGroup(cmd *exec.Cmd) { cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: t
 // nowhere). Reasonix's PATH does not change while it runs, and the search
 // stats a file in each of its directories (a dozen on a common PATH), per
 // command; a command now costs one stat of the path found.
-var foundBash = sync.OnceValue(func() string {
+var foundBash = lazy.Value[string]{Build: func() string {
 	p, err := exec.LookPath("bash")
 	if err != nil {
 		return ""
 	}
 	return p
-})
+}}
 
 // defaultShell is bash when installed, POSIX sh otherwise. A bash found
 // earlier that has since gone is looked for again.
 func defaultShell() string {
-	if p := foundBash(); p != "" {
+	if p := foundBash.Get(); p != "" {
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
 			return p
 		}
