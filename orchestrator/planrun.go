@@ -762,7 +762,8 @@ func (c *Coordinator) openWorker(j *stepJob) (*worker, error) {
 	reg := c.toolsFor(r, 0, id, r.Model, fam)
 	reg.Add(reportStepTool{})
 	spec := sessionSpec{id: id, role: roles.Executor, modelRef: r.Model, system: r.System, fam: fam, perms: r.Permissions,
-		tools: reg, maxSteps: r.MaxSteps, planMode: r.PlanMode, env: env, step: j.id, guard: guard}
+		tools: reg, maxSteps: r.MaxSteps, planMode: r.PlanMode, env: env, step: j.id, guard: guard,
+		title: "plan step " + j.id + ": " + text.OneLine(j.title)}
 	if j.root != c.rt.Workspace {
 		spec.root = j.root
 	}

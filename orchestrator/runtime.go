@@ -419,7 +419,12 @@ func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 			cwd = spec.root
 		}
 		log = &sessionLog{w: w, dir: dir,
-			hdr: store.Header{ID: id, Role: spec.role, Parent: spec.parent, Model: model, Cwd: cwd}}
+			hdr: store.Header{ID: id, Role: spec.role, Parent: spec.parent, Model: model, Cwd: cwd, Step: spec.step}}
+		if spec.step != "" && spec.title != "" {
+			// A worker's first prompt is its brief, the same opening for
+			// every step; its step names it better.
+			log.title, log.hdr.Title = spec.title, spec.title
+		}
 		rec, w.path, w.log = log, store.PathFor(dir, id), log
 		w.close = log.close
 	}

@@ -313,7 +313,7 @@ func FindSession(dir, id string) (string, error) {
 
 // Conversations lists the sessions in dir worth resuming, newest first:
 // top-level executor sessions with at least one turn (not planners, not
-// subagents, not conversations opened and never used).
+// subagents, not plan workers, not conversations opened and never used).
 func Conversations(dir string) ([]store.Summary, error) {
 	list, _, err := store.List(dir, false)
 	if err != nil {
@@ -321,7 +321,7 @@ func Conversations(dir string) ([]store.Summary, error) {
 	}
 	out := list[:0]
 	for _, s := range list {
-		if s.Role == roles.Executor && s.Turns > 0 {
+		if s.Role == roles.Executor && s.Step == "" && s.Turns > 0 {
 			out = append(out, s)
 		}
 	}

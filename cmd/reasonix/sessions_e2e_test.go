@@ -325,3 +325,38 @@ func TestE2ERewindFilesOnlyAndConversationOnly(t *testing.T) {
 		t.Errorf("both flags: exit %d", r.code)
 	}
 }
+
+// TestE2EContinueSkipsPlanWorkers: a plan's worker sessions are not the
+// user's conversation: `run --continue` after `run --plan` goes on with
+// the conversation the user had, not with the last step's worker, and
+// `sessions` names a worker by its step instead of its brief.
+func TestE2EContinueSkipsPlanWorkers(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{Text: "first answer"},
+		scripted.Turn{Match: "assigned step s1 ", Text: "did s1"},
+		scripted.Turn{Match: "assigned step s2 ", Text: "did s2"},
+		scripted.Turn{Text: "continued"},
+	)
+	if r := e.run("", "run", "CONV-ONE question"); r.code != 0 {
+		t.Fatalf("first: %d %s", r.code, r.stderr)
+	}
+	e.savePlan("p1", map[string]any{"goal": "two steps", "steps": []map[string]any{
+		{"id": "s1", "title": "First step"}, {"id": "s2", "title": "Second step", "depends_on": []string{"s1"}}}})
+	if r := e.run("", "run", "--plan", "p1"); r.code != 0 {
+		t.Fatalf("run --plan: %d %s", r.code, r.stderr)
+	}
+	r := e.run("", "run", "--continue", "go on")
+	if r.code != 0 || !strings.Contains(r.stdout, "continued") {
+		t.Fatalf("continue: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	reqs := e.srv.Requests()
+	msgs := string(messagesOf(t, reqs[len(reqs)-1]))
+	if !strings.Contains(msgs, "CONV-ONE question") || strings.Contains(msgs, "assigned step") {
+		t.Errorf("--continue did not go on with the user's conversation: %.600s", msgs)
+	}
+	r = e.run("", "sessions")
+	if r.code != 0 || strings.Contains(r.stdout, "You are one of several workers") || !strings.Contains(r.stdout, "Second step") {
+		t.Errorf("sessions names a worker by its brief, not its step: %s", r.stdout)
+	}
+}

@@ -374,11 +374,13 @@ func readHeader(path string) (Header, error) {
 
 // Summary is one session in a listing.
 type Summary struct {
-	ID      string          `json:"id"`
-	Title   string          `json:"title"`
-	Model   string          `json:"model"`
-	Role    string          `json:"role"`
-	Parent  string          `json:"parent,omitempty"`
+	ID     string `json:"id"`
+	Title  string `json:"title"`
+	Model  string `json:"model"`
+	Role   string `json:"role"`
+	Parent string `json:"parent,omitempty"`
+	// Step is the plan step of a plan worker session (Header.Step).
+	Step    string          `json:"step,omitempty"`
 	Created time.Time       `json:"created"`
 	Updated time.Time       `json:"updated"`
 	Turns   int             `json:"turns"`
@@ -435,7 +437,7 @@ func summarize(path string) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
-	s := Summary{ID: h.ID, Title: h.Title, Model: h.Model, Role: h.Role, Parent: h.Parent,
+	s := Summary{ID: h.ID, Title: h.Title, Model: h.Model, Role: h.Role, Parent: h.Parent, Step: h.Step,
 		Created: h.Created, Updated: h.Created, Path: path}
 	f, err := os.Open(path)
 	if err != nil {

@@ -34,6 +34,10 @@ type Header struct {
 	Title string `json:"title,omitempty"`
 	// ForkOf names the session and turn a fork was taken from.
 	ForkOf string `json:"fork_of,omitempty"`
+	// Step is the plan step a plan worker session carried out. Such a
+	// session is part of a plan run, not a conversation of the user's, so
+	// `--continue` never picks it.
+	Step string `json:"step,omitempty"`
 }
 
 // Transcript appends messages of one session to its JSONL file.
