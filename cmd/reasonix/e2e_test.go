@@ -348,6 +348,22 @@ func TestE2EVersionAndModels(t *testing.T) {
 	}
 }
 
+// TestE2ESubcommandHelp: `reasonix run --help` (and -h on any command)
+// prints that command's flags and exits 0, as --help does everywhere
+// else; it is not a usage error.
+func TestE2ESubcommandHelp(t *testing.T) {
+	e := newE2E(t)
+	for _, args := range [][]string{{"run", "--help"}, {"plan", "-h"}, {"sessions", "--help"}, {"doctor", "-h"}, {"setup", "--help"}} {
+		r := e.run("", args...)
+		if r.code != 0 || !strings.Contains(r.stderr, "Usage of "+args[0]) || strings.Contains(r.stderr, "help requested") {
+			t.Errorf("%v: exit %d, stderr %q", args, r.code, r.stderr)
+		}
+	}
+	if r := e.run("", "run", "--no-such-flag", "x"); r.code != 2 {
+		t.Errorf("an unknown flag: exit %d, want 2", r.code)
+	}
+}
+
 func TestE2EPromptFromStdinAndMaxSteps(t *testing.T) {
 	loop := scripted.Turn{ToolCalls: []scripted.Call{call("ls", map[string]any{})}}
 	e := newE2E(t, loop, loop, loop, loop)

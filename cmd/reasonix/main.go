@@ -6,6 +6,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -234,6 +235,9 @@ func exitCode(ctx context.Context, err error, w io.Writer) int {
 	}
 	var ue usageError
 	switch {
+	case errors.Is(err, flag.ErrHelp):
+		// -h or --help: the flag set has printed the command's usage.
+		return exitOK
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
 		fmt.Fprintln(w, "reasonix: interrupted")
 		return exitInterrupted
