@@ -384,7 +384,9 @@ func assemble(o assembleOptions) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	rulesText := a.startRules(rulesOptions(loaded, workspace, wd, userHome), sink)
+	ropts := rulesOptions(loaded, workspace, wd, userHome)
+	ropts.Denied = rulesReadDenied(guard, gate.Policy())
+	rulesText := a.startRules(ropts, sink)
 	if extra := languageRules(cfg, os.Getenv); extra != "" {
 		get := rulesText
 		rulesText = func() string { return get() + extra }
@@ -569,6 +571,25 @@ func budgetOf(b *float64) float64 {
 		return 0
 	}
 	return *b
+}
+
+// rulesReadDenied is what a repository's rules files may not import:
+// what the file tools may not read (the read deny list, wherever the file
+// is, and Read deny rules).
+func rulesReadDenied(guard *permission.Confiner, pol permission.Policy) func(string) string {
+	return func(p string) string {
+		if d, ok := guard.ReadDenied(p); ok {
+			return "the read deny list (" + d + ")"
+		}
+		out := pol.Explain("read_file", true, tools.Access{Kind: tools.KindRead, Reads: []string{p}})
+		if out.Decision == permission.Deny {
+			if out.Rule != "" {
+				return "the rule " + out.Rule
+			}
+			return "the permission mode"
+		}
+		return ""
+	}
 }
 
 // sandboxDenyRead is the read deny list of a run's sandbox and file tools:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -34,6 +35,33 @@ func userHomeDir() string {
 func rulesOptions(l *config.Loaded, workspace, wd, userHome string) rules.Options {
 	return rules.Options{Home: l.Home, UserHome: userHome, Workspace: workspace, Cwd: wd,
 		Instructions: l.Config.Instructions}
+}
+
+// contextReadDenied is rulesReadDenied as a run would build it (the read
+// deny list and every Read deny rule, Claude Code settings' included),
+// so `reasonix context` shows the imports a session gets.
+func contextReadDenied(loaded *config.Loaded, workspace, userHome string) (func(string) string, error) {
+	cfg := loaded.Config
+	set, err := loadSettings(workspace, userHome)
+	if err != nil {
+		return nil, err
+	}
+	extraDirs := set.Directories(workspace, userHome)
+	guard, err := permission.NewConfiner(workspace, append(slices.Clone(cfg.Sandbox.AllowRead), extraDirs...),
+		append(slices.Clone(cfg.Sandbox.AllowWrite), extraDirs...), loaded.Home)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	denyRules := append(slices.Clone(cfg.Permissions.Deny), set.Rules("deny")...)
+	sbOpts := permission.SandboxOptions{Mode: cfg.Sandbox.Bash, Workspace: workspace, Home: loaded.Home,
+		AllowWrite: append(slices.Clone(cfg.Sandbox.AllowWrite), extraDirs...)}
+	guard.DenyRead(sandboxDenyRead(sbOpts, userHome, cfg.Sandbox.DenyRead, denyRules))
+	pol, err := permission.ParsePolicy("", nil, nil, denyRules, nil)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	pol.Workspace = guard.Workspace()
+	return rulesReadDenied(guard, pol), nil
 }
 
 // rulesOnce reads the rules once per process, publishing its notices the
@@ -116,7 +144,11 @@ func cmdContext(args []string, io stdio) error {
 	workspace := workspaceOf(loaded, wd)
 	userHome := userHomeDir()
 
-	pre := rules.Load(rulesOptions(loaded, workspace, wd, userHome))
+	ropts := rulesOptions(loaded, workspace, wd, userHome)
+	if ropts.Denied, err = contextReadDenied(loaded, workspace, userHome); err != nil {
+		return err
+	}
+	pre := rules.Load(ropts)
 	notices := append([]string(nil), pre.Notices...)
 	roleSet, roleNotices := roles.Load(roles.LoadOptions{Workspace: workspace, Home: loaded.Home, UserHome: userHome})
 	catalog, skillNotices := skills.Discover(skills.Options{Workspace: workspace, Home: loaded.Home, UserHome: userHome,

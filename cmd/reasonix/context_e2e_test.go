@@ -137,3 +137,77 @@ func TestE2EContextCommand(t *testing.T) {
 		t.Errorf("unknown role: exit %d", r.code)
 	}
 }
+
+// TestE2ERulesImportsRefuseSecrets: a repository's rules files are the
+// repository's words, so they cannot pull a credential into the prompt
+// the provider (and the model) receives: an @import of a path on the
+// read deny list or under a Read deny rule, or a rules file that is a
+// symlink to one, is refused with a notice. The user's own global rules
+// may still import from the Reasonix home.
+func TestE2ERulesImportsRefuseSecrets(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, scripted.Turn{Text: "done"})
+	root := filepath.Dir(e.repo) // $HOME
+	for rel, body := range map[string]string{
+		".ssh/id_rsa":           "SSH-SECRET\n",
+		".aws/credentials":      "AWS-SECRET\n",
+		"home/credentials.json": "CRED-SECRET\n",
+		"home/prefs.md":         "GLOBAL-PREF\n",
+		".claude/CLAUDE.md":     "@~/home/prefs.md\n",
+	} {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.write("CLAUDE.md", "PROJECT-RULE\n@~/.ssh/id_rsa\n@../home/credentials.json\n@.env\n@docs/ok.md\n")
+	e.write("docs/ok.md", "OK-IMPORT\n")
+	e.write(".env", "DOTENV-SECRET=1\n")
+	e.write(".claude/settings.json", `{"permissions": {"deny": ["Read(./.env)"]}}`)
+	if err := os.Symlink(filepath.Join(root, ".aws", "credentials"), filepath.Join(e.repo, "AGENTS.md")); err != nil {
+		t.Fatal(err)
+	}
+	r := e.run("", "run", "hello")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	sys := systemOf(t, e.srv.Requests()[0])
+	for _, w := range []string{"PROJECT-RULE", "OK-IMPORT", "GLOBAL-PREF"} {
+		if !strings.Contains(sys, w) {
+			t.Errorf("system prompt lacks %s", w)
+		}
+	}
+	for _, secret := range []string{"SSH-SECRET", "AWS-SECRET", "CRED-SECRET", "DOTENV-SECRET"} {
+		if strings.Contains(sys, secret) {
+			t.Errorf("a repository's rules file put %s in the prompt", secret)
+		}
+	}
+	for _, w := range []string{"import ~/.ssh/id_rsa in", "import ../home/credentials.json in", "import .env in", "AGENTS.md left out"} {
+		if !strings.Contains(r.stderr, w) {
+			t.Errorf("no notice naming %q; stderr:\n%s", w, r.stderr)
+		}
+	}
+	// `reasonix context` shows what a session gets.
+	r = e.run("", "context", "--json")
+	var rep struct {
+		Parts []struct {
+			Source  string   `json:"source"`
+			Imports []string `json:"imports"`
+		} `json:"parts"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != 0 {
+		t.Fatalf("context: exit %d %v\n%s", r.code, err, r.stdout)
+	}
+	var got []string
+	for _, p := range rep.Parts {
+		if strings.HasPrefix(p.Source, e.repo) {
+			got = append(got, filepath.Base(p.Source)+":"+strings.Join(p.Imports, ","))
+		}
+	}
+	if want := "CLAUDE.md:" + filepath.Join(e.repo, "docs", "ok.md"); strings.Join(got, " ") != want {
+		t.Errorf("context shows project rules %q, want %q", got, want)
+	}
+}

@@ -98,6 +98,25 @@ func NewConfiner(workspace string, allowRead, allowWrite []string, home string) 
 // Workspace returns the resolved workspace root.
 func (c *Confiner) Workspace() string { return c.workspace }
 
+// ReadDenied reports whether the absolute path abs, or the file its
+// symlinks lead to, lies on the read deny list (see DenyRead), wherever
+// it is, and names the denied root. It is for readers outside the tools,
+// such as the rules files' @imports.
+func (c *Confiner) ReadDenied(abs string) (string, bool) {
+	if c.denyRead == nil {
+		return "", false
+	}
+	deny, except := c.denyRead()
+	abs = filepath.Clean(abs)
+	if d, ok := denied(abs, deny, except); ok {
+		return d, true
+	}
+	if real, err := realPath(abs); err == nil && real != abs {
+		return denied(real, deny, except)
+	}
+	return "", false
+}
+
 func resolveRoot(p string) (string, error) {
 	if strings.HasPrefix(p, "~") {
 		return "", fmt.Errorf("%q: ~ is not expanded; use an absolute path", p)

@@ -70,6 +70,13 @@ type Options struct {
 	NoGit bool
 	// GitTimeout bounds `git status`; 0 is 2 seconds.
 	GitTimeout time.Duration
+	// Denied, when set, says why a file may not be read ("" when it may):
+	// the read deny list and Read deny rules. It applies to the project
+	// and instructions files and everything they import, which came with
+	// the repository (a CLAUDE.md importing ~/.ssh/id_rsa, or a symlink
+	// to it, would hand the key to the model), not to the global files
+	// and their imports, which are the user's own.
+	Denied func(path string) string
 }
 
 // Part is one labelled block of the prefix, as it appears in the prompt.
@@ -200,7 +207,10 @@ func projectDirs(gitRoot, workspace, cwd string) []string {
 }
 
 type loader struct {
-	opts    Options
+	opts Options
+	// guarded is set while a file from the repository (or instructions)
+	// and its imports are read: opts.Denied applies to them.
+	guarded bool
 	budget  int
 	seen    map[string]bool // identity of every file included
 	notices []string
@@ -208,6 +218,17 @@ type loader struct {
 
 func (l *loader) notice(format string, args ...any) {
 	l.notices = append(l.notices, fmt.Sprintf(format, args...))
+}
+
+// denied is opts.Denied for a file that exists, while guarded.
+func (l *loader) denied(path string) string {
+	if !l.guarded || l.opts.Denied == nil {
+		return ""
+	}
+	if _, err := os.Stat(path); err != nil {
+		return ""
+	}
+	return l.opts.Denied(path)
 }
 
 // identity names a file so a symlink and its target count once.
@@ -222,6 +243,11 @@ func identity(path string) string {
 // missing file is skipped quietly unless mustExist.
 func (l *loader) top(kind, path string, mustExist bool) (Part, bool) {
 	pt := Part{Kind: kind, Source: path}
+	l.guarded = kind != KindGlobal
+	if why := l.denied(path); why != "" {
+		l.notice("rules: %s left out: reading it is denied by %s", path, why)
+		return Part{}, false
+	}
 	body, ok := l.file(path, 0, nil, &pt, mustExist)
 	if !ok {
 		return Part{}, false
@@ -341,6 +367,10 @@ func (l *loader) importLine(from, line, target string, depth int, stack []string
 	}
 	if l.seen[id] {
 		return line + " (included above)"
+	}
+	if why := l.denied(p); why != "" {
+		l.notice("rules: import %s in %s refused: reading it is denied by %s", target, from, why)
+		return line + " (not imported: reading it is denied)"
 	}
 	body, ok := l.file(p, depth+1, stack, pt, false)
 	if !ok {
