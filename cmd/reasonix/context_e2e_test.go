@@ -151,6 +151,7 @@ func TestE2ERulesImportsRefuseSecrets(t *testing.T) {
 	for rel, body := range map[string]string{
 		".ssh/id_rsa":           "SSH-SECRET\n",
 		".aws/credentials":      "AWS-SECRET\n",
+		".kube/config":          "KUBE-SECRET\n",
 		"home/credentials.json": "CRED-SECRET\n",
 		"home/prefs.md":         "GLOBAL-PREF\n",
 		".claude/CLAUDE.md":     "@~/home/prefs.md\n",
@@ -163,7 +164,7 @@ func TestE2ERulesImportsRefuseSecrets(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	e.write("CLAUDE.md", "PROJECT-RULE\n@~/.ssh/id_rsa\n@../home/credentials.json\n@.env\n@docs/ok.md\n")
+	e.write("CLAUDE.md", "PROJECT-RULE\n@~/.ssh/id_rsa\n@../home/credentials.json\n@.env\n@docs/ok.md\nThe cluster: see @~/.kube/config.\n")
 	e.write("docs/ok.md", "OK-IMPORT\n")
 	e.write(".env", "DOTENV-SECRET=1\n")
 	e.write(".claude/settings.json", `{"permissions": {"deny": ["Read(./.env)"]}}`)
@@ -180,12 +181,12 @@ func TestE2ERulesImportsRefuseSecrets(t *testing.T) {
 			t.Errorf("system prompt lacks %s", w)
 		}
 	}
-	for _, secret := range []string{"SSH-SECRET", "AWS-SECRET", "CRED-SECRET", "DOTENV-SECRET"} {
+	for _, secret := range []string{"SSH-SECRET", "AWS-SECRET", "CRED-SECRET", "DOTENV-SECRET", "KUBE-SECRET"} {
 		if strings.Contains(sys, secret) {
 			t.Errorf("a repository's rules file put %s in the prompt", secret)
 		}
 	}
-	for _, w := range []string{"import ~/.ssh/id_rsa in", "import ../home/credentials.json in", "import .env in", "AGENTS.md left out"} {
+	for _, w := range []string{"import ~/.ssh/id_rsa in", "import ../home/credentials.json in", "import .env in", "import ~/.kube/config in", "AGENTS.md left out"} {
 		if !strings.Contains(r.stderr, w) {
 			t.Errorf("no notice naming %q; stderr:\n%s", w, r.stderr)
 		}

@@ -314,7 +314,8 @@ func (l *loader) file(path string, depth int, stack []string, pt *Part, mustExis
 }
 
 // expand replaces each import line (a line that is just @path, outside
-// fenced code) with the imported file in a nested <rules> block.
+// fenced code) with the imported file in a nested <rules> block, and
+// adds after any other line the files its @path mentions name.
 func (l *loader) expand(path, text string, depth int, stack []string, pt *Part) string {
 	if !strings.Contains(text, "@") {
 		return text
@@ -339,12 +340,28 @@ func (l *loader) expand(path, text string, depth int, stack []string, pt *Part) 
 				fence = ""
 			}
 		}
-		target, ok := importTarget(t)
-		if fence != "" || !ok {
+		if fence != "" {
 			b.WriteString(line)
 			continue
 		}
-		b.WriteString(l.importLine(path, line, target, depth, stack, pt))
+		if target, ok := importTarget(t); ok {
+			b.WriteString(l.importLine(path, line, target, depth, stack, pt))
+			continue
+		}
+		b.WriteString(line)
+		// Claude Code imports a file an @path names anywhere in the text
+		// ("See @README.md for the overview", "- @docs/style.md"). Such a
+		// mention is imported after its line when it names a file; one
+		// that names none (@alice, @types/node) stays text.
+		for _, target := range inlineTargets(line) {
+			p := l.resolve(target, filepath.Dir(path))
+			if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
+				continue
+			}
+			if block, ok := l.importFile(path, target, depth, stack, pt); ok {
+				b.WriteString("\n" + block)
+			}
+		}
 	}
 	if strings.HasSuffix(text, "\n") {
 		b.WriteByte('\n')
@@ -352,36 +369,75 @@ func (l *loader) expand(path, text string, depth int, stack []string, pt *Part) 
 	return b.String()
 }
 
+// importLine is an import line replaced by the file it names, or kept
+// with a note saying why it was not imported.
 func (l *loader) importLine(from, line, target string, depth int, stack []string, pt *Part) string {
+	block, ok := l.importFile(from, target, depth, stack, pt)
+	if !ok {
+		return line + " (" + block + ")"
+	}
+	return block
+}
+
+// importFile reads the file target names (relative to from) as a nested
+// rules block. When it is not imported it returns why, as a short note,
+// and false; each reason but "included above" is a notice too.
+func (l *loader) importFile(from, target string, depth int, stack []string, pt *Part) (string, bool) {
 	p := l.resolve(target, filepath.Dir(from))
 	if depth+1 > MaxImportDepth {
 		l.notice("rules: import %s in %s refused: imports nest at most %d deep", target, from, MaxImportDepth)
-		return line + " (not imported: too deeply nested)"
+		return "not imported: too deeply nested", false
 	}
 	id := identity(p)
 	for _, s := range stack {
 		if s == id {
 			l.notice("rules: import %s in %s refused: it imports itself", target, from)
-			return line + " (not imported: import cycle)"
+			return "not imported: import cycle", false
 		}
 	}
 	if l.seen[id] {
-		return line + " (included above)"
+		return "included above", false
 	}
 	if why := l.denied(p); why != "" {
 		l.notice("rules: import %s in %s refused: reading it is denied by %s", target, from, why)
-		return line + " (not imported: reading it is denied)"
+		return "not imported: reading it is denied", false
 	}
 	body, ok := l.file(p, depth+1, stack, pt, false)
 	if !ok {
 		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
 			l.notice("rules: import %s in %s: no such file", target, from)
-			return line + " (not found)"
+			return "not found", false
 		}
-		return line + " (not imported)"
+		return "not imported", false
 	}
 	pt.Imports = append(pt.Imports, p)
-	return fmt.Sprintf("<rules source=%q imported-by=%q>\n%s\n</rules>", p, from, body)
+	return fmt.Sprintf("<rules source=%q imported-by=%q>\n%s\n</rules>", p, from, body), true
+}
+
+// inlineTargets lists the @path mentions in a line of prose: an @ at the
+// start or after white space or an opening bracket, outside `code`
+// spans, up to white space, less trailing punctuation. Whether one names
+// a file is the caller's to check.
+func inlineTargets(line string) []string {
+	var out []string
+	code := false
+	for i := 0; i < len(line); i++ {
+		switch c := line[i]; {
+		case c == '`':
+			code = !code
+		case c == '@' && !code && (i == 0 || strings.IndexByte(" \t([{\"'", line[i-1]) >= 0):
+			j := i + 1
+			for j < len(line) && line[j] != ' ' && line[j] != '\t' && line[j] != '`' {
+				j++
+			}
+			target := strings.TrimRight(line[i+1:j], ".,;:!?)]}\"'")
+			if target != "" {
+				out = append(out, target)
+			}
+			i = j - 1
+		}
+	}
+	return out
 }
 
 // importTarget reports whether a trimmed line is an import and its path.

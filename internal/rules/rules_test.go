@@ -303,3 +303,42 @@ func TestGitStatusWhenGitIsThere(t *testing.T) {
 		t.Errorf("environment:\n%s", env)
 	}
 }
+
+// TestInlineImports: as in Claude Code, an @path mention inside prose or
+// a list item imports the file it names (after its line); a mention that
+// names no file, an address, a code span and a fenced block stay text.
+func TestInlineImports(t *testing.T) {
+	f := newFix(t)
+	f.write(filepath.Join(f.repo, "CLAUDE.md"), "See @README for the overview and @package.json.\n"+
+		"- @docs/style.md\nWrite to ops@docs/style.md or @alice, install @types/node.\n"+
+		"Not `@docs/code.md` either.\n```\nsee @docs/fenced.md\n```\nAgain @docs/style.md\n")
+	f.write(filepath.Join(f.repo, "README"), "README-TEXT\n")
+	f.write(filepath.Join(f.repo, "package.json"), `{"scripts":{"test":"PKG-TEXT"}}`)
+	f.write(filepath.Join(f.repo, "docs", "style.md"), "STYLE-TEXT\n")
+	f.write(filepath.Join(f.repo, "docs", "code.md"), "CODE-SPAN-TEXT\n")
+	f.write(filepath.Join(f.repo, "docs", "fenced.md"), "FENCED-TEXT\n")
+	p := Load(f.opts(f.repo))
+	text := p.Text()
+	claude := filepath.Join(f.repo, "CLAUDE.md")
+	for _, w := range []string{
+		"See @README for the overview and @package.json.\n<rules source=\"" + filepath.Join(f.repo, "README") + "\" imported-by=\"" + claude + "\">\nREADME-TEXT\n</rules>\n<rules source=\"" + filepath.Join(f.repo, "package.json") + "\"",
+		"- @docs/style.md\n<rules source=\"" + filepath.Join(f.repo, "docs", "style.md") + "\"",
+		"Write to ops@docs/style.md or @alice, install @types/node.\nNot `@docs/code.md` either.\n",
+		"Again @docs/style.md\n</rules>",
+	} {
+		if !strings.Contains(text, w) {
+			t.Errorf("text lacks %q:\n%s", w, text)
+		}
+	}
+	for _, w := range []string{"CODE-SPAN-TEXT", "FENCED-TEXT"} {
+		if strings.Contains(text, w) {
+			t.Errorf("%s imported:\n%s", w, text)
+		}
+	}
+	if n := strings.Count(text, "STYLE-TEXT"); n != 1 {
+		t.Errorf("style.md included %d times", n)
+	}
+	if len(p.Notices) != 0 {
+		t.Errorf("notices %q: a mention that names no file is not an import", p.Notices)
+	}
+}
