@@ -49,9 +49,6 @@ const (
 	kindPrefix
 )
 
-// Negated reports whether the pattern re-includes what it matches ("!pat").
-func (p *Pattern) Negated() bool { return p.negate }
-
 // Parse compiles .gitignore text. Blank lines, comments and malformed lines
 // are dropped, as git does.
 func Parse(data []byte) []Pattern {

@@ -62,7 +62,7 @@ func TestPatternMatching(t *testing.T) {
 			t.Errorf("%q should be ignored as a rule", skip)
 		}
 	}
-	if p, _ := ParseLine("!keep"); !p.Negated() {
+	if p, _ := ParseLine("!keep"); !p.negate {
 		t.Error(`"!keep" should be negated`)
 	}
 }
