@@ -531,3 +531,44 @@ func TestE2EClaudeSettingsDenyReadEnvHiddenFromCommands(t *testing.T) {
 		t.Errorf(".env changed on disk")
 	}
 }
+
+// TestE2EHookToolInputHasClaudeFilePath: hook scripts written for Claude
+// Code read the file of a Read, Write or Edit call as
+// .tool_input.file_path (an absolute path), as a formatter hook does with
+// `jq -r .tool_input.file_path`; the payload carries it beside Reasonix's
+// own path.
+func TestE2EHookToolInputHasClaudeFilePath(t *testing.T) {
+	t.Parallel()
+	skipNoPOSIX(t)
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("write_file", map[string]any{"path": "src/a.go", "content": "package a\n"})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("edit_file", map[string]any{"path": "src/a.go", "old_string": "package a", "new_string": "package b"})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("multi_edit", map[string]any{"path": "src/a.go", "edits": []map[string]any{{"old_string": "package b", "new_string": "package c"}}})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("move_file", map[string]any{"source": "src/a.go", "destination": "src/c.go"})}},
+		scripted.Turn{Text: "done"},
+	)
+	e.write(".claude/settings.json", `{"hooks": {"PostToolUse": [{"matcher": "Write|Edit|MultiEdit",
+		"hooks": [{"type": "command", "command": "cat >> post-payloads.jsonl; echo >> post-payloads.jsonl"}]}]}}`)
+	if r := e.run("", "run", "--hooks-trust", "write it"); r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(e.read("post-payloads.jsonl")), "\n") {
+		var p struct {
+			ToolName  string `json:"tool_name"`
+			ToolInput struct {
+				FilePath string `json:"file_path"`
+			} `json:"tool_input"`
+		}
+		if err := json.Unmarshal([]byte(line), &p); err != nil {
+			t.Fatalf("payload %q: %v", line, err)
+		}
+		got = append(got, p.ToolName+" "+p.ToolInput.FilePath)
+	}
+	src := filepath.Join(e.repo, "src")
+	want := []string{"Write " + filepath.Join(src, "a.go"), "Edit " + filepath.Join(src, "a.go"),
+		"MultiEdit " + filepath.Join(src, "a.go"), "Edit " + filepath.Join(src, "c.go")}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("hooks saw tool_name and file_path\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -104,6 +105,39 @@ func ClaudeName(tool string) string {
 		return "TodoWrite"
 	}
 	return tool
+}
+
+// claudeInput adds to a file tool's arguments the field Claude Code's
+// Read, Write, Edit and MultiEdit inputs name their file by, file_path
+// (absolute), which hook scripts written for Claude Code read; Reasonix's
+// own fields stay. A move is an Edit of its destination. Other input is
+// returned as it is.
+func claudeInput(tool string, in json.RawMessage, cwd string) json.RawMessage {
+	key := "path"
+	switch tool {
+	case "read_file", "write_file", "edit_file", "multi_edit":
+	case "move_file":
+		key = "destination"
+	default:
+		return in
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(in, &m) != nil || m == nil || m["file_path"] != nil {
+		return in
+	}
+	var p string
+	if json.Unmarshal(m[key], &p) != nil || p == "" {
+		return in
+	}
+	if !filepath.IsAbs(p) && cwd != "" {
+		p = filepath.Join(cwd, p)
+	}
+	m["file_path"], _ = json.Marshal(p)
+	out, err := json.Marshal(m)
+	if err != nil {
+		return in
+	}
+	return out
 }
 
 // Payload is the JSON a hook reads on stdin, in Claude Code's field names.
@@ -275,6 +309,7 @@ func (r *Runner) Run(ctx context.Context, event, tool string, p Payload) Outcome
 	}
 	if tool != "" {
 		p.ToolName, p.ReasonixTool = ClaudeName(tool), tool
+		p.ToolInput = claudeInput(tool, p.ToolInput, p.Cwd)
 	}
 	body, err := json.Marshal(p)
 	if err != nil {
