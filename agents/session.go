@@ -498,12 +498,36 @@ type callResult struct {
 func (s *Session) runCalls(ctx context.Context, msg providers.Message, out *Outcome) (bool, error) {
 	calls := msg.ToolCalls
 	results := make([]callResult, len(calls))
+	halted := false
+	done := 0 // results[:done] are in the history
+	flush := func(upto int) error {
+		for ; done < upto; done++ {
+			c, r := calls[done], results[done].res
+			content := r.Content
+			if r.IsError && !strings.HasPrefix(content, "Error") {
+				content = "Error: " + content
+			}
+			if err := s.append(providers.Message{Role: providers.RoleTool, ToolCallID: c.ID, Content: content}); err != nil {
+				return err
+			}
+			out.Calls = append(out.Calls, CallRecord{ID: c.ID, Name: c.Function.Name, Args: recordArgs(c.Function.Arguments),
+				Summary: r.Summary, IsError: r.IsError, Denied: results[done].denied, Writes: results[done].writes})
+			if r.Halt && !r.IsError {
+				halted = true
+				out.HaltResult, out.HaltTool = r.Content, c.Function.Name
+			}
+		}
+		return nil
+	}
 	blocked := s.admit(calls)
 	for i := 0; i < len(calls); {
 		if blocked[i] != nil {
 			results[i] = *blocked[i]
 			s.publishBlocked(calls[i], results[i])
 			i++
+			if err := flush(i); err != nil {
+				return false, err
+			}
 			continue
 		}
 		j := i + 1
@@ -526,22 +550,11 @@ func (s *Session) runCalls(ctx context.Context, msg providers.Message, out *Outc
 			wg.Wait()
 		}
 		i = j
-	}
-	halted := false
-	for i, c := range calls {
-		r := results[i].res
-		content := r.Content
-		if r.IsError && !strings.HasPrefix(content, "Error") {
-			content = "Error: " + content
-		}
-		if err := s.append(providers.Message{Role: providers.RoleTool, ToolCallID: c.ID, Content: content}); err != nil {
+		// The results so far join the history (and the session file) in
+		// call order before the next call starts: a crash during a long
+		// command keeps the results that came before it.
+		if err := flush(i); err != nil {
 			return false, err
-		}
-		out.Calls = append(out.Calls, CallRecord{ID: c.ID, Name: c.Function.Name, Args: recordArgs(c.Function.Arguments),
-			Summary: r.Summary, IsError: r.IsError, Denied: results[i].denied, Writes: results[i].writes})
-		if r.Halt && !r.IsError {
-			halted = true
-			out.HaltResult, out.HaltTool = r.Content, c.Function.Name
 		}
 	}
 	// A cancelled run still records the results it has (so a resumed

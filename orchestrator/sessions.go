@@ -150,9 +150,23 @@ func (l *sessionLog) Append(m providers.Message) error {
 			l.w.fam.turn.arm(l.w.checkpointer(l.turns))
 		}
 	}
-	if l.t == nil {
+	if l.t == nil && (m.Role == providers.RoleSystem || m.Role == providers.RoleUser) {
 		l.pending = append(l.pending, m)
 		return nil
+	}
+	if l.t == nil {
+		// The model has answered, so the first request is over: the file
+		// is made now, with a state record, so that a crash in this
+		// step's tool calls keeps the prompt, the answer and the results
+		// in as a conversation to continue.
+		t, err := l.file()
+		if err != nil {
+			return err
+		}
+		if err := t.Append(m); err != nil {
+			return err
+		}
+		return t.Record(l.meta())
 	}
 	return l.t.Append(m)
 }

@@ -360,3 +360,57 @@ func TestE2EContinueSkipsPlanWorkers(t *testing.T) {
 		t.Errorf("sessions names a worker by its brief, not its step: %s", r.stdout)
 	}
 }
+
+// TestE2EKilledBatchKeepsFinishedResults: an assistant message whose
+// calls run one after another (a write, then a long bash) is killed
+// during the bash; the write's result, which was in before the bash
+// started, is in the continued history as it was, not "interrupted".
+func TestE2EKilledBatchKeepsFinishedResults(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{
+			call("write_file", map[string]any{"path": "out1.txt", "content": "one\n"}),
+			call("bash", map[string]any{"command": "touch started; sleep 30"}),
+		}},
+		scripted.Turn{Text: "never reached"},
+	)
+	cmd := exec.Command(binPath, "run", "--yolo", "write then wait")
+	cmd.Dir, cmd.Env = e.repo, e.env
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(e.repo, "started")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the bash call never started")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+
+	e.srv = llmtest.Start(t, &scripted.Script{Turns: []scripted.Turn{{Text: "Continued."}}})
+	e.env = append(e.env, "REASONIX_BASE_URL="+e.srv.URL())
+	if r := e.run("", "run", "--continue", "go on"); r.code != 0 {
+		t.Fatalf("continue: exit %d\n%s", r.code, r.stderr)
+	}
+	var tools []string
+	for _, m := range wireMessages(t, e.srv.Requests()[0]) {
+		if m.Role == "tool" {
+			tools = append(tools, m.Content)
+		}
+	}
+	if len(tools) != 2 || !strings.Contains(tools[0], "created out1.txt") || !strings.Contains(tools[1], "interrupted") {
+		t.Errorf("tool results after the kill: %q; want the write's own result, then the bash interrupted", tools)
+	}
+	if e.read("out1.txt") != "one\n" {
+		t.Error("the written file is gone")
+	}
+}
