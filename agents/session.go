@@ -340,7 +340,8 @@ func (s *Session) loop(ctx context.Context, out *Outcome) (res Outcome, err erro
 			res, err = *out, errors.Join(err, serr)
 		}
 	}()
-	continued := false // a cut answer is continued once per Send
+	continued := false  // a cut answer is continued once per Send
+	overflowed := false // a request too long for the context is compacted and sent again once per Send
 	for out.Steps < s.cfg.MaxSteps {
 		if err := ctx.Err(); err != nil {
 			return *out, err
@@ -359,6 +360,16 @@ func (s *Session) loop(ctx context.Context, out *Outcome) (res Outcome, err erro
 		if usage != nil {
 			out.Usage.Add(*usage)
 			s.usage.Add(*usage)
+		}
+		if err != nil && !overflowed && msg.Content == "" && msg.ReasoningContent == "" && len(msg.ToolCalls) == 0 {
+			if limit, ok := contextOverflow(err); ok {
+				overflowed = true
+				rerr := s.recoverOverflow(ctx, out, limit)
+				if rerr == nil {
+					continue
+				}
+				err = fmt.Errorf("%w (compacting to fit failed: %v)", err, rerr)
+			}
 		}
 		if err != nil {
 			s.flushText(msg.Content, msg.Content)

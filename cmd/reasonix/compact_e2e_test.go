@@ -247,3 +247,43 @@ func TestE2EGoalValidation(t *testing.T) {
 		t.Errorf("goal did not end done:\n%.2000s", r.stdout)
 	}
 }
+
+// TestE2EContextOverflowCompactsAndRetries: a model whose window Reasonix
+// does not know (a local server: context_window unset, so nothing is
+// compacted ahead of time) refuses a request as longer than its context,
+// as vLLM, DeepSeek and OpenAI word it. The session learns the window
+// from the error, folds its earlier work into a digest and sends the
+// request again, instead of failing every turn from then on.
+func TestE2EContextOverflowCompactsAndRetries(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "big.txt"})}},
+		scripted.Turn{Text: "noted the big file"},
+	)
+	e.write("big.txt", "BIG-MARKER\n"+strings.Repeat("a line of the big file\n", 600))
+	if r := e.run("", "run", "FIRST-TURN read big.txt"); r.code != 0 {
+		t.Fatalf("first: exit %d\n%s", r.code, r.stderr)
+	}
+	e.srv = llmtest.Start(t, &scripted.Script{Turns: []scripted.Turn{
+		{Status: 400, ErrorBody: "This model's maximum context length is 4000 tokens. However, you requested 5200 tokens (4200 in the messages, 1000 in the completion). Please reduce the length of the messages or completion."},
+		{Match: "Transcript to digest", Text: "DIGEST: read big.txt, a long file of repeated lines."},
+		{Text: "recovered"},
+	}})
+	e.env = append(e.env, "REASONIX_BASE_URL="+e.srv.URL())
+	r := e.run("", "run", "--continue", "SECOND-TURN what was in it?")
+	if r.code != 0 || !strings.Contains(r.stdout, "recovered") {
+		t.Fatalf("continue: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "4000") || !strings.Contains(r.stderr, "context_window") {
+		t.Errorf("no notice naming the learned window and the key to set:\n%s", r.stderr)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want the refused one, the digest and the retry", len(reqs))
+	}
+	last := string(messagesOf(t, reqs[2]))
+	if strings.Contains(last, "BIG-MARKER") || !strings.Contains(last, "DIGEST: read big.txt") ||
+		!strings.Contains(last, "FIRST-TURN") || !strings.Contains(last, "SECOND-TURN") {
+		t.Errorf("the retried request is not the compacted conversation:\n%.1500s", last)
+	}
+}
