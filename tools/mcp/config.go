@@ -50,6 +50,9 @@ type Config struct {
 	Cwd     string
 	URL     string
 	Headers map[string]string
+	// OAuth names a client registered by hand with the server's
+	// authorization server; empty lets a sign-in register one itself.
+	OAuth OAuthClient
 	// Timeout bounds the handshake and each listing; 0 is DefaultTimeout.
 	Timeout time.Duration
 	// Allow, when non-empty, offers only the remote tools it matches

@@ -45,6 +45,18 @@ type Options struct {
 	// false declines. Nil declares no elicitation capability, so servers
 	// do not ask.
 	Elicit func(ctx context.Context, e Elicitation) (bool, error)
+	// Tokens keeps the OAuth sign-ins of remote servers; nil keeps none
+	// (a server that asks for one is then left wanting it).
+	Tokens TokenStore
+	// SignIn, when set, lets a remote server that asks for an OAuth
+	// sign-in get one now: it is handed the address a person must open
+	// (a browser) and must return at once; the manager waits for the
+	// browser's return on a loopback listener. Nil (a headless run)
+	// leaves such a server in StateSignIn, so nothing waits for a person.
+	SignIn func(server, url string)
+	// Relogin ignores the stored sign-ins, so a server that asks signs in
+	// again (`reasonix mcp login`).
+	Relogin bool
 }
 
 // Manager owns the MCP servers of one process. Its methods are safe for
@@ -257,6 +269,8 @@ type Status struct {
 	Resources []ResourceInfo
 	// Target is the command line or URL.
 	Target string
+	// SignedIn says the connection uses an OAuth sign-in.
+	SignedIn bool
 }
 
 // ToolInfo is a listed tool.
@@ -301,9 +315,10 @@ func (s *server) status() Status {
 	} else {
 		st.Target = s.cfg.URL
 	}
-	if s.err != nil && s.state == StateFailed {
+	if s.err != nil && (s.state == StateFailed || s.state == StateSignIn) {
 		st.Err = s.err.Error()
 	}
+	st.SignedIn = s.state == StateRunning && s.auth != nil && s.auth.source() != nil
 	for _, t := range s.tools {
 		st.Tools = append(st.Tools, ToolInfo{Name: t.name, Remote: t.remote, Description: t.desc, ReadOnly: t.readOnly})
 	}

@@ -32,6 +32,9 @@ const (
 	StateFailed    State = "failed"
 	StateUntrusted State = "untrusted"
 	StateDisabled  State = "disabled"
+	// StateSignIn is a remote server that wants an OAuth sign-in this
+	// process could not give (`reasonix mcp login NAME` gives it).
+	StateSignIn State = "needs sign-in"
 )
 
 // server is one configured server and its current connection.
@@ -43,11 +46,15 @@ type server struct {
 	state State
 	err   error
 	sess  *sdk.ClientSession
-	// cancelConn ends the context the connection was opened with.
+	// cancelConn ends the context the connection was opened with and
+	// releases what it held (a sign-in's loopback listener).
 	cancelConn context.CancelFunc
-	tools      []*Tool
-	prompts    []*sdk.Prompt
-	resources  []*sdk.Resource
+	// auth is the connection's OAuth handler (nil for stdio or a server
+	// given an Authorization header).
+	auth      *connAuth
+	tools     []*Tool
+	prompts   []*sdk.Prompt
+	resources []*sdk.Resource
 	// toolsChanged is set when the server announced a new tool list that
 	// sessions already running have not been told about.
 	toolsChanged bool
@@ -131,10 +138,15 @@ func (s *server) run(ctx context.Context) {
 				s.markReady()
 				return
 			}
-			s.setState(StateFailed, err)
 			// Reported before a waiting run goes on, so the notice comes
 			// ahead of the answer.
-			s.m.notify(fmt.Sprintf("MCP server %s failed: %v (stderr log: %s)", s.cfg.Name, err, s.m.LogPath(s.cfg.Name)))
+			if errors.Is(err, ErrSignIn) {
+				s.setState(StateSignIn, err)
+				s.m.notify(fmt.Sprintf("MCP server %s %v; its tools are unavailable until then", s.cfg.Name, err))
+			} else {
+				s.setState(StateFailed, err)
+				s.m.notify(fmt.Sprintf("MCP server %s failed: %v (stderr log: %s)", s.cfg.Name, err, s.m.LogPath(s.cfg.Name)))
+			}
 			s.markReady()
 			return
 		}
@@ -191,11 +203,20 @@ func (s *server) run(ctx context.Context) {
 // its tools, prompts and resources, each within the server's timeout.
 func (s *server) connect(ctx context.Context) (*sdk.ClientSession, error) {
 	s.setState(StateStarting, nil)
+	// The SSE transport ties its event stream to the context Connect is
+	// given, so that context lives as long as the connection; the
+	// handshake's bound is a timer that cancels it only while Connect
+	// has not returned, and that stops while a person signs in.
+	cctx, cancel := context.WithCancel(ctx)
+	clock := newPausable(s.cfg.timeout(), cancel)
 	var authAsked atomic.Bool // a 401 or 403 answer with WWW-Authenticate
-	transport, err := s.transport(ctx, &authAsked)
+	transport, a, release, err := s.transport(cctx, &authAsked, clock)
 	if err != nil {
+		clock.finish()
+		cancel()
 		return nil, err
 	}
+	end := func() { cancel(); release() }
 	opts := &sdk.ClientOptions{
 		// No roots or sampling: the client offers nothing a server could
 		// use to reach into the session. Elicitation (when the front end
@@ -209,39 +230,38 @@ func (s *server) connect(ctx context.Context) (*sdk.ClientSession, error) {
 		opts.ElicitationHandler = s.elicit
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "reasonix", Version: s.m.opts.Version}, opts)
-	// The SSE transport ties its event stream to the context Connect is
-	// given, so that context lives as long as the connection; the
-	// handshake's bound is a timer that cancels it only while Connect
-	// has not returned.
-	cctx, cancel := context.WithCancel(ctx)
-	var timedOut atomic.Bool
-	timer := time.AfterFunc(s.cfg.timeout(), func() { timedOut.Store(true); cancel() })
 	sess, err := client.Connect(cctx, transport, nil)
-	if !timer.Stop() && err == nil {
+	timedOut := clock.finish()
+	if timedOut && err == nil {
 		_ = sess.Close()
 		err = context.DeadlineExceeded
 	}
 	if err != nil {
-		cancel()
-		if timedOut.Load() {
-			return nil, fmt.Errorf("no handshake within %s", s.cfg.timeout())
-		}
+		end()
 		var syn *json.SyntaxError
-		if errors.As(err, &syn) || strings.Contains(err.Error(), "invalid character") {
+		switch {
+		case a != nil && a.wanted.Load() && s.m.opts.SignIn == nil:
+			return nil, fmt.Errorf("%w: run `reasonix mcp login %s`", ErrSignIn, s.cfg.Name)
+		case a != nil && a.wanted.Load() && ctx.Err() == nil:
+			return nil, fmt.Errorf("sign-in: %w", err)
+		case timedOut:
+			return nil, fmt.Errorf("no handshake within %s", s.cfg.timeout())
+		case errors.As(err, &syn) || strings.Contains(err.Error(), "invalid character"):
 			return nil, fmt.Errorf("it wrote something that is not JSON-RPC on stdout (a stdio server may only print protocol messages there; logs belong on stderr): %w", err)
-		}
-		if authAsked.Load() {
-			return nil, fmt.Errorf("the server wants a sign-in (it answered the handshake with an HTTP authorization challenge), and Reasonix has no OAuth sign-in for MCP servers: give it a token in its headers (\"headers\": {\"Authorization\": \"Bearer ${TOKEN}\"}) if it accepts one (%v)", err)
+		case authAsked.Load() && a == nil && s.authHeader():
+			return nil, fmt.Errorf("the server refused the Authorization header of its config (it answered the handshake with an HTTP authorization challenge): %w", err)
+		case authAsked.Load():
+			return nil, fmt.Errorf("%w: run `reasonix mcp login %s`", ErrSignIn, s.cfg.Name)
 		}
 		return nil, fmt.Errorf("handshake: %w", err)
 	}
 	if err := s.list(ctx, sess, false); err != nil {
 		_ = sess.Close()
-		cancel()
+		end()
 		return nil, err
 	}
 	s.mu.Lock()
-	s.sess, s.state, s.err, s.cancelConn = sess, StateRunning, nil, cancel
+	s.sess, s.state, s.err, s.cancelConn, s.auth = sess, StateRunning, nil, end, a
 	s.changedLocked()
 	// A server that first comes up after a session took its tools (one
 	// trusted mid-session) is announced to that session's next turn.
@@ -407,8 +427,36 @@ func encodeSchema(v any) (json.RawMessage, error) {
 }
 
 // transport builds the connection the server's type names; authAsked is
-// set when an HTTP answer asks for authorization.
-func (s *server) transport(ctx context.Context, authAsked *atomic.Bool) (sdk.Transport, error) {
+// set when an HTTP answer asks for authorization. A remote server not
+// given an Authorization header gets an OAuth handler (see newAuth);
+// release frees what the handler holds.
+func (s *server) transport(ctx context.Context, authAsked *atomic.Bool, clock *pausable) (t sdk.Transport, a *connAuth, release func(), err error) {
+	release = func() {}
+	if s.cfg.kind() != TypeStdio && !s.authHeader() && (s.m.opts.Tokens != nil || s.m.opts.SignIn != nil) {
+		if a, release, err = s.newAuth(clock); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	t, err = s.baseTransport(ctx, authAsked, a)
+	if err != nil {
+		release()
+		return nil, nil, nil, err
+	}
+	return t, a, release, nil
+}
+
+// authHeader reports a configured Authorization header: the person gave
+// the server its credentials, so no sign-in is offered.
+func (s *server) authHeader() bool {
+	for k := range s.cfg.Headers {
+		if strings.EqualFold(k, "Authorization") {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *server) baseTransport(ctx context.Context, authAsked *atomic.Bool, a *connAuth) (sdk.Transport, error) {
 	switch s.cfg.kind() {
 	case TypeStdio:
 		cmd := exec.CommandContext(ctx, s.cfg.Command, s.cfg.Args...)
@@ -431,15 +479,24 @@ func (s *server) transport(ctx context.Context, authAsked *atomic.Bool) (sdk.Tra
 		cmd.WaitDelay = 2 * time.Second
 		return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil
 	case TypeHTTP:
-		return &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.httpClient(authAsked), MaxRetries: 2}, nil
+		t := &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.httpClient(authAsked, nil), MaxRetries: 2}
+		if a != nil {
+			t.OAuthHandler = a
+		}
+		return t, nil
 	case TypeSSE:
-		return &sdk.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.httpClient(authAsked)}, nil
+		// The SDK gives this older transport no OAuth handler field.
+		return &sdk.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.httpClient(authAsked, a)}, nil
 	}
 	return nil, fmt.Errorf("unknown type %q", s.cfg.Type)
 }
 
-func (s *server) httpClient(authAsked *atomic.Bool) *http.Client {
-	return &http.Client{Transport: headerTransport{headers: s.cfg.Headers, base: http.DefaultTransport, authAsked: authAsked}}
+func (s *server) httpClient(authAsked *atomic.Bool, a *connAuth) *http.Client {
+	var base http.RoundTripper = http.DefaultTransport
+	if a != nil {
+		base = authTransport{h: a, base: base}
+	}
+	return &http.Client{Transport: headerTransport{headers: s.cfg.Headers, base: base, authAsked: authAsked}}
 }
 
 // headerTransport adds the configured headers to every request and notes

@@ -1,0 +1,299 @@
+// Package oauthtest is a remote MCP server behind OAuth, for tests of the
+// MCP client's sign-in: one HTTP server that is both the protected MCP
+// endpoint (/mcp, with its resource metadata, RFC 9728) and its
+// authorization server (RFC 8414 metadata, dynamic client registration,
+// the authorization-code grant with PKCE S256, rotating refresh tokens).
+// It checks what a real server would (the redirect address a client
+// registered, the code verifier, the refresh token) and counts what
+// happened, so tests can assert on it. Only tests import it.
+package oauthtest
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+)
+
+// Tool is the name of the one tool the protected server offers; its
+// answer names the access token it was called with.
+const Tool = "whoami"
+
+// Options shape the server.
+type Options struct {
+	// ExpiresIn is the lifetime the token endpoint announces, in seconds
+	// (0 announces none).
+	ExpiresIn int
+	// Deny makes the authorization endpoint send the browser back with
+	// error=access_denied.
+	Deny bool
+}
+
+// Server is the MCP server and its authorization server.
+type Server struct {
+	// URL is the MCP endpoint (streamable HTTP); SSEURL the same server
+	// over the older HTTP+SSE transport.
+	URL, SSEURL string
+	// Base is the server's origin (the authorization server's issuer).
+	Base string
+
+	opts Options
+	srv  *httptest.Server
+
+	mu      sync.Mutex
+	clients map[string][]string // client id -> redirect addresses
+	codes   map[string]code
+	access  map[string]bool // live access tokens
+	refresh map[string]bool // live refresh tokens
+	n       int
+	counts  Counts
+}
+
+// Counts is what the authorization server did.
+type Counts struct {
+	Registrations, Authorizations, CodeGrants, Refreshes, RefusedRefreshes int
+	// Calls are the tool's successful calls.
+	Calls int
+}
+
+type code struct {
+	client, redirect, challenge, resource string
+}
+
+// New starts a server for t; it stops when t ends.
+func New(t testing.TB, opts Options) *Server {
+	t.Helper()
+	s := &Server{opts: opts, clients: map[string][]string{}, codes: map[string]code{}, access: map[string]bool{}, refresh: map[string]bool{}}
+	mux := http.NewServeMux()
+	s.srv = httptest.NewServer(mux)
+	t.Cleanup(s.srv.Close)
+	s.Base = s.srv.URL
+	s.URL = s.Base + "/mcp"
+	s.SSEURL = s.Base + "/sse"
+
+	mcpServer := sdk.NewServer(&sdk.Implementation{Name: "protected", Version: "1"}, nil)
+	sdk.AddTool(mcpServer, &sdk.Tool{Name: Tool, Description: "Says which access token it was called with."},
+		func(ctx context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, struct{}, error) {
+			s.mu.Lock()
+			s.counts.Calls++
+			s.mu.Unlock()
+			tok := ""
+			if req.Extra != nil && req.Extra.TokenInfo != nil {
+				ti := req.Extra.TokenInfo
+				tok = ti.UserID
+			}
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "signed-in answer for token " + tok}}}, struct{}{}, nil
+		})
+	handler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return mcpServer }, nil)
+	prm := s.Base + "/.well-known/oauth-protected-resource/mcp"
+	mux.Handle("/mcp", auth.RequireBearerToken(s.verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: prm})(handler))
+	mux.Handle("/.well-known/oauth-protected-resource/mcp", auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
+		Resource: s.URL, AuthorizationServers: []string{s.Base}, ScopesSupported: []string{"tools"},
+	}))
+	sse := sdk.NewSSEHandler(func(*http.Request) *sdk.Server { return mcpServer }, nil)
+	mux.Handle("/sse", auth.RequireBearerToken(s.verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: s.Base + "/.well-known/oauth-protected-resource/sse"})(sse))
+	mux.Handle("/.well-known/oauth-protected-resource/sse", auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
+		Resource: s.SSEURL, AuthorizationServers: []string{s.Base}, ScopesSupported: []string{"tools"},
+	}))
+	mux.HandleFunc("/.well-known/oauth-authorization-server", s.metadata)
+	mux.HandleFunc("/register", s.register)
+	mux.HandleFunc("/authorize", s.authorize)
+	mux.HandleFunc("/token", s.token)
+	return s
+}
+
+// Counts reports what happened so far.
+func (s *Server) Counts() Counts {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.counts
+}
+
+// Expire makes every access token handed out so far invalid, as if
+// their time ran out on the server's side; refresh tokens still work.
+func (s *Server) Expire() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clear(s.access)
+}
+
+// Revoke withdraws every token handed out so far, refresh tokens too:
+// only a new sign-in helps.
+func (s *Server) Revoke() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clear(s.access)
+	clear(s.refresh)
+}
+
+// Valid reports whether an access token is live.
+func (s *Server) Valid(tok string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.access[tok]
+}
+
+func (s *Server) verify(_ context.Context, tok string, _ *http.Request) (*auth.TokenInfo, error) {
+	if !s.Valid(tok) {
+		return nil, auth.ErrInvalidToken
+	}
+	return &auth.TokenInfo{UserID: tok, Scopes: []string{"tools"}, Expiration: time.Now().Add(time.Hour)}, nil
+}
+
+func (s *Server) metadata(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{
+		"issuer":                                s.Base,
+		"authorization_endpoint":                s.Base + "/authorize",
+		"token_endpoint":                        s.Base + "/token",
+		"registration_endpoint":                 s.Base + "/register",
+		"response_types_supported":              []string{"code"},
+		"grant_types_supported":                 []string{"authorization_code", "refresh_token"},
+		"code_challenge_methods_supported":      []string{"S256"},
+		"token_endpoint_auth_methods_supported": []string{"none"},
+		"scopes_supported":                      []string{"tools", "offline_access"},
+	})
+}
+
+func (s *Server) register(w http.ResponseWriter, r *http.Request) {
+	var meta struct {
+		RedirectURIs []string `json:"redirect_uris"`
+		ClientName   string   `json:"client_name"`
+	}
+	if r.Method != http.MethodPost || json.NewDecoder(r.Body).Decode(&meta) != nil || len(meta.RedirectURIs) == 0 {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_client_metadata"})
+		return
+	}
+	s.mu.Lock()
+	s.n++
+	id := fmt.Sprintf("client-%d", s.n)
+	s.clients[id] = meta.RedirectURIs
+	s.counts.Registrations++
+	s.mu.Unlock()
+	writeJSON(w, http.StatusCreated, map[string]any{"client_id": id, "redirect_uris": meta.RedirectURIs,
+		"client_name": meta.ClientName, "token_endpoint_auth_method": "none"})
+}
+
+// authorize plays the person's browser tab too: it agrees at once (or
+// refuses, with Deny) and sends the browser back to the client.
+func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	s.mu.Lock()
+	redirects, known := s.clients[q.Get("client_id")]
+	s.mu.Unlock()
+	redirect := q.Get("redirect_uri")
+	switch {
+	case !known:
+		http.Error(w, "unknown client", http.StatusBadRequest)
+		return
+	case !slices.Contains(redirects, redirect):
+		http.Error(w, "redirect_uri was not registered", http.StatusBadRequest)
+		return
+	case q.Get("response_type") != "code" || q.Get("code_challenge") == "" || q.Get("code_challenge_method") != "S256":
+		http.Error(w, "PKCE S256 and response_type=code are required", http.StatusBadRequest)
+		return
+	}
+	back, err := url.Parse(redirect)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	v := back.Query()
+	v.Set("state", q.Get("state"))
+	s.mu.Lock()
+	s.counts.Authorizations++
+	if s.opts.Deny {
+		v.Set("error", "access_denied")
+	} else {
+		s.n++
+		c := fmt.Sprintf("code-%d", s.n)
+		s.codes[c] = code{client: q.Get("client_id"), redirect: redirect, challenge: q.Get("code_challenge"), resource: q.Get("resource")}
+		v.Set("code", c)
+	}
+	s.mu.Unlock()
+	back.RawQuery = v.Encode()
+	http.Redirect(w, r, back.String(), http.StatusFound)
+}
+
+func (s *Server) token(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil || r.Method != http.MethodPost {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_request"})
+		return
+	}
+	f := r.PostForm
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch f.Get("grant_type") {
+	case "authorization_code":
+		c, ok := s.codes[f.Get("code")]
+		delete(s.codes, f.Get("code"))
+		sum := sha256.Sum256([]byte(f.Get("code_verifier")))
+		if !ok || c.client != f.Get("client_id") || c.redirect != f.Get("redirect_uri") ||
+			base64.RawURLEncoding.EncodeToString(sum[:]) != c.challenge || (c.resource != s.URL && c.resource != s.SSEURL) {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant"})
+			return
+		}
+		s.counts.CodeGrants++
+	case "refresh_token":
+		if !s.refresh[f.Get("refresh_token")] {
+			s.counts.RefusedRefreshes++
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant"})
+			return
+		}
+		delete(s.refresh, f.Get("refresh_token")) // rotated
+		s.counts.Refreshes++
+	default:
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "unsupported_grant_type"})
+		return
+	}
+	s.n++
+	at, rt := fmt.Sprintf("access-%d", s.n), fmt.Sprintf("refresh-%d", s.n)
+	s.access[at], s.refresh[rt] = true, true
+	out := map[string]any{"access_token": at, "token_type": "Bearer", "refresh_token": rt, "scope": "tools"}
+	if s.opts.ExpiresIn > 0 {
+		out["expires_in"] = s.opts.ExpiresIn
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// Browse is a person's browser that agrees to everything: it opens the
+// authorization address and follows the redirects back to the client's
+// loopback listener. It reports what the last page said.
+func Browse(ctx context.Context, authURL string) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var b strings.Builder
+	buf := make([]byte, 4096)
+	n, _ := resp.Body.Read(buf)
+	b.Write(buf[:n])
+	if resp.StatusCode != http.StatusOK {
+		return b.String(), fmt.Errorf("browser: %s: %s", resp.Status, b.String())
+	}
+	return b.String(), nil
+}

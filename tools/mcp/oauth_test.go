@@ -1,0 +1,359 @@
+package mcp
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/reasonix/reasonix/internal/oauthtest"
+)
+
+// memStore is a TokenStore in memory.
+type memStore struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+func newMemStore() *memStore { return &memStore{m: map[string]string{}} }
+
+func (s *memStore) Get(k string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.m[k]
+	return v, ok
+}
+
+func (s *memStore) Set(k, v string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.m[k] = v
+	return "memory", nil
+}
+
+func (s *memStore) Delete(k string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.m, k)
+	return nil
+}
+
+// stored decodes the grant kept for c.
+func (s *memStore) stored(t *testing.T, c Config) *grant {
+	t.Helper()
+	return loadGrant(s, GrantKey(c))
+}
+
+// browser plays the person: each address handed to SignIn is opened by
+// a client that follows the redirects back to the loopback listener.
+type browser struct {
+	wg    sync.WaitGroup
+	mu    sync.Mutex
+	urls  []string
+	pages []string
+	errs  []error
+}
+
+func (b *browser) open(_, u string) {
+	b.mu.Lock()
+	b.urls = append(b.urls, u)
+	b.mu.Unlock()
+	b.wg.Go(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		page, err := oauthtest.Browse(ctx, u)
+		b.mu.Lock()
+		b.pages = append(b.pages, page)
+		if err != nil {
+			b.errs = append(b.errs, err)
+		}
+		b.mu.Unlock()
+	})
+}
+
+func oauthManager(t *testing.T, c Config, opts Options) (*Manager, *notices) {
+	t.Helper()
+	n := &notices{}
+	opts.Notify = n.add
+	opts.Version = "test"
+	m := New([]Config{c}, opts)
+	t.Cleanup(m.Close)
+	m.Start()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := m.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return m, n
+}
+
+func whoami(t *testing.T, m *Manager) string {
+	t.Helper()
+	return call(t, toolByName(t, m, "mcp__remote__whoami"), `{}`).Content
+}
+
+// A headless run that holds no sign-in does not wait for a person: the
+// server is left needing a sign-in, with the command that gives it, and
+// nothing was registered with the authorization server.
+func TestOAuthHeadlessWithoutSignInNeedsOne(t *testing.T) {
+	srv := oauthtest.New(t, oauthtest.Options{})
+	c := Config{Name: "remote", Type: TypeHTTP, URL: srv.URL, Timeout: 10 * time.Second}
+	m, n := oauthManager(t, c, Options{Tokens: newMemStore()})
+	st, _ := m.Status("remote")
+	if st.State != StateSignIn || !strings.Contains(st.Err, "reasonix mcp login remote") {
+		t.Fatalf("state %s, err %q", st.State, st.Err)
+	}
+	if !strings.Contains(n.all(), "MCP server remote needs an OAuth sign-in: run `reasonix mcp login remote`") {
+		t.Errorf("notice: %s", n.all())
+	}
+	if got := srv.Counts(); got.Registrations != 0 || got.Authorizations != 0 {
+		t.Errorf("a headless run went to the authorization server: %+v", got)
+	}
+}
+
+// The whole life of a sign-in: a person signs in through the browser
+// (discovery, registration, PKCE, the loopback return), the grant is
+// kept; the next run uses it without asking; a token the server dropped
+// is refreshed and the new one kept; a withdrawn sign-in leaves the
+// server needing a new one.
+func TestOAuthSignInKeepRefreshRevoke(t *testing.T) {
+	srv := oauthtest.New(t, oauthtest.Options{ExpiresIn: 3600})
+	c := Config{Name: "remote", Type: TypeHTTP, URL: srv.URL, Timeout: 10 * time.Second}
+	store := newMemStore()
+	b := &browser{}
+	m, n := oauthManager(t, c, Options{Tokens: store, SignIn: b.open})
+	if st, _ := m.Status("remote"); st.State != StateRunning || !st.SignedIn {
+		t.Fatalf("after sign-in: %+v\n%s", st, n.all())
+	}
+	if out := whoami(t, m); !strings.Contains(out, "signed-in answer for token access-") {
+		t.Errorf("tool: %q", out)
+	}
+	m.Close()
+	b.wg.Wait()
+	if len(b.urls) != 1 || len(b.errs) != 0 || !strings.Contains(b.pages[0], "Signed in to remote") {
+		t.Fatalf("browser: urls %v errs %v pages %v", b.urls, b.errs, b.pages)
+	}
+	auth := b.urls[0]
+	for _, want := range []string{"code_challenge_method=S256", "code_challenge=", "state=", "redirect_uri=http%3A%2F%2F127.0.0.1%3A", "resource=" + url.QueryEscape(srv.URL)} {
+		if !strings.Contains(auth, want) {
+			t.Errorf("authorization address lacks %q: %s", want, auth)
+		}
+	}
+	g := store.stored(t, c)
+	if g == nil || g.ClientID == "" || g.Token.RefreshToken == "" || g.URL != srv.URL {
+		t.Fatalf("kept grant: %+v", g)
+	}
+	if got := srv.Counts(); got.Registrations != 1 || got.CodeGrants != 1 {
+		t.Errorf("counts after sign-in: %+v", got)
+	}
+	first := g.Token.AccessToken
+
+	// A headless run uses what was kept.
+	m2, _ := oauthManager(t, c, Options{Tokens: store})
+	if out := whoami(t, m2); !strings.Contains(out, first) {
+		t.Errorf("the kept token was not used: %q", out)
+	}
+	m2.Close()
+
+	// The server drops the access token: the refusal is met with a
+	// refresh, and the refreshed token is kept.
+	srv.Expire()
+	m3, n3 := oauthManager(t, c, Options{Tokens: store})
+	if st, _ := m3.Status("remote"); st.State != StateRunning {
+		t.Fatalf("after expiry: %+v\n%s", st, n3.all())
+	}
+	out := whoami(t, m3)
+	m3.Close()
+	g2 := store.stored(t, c)
+	if got := srv.Counts(); got.Refreshes != 1 || got.Registrations != 1 || got.CodeGrants != 1 {
+		t.Errorf("counts after expiry: %+v", got)
+	}
+	if g2.Token.AccessToken == first || !strings.Contains(out, g2.Token.AccessToken) || g2.Token.RefreshToken == g.Token.RefreshToken {
+		t.Errorf("refreshed token not used or not kept: kept %+v, answer %q", g2.Token, out)
+	}
+
+	// Withdrawn: the refresh is refused and the run says what to do.
+	srv.Revoke()
+	m4, n4 := oauthManager(t, c, Options{Tokens: store})
+	if st, _ := m4.Status("remote"); st.State != StateSignIn {
+		t.Errorf("after revoke: %+v", st)
+	}
+	if !strings.Contains(n4.all(), "reasonix mcp login remote") {
+		t.Errorf("notice: %s", n4.all())
+	}
+	if got := srv.Counts(); got.RefusedRefreshes != 1 {
+		t.Errorf("counts after revoke: %+v", got)
+	}
+}
+
+// A token whose announced lifetime is over is refreshed before it is
+// sent, so the server never sees it.
+func TestOAuthExpiredTokenRefreshedBeforeUse(t *testing.T) {
+	srv := oauthtest.New(t, oauthtest.Options{ExpiresIn: 3600})
+	c := Config{Name: "remote", Type: TypeHTTP, URL: srv.URL, Timeout: 10 * time.Second}
+	store := newMemStore()
+	b := &browser{}
+	m, _ := oauthManager(t, c, Options{Tokens: store, SignIn: b.open})
+	m.Close()
+	b.wg.Wait()
+	g := store.stored(t, c)
+	if g == nil {
+		t.Fatal("nothing kept")
+	}
+	g.Token.Expiry = time.Now().Add(-time.Minute)
+	if err := saveGrant(store, GrantKey(c), g); err != nil {
+		t.Fatal(err)
+	}
+	before := srv.Counts()
+	m2, _ := oauthManager(t, c, Options{Tokens: store})
+	out := whoami(t, m2)
+	if got := srv.Counts(); got.Refreshes != before.Refreshes+1 || strings.HasSuffix(out, " "+g.Token.AccessToken) {
+		t.Errorf("expired token: counts %+v, answer %q", got, out)
+	}
+	if g2 := store.stored(t, c); g2.Token.AccessToken == g.Token.AccessToken || !g2.Token.Valid() {
+		t.Errorf("refreshed token not kept: %+v", g2.Token)
+	}
+}
+
+// Relogin signs in again although a grant is kept; a refused sign-in
+// fails the server with the authorization server's reason.
+func TestOAuthReloginAndRefusal(t *testing.T) {
+	srv := oauthtest.New(t, oauthtest.Options{})
+	c := Config{Name: "remote", Type: TypeHTTP, URL: srv.URL, Timeout: 10 * time.Second}
+	store := newMemStore()
+	b := &browser{}
+	m, _ := oauthManager(t, c, Options{Tokens: store, SignIn: b.open})
+	m.Close()
+	m2, _ := oauthManager(t, c, Options{Tokens: store, SignIn: b.open, Relogin: true})
+	m2.Close()
+	b.wg.Wait()
+	if got := srv.Counts(); got.CodeGrants != 2 || len(b.urls) != 2 {
+		t.Errorf("relogin did not sign in again: %+v, %d browser visits", got, len(b.urls))
+	}
+
+	deny := oauthtest.New(t, oauthtest.Options{Deny: true})
+	dc := Config{Name: "remote", Type: TypeHTTP, URL: deny.URL, Timeout: 10 * time.Second}
+	b2 := &browser{}
+	m3, _ := oauthManager(t, dc, Options{Tokens: store, SignIn: b2.open})
+	st, _ := m3.Status("remote")
+	if st.State != StateFailed || !strings.Contains(st.Err, "access_denied") {
+		t.Errorf("refused sign-in: %+v", st)
+	}
+	m3.Close()
+	b2.wg.Wait()
+	if store.stored(t, dc) != nil {
+		t.Error("a refused sign-in kept something")
+	}
+}
+
+// The older HTTP+SSE transport signs in and uses the kept grant too.
+func TestOAuthOverSSE(t *testing.T) {
+	srv := oauthtest.New(t, oauthtest.Options{})
+	c := Config{Name: "remote", Type: TypeSSE, URL: srv.SSEURL, Timeout: 10 * time.Second}
+	store := newMemStore()
+	b := &browser{}
+	m, n := oauthManager(t, c, Options{Tokens: store, SignIn: b.open})
+	if st, _ := m.Status("remote"); st.State != StateRunning {
+		t.Fatalf("%+v\n%s", st, n.all())
+	}
+	m.Close()
+	b.wg.Wait()
+	m2, n2 := oauthManager(t, c, Options{Tokens: store})
+	if st, _ := m2.Status("remote"); st.State != StateRunning {
+		t.Fatalf("kept grant over SSE: %+v\n%s", st, n2.all())
+	}
+	if out := whoami(t, m2); !strings.Contains(out, "signed-in answer") {
+		t.Errorf("tool: %q", out)
+	}
+}
+
+// A server given an Authorization header gets no sign-in: a refusal
+// names the header.
+func TestOAuthNotOfferedWithAuthorizationHeader(t *testing.T) {
+	srv := oauthtest.New(t, oauthtest.Options{})
+	c := Config{Name: "remote", Type: TypeHTTP, URL: srv.URL, Timeout: 10 * time.Second, Headers: map[string]string{"Authorization": "Bearer wrong"}}
+	b := &browser{}
+	m, _ := oauthManager(t, c, Options{Tokens: newMemStore(), SignIn: b.open})
+	st, _ := m.Status("remote")
+	if st.State != StateFailed || !strings.Contains(st.Err, "refused the Authorization header") {
+		t.Errorf("%+v", st)
+	}
+	if len(b.urls) != 0 {
+		t.Error("a sign-in was started")
+	}
+}
+
+// The loopback listener takes only the answer carrying the state it
+// waits for; another is turned away and the wait goes on.
+func TestLoopbackChecksState(t *testing.T) {
+	l, err := listenLoopback(0, "remote")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.close()
+	if !strings.HasPrefix(l.redirectURL(), "http://127.0.0.1:") {
+		t.Fatalf("redirect %s", l.redirectURL())
+	}
+	got := l.expect("right-state")
+	resp, err := http.Get(l.redirectURL() + "?code=evil&state=wrong")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("wrong state: %s", resp.Status)
+	}
+	select {
+	case q := <-got:
+		t.Fatalf("wrong state delivered: %v", q)
+	default:
+	}
+	resp, err = http.Get(l.redirectURL() + "?code=good&state=right-state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if q := <-got; q.Get("code") != "good" || resp.StatusCode != http.StatusOK {
+		t.Errorf("right state: %v %s", q, resp.Status)
+	}
+	// Used once: a replay is turned away.
+	resp, _ = http.Get(l.redirectURL() + "?code=good&state=right-state")
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("replayed answer: %s", resp.Status)
+	}
+}
+
+// The grant is stored as base64 (the macOS keychain command takes no
+// quotes) of JSON, under a name no ${VAR} can reach.
+func TestGrantStorage(t *testing.T) {
+	c := Config{Name: "x", URL: "https://a.example/mcp"}
+	key := GrantKey(c)
+	if !strings.HasPrefix(key, "mcp-oauth:x:") || GrantKey(Config{Name: "x", URL: "https://b.example/mcp"}) == key {
+		t.Errorf("key %s", key)
+	}
+	st := newMemStore()
+	if SignedIn(st, c) {
+		t.Error("signed in with nothing stored")
+	}
+	st.m[key] = "not base64 {"
+	if SignedIn(st, c) {
+		t.Error("garbage read as a grant")
+	}
+	raw, _ := json.Marshal(map[string]any{"url": c.URL, "client_id": "c", "token_url": "https://a.example/token", "token": map[string]any{"access_token": "at"}})
+	st.m[key] = base64.StdEncoding.EncodeToString(raw)
+	if !SignedIn(st, c) {
+		t.Error("a stored grant was not read")
+	}
+	if ok, err := SignOut(st, c); !ok || err != nil || SignedIn(st, c) {
+		t.Errorf("SignOut: %v %v", ok, err)
+	}
+	if ok, _ := SignOut(st, c); ok {
+		t.Error("second SignOut found something")
+	}
+}
