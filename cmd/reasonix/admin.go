@@ -203,6 +203,9 @@ func printMCP(w io.Writer, s mcpSetup) {
 		case c.NeedsTrust:
 			state = "NOT trusted yet: starts after a person allows it in `reasonix`, or with --mcp-trust"
 		}
+		if c.URL != "" && mcp.SignedIn(tokenStore(s.loaded), c) {
+			state += "; signed in (OAuth)"
+		}
 		what := c.URL
 		if what == "" {
 			what = strings.Join(append([]string{c.Command}, c.Args...), " ")

@@ -117,6 +117,8 @@ Usage:
   reasonix mcp list                list the MCP servers, their state and tool counts
   reasonix mcp get NAME            show one MCP server's tools, prompts and resources
                                    (--mcp-trust starts a project's untrusted servers for this command)
+  reasonix mcp login NAME          sign in to a remote MCP server that asks for OAuth (opens the browser)
+  reasonix mcp logout NAME         forget that sign-in
   reasonix models                  list the configured models
   reasonix config                  print the merged config and where each value came from
   reasonix context [--json] [--role NAME]

@@ -7,12 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
 	"github.com/reasonix/reasonix/commands"
 	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/internal/config"
+	"github.com/reasonix/reasonix/internal/credentials"
 	"github.com/reasonix/reasonix/internal/permission"
 	"github.com/reasonix/reasonix/tools"
 	"github.com/reasonix/reasonix/tools/mcp"
@@ -61,19 +63,33 @@ func mcpServers(s mcpSetup) []mcp.Config {
 	return out
 }
 
-// newMCPManager builds the manager of a process; it starts nothing.
+// newMCPManager builds the manager of a process; it starts nothing. The
+// remote servers' OAuth sign-ins are kept with the API keys (the
+// credential store: the OS keychain or a 0600 file under the Reasonix
+// home, which commands and file tools may not read); only `reasonix mcp
+// login` sets signIn, so no other command waits for a browser.
 func newMCPManager(s mcpSetup, cfgs []mcp.Config) *mcp.Manager {
+	return mcp.New(cfgs, mcpOptions(s))
+}
+
+func mcpOptions(s mcpSetup) mcp.Options {
 	opts := mcp.Options{
 		Root:    s.workspace,
 		LogDir:  filepath.Join(s.loaded.Home, "logs", "mcp"),
 		Environ: os.Environ(),
 		Notify:  s.notify,
 		Version: version,
+		Tokens:  tokenStore(s.loaded),
 	}
 	if s.approver != nil {
 		opts.Elicit = askElicitation(s.approver)
 	}
-	return mcp.New(cfgs, opts)
+	return opts
+}
+
+// tokenStore is where the MCP servers' sign-ins are kept.
+func tokenStore(l *config.Loaded) *credentials.Store {
+	return credentials.Open(l.Home, l.Config.CredentialsStore)
 }
 
 // askElicitation asks a person, through the approval path every front
@@ -174,10 +190,12 @@ func (x mcpExtensions) Render(ctx context.Context, name, args string) (string, e
 
 // cmdMCP is `reasonix mcp list` and `reasonix mcp get NAME`: the servers
 // of this project, their state and what they offer. Trusted, enabled
-// servers are started to be listed; untrusted ones never are.
+// servers are started to be listed; untrusted ones never are. `login
+// NAME` and `logout NAME` give a remote server an OAuth sign-in and take
+// it away.
 func cmdMCP(ctx context.Context, args []string, io stdio) error {
 	if len(args) == 0 {
-		return usagef("mcp needs a subcommand: list, or get NAME")
+		return usagef("mcp needs a subcommand: list, get NAME, login NAME or logout NAME")
 	}
 	sub := args[0]
 	if sub == "conformance-client" {
@@ -195,11 +213,11 @@ func cmdMCP(ctx context.Context, args []string, io stdio) error {
 	}
 	switch {
 	case sub == "list" && len(pos) == 0:
-	case sub == "get" && len(pos) == 1:
-	case sub == "get":
-		return usagef("mcp get needs one server NAME")
+	case (sub == "get" || sub == "login" || sub == "logout") && len(pos) == 1:
+	case sub == "get" || sub == "login" || sub == "logout":
+		return usagef("mcp %s needs one server NAME", sub)
 	default:
-		return usagef("unknown mcp subcommand %q: want list, or get NAME", strings.Join(args, " "))
+		return usagef("unknown mcp subcommand %q: want list, get NAME, login NAME or logout NAME", strings.Join(args, " "))
 	}
 	loaded, wd, err := loadConfig(*cfgFile)
 	if err != nil {
@@ -212,7 +230,7 @@ func cmdMCP(ctx context.Context, args []string, io stdio) error {
 		notify: func(n string) { problems++; fmt.Fprintf(io.err, "reasonix: %s\n", n) }}
 	cfgs := mcpServers(s)
 	s.notify = func(string) {}
-	if sub == "get" {
+	if sub != "list" {
 		var one []mcp.Config
 		for _, c := range cfgs {
 			if c.Name == pos[0] {
@@ -223,6 +241,12 @@ func cmdMCP(ctx context.Context, args []string, io stdio) error {
 			return usagef("no MCP server named %q (reasonix mcp list shows them)", pos[0])
 		}
 		cfgs = one
+	}
+	switch sub {
+	case "login":
+		return mcpLogin(ctx, s, cfgs[0], io)
+	case "logout":
+		return mcpLogout(s, cfgs[0], io)
 	}
 	m := newMCPManager(s, cfgs)
 	defer m.Close()
@@ -260,13 +284,88 @@ func cmdMCP(ctx context.Context, args []string, io stdio) error {
 	return nil
 }
 
+// mcpLogin is `reasonix mcp login NAME`: it connects to the remote server
+// with a fresh OAuth sign-in (the browser opens the authorization server's
+// page; a loopback listener takes the answer) and keeps the grant in the
+// credential store, where later runs find and refresh it.
+func mcpLogin(ctx context.Context, s mcpSetup, c mcp.Config, io stdio) error {
+	switch {
+	case c.Type != mcp.TypeHTTP && c.Type != mcp.TypeSSE:
+		return usagef("MCP server %s runs as a local command (stdio): it has no OAuth sign-in; give it its credentials in its env", c.Name)
+	case c.Disabled:
+		return usagef("MCP server %s is disabled; enable it first", c.Name)
+	case c.NeedsTrust:
+		return usagef("MCP server %s is defined by %s and not trusted yet: allow it in `reasonix`, or add --mcp-trust", c.Name, c.Source)
+	}
+	var opened sync.WaitGroup
+	opts := mcpOptions(s)
+	opts.Relogin = true
+	opts.SignIn = func(server, url string) {
+		fmt.Fprintf(io.out, "Sign in to %s in the browser. If it does not open, visit:\n  %s\n", server, url)
+		opened.Go(func() {
+			// The browser outlives the command: it must not be killed
+			// when the sign-in is over.
+			if err := openBrowser(context.WithoutCancel(ctx), url); err != nil {
+				fmt.Fprintf(io.err, "reasonix: could not open a browser (%v); open the address above\n", err)
+			}
+		})
+	}
+	m := mcp.New([]mcp.Config{c}, opts)
+	defer func() {
+		m.Close()
+		// An opener normally returns at once; one that runs the browser
+		// itself is not waited for beyond a moment.
+		done := make(chan struct{})
+		go func() { opened.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(2 * time.Second):
+		}
+	}()
+	m.Start()
+	if err := m.Wait(ctx); err != nil {
+		return err
+	}
+	st, _ := m.Status(c.Name)
+	switch {
+	case st.State == mcp.StateRunning && st.SignedIn:
+		fmt.Fprintf(io.out, "Signed in to %s (%d tools); the sign-in is kept in %s and refreshed when it expires.\n", c.Name, len(st.Tools), tokenStore(s.loaded).Where())
+		return nil
+	case st.State == mcp.StateRunning:
+		fmt.Fprintf(io.out, "MCP server %s did not ask for a sign-in (%d tools); nothing was kept.\n", c.Name, len(st.Tools))
+		return nil
+	}
+	return fmt.Errorf("MCP server %s: %s\n(a server that takes a token instead of a sign-in is given it in its headers: \"Authorization\": \"Bearer ${TOKEN}\")", c.Name, st.Err)
+}
+
+// mcpLogout is `reasonix mcp logout NAME`: it forgets the server's kept
+// sign-in.
+func mcpLogout(s mcpSetup, c mcp.Config, io stdio) error {
+	had, err := mcp.SignOut(tokenStore(s.loaded), c)
+	switch {
+	case err != nil:
+		return err
+	case had:
+		fmt.Fprintf(io.out, "Signed out of %s: its sign-in is forgotten.\n", c.Name)
+	default:
+		fmt.Fprintf(io.out, "No sign-in to %s was kept.\n", c.Name)
+	}
+	return nil
+}
+
 func printServer(io stdio, st mcp.Status, logPath string) {
 	fmt.Fprintf(io.out, "%s: %s (%s) %s\n", st.Name, st.State, st.Type, st.Target)
 	if st.Source != "" {
 		fmt.Fprintf(io.out, "  defined in %s\n", st.Source)
 	}
-	if st.Err != "" {
+	switch {
+	case st.State == mcp.StateSignIn:
+		fmt.Fprintf(io.out, "  %s\n", st.Err)
+	case st.Err != "":
 		fmt.Fprintf(io.out, "  error: %s\n", st.Err)
+	}
+	if st.SignedIn {
+		fmt.Fprintf(io.out, "  signed in (OAuth; `reasonix mcp logout %s` forgets it)\n", st.Name)
 	}
 	if st.Type == mcp.TypeStdio && logPath != "" {
 		fmt.Fprintf(io.out, "  stderr log: %s\n", logPath)
@@ -319,6 +418,8 @@ func mcpLines(m *mcp.Manager) []string {
 			line += "  (" + st.Err + ")"
 		case st.State == mcp.StateUntrusted:
 			line += "  (from " + st.Source + "; not started until you allow it)"
+		case st.SignedIn:
+			line += "  (signed in)"
 		}
 		out = append(out, line)
 	}

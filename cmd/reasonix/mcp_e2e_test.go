@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reasonix/reasonix/internal/credentials"
+	"github.com/reasonix/reasonix/internal/oauthtest"
 	"github.com/reasonix/reasonix/providers/scripted"
 )
 
@@ -320,10 +324,11 @@ func TestE2EMCPNewcomerDoctorListGet(t *testing.T) {
 	}
 }
 
-// A remote server that wants an OAuth sign-in (Sentry's, Cloudflare's)
-// answers the handshake with a 401 challenge: the server is failed with
-// a message that says so and how to give it a token, and a run goes on
-// without it.
+// A remote server that wants an OAuth sign-in but offers no way to get
+// one (a 401 challenge and nothing else, like a server that takes only a
+// token in its headers): a run goes on without it and says how to sign
+// in; `reasonix mcp login` then fails with the reason, and stores
+// nothing.
 func TestE2EMCPServerWantingOAuthIsExplained(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -332,15 +337,159 @@ func TestE2EMCPServerWantingOAuthIsExplained(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	e := newE2E(t, scripted.Turn{Text: "went on"})
+	e.env = append(e.env, "BROWSER=none")
 	e.write("reasonix.toml", fmt.Sprintf("[[plugins]]\nname = \"sentry\"\ntype = \"http\"\nurl = %q\n", srv.URL+"/mcp"))
-	const want = "the server wants a sign-in"
+	const want = "needs an OAuth sign-in: run `reasonix mcp login sentry`"
 	g := e.run("", "mcp", "get", "sentry")
-	if !strings.Contains(g.stdout, "sentry: failed") || !strings.Contains(g.stdout, want) || !strings.Contains(g.stdout, `"Authorization": "Bearer ${TOKEN}"`) {
+	if !strings.Contains(g.stdout, "sentry: needs sign-in") || !strings.Contains(g.stdout, want) {
 		t.Errorf("mcp get:\n%s\n%s", g.stdout, g.stderr)
 	}
 	r := e.run("", "run", "hi")
-	if r.code != 0 || !strings.Contains(r.stderr, "MCP server sentry failed") || !strings.Contains(r.stderr, want) {
+	if r.code != 0 || !strings.Contains(r.stderr, "MCP server sentry "+want) {
 		t.Errorf("run: exit %d\n%s", r.code, r.stderr)
+	}
+	l := e.run("", "mcp", "login", "sentry")
+	if l.code != 1 || !strings.Contains(l.stderr, "MCP server sentry: sign-in:") {
+		t.Errorf("login: exit %d\n%s\n%s", l.code, l.stdout, l.stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(e.home, credentials.File)); err == nil && strings.Contains(string(b), "mcp-oauth") {
+		t.Errorf("a failed sign-in stored something:\n%s", b)
+	}
+}
+
+// The life of a sign-in through the real binary, against a remote MCP
+// server behind its own OAuth authorization server: a run before it says
+// how to sign in and goes on; `reasonix mcp login` registers, sends the
+// person to the browser (here a client that follows the address it
+// printed) and keeps the grant in the credential store without printing
+// a token; the next run calls the server's tool with it; a token the
+// server dropped is refreshed by the next run, once, and the refreshed
+// one kept; `reasonix mcp logout` forgets it, and the run after says to
+// sign in again.
+func TestE2EMCPOAuthLoginRunRefreshLogout(t *testing.T) {
+	t.Parallel()
+	srv := oauthtest.New(t, oauthtest.Options{ExpiresIn: 3600})
+	e := newE2E(t,
+		scripted.Turn{Text: "no tool yet"},
+		scripted.Turn{ToolCalls: []scripted.Call{call("mcp__remote__whoami", map[string]any{})}},
+		scripted.Turn{Text: "called it"},
+		scripted.Turn{ToolCalls: []scripted.Call{call("mcp__remote__whoami", map[string]any{})}},
+		scripted.Turn{Text: "called it again"},
+		scripted.Turn{Text: "signed out"},
+	)
+	// No browser is started; the test is the person's browser.
+	e.env = append(e.env, "BROWSER=none")
+	if err := os.WriteFile(filepath.Join(e.home, "config.toml"), []byte("credentials_store = \"file\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.write("reasonix.toml", fmt.Sprintf("[[plugins]]\nname = \"remote\"\ntype = \"http\"\nurl = %q\n\n[permissions]\nallow = [\"mcp__remote__*\"]\n", srv.URL))
+	const needs = "MCP server remote needs an OAuth sign-in: run `reasonix mcp login remote`"
+
+	r := e.run("", "run", "before")
+	if r.code != 0 || !strings.Contains(r.stderr, needs) {
+		t.Fatalf("run before login: exit %d\n%s", r.code, r.stderr)
+	}
+	if hasName(toolNames(t, e.srv.Requests()[0]), "mcp__remote__whoami") {
+		t.Fatal("the tool was offered without a sign-in")
+	}
+	if c := srv.Counts(); c.Registrations != 0 || c.Authorizations != 0 {
+		t.Fatalf("a headless run went to the authorization server: %+v", c)
+	}
+
+	login := exec.Command(binPath, "mcp", "login", "remote")
+	login.Dir, login.Env = e.repo, e.env
+	stdout, err := login.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errb bytes.Buffer
+	login.Stderr = &errb
+	if err := login.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	sc := bufio.NewScanner(stdout)
+	browsed := false
+	for sc.Scan() {
+		line := sc.Text()
+		out.WriteString(line + "\n")
+		if addr, ok := strings.CutPrefix(line, "  "); ok && strings.HasPrefix(addr, srv.Base+"/authorize?") && !browsed {
+			browsed = true
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			page, err := oauthtest.Browse(ctx, addr)
+			cancel()
+			if err != nil || !strings.Contains(page, "Signed in to remote") {
+				t.Errorf("browser: %v\n%s", err, page)
+			}
+		}
+	}
+	if err := login.Wait(); err != nil || !browsed {
+		t.Fatalf("login: %v (browsed %v)\n%s\n%s", err, browsed, out.String(), errb.String())
+	}
+	if !strings.Contains(out.String(), "Signed in to remote (1 tools); the sign-in is kept in "+filepath.Join(e.home, credentials.File)) {
+		t.Errorf("login said:\n%s", out.String())
+	}
+	creds, err := os.ReadFile(filepath.Join(e.home, credentials.File))
+	if err != nil || !strings.Contains(string(creds), `"mcp-oauth:remote:`) {
+		t.Fatalf("credentials file: %v\n%s", err, creds)
+	}
+	if fi, _ := os.Stat(filepath.Join(e.home, credentials.File)); runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600 {
+		t.Errorf("credentials file mode %v", fi.Mode())
+	}
+	if strings.Contains(out.String()+errb.String(), "access-") || strings.Contains(out.String()+errb.String(), "refresh-") {
+		t.Errorf("login printed a token:\n%s\n%s", out.String(), errb.String())
+	}
+	if d := e.run("", "doctor"); !strings.Contains(d.stdout, "starts with each session; signed in (OAuth)") {
+		t.Errorf("doctor does not say the server is signed in:\n%s", d.stdout)
+	}
+
+	r = e.run("", "run", "call it")
+	if r.code != 0 {
+		t.Fatalf("run after login: exit %d\n%s", r.code, r.stderr)
+	}
+	reqs := e.srv.Requests()
+	firstAnswer := string(messagesOf(t, reqs[2]))
+	if !strings.Contains(firstAnswer, "signed-in answer for token access-") {
+		t.Fatalf("the tool did not answer with the sign-in:\n%s\n%s", firstAnswer, r.stderr)
+	}
+	if c := srv.Counts(); c.Registrations != 1 || c.CodeGrants != 1 || c.Refreshes != 0 || c.Calls != 1 {
+		t.Errorf("after the first run: %+v", c)
+	}
+
+	srv.Expire()
+	r = e.run("", "run", "call it again")
+	if r.code != 0 {
+		t.Fatalf("run after expiry: exit %d\n%s", r.code, r.stderr)
+	}
+	reqs = e.srv.Requests()
+	again := string(messagesOf(t, reqs[4]))
+	if !strings.Contains(again, "signed-in answer for token access-") {
+		t.Fatalf("no answer after the token was dropped:\n%s\n%s", again, r.stderr)
+	}
+	if c := srv.Counts(); c.Refreshes != 1 || c.CodeGrants != 1 || c.Calls != 2 {
+		t.Errorf("after expiry: %+v", c)
+	}
+	// The refreshed token was kept: a new run needs no refresh.
+	if g := e.run("", "mcp", "get", "remote"); !strings.Contains(g.stdout, "remote: running") || !strings.Contains(g.stdout, "signed in (OAuth") {
+		t.Errorf("mcp get after refresh:\n%s\n%s", g.stdout, g.stderr)
+	}
+	if c := srv.Counts(); c.Refreshes != 1 {
+		t.Errorf("the refreshed token was not kept: %+v", c)
+	}
+
+	lo := e.run("", "mcp", "logout", "remote")
+	if lo.code != 0 || !strings.Contains(lo.stdout, "Signed out of remote") {
+		t.Errorf("logout: exit %d\n%s\n%s", lo.code, lo.stdout, lo.stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(e.home, credentials.File)); strings.Contains(string(b), "mcp-oauth") {
+		t.Errorf("logout left the sign-in:\n%s", b)
+	}
+	r = e.run("", "run", "after logout")
+	if r.code != 0 || !strings.Contains(r.stderr, needs) {
+		t.Errorf("run after logout: exit %d\n%s", r.code, r.stderr)
+	}
+	if lo := e.run("", "mcp", "logout", "remote"); !strings.Contains(lo.stdout, "No sign-in to remote was kept") {
+		t.Errorf("second logout:\n%s", lo.stdout)
 	}
 }
 

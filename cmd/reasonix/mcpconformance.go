@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/reasonix/reasonix/tools/mcp"
@@ -20,7 +23,13 @@ import (
 // every tool the server lists, with arguments made from the tool's input
 // schema, through the same [mcp.Tool] the model's calls go through, and
 // accepts every request for input (MCP elicitation) as a person answering
-// yes would. It fails when the handshake, the listing or a call fails.
+// yes would. A server that asks for an OAuth sign-in gets one through the
+// same flow as `reasonix mcp login` (discovery, registration, PKCE, the
+// loopback listener checking the state), with a browser that agrees to
+// everything and follows the authorization server's redirects; a client
+// the suite says is registered already (MCP_CONFORMANCE_CONTEXT's
+// client_id and client_secret) is used as a configured one is. It fails
+// when the handshake, the listing or a call fails.
 //
 // It reads no config and starts no model: what the suite checks is the
 // MCP client, and nothing here should depend on a user's settings.
@@ -29,13 +38,36 @@ func cmdMCPConformance(ctx context.Context, args []string, io stdio) error {
 		return usagef("mcp conformance-client needs one server URL")
 	}
 	scenario := os.Getenv("MCP_CONFORMANCE_SCENARIO")
-	m := mcp.New([]mcp.Config{{Name: "conformance", Type: mcp.TypeHTTP, URL: args[0], Timeout: 10 * time.Second}},
+	cfg := mcp.Config{Name: "conformance", Type: mcp.TypeHTTP, URL: args[0], Timeout: 10 * time.Second}
+	var suite struct {
+		ClientID     string `json:"client_id"`
+		ClientSecret string `json:"client_secret"`
+	}
+	if c := os.Getenv("MCP_CONFORMANCE_CONTEXT"); c != "" {
+		if err := json.Unmarshal([]byte(c), &suite); err != nil {
+			return fmt.Errorf("MCP_CONFORMANCE_CONTEXT: %w", err)
+		}
+		cfg.OAuth = mcp.OAuthClient{ClientID: suite.ClientID, ClientSecret: suite.ClientSecret}
+	}
+	var browsing sync.WaitGroup
+	defer browsing.Wait()
+	m := mcp.New([]mcp.Config{cfg},
 		mcp.Options{Environ: os.Environ(), Version: version, Notify: func(n string) { fmt.Fprintln(io.err, n) },
 			// The suite plays the server; this entry point plays the
 			// person, who says yes to its request for input.
 			Elicit: func(_ context.Context, e mcp.Elicitation) (bool, error) {
 				fmt.Fprintf(io.out, "input asked by %s: %q; accepting %s\n", e.Server, e.Message, e.Answers())
 				return true, nil
+			},
+			// ... and who signs in when asked.
+			Tokens: &memTokens{m: map[string]string{}},
+			SignIn: func(_, url string) {
+				fmt.Fprintf(io.out, "sign-in asked: %s\n", url)
+				browsing.Go(func() {
+					if err := agreeingBrowser(ctx, url); err != nil {
+						fmt.Fprintf(io.err, "browser: %v\n", err)
+					}
+				})
 			}})
 	defer m.Close()
 	m.Start()
@@ -68,6 +100,55 @@ func cmdMCPConformance(ctx context.Context, args []string, io stdio) error {
 	if err := errors.Join(failed...); err != nil {
 		return fmt.Errorf("scenario %q: %w", scenario, err)
 	}
+	return nil
+}
+
+// agreeingBrowser opens an authorization address the way a person who
+// agrees to everything would: it follows the redirects, back to the
+// loopback listener of the sign-in.
+func agreeingBrowser(ctx context.Context, url string) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %s", resp.Status, body)
+	}
+	return nil
+}
+
+// memTokens keeps sign-ins for one process only.
+type memTokens struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+func (t *memTokens) Get(k string) (string, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	v, ok := t.m[k]
+	return v, ok
+}
+
+func (t *memTokens) Set(k, v string) (string, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.m[k] = v
+	return "memory", nil
+}
+
+func (t *memTokens) Delete(k string) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.m, k)
 	return nil
 }
 
