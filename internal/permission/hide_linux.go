@@ -22,7 +22,9 @@ import (
 // mount namespace of its own, where the helper mounts an empty read-only
 // file over each hidden file and an empty read-only tmpfs over each hidden folder, then
 // restricts itself with the run's Landlock ruleset (which also forbids
-// unmounting them again) and the socket filter, and execs the command.
+// unmounting them again) and the seccomp filter (which refuses the whole
+// mount API, open_tree's clone of a mount without them included), lowers
+// its capabilities (dropCapabilities) and execs the command.
 // The command sees the rest of the file system as it is, under the same
 // user; only the hidden paths read as empty.
 
@@ -49,13 +51,38 @@ var hideProbe = lazy.Values[bool, string]{Build: func() (bool, string) {
 }}
 
 // namespaced makes a child start in a new user and mount namespace, as
-// the same user.
+// the same user. Only that user's own ids are mapped in it, unless
+// Reasonix runs as root and may map every id (CAP_SETUID and
+// CAP_SETGID): then all are, each to itself, so that files owned by other
+// users keep their owners inside and root's file capabilities apply to
+// them as outside (a root shell in a container over a checkout owned by
+// uid 1000 must still write to it). Capabilities held in the new
+// namespace never count outside it.
 func namespaced(a *syscall.SysProcAttr) {
 	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
 	uid, gid := os.Getuid(), os.Getgid()
+	if uid == 0 && gid == 0 && mayMapAllIDs() {
+		// 4294967295 ids from 0: every valid id ((uid_t)-1 is not one).
+		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1<<32 - 1}}
+		a.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1<<32 - 1}}
+		a.GidMappingsEnableSetgroups = true
+		return
+	}
 	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 	a.GidMappingsEnableSetgroups = false
+}
+
+// mayMapAllIDs reports whether the calling thread holds CAP_SETUID and
+// CAP_SETGID, which writing a map of other users' ids takes.
+func mayMapAllIDs() bool {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if unix.Capget(&hdr, &data[0]) != nil {
+		return false
+	}
+	const need = 1<<unix.CAP_SETUID | 1<<unix.CAP_SETGID
+	return data[0].Effective&need == need
 }
 
 // startHidden starts cmd through the helper with the paths in hide
@@ -101,8 +128,9 @@ func startHidden(cmd *exec.Cmd, c confinement, hide []string) error {
 // RunSandboxHelper is the helper's whole life (args are those after
 // SandboxHelperArg): "probe" mounts nothing and exits 0 when it could;
 // "run FD NET N PATH… PROGRAM ARGV…" hides the N paths, restricts itself
-// with the Landlock ruleset on descriptor FD (and the socket filter unless
-// NET is 1), and execs PROGRAM with ARGV. It returns only on failure, with
+// with the Landlock ruleset on descriptor FD and the filter (the socket
+// part unless NET is 1), lowers its capabilities, and execs PROGRAM with
+// ARGV. It returns only on failure, with
 // the error to print; the caller exits 126 then.
 func RunSandboxHelper(args []string) error {
 	runtime.LockOSThread() // Landlock and seccomp apply to this thread, which execs
@@ -139,10 +167,12 @@ func RunSandboxHelper(args []string) error {
 		return fmt.Errorf("sandbox helper: landlock_restrict_self: %w", errno)
 	}
 	syscall.Close(fd)
-	if !network {
-		if err := installSocketFilter(); err != nil {
-			return err
-		}
+	if err := installFilter(network); err != nil {
+		return err
+	}
+	// Last: mounting needed CAP_SYS_ADMIN in the namespace.
+	if err := dropCapabilities(); err != nil {
+		return err
 	}
 	if err := syscall.Exec(prog, argv, os.Environ()); err != nil {
 		return fmt.Errorf("sandbox helper: exec %s: %w", prog, err)

@@ -184,6 +184,13 @@ func SandboxProtections(opts SandboxOptions) []Protection {
 	} else {
 		out = append(out, Protection{Name: "read deny list", Detail: "empty: commands may read every file the user can"})
 	}
+	mounts := Protection{Name: "mounts", Active: seccompAvailable(),
+		Detail: "the mount API (mount, umount, open_tree, move_mount, fsopen, ...) is refused (seccomp)"}
+	if !seccompAvailable() {
+		mounts.Detail = "no seccomp filter on " + runtime.GOOS + "/" + runtime.GOARCH + ": only Landlock and the dropped capabilities keep commands from mounting"
+	}
+	out = append(out, mounts, Protection{Name: "capabilities", Active: true,
+		Detail: "a command run as root keeps only CAP_CHOWN, CAP_DAC_OVERRIDE, CAP_FOWNER, CAP_FSETID, CAP_KILL, CAP_SETUID, CAP_SETGID and CAP_NET_BIND_SERVICE"})
 	if opts.Network {
 		out = append(out, Protection{Name: "network", Detail: "allowed ([sandbox] network = true)"})
 		return out

@@ -168,7 +168,8 @@ func lockedRuleset(c confinement) (fd int, unlock func(), err error) {
 // read everything but c.denyRead (when set); and, unless c.network, may
 // neither bind nor connect TCP, connect to abstract unix sockets outside
 // its domain, nor create UDP, raw or unix sockets, as far as the kernel
-// can say so. Paths that do not exist are skipped.
+// can say so; may not use the mount API; and holds no capability but
+// keptCaps. Paths that do not exist are skipped.
 func restrictThread(c confinement) error {
 	// The ruleset stays locked until the thread is restricted.
 	fd, unlock, err := lockedRuleset(c)
@@ -182,12 +183,10 @@ func restrictThread(c confinement) error {
 	if _, _, errno := syscall.Syscall(sysLandlockRestrictSelf, uintptr(fd), 0, 0); errno != 0 {
 		return fmt.Errorf("sandbox: landlock_restrict_self: %w", errno)
 	}
-	if !c.network {
-		if err := installSocketFilter(); err != nil {
-			return err
-		}
+	if err := installFilter(c.network); err != nil {
+		return err
 	}
-	return nil
+	return dropCapabilities()
 }
 
 // rulesetState is the Landlock ruleset a confinement built, kept for its

@@ -10,13 +10,25 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// With network = false, Landlock refuses TCP bind and connect (ABI 4) and
+// A seccomp filter on the confined thread closes what Landlock leaves
+// open.
+//
+// Always: the mount API. Landlock refuses mount, umount and pivot_root
+// to a restricted thread, but not open_tree, which clones a mount: a
+// command holding CAP_SYS_ADMIN in its mount namespace's user namespace
+// (root in the namespace the sandbox made to hide files) cloned the
+// workspace's mount without the mounts that hide files and read them
+// through the clone. Commands lose that capability (dropCapabilities);
+// the filter refuses the whole mount API besides, so that no capability
+// left anywhere, nor a namespace of the command's own, brings it back.
+//
+// With network = false: Landlock refuses TCP bind and connect (ABI 4) and
 // abstract unix sockets outside the sandbox (ABI 6), but not UDP (DNS
 // exfiltration), raw sockets or unix sockets by path (a Docker daemon's).
-// A seccomp filter on the confined thread closes them: socket(2) may only
-// create TCP sockets (which Landlock then governs), and io_uring, which
-// could create sockets around the filter, is refused. socketpair(2) stays
-// allowed, so processes can still talk to their own children.
+// socket(2) may only create TCP sockets (which Landlock then governs),
+// and io_uring, which could create sockets around the filter, is
+// refused. socketpair(2) stays allowed, so processes can still talk to
+// their own children.
 
 func seccompAvailable() bool { return true }
 
@@ -33,14 +45,26 @@ const (
 	x32Bit = 0x40000000
 )
 
+// mountCalls are the system calls that mount, unmount, move or clone
+// mounts or make file systems to mount (x/sys numbers them for the
+// architecture built).
+var mountCalls = [...]uint32{
+	unix.SYS_MOUNT, unix.SYS_UMOUNT2, unix.SYS_PIVOT_ROOT,
+	unix.SYS_OPEN_TREE, unix.SYS_MOVE_MOUNT, unix.SYS_FSOPEN, unix.SYS_FSCONFIG,
+	unix.SYS_FSMOUNT, unix.SYS_FSPICK, unix.SYS_MOUNT_SETATTR, unix.SYS_OPEN_TREE_ATTR,
+}
+
 func stmt(code uint16, k uint32) unix.SockFilter { return unix.SockFilter{Code: code, K: k} }
 
 func jump(code uint16, k uint32, jt, jf uint8) unix.SockFilter {
 	return unix.SockFilter{Code: code, Jt: jt, Jf: jf, K: k}
 }
 
-// socketFilter is the BPF program described above.
-func socketFilter() []unix.SockFilter {
+// sandboxFilter is the BPF program described above. Every jump is
+// relative and short: each refused call is tested by a pair (skip the
+// refusal when it is not this call; refuse), so the pairs can be added
+// or removed without moving any other jump's target.
+func sandboxFilter(network bool) []unix.SockFilter {
 	const (
 		ld  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
 		jeq = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
@@ -49,34 +73,42 @@ func socketFilter() []unix.SockFilter {
 		ret = unix.BPF_RET | unix.BPF_K
 	)
 	deny := uint32(seccompRetErrno | uint32(syscall.EACCES))
-	// Indexes: the two returns are at the end; jumps are relative.
+	denyMount := uint32(seccompRetErrno | uint32(syscall.EPERM))
 	prog := []unix.SockFilter{
-		/* 0 */ stmt(ld, offArch),
-		/* 1 */ jump(jeq, auditArch, 1, 0),
-		/* 2 */ stmt(ret, deny), // another ABI (int 0x80 on amd64)
-		/* 3 */ stmt(ld, offNr),
-		/* 4 */ jump(jge, x32Bit, 0, 1),
-		/* 5 */ stmt(ret, deny),
-		/* 6 */ jump(jeq, uint32(unix.SYS_IO_URING_SETUP), 0, 1),
-		/* 7 */ stmt(ret, deny),
-		/* 8 */ jump(jeq, uint32(unix.SYS_SOCKET), 1, 0),
-		/* 9 */ stmt(ret, seccompRetAllow),
-		/* 10 */ stmt(ld, offArg0),
-		/* 11 */ jump(jeq, unix.AF_INET, 1, 0),
-		/* 12 */ jump(jeq, unix.AF_INET6, 0, 4),
-		/* 13 */ stmt(ld, offArg1),
-		/* 14 */ stmt(and, 0xf), // the type without SOCK_NONBLOCK, SOCK_CLOEXEC
-		/* 15 */ jump(jeq, unix.SOCK_STREAM, 0, 1),
-		/* 16 */ stmt(ret, seccompRetAllow),
-		/* 17 */ stmt(ret, deny),
+		stmt(ld, offArch),
+		jump(jeq, auditArch, 1, 0),
+		stmt(ret, deny), // another ABI (int 0x80 on amd64)
+		stmt(ld, offNr),
+		jump(jge, x32Bit, 0, 1),
+		stmt(ret, deny),
 	}
-	return prog
+	for _, nr := range mountCalls {
+		prog = append(prog, jump(jeq, nr, 0, 1), stmt(ret, denyMount))
+	}
+	if network {
+		return append(prog, stmt(ret, seccompRetAllow))
+	}
+	// Indexes relative to the start of this part.
+	return append(prog,
+		/* 0 */ jump(jeq, uint32(unix.SYS_IO_URING_SETUP), 0, 1),
+		/* 1 */ stmt(ret, deny),
+		/* 2 */ jump(jeq, uint32(unix.SYS_SOCKET), 1, 0),
+		/* 3 */ stmt(ret, seccompRetAllow),
+		/* 4 */ stmt(ld, offArg0),
+		/* 5 */ jump(jeq, unix.AF_INET, 1, 0),
+		/* 6 */ jump(jeq, unix.AF_INET6, 0, 4),
+		/* 7 */ stmt(ld, offArg1),
+		/* 8 */ stmt(and, 0xf), // the type without SOCK_NONBLOCK, SOCK_CLOEXEC
+		/* 9 */ jump(jeq, unix.SOCK_STREAM, 0, 1),
+		/* 10 */ stmt(ret, seccompRetAllow),
+		/* 11 */ stmt(ret, deny),
+	)
 }
 
-// installSocketFilter installs socketFilter on the calling thread (no
-// TSYNC: the rest of the process stays free); no_new_privs must be set.
-func installSocketFilter() error {
-	prog := socketFilter()
+// installFilter installs sandboxFilter on the calling thread (no TSYNC:
+// the rest of the process stays free); no_new_privs must be set.
+func installFilter(network bool) error {
+	prog := sandboxFilter(network)
 	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
 	if _, _, errno := syscall.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fprog))); errno != 0 {
 		return fmt.Errorf("sandbox: seccomp filter: %w", errno)
