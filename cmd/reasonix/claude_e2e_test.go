@@ -208,6 +208,10 @@ func TestE2EDoctorReportsForeignFiles(t *testing.T) {
 	e.write(".claude/agents/cl/code-explorer.md", "---\nname: code-explorer\ndescription: explores\n---\nexplore\n")
 	e.write("opencode.json", `{"agent": {"review": {"prompt": "x"}}}`)
 	e.write(".opencode/agent/review.md", "---\ndescription: r\n---\nreview\n")
+	e.write("CLAUDE.local.md", "mine\n")
+	e.write(".claude/rules/testing.md", "test first\n")
+	e.write("services/api/CLAUDE.md", "api rules\n")
+	e.write("node_modules/pkg/CLAUDE.md", "a dependency's\n")
 	r := e.run("", "doctor")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
@@ -224,9 +228,19 @@ func TestE2EDoctorReportsForeignFiles(t *testing.T) {
 		"IGNORED: 1 OpenCode agent file(s)",
 		"hooks:      1 loaded; project hooks NOT trusted yet",
 		"[project] PostToolUse [Edit|Write]: gofmt -w .",
+		"CLAUDE.local.md\n    rules file",
+		filepath.Join(".claude", "rules") + "\n    1 rules file(s): part of every session's system prompt",
+		"IGNORED unless reasonix runs in their folder: rules files in subfolders (services/api/CLAUDE.md);",
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("doctor output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	// And the rules a session gets.
+	r = e.run("", "context")
+	for _, want := range []string{"CLAUDE.local.md", filepath.Join(".claude", "rules", "testing.md")} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("context lacks %q:\n%s", want, r.stdout)
 		}
 	}
 }

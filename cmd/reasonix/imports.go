@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/reasonix/reasonix/internal/hooks"
+	"github.com/reasonix/reasonix/internal/rules"
 	"github.com/reasonix/reasonix/internal/settings"
 )
 
@@ -78,11 +79,21 @@ func foreignFiles(workspace, userHome string, set *settings.Set, setErr error) [
 	// Files Reasonix reads as they are.
 	for _, p := range []string{
 		filepath.Join(workspace, "CLAUDE.md"), filepath.Join(workspace, ".claude", "CLAUDE.md"),
+		filepath.Join(workspace, "CLAUDE.local.md"),
 		filepath.Join(userHome, ".claude", "CLAUDE.md"), filepath.Join(workspace, "AGENTS.md"),
 	} {
 		if exists(p) {
 			add(p, "rules file: part of every session's system prompt (`reasonix context` shows it)")
 		}
+	}
+	for _, d := range []string{filepath.Join(workspace, ".claude", "rules"), filepath.Join(userHome, ".claude", "rules")} {
+		if n := len(rules.RuleDirFiles(d)); n > 0 {
+			add(d, fmt.Sprintf("%d rules file(s): part of every session's system prompt; one scoped by `paths:` is marked with its globs for the model to apply to those files", n))
+		}
+	}
+	if nested := nestedRules(workspace); len(nested) > 0 {
+		add(workspace, fmt.Sprintf("IGNORED unless reasonix runs in their folder: rules files in subfolders (%s); "+
+			"rules are read from the git root down to the working directory, not below it: @import one from CLAUDE.md to have it everywhere", strings.Join(nested, ", ")))
 	}
 	for _, d := range []string{filepath.Join(workspace, ".claude", "agents"), filepath.Join(userHome, ".claude", "agents")} {
 		if n := countFiles(d, ".md"); n > 0 {
@@ -128,6 +139,42 @@ func foreignFiles(workspace, userHome string, set *settings.Set, setErr error) [
 		}
 	}
 	return out
+}
+
+// nestedRules lists the rules files (rules.ProjectFiles) in subfolders
+// of the workspace, relative to it: sessions started in the workspace do
+// not read them. The walk skips hidden folders and dependency trees and
+// stops early in a big tree; at most 10 are named, then a count.
+func nestedRules(workspace string) []string {
+	var found []string
+	seen := 0
+	_ = filepath.WalkDir(workspace, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if seen++; seen > 50000 {
+			return filepath.SkipAll
+		}
+		if d.IsDir() {
+			if n := d.Name(); p != workspace && (strings.HasPrefix(n, ".") || n == "node_modules" || n == "vendor" || n == "target") {
+				return filepath.SkipDir
+			}
+			if p == workspace {
+				return nil
+			}
+			for _, f := range rules.ProjectFiles {
+				if exists(filepath.Join(p, f)) {
+					rel, _ := filepath.Rel(workspace, filepath.Join(p, f))
+					found = append(found, filepath.ToSlash(rel))
+				}
+			}
+		}
+		return nil
+	})
+	if len(found) > 10 {
+		found = append(found[:10], fmt.Sprintf("and %d more", len(found)-10))
+	}
+	return found
 }
 
 // describeSettings says what was taken from one settings file and what not.

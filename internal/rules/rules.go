@@ -36,7 +36,8 @@ const (
 
 // ProjectFiles are the rules files looked for in every directory from the
 // git root down to the working directory, in this order.
-var ProjectFiles = []string{"AGENTS.md", "CLAUDE.md", ".claude" + string(filepath.Separator) + "CLAUDE.md", "REASONIX.md"}
+// CLAUDE.local.md is Claude Code's personal, git-ignored project file.
+var ProjectFiles = []string{"AGENTS.md", "CLAUDE.md", ".claude" + string(filepath.Separator) + "CLAUDE.md", "CLAUDE.local.md", "REASONIX.md"}
 
 // Part kinds.
 const (
@@ -87,6 +88,9 @@ type Part struct {
 	Source string `json:"source"`
 	// Imports are the files @-imported into this one, nested ones too.
 	Imports []string `json:"imports,omitempty"`
+	// Paths are the globs a .claude/rules file is scoped to (its
+	// frontmatter's paths), joined by ", "; "" applies everywhere.
+	Paths string `json:"paths,omitempty"`
 	Text    string   `json:"-"`
 }
 
@@ -127,6 +131,9 @@ func Load(opts Options) *Prefix {
 	if opts.UserHome != "" {
 		globals = append(globals, filepath.Join(opts.UserHome, ".claude", "CLAUDE.md"))
 	}
+	if opts.UserHome != "" {
+		globals = append(globals, RuleDirFiles(filepath.Join(opts.UserHome, ".claude", "rules"))...)
+	}
 	for _, f := range globals {
 		if pt, ok := l.top(KindGlobal, f, false); ok {
 			parts = append(parts, pt)
@@ -134,8 +141,12 @@ func Load(opts Options) *Prefix {
 	}
 	root := GitRoot(opts.Cwd)
 	for _, dir := range projectDirs(root, opts.Workspace, opts.Cwd) {
+		files := make([]string, 0, len(ProjectFiles))
 		for _, name := range ProjectFiles {
-			if pt, ok := l.top(KindProject, filepath.Join(dir, name), false); ok {
+			files = append(files, filepath.Join(dir, name))
+		}
+		for _, f := range append(files, RuleDirFiles(filepath.Join(dir, ".claude", "rules"))...) {
+			if pt, ok := l.top(KindProject, f, false); ok {
 				parts = append(parts, pt)
 			}
 		}
@@ -146,7 +157,14 @@ func Load(opts Options) *Prefix {
 		}
 	}
 	if len(parts) > 0 {
-		parts = append([]Part{{Kind: KindPreamble, Source: "reasonix", Text: preamble}}, parts...)
+		text := preamble
+		for _, pt := range parts {
+			if pt.Paths != "" {
+				text += "\n" + scopedNote
+				break
+			}
+		}
+		parts = append([]Part{{Kind: KindPreamble, Source: "reasonix", Text: text}}, parts...)
 	}
 	parts = append(parts, l.environment(root))
 	return &Prefix{Parts: parts, Notices: l.notices}
@@ -252,8 +270,77 @@ func (l *loader) top(kind, path string, mustExist bool) (Part, bool) {
 	if !ok {
 		return Part{}, false
 	}
+	sep := string(filepath.Separator)
+	if strings.Contains(path, sep+".claude"+sep+"rules"+sep) {
+		pt.Paths = scopedPaths(body)
+	}
+	if pt.Paths != "" {
+		pt.Text = fmt.Sprintf("<rules source=%q kind=%q applies-to=%q>\n%s\n</rules>", path, kind, pt.Paths, body)
+		return pt, true
+	}
 	pt.Text = fmt.Sprintf("<rules source=%q kind=%q>\n%s\n</rules>", path, kind, body)
 	return pt, true
+}
+
+// scopedNote joins the preamble when a rules file is scoped to paths.
+const scopedNote = "A block with applies-to holds rules for the files those globs match (relative to the project root): follow them when you read, write or create such files."
+
+// RuleDirFiles lists the Markdown files of a rules folder (Claude Code's
+// .claude/rules), subfolders included, in path order; none when it does
+// not exist.
+func RuleDirFiles(dir string) []string {
+	var out []string
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if !d.IsDir() && strings.HasSuffix(d.Name(), ".md") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out
+}
+
+// scopedPaths reads the paths a rules file's frontmatter scopes it to
+// (Claude Code's `paths:`, a list or one value) and joins them with ", ";
+// "" when it has none.
+func scopedPaths(body string) string {
+	rest, ok := strings.CutPrefix(body, "---\n")
+	if !ok {
+		return ""
+	}
+	front, _, ok := strings.Cut(rest, "\n---")
+	if !ok {
+		return ""
+	}
+	var paths []string
+	in := false
+	for _, line := range strings.Split(front, "\n") {
+		t := strings.TrimSpace(line)
+		if v, ok := strings.CutPrefix(t, "paths:"); ok {
+			in = true
+			v = strings.TrimSpace(v)
+			v = strings.TrimSuffix(strings.TrimPrefix(v, "["), "]")
+			for _, p := range strings.Split(v, ",") {
+				if p = strings.Trim(strings.TrimSpace(p), `"'`); p != "" {
+					paths = append(paths, p)
+				}
+			}
+			continue
+		}
+		if in && strings.HasPrefix(t, "- ") {
+			if p := strings.Trim(strings.TrimSpace(t[2:]), `"'`); p != "" {
+				paths = append(paths, p)
+			}
+			continue
+		}
+		if line != "" && line[0] != ' ' && line[0] != '\t' {
+			in = false
+		}
+	}
+	return strings.Join(paths, ", ")
 }
 
 // file reads path and expands its imports. stack holds the identities of

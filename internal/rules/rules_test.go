@@ -342,3 +342,45 @@ func TestInlineImports(t *testing.T) {
 		t.Errorf("notices %q: a mention that names no file is not an import", p.Notices)
 	}
 }
+
+// TestClaudeLocalAndRulesFolder: Claude Code's CLAUDE.local.md and the
+// Markdown files of .claude/rules (subfolders too, and the user's
+// ~/.claude/rules) are rules files; one whose frontmatter scopes it to
+// paths says so in its block and the preamble says what that means.
+func TestClaudeLocalAndRulesFolder(t *testing.T) {
+	f := newFix(t)
+	f.write(filepath.Join(f.repo, "CLAUDE.md"), "SHARED\n")
+	f.write(filepath.Join(f.repo, "CLAUDE.local.md"), "LOCAL\n")
+	f.write(filepath.Join(f.repo, ".claude", "rules", "testing.md"), "TESTING-RULE\n")
+	f.write(filepath.Join(f.repo, ".claude", "rules", "frontend", "react.md"), "---\npaths:\n  - \"src/**/*.tsx\"\n  - 'web/**'\n---\nREACT-RULE\n")
+	f.write(filepath.Join(f.repo, ".claude", "rules", "api.md"), "---\npaths: src/api/**/*.ts\n---\nAPI-RULE\n")
+	f.write(filepath.Join(f.repo, ".claude", "rules", "notes.txt"), "NOT-MARKDOWN\n")
+	f.write(filepath.Join(f.user, ".claude", "rules", "mine.md"), "USER-RULE\n")
+	p := Load(f.opts(f.repo))
+	rules := filepath.Join(f.repo, ".claude", "rules")
+	want := []string{
+		"preamble reasonix",
+		"global " + filepath.Join(f.user, ".claude", "rules", "mine.md"),
+		"project " + filepath.Join(f.repo, "CLAUDE.md"),
+		"project " + filepath.Join(f.repo, "CLAUDE.local.md"),
+		"project " + filepath.Join(rules, "api.md"),
+		"project " + filepath.Join(rules, "frontend", "react.md"),
+		"project " + filepath.Join(rules, "testing.md"),
+		"environment taken at session start",
+	}
+	if got := sources(p); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("parts\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	text := p.Text()
+	for _, w := range []string{
+		`applies-to="src/api/**/*.ts">`, `applies-to="src/**/*.tsx, web/**">`, "A block with applies-to holds rules",
+		`<rules source="` + filepath.Join(rules, "testing.md") + `" kind="project">`,
+	} {
+		if !strings.Contains(text, w) {
+			t.Errorf("text lacks %q:\n%s", w, text)
+		}
+	}
+	if strings.Contains(text, "NOT-MARKDOWN") {
+		t.Error("a file that is not Markdown was read")
+	}
+}
