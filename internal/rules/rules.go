@@ -91,7 +91,7 @@ type Part struct {
 	// Paths are the globs a .claude/rules file is scoped to (its
 	// frontmatter's paths), joined by ", "; "" applies everywhere.
 	Paths string `json:"paths,omitempty"`
-	Text    string   `json:"-"`
+	Text  string `json:"-"`
 }
 
 // Prefix is the assembled rules prefix.
