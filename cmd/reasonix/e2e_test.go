@@ -364,6 +364,20 @@ func TestE2ESubcommandHelp(t *testing.T) {
 	}
 }
 
+// TestE2EClaudeStyleInvocations: `reasonix -p PROMPT` is Claude Code's
+// print mode, a headless run; `reasonix "a task"`, as claude or codex
+// take one, says how to give it instead of printing the whole help.
+func TestE2EClaudeStyleInvocations(t *testing.T) {
+	e := newE2E(t, scripted.Turn{Text: "printed answer"})
+	if r := e.run("", "-p", "say something", "--output-format", "json"); r.code != 0 || !strings.Contains(r.stdout, `"answer": "printed answer"`) {
+		t.Errorf("-p: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	r := e.run("", "explain this project")
+	if r.code != 2 || !strings.Contains(r.stderr, `reasonix run "explain this project"`) || strings.Contains(r.stderr, "Usage:") {
+		t.Errorf("a task as the command: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
 func TestE2EPromptFromStdinAndMaxSteps(t *testing.T) {
 	loop := scripted.Turn{ToolCalls: []scripted.Call{call("ls", map[string]any{})}}
 	e := newE2E(t, loop, loop, loop, loop)

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -94,7 +95,7 @@ const helpText = `reasonix — a terminal coding agent
 
 Usage:
   reasonix [chat] [flags]          interactive mode (in a terminal; /help inside)
-  reasonix run [flags] PROMPT      run a task headless (PROMPT "-" reads stdin)
+  reasonix run [flags] PROMPT      run a task headless (PROMPT "-" reads stdin; -p PROMPT too)
   reasonix plan [flags] PROMPT     research and print a plan (--execute to run it)
   reasonix sessions [--json]       list this project's sessions, newest first
   reasonix fork ID [--at TURN]     start a new session from a session (before turn TURN)
@@ -170,8 +171,12 @@ func dispatch(ctx context.Context, args []string, io stdio) int {
 	case a == "--version" || a == "--help" || a == "-h" || a == "-v":
 	case strings.HasPrefix(a, "-"):
 		// "reasonix [chat] [flags]": reasonix --continue, as Claude Code
-		// users type it.
-		args = append([]string{"chat"}, args...)
+		// users type it; with Claude Code's -p (print), a headless run.
+		if i := slices.IndexFunc(args, func(s string) bool { return s == "-p" || s == "--print" }); i >= 0 {
+			args = append([]string{"run"}, slices.Delete(slices.Clone(args), i, i+1)...)
+		} else {
+			args = append([]string{"chat"}, args...)
+		}
 	}
 	var err error
 	switch args[0] {
@@ -224,6 +229,11 @@ func dispatch(ctx context.Context, args []string, io stdio) int {
 	case "compact":
 		err = cmdCompact(ctx, args[1:], io)
 	default:
+		if strings.ContainsAny(args[0], " \t\n") {
+			// A task typed as claude "…" or codex "…" would be.
+			fmt.Fprintf(io.err, "reasonix: %q is not a command; to give it as a task, run: reasonix run %q\n(or start reasonix and type it; reasonix --help lists the commands)\n", args[0], strings.Join(args, " "))
+			return exitUsage
+		}
 		fmt.Fprintf(io.err, "reasonix: unknown command %q\n\n%s", args[0], helpText)
 		return exitUsage
 	}
