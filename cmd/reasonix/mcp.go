@@ -56,7 +56,8 @@ func mcpServers(s mcpSetup) []mcp.Config {
 	for _, d := range defs {
 		c := mcp.Config{Name: d.Name, Type: d.Type, Command: d.Command, Args: d.Args, Env: d.Env, Cwd: d.Cwd,
 			URL: d.URL, Headers: d.Headers, Timeout: time.Duration(d.TimeoutMS) * time.Millisecond,
-			Allow: d.Tools.Allow, Deny: d.Tools.Deny, Disabled: !d.On(), Source: d.Source}
+			Allow: d.Tools.Allow, Deny: d.Tools.Deny, Disabled: !d.On(), Source: d.Source,
+			OAuth: mcp.OAuthClient{ClientID: d.OAuth.ClientID, ClientSecret: d.OAuth.ClientSecret, CallbackPort: d.OAuth.CallbackPort, Scopes: d.OAuth.Scopes}}
 		c.NeedsTrust = d.Project && !s.trustAll && !trust.Trusted(s.workspace, c)
 		out = append(out, c)
 	}

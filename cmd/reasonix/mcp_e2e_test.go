@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -396,38 +397,12 @@ func TestE2EMCPOAuthLoginRunRefreshLogout(t *testing.T) {
 		t.Fatalf("a headless run went to the authorization server: %+v", c)
 	}
 
-	login := exec.Command(binPath, "mcp", "login", "remote")
-	login.Dir, login.Env = e.repo, e.env
-	stdout, err := login.StdoutPipe()
+	out, errs, err := loginThroughBrowser(t, e, "remote", srv.Base)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("login: %v\n%s\n%s", err, out, errs)
 	}
-	var errb bytes.Buffer
-	login.Stderr = &errb
-	if err := login.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var out strings.Builder
-	sc := bufio.NewScanner(stdout)
-	browsed := false
-	for sc.Scan() {
-		line := sc.Text()
-		out.WriteString(line + "\n")
-		if addr, ok := strings.CutPrefix(line, "  "); ok && strings.HasPrefix(addr, srv.Base+"/authorize?") && !browsed {
-			browsed = true
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			page, err := oauthtest.Browse(ctx, addr)
-			cancel()
-			if err != nil || !strings.Contains(page, "Signed in to remote") {
-				t.Errorf("browser: %v\n%s", err, page)
-			}
-		}
-	}
-	if err := login.Wait(); err != nil || !browsed {
-		t.Fatalf("login: %v (browsed %v)\n%s\n%s", err, browsed, out.String(), errb.String())
-	}
-	if !strings.Contains(out.String(), "Signed in to remote (1 tools); the sign-in is kept in "+filepath.Join(e.home, credentials.File)) {
-		t.Errorf("login said:\n%s", out.String())
+	if !strings.Contains(out, "Signed in to remote (1 tools); the sign-in is kept in "+filepath.Join(e.home, credentials.File)) {
+		t.Errorf("login said:\n%s", out)
 	}
 	creds, err := os.ReadFile(filepath.Join(e.home, credentials.File))
 	if err != nil || !strings.Contains(string(creds), `"mcp-oauth:remote:`) {
@@ -436,8 +411,8 @@ func TestE2EMCPOAuthLoginRunRefreshLogout(t *testing.T) {
 	if fi, _ := os.Stat(filepath.Join(e.home, credentials.File)); runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600 {
 		t.Errorf("credentials file mode %v", fi.Mode())
 	}
-	if strings.Contains(out.String()+errb.String(), "access-") || strings.Contains(out.String()+errb.String(), "refresh-") {
-		t.Errorf("login printed a token:\n%s\n%s", out.String(), errb.String())
+	if strings.Contains(out+errs, "access-") || strings.Contains(out+errs, "refresh-") {
+		t.Errorf("login printed a token:\n%s\n%s", out, errs)
 	}
 	if d := e.run("", "doctor"); !strings.Contains(d.stdout, "starts with each session; signed in (OAuth)") {
 		t.Errorf("doctor does not say the server is signed in:\n%s", d.stdout)
@@ -490,6 +465,78 @@ func TestE2EMCPOAuthLoginRunRefreshLogout(t *testing.T) {
 	}
 	if lo := e.run("", "mcp", "logout", "remote"); !strings.Contains(lo.stdout, "No sign-in to remote was kept") {
 		t.Errorf("second logout:\n%s", lo.stdout)
+	}
+}
+
+// loginThroughBrowser runs `reasonix mcp login NAME` and plays the
+// person's browser: it opens the authorization address the command
+// prints (one on the authorization server at base) and follows the
+// redirects back to the command's loopback listener.
+func loginThroughBrowser(t *testing.T, e *e2e, name, base string) (stdout, stderr string, err error) {
+	t.Helper()
+	login := exec.Command(binPath, "mcp", "login", name)
+	login.Dir, login.Env = e.repo, e.env
+	pipe, err := login.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errb bytes.Buffer
+	login.Stderr = &errb
+	if err := login.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	sc := bufio.NewScanner(pipe)
+	browsed := false
+	for sc.Scan() {
+		line := sc.Text()
+		out.WriteString(line + "\n")
+		if addr, ok := strings.CutPrefix(line, "  "); ok && strings.HasPrefix(addr, base+"/authorize?") && !browsed {
+			browsed = true
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			page, err := oauthtest.Browse(ctx, addr)
+			cancel()
+			if err != nil || !strings.Contains(page, "Signed in to "+name) {
+				t.Errorf("browser: %v\n%s", err, page)
+			}
+		}
+	}
+	err = login.Wait()
+	if err == nil && !browsed {
+		err = fmt.Errorf("no authorization address was printed")
+	}
+	return out.String(), errb.String(), err
+}
+
+// A server whose authorization server takes only a client registered by
+// hand: the [[plugins]] entry's oauth names it (the secret through
+// ${VAR}, the fixed callback port it was registered with), and login
+// uses it without registering.
+func TestE2EMCPOAuthConfiguredClient(t *testing.T) {
+	t.Parallel()
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := free.Addr().(*net.TCPAddr).Port
+	free.Close()
+	srv := oauthtest.New(t, oauthtest.Options{Client: &oauthtest.Client{ID: "by-hand", Secret: "hand-secret",
+		Redirect: fmt.Sprintf("http://localhost:%d/callback", port)}})
+	e := newE2E(t)
+	e.env = append(e.env, "BROWSER=none", "HAND_SECRET=hand-secret")
+	if err := os.WriteFile(filepath.Join(e.home, "config.toml"), []byte("credentials_store = \"file\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.write("reasonix.toml", fmt.Sprintf("[[plugins]]\nname = \"hand\"\ntype = \"http\"\nurl = %q\noauth = { client_id = \"by-hand\", client_secret = \"${HAND_SECRET}\", callback_port = %d }\n", srv.URL, port))
+	out, errs, err := loginThroughBrowser(t, e, "hand", srv.Base)
+	if err != nil || !strings.Contains(out, "Signed in to hand (1 tools)") {
+		t.Fatalf("login: %v\n%s\n%s", err, out, errs)
+	}
+	if c := srv.Counts(); c.Registrations != 0 || c.CodeGrants != 1 {
+		t.Errorf("counts: %+v", c)
+	}
+	if c := e.run("", "config"); strings.Contains(c.stdout, "hand-secret") || !strings.Contains(c.stdout, `client_id = "by-hand"`) {
+		t.Errorf("config shows the secret or not the client:\n%s", c.stdout)
 	}
 }
 

@@ -103,6 +103,21 @@ type Plugin struct {
 	// TimeoutMS bounds the handshake and each listing; 0 is the default.
 	TimeoutMS int         `toml:"timeout_ms" min:"0"`
 	Tools     PluginTools `toml:"tools"`
+	// OAuth is the sign-in client of a remote server whose authorization
+	// server does not let clients register themselves.
+	OAuth PluginOAuth `toml:"oauth"`
+}
+
+// PluginOAuth names a client registered by hand with a remote server's
+// authorization server, used by `reasonix mcp login`.
+type PluginOAuth struct {
+	ClientID     string `toml:"client_id"`
+	ClientSecret string `toml:"client_secret"`
+	// CallbackPort is the fixed port of its registered redirect address
+	// (http://localhost:PORT/callback); 0 picks a free one.
+	CallbackPort int `toml:"callback_port" min:"0" max:"65535"`
+	// Scopes are asked for instead of the ones the server names.
+	Scopes []string `toml:"scopes"`
 }
 
 // PluginTools filters a server's tools by their remote names (globs).

@@ -81,7 +81,7 @@ func (d *describer) table(rv reflect.Value, path string, skipZero bool) {
 			// inline; top-level tables get their own headers instead.
 			if skipZero && !rv.Field(i).IsZero() {
 				p := joinKey(path, name)
-				d.b.WriteString(quoteKey(name) + " = " + inlineStruct(rv.Field(i)) + "  # from " + d.prefixSource(p) + "\n")
+				d.b.WriteString(quoteKey(name) + " = " + d.inlineStruct(rv.Field(i)) + "  # from " + d.prefixSource(p) + "\n")
 			}
 			continue
 		}
@@ -124,7 +124,7 @@ func (d *describer) mapValue(v reflect.Value, path string) (string, string) {
 	for _, k := range keys {
 		val := quote(v.MapIndex(reflect.ValueOf(k)).String())
 		if e := v.MapIndex(reflect.ValueOf(k)); e.Kind() == reflect.Struct {
-			val = inlineStruct(e)
+			val = d.inlineStruct(e)
 		}
 		if d.redact && secretName(k) {
 			val = quote(redacted)
@@ -140,8 +140,9 @@ func (d *describer) mapValue(v reflect.Value, path string) (string, string) {
 	return "{ " + strings.Join(parts, ", ") + " }", strings.Join(srcs, " + ")
 }
 
-// inlineStruct renders a struct's set fields as an inline table.
-func inlineStruct(v reflect.Value) string {
+// inlineStruct renders a struct's set fields as an inline table; a
+// client_secret (a plugin's oauth) is redacted like api_key.
+func (d *describer) inlineStruct(v reflect.Value) string {
 	t := v.Type()
 	var parts []string
 	for i := range t.NumField() {
@@ -149,7 +150,12 @@ func inlineStruct(v reflect.Value) string {
 		if f.IsZero() {
 			continue
 		}
-		parts = append(parts, quoteKey(t.Field(i).Tag.Get("toml"))+" = "+formatValue(f))
+		key := t.Field(i).Tag.Get("toml")
+		val := formatValue(f)
+		if d.redact && key == "client_secret" {
+			val = quote(redacted)
+		}
+		parts = append(parts, quoteKey(key)+" = "+val)
 	}
 	if len(parts) == 0 {
 		return "{}"

@@ -28,6 +28,9 @@ func (p Plugin) Problem() string {
 		if strings.TrimSpace(p.URL) == "" {
 			return fmt.Sprintf("is of type %q but has no url", p.Type)
 		}
+		if n := p.OAuth.CallbackPort; n < 0 || n > 65535 {
+			return fmt.Sprintf("has oauth callback port %d: want 1..65535, or none for a free one", n)
+		}
 	default:
 		return fmt.Sprintf("has unknown type %q: want \"stdio\", \"http\" or \"sse\"", p.Type)
 	}
@@ -60,6 +63,14 @@ type mcpJSONServer struct {
 	Cwd     string            `json:"cwd"`
 	// Disabled is not Claude Code's; some clients write it.
 	Disabled bool `json:"disabled"`
+	// OAuth is Claude Code's client registered by hand (its secret is
+	// never in the file).
+	OAuth struct {
+		ClientID     string `json:"clientId"`
+		CallbackPort int    `json:"callbackPort"`
+		// Scopes is one space-separated string.
+		Scopes string `json:"scopes"`
+	} `json:"oauth"`
 }
 
 // claudeJSON is the part of ~/.claude.json that holds MCP servers: user
@@ -110,7 +121,8 @@ func MCPServers(cfg *Config, sources map[string]string, workspace, userHome stri
 			seen[name] = true
 			s := servers[name]
 			p := Plugin{Name: name, Type: s.Type, Command: s.Command, Args: s.Args, Env: s.Env,
-				URL: s.URL, Headers: s.Headers, Cwd: s.Cwd}
+				URL: s.URL, Headers: s.Headers, Cwd: s.Cwd,
+				OAuth: PluginOAuth{ClientID: s.OAuth.ClientID, CallbackPort: s.OAuth.CallbackPort, Scopes: strings.Fields(s.OAuth.Scopes)}}
 			if p.Type == "streamable-http" || p.Type == "streamableHttp" {
 				p.Type = "http"
 			}

@@ -173,3 +173,42 @@ func TestMCPJSONUnsetVariablesAreNamed(t *testing.T) {
 		t.Errorf("err = %v\nwant %s", err, want)
 	}
 }
+
+// A remote server's hand-registered OAuth client: oauth.* in
+// [[plugins]] (the secret expanded, hidden by describe, the port checked)
+// and Claude Code's oauth.clientId / callbackPort / scopes in .mcp.json.
+func TestPluginOAuthClient(t *testing.T) {
+	f := newFixture(t)
+	f.env["GH_SECRET"] = "very-secret"
+	f.write(f.wsFile, `
+[[plugins]]
+name = "gh"
+type = "http"
+url = "https://api.example/mcp"
+oauth = { client_id = "Iv1.abc", client_secret = "${GH_SECRET}", callback_port = 8765, scopes = ["repo", "read:org"] }
+`)
+	f.write(filepath.Join(f.ws, MCPFile), `{"mcpServers": {"linear": {"type": "http", "url": "https://l.example/mcp",
+  "oauth": {"clientId": "lin-1", "callbackPort": 9000, "scopes": "read write"}}}}`)
+	l := f.load()
+	gh := l.Config.Plugins[0]
+	if gh.OAuth.ClientID != "Iv1.abc" || gh.OAuth.ClientSecret != "very-secret" || gh.OAuth.CallbackPort != 8765 || strings.Join(gh.OAuth.Scopes, " ") != "repo read:org" {
+		t.Errorf("gh oauth = %+v", gh.OAuth)
+	}
+	d := l.Describe(true)
+	if strings.Contains(d, "very-secret") || !strings.Contains(d, `"Iv1.abc"`) {
+		t.Errorf("describe shows the secret or hides the id:\n%s", d)
+	}
+	got, err := MCPServers(l.Config, l.Sources, f.ws, "", func(string) string { return "" }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range got {
+		if s.Name == "linear" && (s.OAuth.ClientID != "lin-1" || s.OAuth.CallbackPort != 9000 || strings.Join(s.OAuth.Scopes, ",") != "read,write" || s.OAuth.ClientSecret != "") {
+			t.Errorf("linear oauth = %+v", s.OAuth)
+		}
+	}
+	f.write(f.wsFile, "[[plugins]]\nname = \"gh\"\ntype = \"http\"\nurl = \"https://x\"\noauth = { callback_port = 70000 }\n")
+	if _, err := Load(f.opts()); err == nil || !strings.Contains(err.Error(), "callback_port") {
+		t.Errorf("port out of range: %v", err)
+	}
+}

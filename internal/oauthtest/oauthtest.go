@@ -40,6 +40,16 @@ type Options struct {
 	// Deny makes the authorization endpoint send the browser back with
 	// error=access_denied.
 	Deny bool
+	// Client is a client registered by hand; with one, the server offers
+	// no dynamic registration.
+	Client *Client
+}
+
+// Client is a client registered with the authorization server by hand.
+type Client struct {
+	ID, Secret string
+	// Redirect is the one redirect address it may use.
+	Redirect string
 }
 
 // Server is the MCP server and its authorization server.
@@ -55,6 +65,7 @@ type Server struct {
 
 	mu      sync.Mutex
 	clients map[string][]string // client id -> redirect addresses
+	secrets map[string]string   // client id -> secret
 	codes   map[string]code
 	access  map[string]bool // live access tokens
 	refresh map[string]bool // live refresh tokens
@@ -67,6 +78,8 @@ type Counts struct {
 	Registrations, Authorizations, CodeGrants, Refreshes, RefusedRefreshes int
 	// Calls are the tool's successful calls.
 	Calls int
+	// Scope is the scope the last authorization asked for.
+	Scope string
 }
 
 type code struct {
@@ -76,7 +89,11 @@ type code struct {
 // New starts a server for t; it stops when t ends.
 func New(t testing.TB, opts Options) *Server {
 	t.Helper()
-	s := &Server{opts: opts, clients: map[string][]string{}, codes: map[string]code{}, access: map[string]bool{}, refresh: map[string]bool{}}
+	s := &Server{opts: opts, clients: map[string][]string{}, secrets: map[string]string{}, codes: map[string]code{}, access: map[string]bool{}, refresh: map[string]bool{}}
+	if c := opts.Client; c != nil {
+		s.clients[c.ID] = []string{c.Redirect}
+		s.secrets[c.ID] = c.Secret
+	}
 	mux := http.NewServeMux()
 	s.srv = httptest.NewServer(mux)
 	t.Cleanup(s.srv.Close)
@@ -154,7 +171,7 @@ func (s *Server) verify(_ context.Context, tok string, _ *http.Request) (*auth.T
 }
 
 func (s *Server) metadata(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{
+	m := map[string]any{
 		"issuer":                                s.Base,
 		"authorization_endpoint":                s.Base + "/authorize",
 		"token_endpoint":                        s.Base + "/token",
@@ -164,10 +181,19 @@ func (s *Server) metadata(w http.ResponseWriter, _ *http.Request) {
 		"code_challenge_methods_supported":      []string{"S256"},
 		"token_endpoint_auth_methods_supported": []string{"none"},
 		"scopes_supported":                      []string{"tools", "offline_access"},
-	})
+	}
+	if s.opts.Client != nil {
+		delete(m, "registration_endpoint")
+		m["token_endpoint_auth_methods_supported"] = []string{"client_secret_basic", "client_secret_post"}
+	}
+	writeJSON(w, http.StatusOK, m)
 }
 
 func (s *Server) register(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Client != nil {
+		http.NotFound(w, r)
+		return
+	}
 	var meta struct {
 		RedirectURIs []string `json:"redirect_uris"`
 		ClientName   string   `json:"client_name"`
@@ -214,6 +240,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	v.Set("state", q.Get("state"))
 	s.mu.Lock()
 	s.counts.Authorizations++
+	s.counts.Scope = q.Get("scope")
 	if s.opts.Deny {
 		v.Set("error", "access_denied")
 	} else {
@@ -235,12 +262,20 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	f := r.PostForm
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	client, secret, basic := r.BasicAuth()
+	if !basic {
+		client, secret = f.Get("client_id"), f.Get("client_secret")
+	}
+	if want, known := s.secrets[client]; known && want != secret {
+		writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "invalid_client"})
+		return
+	}
 	switch f.Get("grant_type") {
 	case "authorization_code":
 		c, ok := s.codes[f.Get("code")]
 		delete(s.codes, f.Get("code"))
 		sum := sha256.Sum256([]byte(f.Get("code_verifier")))
-		if !ok || c.client != f.Get("client_id") || c.redirect != f.Get("redirect_uri") ||
+		if !ok || c.client != client || c.redirect != f.Get("redirect_uri") ||
 			base64.RawURLEncoding.EncodeToString(sum[:]) != c.challenge || (c.resource != s.URL && c.resource != s.SSEURL) {
 			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant"})
 			return

@@ -106,5 +106,6 @@ func (c Config) clone() Config {
 	c.Headers = maps.Clone(c.Headers)
 	c.Allow = slices.Clone(c.Allow)
 	c.Deny = slices.Clone(c.Deny)
+	c.OAuth.Scopes = slices.Clone(c.OAuth.Scopes)
 	return c
 }

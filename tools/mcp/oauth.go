@@ -46,9 +46,13 @@ type OAuthClient struct {
 	ClientID     string
 	ClientSecret string
 	// CallbackPort is the loopback port the authorization server sends the
-	// browser back to (http://127.0.0.1:PORT/callback), for a client whose
-	// redirect address was registered with a fixed port; 0 picks a free one.
+	// browser back to (http://localhost:PORT/callback), for a client whose
+	// redirect address was registered with a fixed port; 0 picks a free one
+	// (http://127.0.0.1:PORT/callback).
 	CallbackPort int
+	// Scopes, when set, are asked for instead of those the server's
+	// metadata names.
+	Scopes []string
 }
 
 // ErrSignIn says a remote server wants an OAuth sign-in that nobody can
@@ -370,37 +374,47 @@ func (s *server) signInLost() bool {
 // answer carrying the state it sent. An answer with another state (a
 // stale tab, another program) is turned away and the wait goes on.
 type loopback struct {
-	ln   net.Listener
-	srv  *http.Server
-	done chan struct{} // closed when Serve returned
-	name string        // the server, for the page
+	srv      *http.Server
+	served   sync.WaitGroup
+	redirect string
+	name     string // the server, for the page
 
 	mu    sync.Mutex
 	state string
 	got   chan url.Values
 }
 
+// listenLoopback listens on a free port of 127.0.0.1, or on port when it
+// is set: a client registered by hand was given a fixed redirect address,
+// which by custom (Claude Code's) says localhost, so [::1] is listened on
+// too where it can be.
 func listenLoopback(port int, name string) (*loopback, error) {
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 	if err != nil {
 		return nil, fmt.Errorf("sign-in: listening on 127.0.0.1 for the browser's return: %w", err)
 	}
-	l := &loopback{ln: ln, done: make(chan struct{}), name: name}
+	l := &loopback{name: name, redirect: "http://" + ln.Addr().String() + "/callback"}
+	lns := []net.Listener{ln}
+	if port != 0 {
+		l.redirect = "http://localhost:" + strconv.Itoa(port) + "/callback"
+		if ln6, err := net.Listen("tcp", net.JoinHostPort("::1", strconv.Itoa(port))); err == nil {
+			lns = append(lns, ln6)
+		}
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/callback", l.callback)
 	l.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		defer close(l.done)
-		_ = l.srv.Serve(ln)
-	}()
+	for _, ln := range lns {
+		l.served.Go(func() { _ = l.srv.Serve(ln) })
+	}
 	return l, nil
 }
 
-func (l *loopback) redirectURL() string { return "http://" + l.ln.Addr().String() + "/callback" }
+func (l *loopback) redirectURL() string { return l.redirect }
 
 func (l *loopback) close() {
 	_ = l.srv.Close()
-	<-l.done
+	l.served.Wait()
 }
 
 // expect arms the listener for one answer with state.
@@ -530,6 +544,9 @@ func (s *server) newAuth(clock *pausable) (a *connAuth, cleanup func(), err erro
 		Client:              client,
 		// A step-up keeps the scopes an earlier run's sign-in gave.
 		ScopeFilter: func(found []string) []string {
+			if pinned := s.cfg.OAuth.Scopes; len(pinned) > 0 {
+				found = slices.Clone(pinned)
+			}
 			if src := a.source(); src != nil {
 				src.mu.Lock()
 				defer src.mu.Unlock()
@@ -577,6 +594,11 @@ func (s *server) fetchCode(l *loopback, clock *pausable) auth.AuthorizationCodeF
 		u, err := url.Parse(args.URL)
 		if err != nil {
 			return nil, fmt.Errorf("sign-in: authorization address: %w", err)
+		}
+		if u.Scheme != "https" && u.Scheme != "http" {
+			// It came from the server's metadata: only a web page is
+			// handed to the browser opener.
+			return nil, fmt.Errorf("sign-in: the authorization address %q is not a web address", u.Scheme+":")
 		}
 		state := u.Query().Get("state")
 		if state == "" {

@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -356,4 +359,51 @@ func TestGrantStorage(t *testing.T) {
 	if ok, _ := SignOut(st, c); ok {
 		t.Error("second SignOut found something")
 	}
+}
+
+// A client registered by hand (a server without dynamic registration):
+// its id and secret are used, the browser comes back to the fixed
+// localhost port it was registered with, and pinned scopes are asked
+// for instead of the server's.
+func TestOAuthPreregisteredClient(t *testing.T) {
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := free.Addr().(*net.TCPAddr).Port
+	free.Close()
+	redirect := fmt.Sprintf("http://localhost:%d/callback", port)
+	srv := oauthtest.New(t, oauthtest.Options{Client: &oauthtest.Client{ID: "hand-made", Secret: "s3cret", Redirect: redirect}})
+	c := Config{Name: "remote", Type: TypeHTTP, URL: srv.URL, Timeout: 10 * time.Second,
+		OAuth: OAuthClient{ClientID: "hand-made", ClientSecret: "s3cret", CallbackPort: port, Scopes: []string{"tools", "extra"}}}
+	store := newMemStore()
+	b := &browser{}
+	m, n := oauthManager(t, c, Options{Tokens: store, SignIn: b.open})
+	if st, _ := m.Status("remote"); st.State != StateRunning || !st.SignedIn {
+		t.Fatalf("%+v\n%s\n%v", st, n.all(), b.errs)
+	}
+	m.Close()
+	b.wg.Wait()
+	got := srv.Counts()
+	scopes := strings.Fields(got.Scope)
+	slices.Sort(scopes) // the SDK's order is a map's
+	if got.Registrations != 0 || got.CodeGrants != 1 || strings.Join(scopes, " ") != "extra offline_access tools" {
+		t.Errorf("counts %+v", got)
+	}
+	if !strings.Contains(b.urls[0], "redirect_uri="+url.QueryEscape(redirect)) {
+		t.Errorf("redirect: %s", b.urls[0])
+	}
+	if g := store.stored(t, c); g == nil || g.ClientID != "hand-made" {
+		t.Errorf("kept %+v", g)
+	}
+
+	// A wrong secret is refused at the token endpoint.
+	c.OAuth.ClientSecret = "wrong"
+	b2 := &browser{}
+	m2, _ := oauthManager(t, c, Options{Tokens: newMemStore(), SignIn: b2.open})
+	if st, _ := m2.Status("remote"); st.State != StateFailed || !strings.Contains(st.Err, "invalid_client") {
+		t.Errorf("wrong secret: %+v", st)
+	}
+	m2.Close()
+	b2.wg.Wait()
 }
