@@ -58,8 +58,9 @@ type acpSeen struct {
 			Title     string `json:"title"`
 		} `json:"sessions"`
 	} `json:"list"`
-	Stops []string `json:"stops"`
-	Exit  int      `json:"exit"`
+	Stops     []string `json:"stops"`
+	Withdrawn bool     `json:"withdrawn"`
+	Exit      int      `json:"exit"`
 }
 
 // update is the part of a session update the test looks at.
@@ -269,6 +270,36 @@ func TestE2EACPEditorSession(t *testing.T) {
 	}
 	if !user || !answer {
 		t.Errorf("session/load replay: user turn %v, answer %v\n%s", user, answer, dumpUpdates(loaded))
+	}
+}
+
+// TestE2EACPCancelWithdrawsPermission: an editor that cancels the prompt
+// at its permission request but leaves the request open (and would later
+// answer allow) gets the prompt's cancelled stop reason at once, sees the
+// request cancelled on the wire ($/cancel_request), and the command never
+// runs; the session takes the next prompt.
+func TestE2EACPCancelWithdrawsPermission(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "rm -f build.out && echo removed"})}},
+		scripted.Turn{Text: "Nothing was removed."},
+	)
+	e.write("build.out", "artifact\n")
+	seen := runACPClient(t, e, "dangling")
+	if seen.First.StopReason != "cancelled" {
+		t.Errorf("cancelled prompt stop reason %q, want cancelled", seen.First.StopReason)
+	}
+	if !seen.Withdrawn {
+		t.Errorf("the permission request was left open after session/cancel")
+	}
+	if len(seen.Permissions) != 1 {
+		t.Errorf("permission requests = %d, want 1", len(seen.Permissions))
+	}
+	if got := e.read("build.out"); got != "artifact\n" {
+		t.Errorf("the cancelled command ran: build.out = %q", got)
+	}
+	if seen.Second.StopReason != "end_turn" {
+		t.Errorf("next prompt stop reason %q, want end_turn\n%s", seen.Second.StopReason, dumpUpdates(seen))
 	}
 }
 

@@ -108,6 +108,22 @@ type Server struct {
 
 	// asks are the permission requests in flight; Serve waits for them.
 	asks sync.WaitGroup
+	// inflight are the approvals and questions put to the editor and not
+	// yet answered, by their id: a cancelled prompt, a closed session or
+	// a request the engine withdrew takes them back from the editor.
+	inflight map[string]*editorAsk
+}
+
+// editorAsk is a permission request the editor has not answered.
+type editorAsk struct {
+	session *session
+	// cancel ends the request: the connection sends $/cancel_request,
+	// so the editor can close its prompt, and the request's goroutine
+	// returns.
+	cancel context.CancelFunc
+	// refuse tells the engine no one answered: it denies the approval
+	// or declines the question.
+	refuse func()
 }
 
 // session is one ACP session: one conversation.
@@ -133,7 +149,8 @@ type fileText struct {
 // to run it; [Server.Publish] must receive every event the host's engines
 // publish, and [Server.PlanApprover] approves plans from plan mode.
 func New(version string) *Server {
-	return &Server{version: version, sessions: map[string]*session{}, owner: map[string]string{}, speaks: map[string]bool{}}
+	return &Server{version: version, sessions: map[string]*session{}, owner: map[string]string{}, speaks: map[string]bool{},
+		inflight: map[string]*editorAsk{}}
 }
 
 // Serve speaks ACP on in and out until the editor disconnects or ctx
@@ -296,6 +313,7 @@ func (s *Server) CloseSession(_ context.Context, p sdk.CloseSessionRequest) (sdk
 	}
 	if eng := ss.engine(); eng != nil {
 		eng.Interrupt()
+		s.withdraw(ss)
 		eng.Close()
 	}
 	return sdk.CloseSessionResponse{}, nil
@@ -358,17 +376,55 @@ func (s *Server) SetSessionConfigOption(context.Context, sdk.SetSessionConfigOpt
 }
 
 // Cancel interrupts the session's running turn; its Prompt then answers
-// with the cancelled stop reason.
+// with the cancelled stop reason. The protocol has the editor answer its
+// open permission requests as cancelled, but the turn does not wait on
+// that: the engine's approvals are denied (and questions declined) here,
+// so nothing they guard runs whatever the editor answers later, and each
+// request is cancelled on the wire, so an editor that left one open can
+// close it.
 func (s *Server) Cancel(_ context.Context, p sdk.CancelNotification) error {
 	s.mu.Lock()
 	ss := s.sessions[string(p.SessionId)]
 	s.mu.Unlock()
 	if ss != nil {
 		if eng := ss.engine(); eng != nil {
+			// Interrupted first, so a denial cannot let the turn go on
+			// to another model request before the interrupt lands.
 			eng.Interrupt()
+			s.withdraw(ss)
 		}
 	}
 	return nil
+}
+
+// withdraw refuses, in the engine, every request the session has open
+// with the editor, and cancels them on the wire.
+func (s *Server) withdraw(ss *session) {
+	s.mu.Lock()
+	var open []*editorAsk
+	for id, a := range s.inflight {
+		if a.session == ss {
+			open = append(open, a)
+			delete(s.inflight, id)
+		}
+	}
+	s.mu.Unlock()
+	for _, a := range open {
+		a.refuse()
+		a.cancel()
+	}
+}
+
+// settled ends the editor's request for id, if one is open: the engine
+// no longer waits for it (answered, or withdrawn when its turn ended).
+func (s *Server) settled(id string) {
+	s.mu.Lock()
+	a := s.inflight[id]
+	delete(s.inflight, id)
+	s.mu.Unlock()
+	if a != nil {
+		a.cancel()
+	}
 }
 
 // Prompt runs one turn (or, in plan mode, plans and executes) and

@@ -81,9 +81,16 @@ func (f *fakeEngine) Close()                              {}
 type fakeHost struct {
 	eng     *fakeEngine
 	posture string
+	// open, when set, is the engine Open returns instead of eng.
+	open Engine
 }
 
-func (h *fakeHost) Open() (Engine, error)              { return h.eng, nil }
+func (h *fakeHost) Open() (Engine, error) {
+	if h.open != nil {
+		return h.open, nil
+	}
+	return h.eng, nil
+}
 func (h *fakeHost) Resume(string) (Engine, error)      { return nil, errors.New("no such session") }
 func (h *fakeHost) Sessions() ([]store.Summary, error) { return nil, nil }
 func (h *fakeHost) Workspace() string                  { return "/work/space" }
@@ -99,9 +106,17 @@ type client struct {
 	answer  string
 	// cancel answers every request as cancelled.
 	cancel bool
+	// onAsk, when set, answers every request instead (outside c.mu).
+	onAsk func(context.Context, sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error)
 }
 
-func (c *client) RequestPermission(_ context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+func (c *client) RequestPermission(ctx context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+	if c.onAsk != nil {
+		c.mu.Lock()
+		c.asked = append(c.asked, p)
+		c.mu.Unlock()
+		return c.onAsk(ctx, p)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.asked = append(c.asked, p)

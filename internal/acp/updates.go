@@ -42,6 +42,7 @@ func (s *Server) Publish(e events.Event) {
 		s.question(ss, e)
 	case events.QuestionResolved:
 		if q := e.Question; q != nil {
+			s.settled(q.ID)
 			answer := "Answer: " + q.Answer
 			if q.Answer == "" || q.Answer == events.QuestionSkipped {
 				answer = "Not answered: the model goes on under an assumption it states."
@@ -50,6 +51,9 @@ func (s *Server) Publish(e events.Event) {
 				sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(text.Clip(answer, maxResult)))})))
 		}
 	case events.ApprovalResolved:
+		if a := e.Approval; a != nil {
+			s.settled(a.ID)
+		}
 		if a := e.Approval; a != nil && a.Choice != "" && a.Choice != events.ChoiceDeny && a.CallID != "" {
 			s.update(ss.id, sdk.UpdateToolCall(callID(e.Session, a.CallID), sdk.WithUpdateStatus(sdk.ToolCallStatusInProgress)))
 		}
@@ -235,18 +239,32 @@ func (s *Server) toolEnd(ss *session, e events.Event) {
 }
 
 // startAsk counts a request to the editor in flight, which Serve waits
-// for, and returns the connection to send it on. It is false, counting
-// nothing, once the connection is closing: Serve cancels ctx under s.mu,
-// so no request is counted after its wait has begun. The caller runs the
-// request on a goroutine that calls s.asks.Done.
-func (s *Server) startAsk() (*sdk.AgentSideConnection, context.Context, bool) {
+// for, registers it under id for the session, and returns the connection
+// to send it on with the request's own context, ended by [Server.withdraw]
+// and [Server.settled]. It is false, counting nothing, once the connection
+// is closing: Serve cancels ctx under s.mu, so no request is counted after
+// its wait has begun. The caller runs the request on a goroutine that
+// calls done when it returns.
+func (s *Server) startAsk(ss *session, id string, refuse func()) (conn *sdk.AgentSideConnection, ctx context.Context, done func(), ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ctx == nil || s.ctx.Err() != nil {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	s.asks.Add(1)
-	return s.conn, s.ctx, true
+	ctx, cancel := context.WithCancel(s.ctx)
+	a := &editorAsk{session: ss, cancel: cancel, refuse: refuse}
+	s.inflight[id] = a
+	done = func() {
+		s.mu.Lock()
+		if s.inflight[id] == a {
+			delete(s.inflight, id)
+		}
+		s.mu.Unlock()
+		cancel()
+		s.asks.Done()
+	}
+	return s.conn, ctx, done, true
 }
 
 // ask forwards an approval question to the editor and the editor's
@@ -258,7 +276,7 @@ func (s *Server) ask(ss *session, e events.Event) {
 	if a == nil || eng == nil {
 		return
 	}
-	conn, ctx, ok := s.startAsk()
+	conn, ctx, done, ok := s.startAsk(ss, a.ID, func() { _ = eng.Answer(a.ID, events.ChoiceDeny, "the prompt was cancelled in the editor") })
 	if !ok {
 		_ = eng.Answer(a.ID, events.ChoiceDeny, "the editor disconnected")
 		return
@@ -269,7 +287,7 @@ func (s *Server) ask(ss *session, e events.Event) {
 		ToolCall:  s.approvalCall(e.Session, a),
 	}
 	go func() {
-		defer s.asks.Done()
+		defer done()
 		choice, reason := events.ChoiceDeny, "cancelled in the editor"
 		resp, err := conn.RequestPermission(ctx, req)
 		switch {
@@ -278,6 +296,8 @@ func (s *Server) ask(ss *session, e events.Event) {
 		case resp.Outcome.Selected != nil && a.Offers(string(resp.Outcome.Selected.OptionId)):
 			choice, reason = string(resp.Outcome.Selected.OptionId), ""
 		}
+		// After a withdrawal the approval is no longer pending and this
+		// answer is refused, which is what is wanted.
 		_ = eng.Answer(a.ID, choice, reason)
 	}()
 }
@@ -298,7 +318,7 @@ func (s *Server) question(ss *session, e events.Event) {
 	if q == nil || eng == nil {
 		return
 	}
-	conn, ctx, ok := s.startAsk()
+	conn, ctx, done, ok := s.startAsk(ss, q.ID, func() { _ = eng.DeclineQuestion(q.ID) })
 	if !ok {
 		_ = eng.DeclineQuestion(q.ID)
 		return
@@ -311,7 +331,7 @@ func (s *Server) question(ss *session, e events.Event) {
 		sdk.WithStartStatus(sdk.ToolCallStatusPending), sdk.WithStartContent(call.Content)))
 	req := sdk.RequestPermissionRequest{SessionId: sdk.SessionId(ss.id), Options: opts, ToolCall: call}
 	go func() {
-		defer s.asks.Done()
+		defer done()
 		resp, err := conn.RequestPermission(ctx, req)
 		if err != nil || resp.Outcome.Selected == nil {
 			_ = eng.DeclineQuestion(q.ID)

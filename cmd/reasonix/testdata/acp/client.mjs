@@ -11,6 +11,11 @@
 //   MODE "prompts": initialize, open a session and send each line of
 //                 $ACP_PROMPTS as a prompt, in order (stop reasons in
 //                 "stops").
+//   MODE "dangling": initialize, open a session and send a prompt; at its
+//                 permission request, cancel the prompt and keep the
+//                 request open until the agent cancels it ($/cancel_request,
+//                 "withdrawn": true) or 10 s pass, then answer allow (an
+//                 editor that ignores the protocol's cancelled outcome).
 // It prints one JSON object with everything it saw; the Go test checks it.
 import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
@@ -38,9 +43,9 @@ const app = client({ name: "reasonix-acp-test" })
     seen.writes.push(params);
     return {};
   })
-  .onRequest(methods.client.session.requestPermission, async ({ params, agent }) => {
+  .onRequest(methods.client.session.requestPermission, async ({ params, agent, signal }) => {
     seen.permissions.push(params);
-    return onPermission(params, agent);
+    return onPermission(params, agent, signal);
   });
 
 const timeout = setTimeout(() => {
@@ -64,6 +69,26 @@ try {
     const s = await ctx.request(methods.agent.session.new, { cwd, mcpServers: [] });
     seen.sessionId = s.sessionId;
     seen.modes = s.modes;
+    if (mode === "dangling") {
+      let answered;
+      const handled = new Promise((resolve) => { answered = resolve; });
+      onPermission = async (p, agent, signal) => {
+        await agent.notify(methods.agent.session.cancel, { sessionId: s.sessionId });
+        await new Promise((resolve) => {
+          const timer = setTimeout(resolve, 10000);
+          signal.addEventListener("abort", () => { clearTimeout(timer); resolve(); });
+        });
+        seen.withdrawn = signal.aborted;
+        answered();
+        return { outcome: { outcome: "selected", optionId: "allow" } };
+      };
+      seen.first = await ctx.request(methods.agent.session.prompt, { sessionId: s.sessionId, prompt: [{ type: "text", text: "remove the build output" }] });
+      await handled;
+      // The next prompt runs in the same session: nothing is left waiting.
+      onPermission = () => ({ outcome: { outcome: "cancelled" } });
+      seen.second = await ctx.request(methods.agent.session.prompt, { sessionId: s.sessionId, prompt: [{ type: "text", text: "what happened?" }] });
+      return;
+    }
     if (mode === "prompts") {
       seen.stops = [];
       for (const text of process.env.ACP_PROMPTS.split("\n")) {
