@@ -127,6 +127,9 @@ func (c *Coordinator) Expand(ctx context.Context, session, text string) (Entry, 
 			}
 		}
 	}
+	if name == initName {
+		return Entry{Command: "/" + initName, Text: initPrompt(args)}, nil
+	}
 	var names []string
 	for _, cmd := range c.Commands() {
 		names = append(names, cmd.Name)

@@ -393,3 +393,31 @@ func TestE2EClaudeCommandWithInvalidYAML(t *testing.T) {
 		t.Errorf("reasonix commands lacks the description:\n%s", r.stdout)
 	}
 }
+
+// TestE2EInitCommand: /init, which Claude Code, Codex, OpenCode and Crush
+// users type first, asks the model to write AGENTS.md, and a project's
+// own init command wins.
+func TestE2EInitCommand(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("write_file", map[string]any{"path": "AGENTS.md", "content": "# Rules\nRun make test.\n"})}},
+		scripted.Turn{Text: "Wrote AGENTS.md."},
+		scripted.Turn{Text: "custom init ran"},
+	)
+	r := e.run("", "run", "/init stress the test commands")
+	if r.code != 0 || e.read("AGENTS.md") != "# Rules\nRun make test.\n" {
+		t.Fatalf("/init: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	first := firstUserOf(t, e.srv.Requests()[0])
+	if !strings.Contains(first, "write its rules file, AGENTS.md") || !strings.Contains(first, "The user adds: stress the test commands") {
+		t.Errorf("/init sent %q", first)
+	}
+	e.write(".claude/commands/init.md", "MY-OWN-INIT $ARGUMENTS\n")
+	if r := e.run("", "run", "/init"); r.code != 0 {
+		t.Fatalf("custom /init: exit %d\n%s", r.code, r.stderr)
+	}
+	reqs := e.srv.Requests()
+	if got := firstUserOf(t, reqs[len(reqs)-1]); !strings.HasPrefix(got, "MY-OWN-INIT") {
+		t.Errorf("a project's init command did not win: %q", got)
+	}
+}

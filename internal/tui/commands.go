@@ -19,6 +19,7 @@ const helpText = `[::b]commands[::-]
   /goal TEXT        keep working on TEXT over several turns until it is done
   /goal             the saved goal · /goal clear forgets it · /goal resume
   /plan TEXT        plan read-only first, then run the plan you approve
+  /init [FOCUS[]     study the project and write AGENTS.md, its rules file
   /model [REF[]      pick the next request's model, or switch to provider/model
   /models           the configured models, and what each endpoint offers
   /effort [LEVEL[]   reasoning effort: low, medium, high or default
@@ -112,6 +113,11 @@ func (a *App) submitShown(text, shown string) {
 		a.contextCommand()
 	case "goal":
 		a.goalCommand(args)
+	case "init":
+		// Expand renders it (a project's own /init wins there).
+		a.startWork("/init", func(ctx context.Context) error {
+			return a.eng.Send(ctx, strings.TrimSpace("/init "+args))
+		})
 	case "plan":
 		if args == "" {
 			a.note("usage: /plan TEXT")
@@ -140,6 +146,7 @@ func (a *App) submitShown(text, shown string) {
 var builtins = []struct{ name, desc string }{
 	{"goal", "work on a goal over several turns"},
 	{"plan", "plan read-only, then run the approved plan"},
+	{"init", "write AGENTS.md for this project"},
 	{"model", "switch the model of the next request"},
 	{"models", "list the configured and offered models"},
 	{"effort", "reasoning effort: low, medium, high"},

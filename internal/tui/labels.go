@@ -121,6 +121,7 @@ var zhLabels = lazy.Value[map[string]string]{Build: func() map[string]string {
 		// Command menu.
 		"work on a goal over several turns":          "跨多轮持续完成一个目标",
 		"plan read-only, then run the approved plan": "只读规划，批准后执行计划",
+		"write AGENTS.md for this project":           "为本项目编写 AGENTS.md",
 		"switch the model of the next request":       "切换下一次请求的模型",
 		"list the configured and offered models":     "列出已配置和可用的模型",
 		"reasoning effort: low, medium, high":        "推理强度：low、medium、high",
@@ -332,6 +333,7 @@ const helpTextZh = `[::b]命令[::-]
   /goal TEXT    跨多轮持续处理 TEXT，直到完成
   /goal         查看保存的目标 · /goal clear 清除 · /goal resume 继续
   /plan TEXT    先只读规划，批准后执行计划
+  /init [FOCUS[]  研究项目并编写 AGENTS.md（项目的规则文件）
   /model [REF[]  选择下一次请求的模型，或切换到 provider/model（保存在会话中）
   /models       已配置的模型，以及各提供方 /models 接口提供的模型
   /effort [LEVEL[]  推理强度 low、medium、high 或 default（保存在会话中）
