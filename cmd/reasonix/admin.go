@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -206,6 +207,11 @@ func printMCP(w io.Writer, s mcpSetup) {
 		if c.URL != "" && mcp.SignedIn(tokenStore(s.loaded), c) {
 			state += "; signed in (OAuth)"
 		}
+		if c.URL == "" && c.Command != "" && !c.Disabled {
+			if err := findCommand(c.Command, s.workspace, c.Cwd); err != nil {
+				state += "; WILL FAIL to start: " + err.Error()
+			}
+		}
 		what := c.URL
 		if what == "" {
 			what = strings.Join(append([]string{c.Command}, c.Args...), " ")
@@ -215,6 +221,33 @@ func printMCP(w io.Writer, s mcpSetup) {
 	for _, p := range problems {
 		fmt.Fprintf(w, "  PROBLEM: %s\n", strings.TrimPrefix(p, "MCP: "))
 	}
+}
+
+// findCommand checks, without running it, that a stdio server's command
+// can be started: found on PATH, or a file when it names a path (relative
+// to the server's working directory, cwd under the workspace).
+func findCommand(command, workspace, cwd string) error {
+	if !strings.ContainsAny(command, `/\`) {
+		if _, err := exec.LookPath(command); err != nil {
+			return fmt.Errorf("command %q is not on PATH", command)
+		}
+		return nil
+	}
+	p := command
+	if !filepath.IsAbs(p) {
+		dir := workspace
+		if cwd != "" {
+			dir = cwd
+			if !filepath.IsAbs(cwd) {
+				dir = filepath.Join(workspace, cwd)
+			}
+		}
+		p = filepath.Join(dir, p)
+	}
+	if _, err := os.Stat(p); err != nil {
+		return fmt.Errorf("command %s does not exist", p)
+	}
+	return nil
 }
 
 func orDefault(s, d string) string {

@@ -281,11 +281,13 @@ func TestE2EMCPNewcomerDoctorListGet(t *testing.T) {
   "example": {"command": %q},
   "posthog": {"command": "npx", "args": ["-y", "mcp-remote@latest", "https://mcp.posthog.com/sse", "--header", "Authorization:${POSTHOG_AUTH_HEADER}"],
               "env": {"POSTHOG_AUTH_HEADER": "Bearer ${POSTHOG_KEY}"}},
-  "nocmd": {"args": ["x"]}
+  "nocmd": {"args": ["x"]},
+  "typo": {"command": "no-such-mcp-server-qa"}
 }}`, plugin))
 	d := e.run("", "doctor")
 	for _, want := range []string{
-		"mcp:        2 server(s)",
+		"mcp:        3 server(s)",
+		"typo (stdio) no-such-mcp-server-qa\n    from " + filepath.Join(e.repo, ".mcp.json") + "; NOT trusted yet: starts after a person allows it in `reasonix`, or with --mcp-trust; WILL FAIL to start: command \"no-such-mcp-server-qa\" is not on PATH",
 		"example (stdio) " + plugin,
 		"NOT trusted yet",
 		// The server's own env variable stays for mcp-remote to expand.
