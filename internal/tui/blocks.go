@@ -221,18 +221,23 @@ type thought struct {
 	inWord bool
 }
 
-// add takes one delta: kept up to thoughtMax, counted in words
-// (a CJK character counts as one).
+// add takes one delta: kept up to thoughtMax, counted in words. Chinese
+// and Japanese are written without spaces, so each Han or kana character
+// counts as a word (as word processors count them); Korean separates its
+// words with spaces, so Hangul counts like Latin letters. The count runs
+// across deltas: a word split between two deltas counts once.
 func (t *thought) add(s string) {
 	if t.text.Len() < thoughtMax {
 		t.text.WriteString(s)
 	}
 	for _, r := range s {
 		switch {
-		case unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r):
+		case ideographic(r):
 			t.words++
 			t.inWord = false
-		case unicode.IsSpace(r) || unicode.IsPunct(r):
+		case r == '_' || r == '\'' || r == '’':
+			// Inside a word (edit_file, don't): neither starts nor ends one.
+		case unicode.IsSpace(r) || unicode.IsPunct(r) || unicode.IsSymbol(r):
 			t.inWord = false
 		default:
 			if !t.inWord {
@@ -241,6 +246,20 @@ func (t *thought) add(s string) {
 			t.inWord = true
 		}
 	}
+}
+
+// ideographic reports whether r is written without spaces around it: a
+// Han character (with the iteration mark 々) or kana (with the prolonged
+// sound and iteration marks, which Unicode files under no script).
+func ideographic(r rune) bool {
+	if r < 0x2E80 {
+		return false
+	}
+	switch r {
+	case 'ー', 'ｰ', 'ゝ', 'ゞ', 'ヽ', 'ヾ', '々', '〆':
+		return true
+	}
+	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r)
 }
 
 // lastLine is the newest non-empty line of the reasoning.

@@ -95,6 +95,40 @@ func TestReasoningCollapses(t *testing.T) {
 	}
 }
 
+// TestReasoningWordCount: reasoning is counted in words however it is
+// written: Chinese and Japanese, which put no spaces between words, count
+// a word per character, Korean and Latin scripts a word per spaced run;
+// a word split across deltas counts once. The collapsed line shows the
+// count.
+func TestReasoningWordCount(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		deltas []string
+		want   int
+	}{
+		{"english", []string{"First I read ", "the par", "ser."}, 5},
+		{"chinese", []string{"用户想要修改问候语。", "我需要先读取文件，然后修改。"}, 21},
+		{"chinese with code", []string{"先读取 greet.go，再用 edit_file 修改"}, 10},
+		{"japanese", []string{"コーヒーを", "飲みます"}, 9},
+		{"korean", []string{"안녕하세요 세", "계입니다"}, 2},
+		{"fullwidth", []string{"ＡＢＣ　全角"}, 3},
+		{"contraction", []string{"don't stop"}, 2},
+	} {
+		var th thought
+		for _, d := range tc.deltas {
+			th.add(d)
+		}
+		if th.words != tc.want {
+			t.Errorf("%s: %d words, want %d", tc.name, th.words, tc.want)
+		}
+	}
+
+	h := start(t, Options{})
+	h.app.Publish(events.Event{Type: events.ReasoningDelta, Session: "e-1", Role: "executor", Text: "用户想要修改问候语。我需要先读取文件，然后修改。"})
+	h.app.Publish(events.Event{Type: events.TextDelta, Session: "e-1", Role: "executor", Text: "好的。\n"})
+	h.waitFor("▸ thought for", "(21 words)", "好")
+}
+
 // TestAgentBlocksLive: a subagent and the planner are live blocks updated
 // in place (one line each, whatever the number of events), then one
 // summary line each in the transcript, expandable.
