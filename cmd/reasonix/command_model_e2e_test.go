@@ -7,11 +7,13 @@ import (
 	"io"
 	"net/http"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/reasonix/reasonix/internal/store"
 	"github.com/reasonix/reasonix/providers/scripted"
 )
 
@@ -84,20 +86,62 @@ func TestE2ECommandModelForItsTurnOnly(t *testing.T) {
 	}
 	assertPrefixStable(t, reqs)
 
-	// The saved requests record one cache reset, for the command's turn:
-	// going back finds the conversation's own model's cache as it was.
+	// The session file holds a request record for each of the five
+	// requests, every one with the prefix fingerprint of the bytes sent
+	// (so the borrowed turn's prefix is the conversation's), and exactly
+	// one cache reset: the command's turn, the first on the other model.
+	// Going back to the conversation's model finds its cache as it was:
+	// neither the turn after the command nor the next process's records a
+	// reset, and the conversation's model is not changed.
+	files, _ := filepath.Glob(filepath.Join(e.repo, ".reasonix", "sessions", "*.jsonl"))
+	var sessions []string
+	for _, f := range files {
+		if !strings.HasSuffix(f, ".archive.jsonl") {
+			sessions = append(sessions, f)
+		}
+	}
+	if len(sessions) != 1 {
+		t.Fatalf("session files %v, want one conversation", sessions)
+	}
+	l, err := store.Load(sessions[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Requests) != 5 {
+		t.Fatalf("%d request records, want 5: %+v", len(l.Requests), l.Requests)
+	}
+	for i, rec := range l.Requests {
+		if rec.Turn != i+1 {
+			t.Errorf("request record %d is of turn %d, want %d", i+1, rec.Turn, i+1)
+		}
+		switch {
+		case i == 1 && (!strings.Contains(rec.Reset, "sim/other-model") || !strings.Contains(rec.Reset, "not sim/test-model")):
+			t.Errorf("the command's request records reset %q, want one naming sim/other-model instead of sim/test-model", rec.Reset)
+		case i != 1 && rec.Reset != "":
+			t.Errorf("request %d records a cache reset %q; only the command's turn resets", i+1, rec.Reset)
+		}
+	}
+	assertFingerprints(t, e, l.Header.ID)
+
+	// reasonix stats reads the same records.
 	r := e.run("", "stats", "--json")
 	var st struct {
-		Resets []struct {
-			Request int
-			Reason  string
+		Model    string
+		Requests int
+		Prefixes int
+		Resets   []struct {
+			Request, Turn int
+			Reason        string
 		}
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &st); err != nil {
 		t.Fatalf("stats --json: %v\n%s\n%s", err, r.stdout, r.stderr)
 	}
-	if len(st.Resets) != 1 || st.Resets[0].Request != 2 || !strings.Contains(st.Resets[0].Reason, "sim/other-model") {
-		t.Errorf("cache resets %+v, want one at request 2 naming sim/other-model", st.Resets)
+	if st.Requests != 5 || st.Prefixes != 1 || st.Model != "sim/test-model" {
+		t.Errorf("stats: %d requests, %d prefixes, model %q; want 5, 1, sim/test-model", st.Requests, st.Prefixes, st.Model)
+	}
+	if len(st.Resets) != 1 || st.Resets[0].Request != 2 || st.Resets[0].Turn != 2 || !strings.Contains(st.Resets[0].Reason, "sim/other-model") {
+		t.Errorf("cache resets %+v, want one at request 2 (turn 2) naming sim/other-model", st.Resets)
 	}
 }
 
