@@ -81,6 +81,8 @@ func (c *Coordinator) planSession(ctx context.Context, prompt string) (Plan, Res
 	out, err := w.Send(ctx, first)
 	total := out
 	if err == nil && out.HaltTool != SubmitPlanTool {
+		c.rt.Sink.Publish(events.Event{Type: events.Notice, Session: w.ID(), Role: roles.Planner,
+			Text: "the planner answered without calling submit_plan; reminding it once"})
 		out, err = w.FollowUp(ctx, planReminder)
 		total = mergeOutcomes(total, out)
 	}

@@ -599,3 +599,22 @@ func TestE2EPlanFilesIsolationOutsideGit(t *testing.T) {
 		t.Errorf("the step with its own file did not run beside them: s1 %v, shared %v", s1, first)
 	}
 }
+
+// TestE2EPlannerAnswersInProse: a planner that answers in prose twice
+// (before and after the reminder to call submit_plan) fails the plan
+// with exit 1; its two answers are not run together on one line, the
+// reminder is said, and the answer is not called partial: it was whole.
+func TestE2EPlannerAnswersInProse(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, scripted.Turn{Text: "Let me think about the plan."}, scripted.Turn{Text: "Here it is in prose."})
+	r := e.run("", "plan", "add a flag")
+	if r.code != 1 || !strings.Contains(r.stderr, "without calling submit_plan") {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stderr, "plan.Here") || !strings.Contains(r.stderr, "submit_plan") {
+		t.Errorf("the planner's two answers ran together, or the reminder was not said:\n%s", r.stderr)
+	}
+	if strings.Contains(r.stderr, "partial") {
+		t.Errorf("a whole answer was called partial:\n%s", r.stderr)
+	}
+}

@@ -336,11 +336,12 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 			fmt.Fprintln(io.err, "plan rejected; nothing was changed")
 			return nil
 		}
+		if errors.Is(runErr, orchestrator.ErrNoPlan) {
+			// The planner's answers were whole; they held no plan.
+			return runErr
+		}
 		if res.Text != "" && f.format == "text" {
 			fmt.Fprintln(io.err, "reasonix: the answer above is partial")
-		}
-		if errors.Is(runErr, orchestrator.ErrNoPlan) {
-			return runErr
 		}
 		var ue usageError
 		if errors.As(runErr, &ue) {
