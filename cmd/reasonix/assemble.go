@@ -59,6 +59,9 @@ type assembleOptions struct {
 	// server may start (the interactive front ends, and stream-json
 	// input, whose program answers for a person).
 	askMCPTrust bool
+	// mcpSignInHint says how this front end gives a remote MCP server
+	// its sign-in (the TUI's /mcp login); nil names `reasonix mcp login`.
+	mcpSignInHint func(server string) string
 	// preconnect dials the default model's endpoint while the rest is
 	// assembled: a run's first request follows at once, so the connect
 	// is off its path. The interactive front ends leave it off (their
@@ -347,7 +350,8 @@ func assemble(o assembleOptions) (*app, error) {
 	// MCP servers start in the background now; sessions take a snapshot
 	// of the tools of the servers that are up when they open.
 	notify := func(msg string) { sink.Publish(events.Event{Type: events.Notice, Text: msg}) }
-	ms := mcpSetup{loaded: loaded, workspace: workspace, userHome: userHome, trustAll: o.flags.mcpTrust, notify: notify, approver: o.approver}
+	ms := mcpSetup{loaded: loaded, workspace: workspace, userHome: userHome, trustAll: o.flags.mcpTrust, notify: notify, approver: o.approver,
+		signInHint: o.mcpSignInHint}
 	if mcfgs := mcpServers(ms); len(mcfgs) > 0 {
 		a.mcp = newMCPManager(ms, mcfgs)
 		a.closers = append(a.closers, a.mcp.Close)

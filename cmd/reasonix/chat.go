@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
+	"time"
 
 	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/internal/config"
@@ -179,9 +181,20 @@ func runChat(ctx context.Context, f runFlags, io stdio, first string) error {
 	var hookLines []string
 	var servers *mcp.Manager // set once assembled, before the UI runs
 	var a *app               // likewise
+	// /mcp login opens the browser; its openers are waited for, briefly,
+	// when the UI ends.
+	var opened sync.WaitGroup
+	defer waitBriefly(&opened, 2*time.Second)
+	say := func(m string) { hub.Publish(events.Event{Type: events.Notice, Text: m}) }
 	ui := tui.New(tui.Options{Version: version, EditPlan: editPlanInTerminal, History: hist, Prompt: first,
-		Hooks:          func() []string { return hookLines },
-		MCP:            func() []string { return mcpLines(servers) },
+		Hooks: func() []string { return hookLines },
+		MCP:   func() []string { return mcpLines(servers) },
+		MCPSignIn: func(name string) error {
+			if servers == nil {
+				return fmt.Errorf("no MCP server named %q", name)
+			}
+			return servers.SignIn(name, browserSignIn(ctx, &opened, say, say))
+		},
 		Models:         func() []tui.ModelChoice { return a.providers.choices() },
 		ProviderModels: func(ctx context.Context, name string) ([]string, error) { return a.providers.offered(ctx, name) },
 		Posture:        func() string { return string(a.gate.Posture()) },
@@ -192,6 +205,9 @@ func runChat(ctx context.Context, f runFlags, io stdio, first string) error {
 		plans = nil
 	}
 	app, err := assemble(assembleOptions{flags: f, sink: hub, stderr: io.err, planApprover: plans, approver: broker, askMCPTrust: true,
+		mcpSignInHint: func(name string) string {
+			return "type `/mcp login " + name + "` (or run `reasonix mcp login " + name + "`)"
+		},
 		asker: tools.NewQuestions(hub.Publish)})
 	if err != nil {
 		return err

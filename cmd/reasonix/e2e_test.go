@@ -33,6 +33,11 @@ func TestMain(m *testing.M) {
 		serveE2EMCP()
 		return
 	}
+	if os.Getenv(e2eBrowserEnv) != "" {
+		// ... and as the person's browser ($BROWSER), which agrees to
+		// every sign-in (mcp_tui_e2e_test.go).
+		os.Exit(agreeAsBrowser(os.Args[1:]))
+	}
 	dir, err := os.MkdirTemp("", "reasonix-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -32,6 +32,8 @@ type mcpSetup struct {
 	// approver, when set, is asked about servers' requests for input
 	// (MCP elicitation); without one the client declares none.
 	approver permission.Approver
+	// signInHint, when set, says how this front end signs a server in.
+	signInHint func(server string) string
 }
 
 // mcpServers reads the run's server definitions ([[plugins]], .mcp.json,
@@ -81,6 +83,8 @@ func mcpOptions(s mcpSetup) mcp.Options {
 		Notify:  s.notify,
 		Version: version,
 		Tokens:  tokenStore(s.loaded),
+		// Only the TUI's /mcp login and `reasonix mcp login` sign in.
+		SignInHint: s.signInHint,
 	}
 	if s.approver != nil {
 		opts.Elicit = askElicitation(s.approver)
@@ -301,27 +305,12 @@ func mcpLogin(ctx context.Context, s mcpSetup, c mcp.Config, io stdio) error {
 	var opened sync.WaitGroup
 	opts := mcpOptions(s)
 	opts.Relogin = true
-	opts.SignIn = func(server, url string) {
-		fmt.Fprintf(io.out, "Sign in to %s in the browser. If it does not open, visit:\n  %s\n", server, url)
-		opened.Go(func() {
-			// The browser outlives the command: it must not be killed
-			// when the sign-in is over.
-			if err := openBrowser(context.WithoutCancel(ctx), url); err != nil {
-				fmt.Fprintf(io.err, "reasonix: could not open a browser (%v); open the address above\n", err)
-			}
-		})
-	}
+	opts.SignIn = browserSignIn(ctx, &opened, func(m string) { fmt.Fprintln(io.out, m) },
+		func(m string) { fmt.Fprintln(io.err, "reasonix: "+m) })
 	m := mcp.New([]mcp.Config{c}, opts)
 	defer func() {
 		m.Close()
-		// An opener normally returns at once; one that runs the browser
-		// itself is not waited for beyond a moment.
-		done := make(chan struct{})
-		go func() { opened.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(2 * time.Second):
-		}
+		waitBriefly(&opened, 2*time.Second)
 	}()
 	m.Start()
 	if err := m.Wait(ctx); err != nil {
@@ -337,6 +326,33 @@ func mcpLogin(ctx context.Context, s mcpSetup, c mcp.Config, io stdio) error {
 		return nil
 	}
 	return fmt.Errorf("MCP server %s: %s\n(a server that takes a token instead of a sign-in is given it in its headers: \"Authorization\": \"Bearer ${TOKEN}\")", c.Name, st.Err)
+}
+
+// browserSignIn is the SignIn of a front end with a terminal: it says
+// where to sign in (say) and opens the address in the browser; the
+// browser's opener runs on, counted by opened, so the caller can wait a
+// moment for it before exiting. The browser outlives the command, so it
+// is not tied to ctx.
+func browserSignIn(ctx context.Context, opened *sync.WaitGroup, say func(string), warn func(string)) func(server, url string) {
+	return func(server, url string) {
+		say(fmt.Sprintf("Sign in to %s in the browser. If it does not open, visit:\n  %s", server, url))
+		opened.Go(func() {
+			if err := openBrowser(context.WithoutCancel(ctx), url); err != nil {
+				warn(fmt.Sprintf("could not open a browser (%v); open the address above", err))
+			}
+		})
+	}
+}
+
+// waitBriefly waits for wg, at most d: an opener normally returns at
+// once, one that runs the browser itself is not waited for.
+func waitBriefly(wg *sync.WaitGroup, d time.Duration) {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
 }
 
 // mcpLogout is `reasonix mcp logout NAME`: it forgets the server's kept

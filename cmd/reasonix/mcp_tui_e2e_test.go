@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reasonix/reasonix/internal/oauthtest"
 	"github.com/reasonix/reasonix/providers/scripted"
 )
 
@@ -44,6 +46,65 @@ func TestTUIMCPTrustQuestion(t *testing.T) {
 		t.Fatalf("asked again for a trusted definition:\n%s", s)
 	}
 	again.quit()
+}
+
+// e2eBrowserEnv makes the test binary a browser that opens the address
+// it is given and follows the redirects: $BROWSER in the sign-in tests.
+const e2eBrowserEnv = "REASONIX_E2E_BROWSER"
+
+func agreeAsBrowser(args []string) int {
+	if len(args) != 1 {
+		fmt.Fprintln(os.Stderr, "browser: want one address")
+		return 2
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := oauthtest.Browse(ctx, args[0]); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// A remote server that wants a sign-in, in the TUI: the start notice
+// says to type /mcp login, /mcp lists it as needing one, and /mcp login
+// opens $BROWSER (here a browser that agrees) and brings the server up
+// in the running UI; the model is offered its tool from the next session
+// and told of it meanwhile, and the sign-in is kept for the next start.
+func TestTUIMCPLogin(t *testing.T) {
+	t.Parallel()
+	srv := oauthtest.New(t, oauthtest.Options{})
+	e := newE2E(t, scripted.Turn{Text: "first answer"}, scripted.Turn{Text: "second answer"})
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.env = append(e.env, "BROWSER="+self, e2eBrowserEnv+"=1")
+	if err := os.WriteFile(filepath.Join(e.home, "config.toml"), []byte("credentials_store = \"file\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.write("reasonix.toml", fmt.Sprintf("[[plugins]]\nname = \"remote\"\ntype = \"http\"\nurl = %q\n", srv.URL))
+	tt := startTUI(t, e, "chat")
+	tt.waitFor("MCP server remote needs an OAuth sign-in: type `/mcp login remote`")
+	waitRunning(tt, "remote  needs sign-in  http")
+	tt.typeLine("hello")
+	tt.waitFor("first answer")
+	tt.typeLine("/mcp login remote")
+	tt.waitFor("Signed in to MCP server remote; it is running (1 tools)")
+	waitRunning(tt, "remote  running  http  1 tools, 0 prompts, 0 resources  (signed in)")
+	tt.typeLine("again")
+	tt.waitFor("second answer")
+	reqs := e.srv.Requests()
+	if msgs := string(messagesOf(t, reqs[1])); !strings.Contains(msgs, "MCP server remote now offers: mcp__remote__whoami") {
+		t.Errorf("the model was not told of the signed-in server:\n%s", msgs)
+	}
+	tt.quit()
+	if c := srv.Counts(); c.Registrations != 1 || c.CodeGrants != 1 {
+		t.Errorf("counts: %+v", c)
+	}
+	if b, _ := os.ReadFile(filepath.Join(e.home, "credentials.json")); !strings.Contains(string(b), "mcp-oauth:remote:") {
+		t.Errorf("the sign-in was not kept:\n%s", b)
+	}
 }
 
 // waitRunning types /mcp until its list shows want (a server starts in

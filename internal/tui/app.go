@@ -62,6 +62,10 @@ type Options struct {
 	Hooks func() []string
 	// MCP lists the MCP servers, one line each, for /mcp; nil lists none.
 	MCP func() []string
+	// MCPSignIn starts the OAuth sign-in of a remote MCP server (/mcp
+	// login NAME): the browser opens and notices report the outcome. It
+	// returns at once; nil offers no sign-in.
+	MCPSignIn func(name string) error
 	// Models lists the configured models for /model and /models; nil
 	// lists none (/model REF still switches by name).
 	Models func() []ModelChoice

@@ -33,6 +33,7 @@ const helpText = `[::b]commands[::-]
   /rewind undo      undo the last rewind
   /compact [FOCUS[]  compact the context now · /context shows how full it is
   /hooks · /mcp     the loaded hooks · the MCP servers
+  /mcp login NAME   sign in to a remote MCP server through the browser
   /jobs             the background jobs
   /help             this list
   /quit             leave (also /exit, Ctrl-D, or Ctrl-C twice)
@@ -96,7 +97,7 @@ func (a *App) submitShown(text, shown string) {
 	case "hooks":
 		a.listHooks()
 	case "mcp":
-		a.listMCP()
+		a.mcpCommand(args)
 	case "jobs":
 		a.listJobs()
 	case "new":
@@ -214,6 +215,23 @@ func (a *App) help() {
 	}
 	if len(names) > 0 {
 		a.line("[::b]" + a.tr("commands and skills") + "[::-]\n  " + tview.Escape(strings.Join(names, " ")))
+	}
+}
+
+// mcpCommand is /mcp (the list) and /mcp login NAME.
+func (a *App) mcpCommand(args string) {
+	f := strings.Fields(args)
+	switch {
+	case len(f) == 0:
+		a.listMCP()
+	case f[0] == "login" && len(f) == 2 && a.opts.MCPSignIn != nil:
+		if err := a.opts.MCPSignIn(f[1]); err != nil {
+			a.errorLine(err.Error())
+			return
+		}
+		a.notef("signing in to %s: finish it in the browser", f[1])
+	default:
+		a.note("usage: /mcp, or /mcp login NAME")
 	}
 }
 

@@ -196,8 +196,10 @@ var zhLabels = lazy.Value[map[string]string]{Build: func() map[string]string {
 		"this front end's engine cannot compact":                                                       "此前端的引擎不支持压缩",
 		"MCP servers":                                                                                  "MCP 服务器",
 		"no MCP servers configured ([[plugins]] in reasonix.toml, or .mcp.json)":                       "未配置 MCP 服务器（reasonix.toml 中的 [[plugins]]，或 .mcp.json）",
-		"hooks": "钩子",
-		"no hooks loaded (hooks come from [[hooks]] in reasonix.toml and .claude/settings*.json)":                              "未加载钩子（钩子来自 reasonix.toml 的 [[hooks]] 和 .claude/settings*.json）",
+		"signing in to %s: finish it in the browser":                                                   "正在登录 %s：请在浏览器中完成",
+		"usage: /mcp, or /mcp login NAME":                                                              "用法：/mcp，或 /mcp login NAME",
+		"hooks":                                                                                        "钩子",
+		"no hooks loaded (hooks come from [[hooks]] in reasonix.toml and .claude/settings*.json)":      "未加载钩子（钩子来自 reasonix.toml 的 [[hooks]] 和 .claude/settings*.json）",
 		"no background jobs (the model starts one with bash run_in_background; the job tool reads it or, with kill, stops it)": "没有后台任务（模型用 bash 的 run_in_background 启动任务，用 job 工具读取输出或以 kill 停止）",
 		"[::b]background jobs[::-] [gray](%d running; they end with their session)[-]":                                         "[::b]后台任务[::-][gray]（%d 个运行中；随所属会话结束）[-]",
 		"  %s %s [::b]running[::-] %s · %s%s\n      %s":                                                                        "  %s %s [::b]运行中[::-] %s · %s%s\n      %s",
@@ -347,6 +349,7 @@ const helpTextZh = `[::b]命令[::-]
   /rewind undo  撤销上一次回退
   /compact [FOCUS[]  立即压缩上下文 · /context 查看占用情况
   /hooks        已加载的钩子 · /mcp MCP 服务器 · /jobs 后台任务
+  /mcp login NAME  通过浏览器登录远程 MCP 服务器
   /help         本列表
   /quit         退出（也可用 /exit、Ctrl-D 或连按两次 Ctrl-C）
   /NAME ARGS    自定义命令或技能 · !CMD 运行 shell 命令 · @PATH 附加文件

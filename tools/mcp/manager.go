@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -57,6 +58,9 @@ type Options struct {
 	// Relogin ignores the stored sign-ins, so a server that asks signs in
 	// again (`reasonix mcp login`).
 	Relogin bool
+	// SignInHint says how a person gives a server its sign-in, for
+	// messages; nil says to run `reasonix mcp login NAME`.
+	SignInHint func(server string) string
 }
 
 // Manager owns the MCP servers of one process. Its methods are safe for
@@ -156,6 +160,52 @@ func (m *Manager) Trust(name string) bool {
 	s.mu.Unlock()
 	m.start(s)
 	return true
+}
+
+// SignIn connects a remote server that waits for a sign-in (or failed)
+// again, this time signing in through open, which is handed the
+// authorization address a person must visit (see Options.SignIn); a kept
+// sign-in is not used. It returns at once: notices report the outcome, and
+// a server that comes up is announced like one trusted mid-session.
+func (m *Manager) SignIn(name string, open func(server, url string)) error {
+	s := m.server(name)
+	switch {
+	case s == nil:
+		return fmt.Errorf("no MCP server named %q", name)
+	case s.cfg.kind() == TypeStdio:
+		return fmt.Errorf("MCP server %s runs as a local command: it has no OAuth sign-in", name)
+	case s.authHeader():
+		return fmt.Errorf("MCP server %s is given an Authorization header in its config: it has no OAuth sign-in", name)
+	}
+	s.mu.Lock()
+	if s.state != StateSignIn && s.state != StateFailed {
+		st := s.state
+		s.mu.Unlock()
+		return fmt.Errorf("MCP server %s is %s, not waiting for a sign-in", name, st)
+	}
+	s.signIn, s.relogin = open, true
+	s.state, s.err = StateStarting, nil
+	s.changedLocked()
+	s.mu.Unlock()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return errors.New("the MCP servers are closed")
+	}
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		s.run(m.ctx)
+	}()
+	return nil
+}
+
+// signInHint says how a person gives the server its sign-in.
+func (m *Manager) signInHint(server string) string {
+	if m.opts.SignInHint != nil {
+		return m.opts.SignInHint(server)
+	}
+	return "run `reasonix mcp login " + server + "`"
 }
 
 // Untrusted lists the servers that wait for a person's trust.

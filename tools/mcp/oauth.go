@@ -360,6 +360,17 @@ func (t authTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return t.base.RoundTrip(again)
 }
 
+// signer is who signs the server in (Manager.SignIn's, else the
+// manager's) and whether a kept sign-in is passed over.
+func (s *server) signer() (func(server, url string), bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.signIn != nil {
+		return s.signIn, s.relogin || s.m.opts.Relogin
+	}
+	return s.m.opts.SignIn, s.m.opts.Relogin
+}
+
 // signInLost reports that the live connection's server refused its
 // sign-in and no new one was given.
 func (s *server) signInLost() bool {
@@ -516,12 +527,13 @@ func (s *server) newAuth(clock *pausable) (a *connAuth, cleanup func(), err erro
 			s.m.notify(fmt.Sprintf("MCP server %s: its refreshed sign-in could not be kept (%v); the next run refreshes again", s.cfg.Name, err))
 		}}
 	}
-	if !s.m.opts.Relogin {
+	open, relogin := s.signer()
+	if !relogin {
 		if g := loadGrant(s.m.opts.Tokens, key); g != nil && g.URL == s.cfg.URL {
 			a.src = source(g)
 		}
 	}
-	if s.m.opts.SignIn == nil {
+	if open == nil {
 		return a, func() {}, nil
 	}
 	l, err := listenLoopback(s.cfg.OAuth.CallbackPort, s.cfg.Name)
@@ -531,7 +543,7 @@ func (s *server) newAuth(clock *pausable) (a *connAuth, cleanup func(), err erro
 	redirect := l.redirectURL()
 	cfg := &auth.AuthorizationCodeHandlerConfig{
 		RedirectURL:              redirect,
-		AuthorizationCodeFetcher: s.fetchCode(l, clock),
+		AuthorizationCodeFetcher: s.fetchCode(l, clock, open),
 		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
 			RedirectURIs:    []string{redirect},
 			ClientName:      "Reasonix",
@@ -589,7 +601,7 @@ func (s *server) newAuth(clock *pausable) (a *connAuth, cleanup func(), err erro
 // fetchCode is the SDK flow's step that needs a person: the manager's
 // SignIn shows them the authorization address (a browser), and the
 // loopback listener waits for the browser to come back with the code.
-func (s *server) fetchCode(l *loopback, clock *pausable) auth.AuthorizationCodeFetcher {
+func (s *server) fetchCode(l *loopback, clock *pausable, open func(server, url string)) auth.AuthorizationCodeFetcher {
 	return func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
 		u, err := url.Parse(args.URL)
 		if err != nil {
@@ -612,7 +624,7 @@ func (s *server) fetchCode(l *loopback, clock *pausable) auth.AuthorizationCodeF
 			clock.pause()
 			defer clock.resume()
 		}
-		s.m.opts.SignIn(s.cfg.Name, args.URL)
+		open(s.cfg.Name, args.URL)
 		wait := time.NewTimer(signInWait)
 		defer wait.Stop()
 		select {

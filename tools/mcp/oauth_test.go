@@ -407,3 +407,52 @@ func TestOAuthPreregisteredClient(t *testing.T) {
 	m2.Close()
 	b2.wg.Wait()
 }
+
+// In a running front end a server left needing a sign-in is signed in on
+// request (Manager.SignIn, /mcp login): it comes up, says so, and is
+// announced to sessions that already took their tools; the hint names
+// the front end's way.
+func TestManagerSignInLater(t *testing.T) {
+	srv := oauthtest.New(t, oauthtest.Options{})
+	c := Config{Name: "remote", Type: TypeHTTP, URL: srv.URL, Timeout: 10 * time.Second}
+	store := newMemStore()
+	m, n := oauthManager(t, c, Options{Tokens: store, SignInHint: func(s string) string { return "type /mcp login " + s }})
+	if st, _ := m.Status("remote"); st.State != StateSignIn || !strings.Contains(st.Err, "type /mcp login remote") {
+		t.Fatalf("%+v", st)
+	}
+	if len(m.Tools()) != 0 {
+		t.Fatal("tools without a sign-in")
+	}
+	if err := m.SignIn("nope", nil); err == nil {
+		t.Error("unknown server signed in")
+	}
+	b := &browser{}
+	if err := m.SignIn("remote", b.open); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		st, _ := m.Status("remote")
+		if st.State == StateRunning {
+			break
+		}
+		if time.Now().After(deadline) || st.State == StateFailed {
+			t.Fatalf("not signed in: %+v\n%s", st, n.all())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := m.SignIn("remote", b.open); err == nil || !strings.Contains(err.Error(), "running") {
+		t.Errorf("signing in a running server: %v", err)
+	}
+	if ch := m.Changes(); !strings.Contains(ch, "MCP server remote now offers: mcp__remote__whoami") {
+		t.Errorf("changes: %q", ch)
+	}
+	if !strings.Contains(n.all(), "Signed in to MCP server remote; it is running (1 tools)") {
+		t.Errorf("notices: %s", n.all())
+	}
+	if store.stored(t, c) == nil {
+		t.Error("the sign-in was not kept")
+	}
+	m.Close()
+	b.wg.Wait()
+}

@@ -51,7 +51,11 @@ type server struct {
 	cancelConn context.CancelFunc
 	// auth is the connection's OAuth handler (nil for stdio or a server
 	// given an Authorization header).
-	auth      *connAuth
+	auth *connAuth
+	// signIn and relogin are Manager.SignIn's: who signs this server in
+	// and whether a kept sign-in is passed over.
+	signIn    func(server, url string)
+	relogin   bool
 	tools     []*Tool
 	prompts   []*sdk.Prompt
 	resources []*sdk.Resource
@@ -240,8 +244,8 @@ func (s *server) connect(ctx context.Context) (*sdk.ClientSession, error) {
 		end()
 		var syn *json.SyntaxError
 		switch {
-		case a != nil && a.wanted.Load() && s.m.opts.SignIn == nil:
-			return nil, fmt.Errorf("%w: run `reasonix mcp login %s`", ErrSignIn, s.cfg.Name)
+		case a != nil && a.wanted.Load() && a.signIn == nil:
+			return nil, fmt.Errorf("%w: %s", ErrSignIn, s.m.signInHint(s.cfg.Name))
 		case a != nil && a.wanted.Load() && ctx.Err() == nil:
 			return nil, fmt.Errorf("sign-in: %w", err)
 		case timedOut:
@@ -251,7 +255,7 @@ func (s *server) connect(ctx context.Context) (*sdk.ClientSession, error) {
 		case authAsked.Load() && a == nil && s.authHeader():
 			return nil, fmt.Errorf("the server refused the Authorization header of its config (it answered the handshake with an HTTP authorization challenge): %w", err)
 		case authAsked.Load():
-			return nil, fmt.Errorf("%w: run `reasonix mcp login %s`", ErrSignIn, s.cfg.Name)
+			return nil, fmt.Errorf("%w: %s", ErrSignIn, s.m.signInHint(s.cfg.Name))
 		}
 		return nil, fmt.Errorf("handshake: %w", err)
 	}
@@ -274,7 +278,10 @@ func (s *server) connect(ctx context.Context) (*sdk.ClientSession, error) {
 	}
 	n := len(s.tools)
 	s.mu.Unlock()
-	if first && s.cfg.NeedsTrust {
+	switch {
+	case a != nil && a.signIn != nil && a.asked.Load():
+		s.m.notify(fmt.Sprintf("Signed in to MCP server %s; it is running (%d tools)", s.cfg.Name, n))
+	case first && s.cfg.NeedsTrust:
 		// A person just said yes to it: confirm it came up.
 		s.m.notify(fmt.Sprintf("MCP server %s is running (%d tools)", s.cfg.Name, n))
 	}
@@ -432,7 +439,7 @@ func encodeSchema(v any) (json.RawMessage, error) {
 // release frees what the handler holds.
 func (s *server) transport(ctx context.Context, authAsked *atomic.Bool, clock *pausable) (t sdk.Transport, a *connAuth, release func(), err error) {
 	release = func() {}
-	if s.cfg.kind() != TypeStdio && !s.authHeader() && (s.m.opts.Tokens != nil || s.m.opts.SignIn != nil) {
+	if open, _ := s.signer(); s.cfg.kind() != TypeStdio && !s.authHeader() && (s.m.opts.Tokens != nil || open != nil) {
 		if a, release, err = s.newAuth(clock); err != nil {
 			return nil, nil, nil, err
 		}

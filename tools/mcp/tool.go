@@ -92,7 +92,7 @@ func (t *Tool) Execute(ctx context.Context, env *tools.Env, args json.RawMessage
 			return tools.Result{}, ctx.Err()
 		}
 		if t.srv.signInLost() {
-			return tools.Result{}, fmt.Errorf("MCP server %s: %s: its sign-in expired or was withdrawn; the person can sign in again with `reasonix mcp login %s` (%w)", t.srv.cfg.Name, t.remote, t.srv.cfg.Name, err)
+			return tools.Result{}, fmt.Errorf("MCP server %s: %s: its sign-in expired or was withdrawn; the person can sign in again (%s) (%w)", t.srv.cfg.Name, t.remote, t.srv.m.signInHint(t.srv.cfg.Name), err)
 		}
 		return tools.Result{}, fmt.Errorf("MCP server %s: %s: %w", t.srv.cfg.Name, t.remote, err)
 	}
