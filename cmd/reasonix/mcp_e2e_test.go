@@ -341,7 +341,10 @@ func TestE2EMCPServerWantingOAuthIsExplained(t *testing.T) {
 	t.Cleanup(srv.Close)
 	e := newE2E(t, scripted.Turn{Text: "went on"})
 	e.env = append(e.env, "BROWSER=none")
-	e.write("reasonix.toml", fmt.Sprintf("[[plugins]]\nname = \"sentry\"\ntype = \"http\"\nurl = %q\n", srv.URL+"/mcp"))
+	e.write("reasonix.toml", fmt.Sprintf("[[plugins]]\nname = \"sentry\"\ntype = \"http\"\nurl = %q\n\n[[plugins]]\nname = \"local\"\ncommand = \"true\"\nenabled = false\n", srv.URL+"/mcp"))
+	if l := e.run("", "mcp", "login", "local"); l.code != 2 || !strings.Contains(l.stderr, "MCP server local runs as a local command (stdio): it has no OAuth sign-in") {
+		t.Errorf("login to a stdio server: exit %d\n%s", l.code, l.stderr)
+	}
 	const want = "needs an OAuth sign-in: run `reasonix mcp login sentry`"
 	g := e.run("", "mcp", "get", "sentry")
 	if !strings.Contains(g.stdout, "sentry: needs sign-in") || !strings.Contains(g.stdout, want) {

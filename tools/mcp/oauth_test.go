@@ -456,3 +456,25 @@ func TestManagerSignInLater(t *testing.T) {
 	m.Close()
 	b.wg.Wait()
 }
+
+// A sign-in withdrawn while a session runs: the refresh is refused, and
+// the tool's error says a new sign-in is wanted and how to give it.
+func TestOAuthWithdrawnMidSession(t *testing.T) {
+	srv := oauthtest.New(t, oauthtest.Options{})
+	c := Config{Name: "remote", Type: TypeHTTP, URL: srv.URL, Timeout: 10 * time.Second}
+	store := newMemStore()
+	b := &browser{}
+	m, _ := oauthManager(t, c, Options{Tokens: store, SignIn: b.open})
+	m.Close()
+	b.wg.Wait()
+	m2, _ := oauthManager(t, c, Options{Tokens: store})
+	tl := toolByName(t, m2, "mcp__remote__whoami")
+	srv.Revoke()
+	_, err := tl.Execute(context.Background(), nil, json.RawMessage(`{}`))
+	if err == nil || !strings.Contains(err.Error(), "the server wants a new sign-in") || !strings.Contains(err.Error(), "reasonix mcp login remote") {
+		t.Errorf("call after the sign-in was withdrawn: %v", err)
+	}
+	if got := srv.Counts(); got.RefusedRefreshes != 1 {
+		t.Errorf("counts %+v", got)
+	}
+}

@@ -92,7 +92,7 @@ func (t *Tool) Execute(ctx context.Context, env *tools.Env, args json.RawMessage
 			return tools.Result{}, ctx.Err()
 		}
 		if t.srv.signInLost() {
-			return tools.Result{}, fmt.Errorf("MCP server %s: %s: its sign-in expired or was withdrawn; the person can sign in again (%s) (%w)", t.srv.cfg.Name, t.remote, t.srv.m.signInHint(t.srv.cfg.Name), err)
+			return tools.Result{}, fmt.Errorf("MCP server %s: %s: the server wants a new sign-in (the last one expired, was withdrawn, or lacks a permission this call needs); the person can give it one (%s) (%w)", t.srv.cfg.Name, t.remote, t.srv.m.signInHint(t.srv.cfg.Name), err)
 		}
 		return tools.Result{}, fmt.Errorf("MCP server %s: %s: %w", t.srv.cfg.Name, t.remote, err)
 	}
