@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/reasonix/reasonix/internal/flock"
 	"github.com/reasonix/reasonix/internal/store"
 )
 
@@ -163,6 +164,32 @@ func (s *Store) Delete(name string) error {
 	}
 	delete(m, name)
 	return s.write(m)
+}
+
+// LockFile serialises the processes that read, change and store a value
+// together (the refresh of an MCP server's sign-in).
+const LockFile = "credentials.lock"
+
+// Lock holds an exclusive lock on the store, across processes, until
+// unlock is called: one refresh of a rotating token at a time, so another
+// run does not spend a refresh token this one just replaced. Set and
+// Delete do not take it themselves.
+func (s *Store) Lock() (unlock func(), err error) {
+	if err := os.MkdirAll(s.home, 0o700); err != nil {
+		return nil, fmt.Errorf("credentials: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(s.home, LockFile), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("credentials: %w", err)
+	}
+	if err := flock.Lock(f, true); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("credentials: lock: %w", err)
+	}
+	return func() {
+		flock.Unlock(f)
+		f.Close()
+	}, nil
 }
 
 // Names lists the stored names.

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 type fakeOS struct {
@@ -83,5 +84,37 @@ func TestAutoPrefersOSStoreAndFallsBack(t *testing.T) {
 	strict := &Store{home: home, kind: Keyring, os: f}
 	if _, err := strict.Set("K3", "v"); err == nil {
 		t.Error("keyring kind fell back to the file")
+	}
+}
+
+// Lock excludes another holder (another process's open of the lock
+// file) until it is released.
+func TestLockExcludes(t *testing.T) {
+	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" && runtime.GOOS != "windows" {
+		t.Skip("no file locks on this platform")
+	}
+	s := Open(t.TempDir(), FileKey)
+	unlock, err := s.Lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan struct{})
+	go func() {
+		u, err := Open(s.home, FileKey).Lock()
+		if err == nil {
+			u()
+		}
+		close(got)
+	}()
+	select {
+	case <-got:
+		t.Fatal("a second holder got the lock while the first held it")
+	case <-time.After(200 * time.Millisecond):
+	}
+	unlock()
+	select {
+	case <-got:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the lock was not handed on")
 	}
 }

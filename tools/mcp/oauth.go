@@ -38,6 +38,13 @@ type TokenStore interface {
 	Delete(name string) error
 }
 
+// storeLocker is a TokenStore that can be locked across processes
+// (internal/credentials' Store): a refresh holds it from reading the
+// grant again to storing the new one.
+type storeLocker interface {
+	Lock() (unlock func(), err error)
+}
+
 // OAuthClient is a client the server's authorization server already knows
 // (registered by hand), for servers that do not let clients register
 // themselves. Without one, the client registers itself (dynamic client
@@ -189,7 +196,13 @@ func (t *tokenSource) token(stale string) (*oauth2.Token, error) {
 		return cur, nil
 	}
 	// Another run may have refreshed it since (runs share the store; with
-	// rotating refresh tokens, ours is then spent).
+	// rotating refresh tokens, ours is then spent): from here to storing
+	// the refreshed grant, the store is held, so only one run refreshes.
+	if l, ok := t.store.(storeLocker); ok {
+		if unlock, err := l.Lock(); err == nil {
+			defer unlock()
+		}
+	}
 	if g := loadGrant(t.store, t.key); g != nil && g.Token.AccessToken != cur.AccessToken && g.Token.AccessToken != stale && g.Token.Valid() {
 		t.g, t.dead = g, false
 		return g.Token, nil

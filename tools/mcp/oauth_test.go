@@ -478,3 +478,54 @@ func TestOAuthWithdrawnMidSession(t *testing.T) {
 		t.Errorf("counts %+v", got)
 	}
 }
+
+// lockingStore is a memStore with the cross-process lock a credential
+// store has.
+type lockingStore struct {
+	*memStore
+	lock sync.Mutex
+}
+
+func (s *lockingStore) Lock() (func(), error) {
+	s.lock.Lock()
+	return s.lock.Unlock, nil
+}
+
+// Two runs whose kept token expired refresh once between them: the
+// second waits for the store, finds the first one's refreshed grant and
+// uses it, instead of spending the rotated refresh token the server no
+// longer takes.
+func TestOAuthConcurrentRefreshOnce(t *testing.T) {
+	srv := oauthtest.New(t, oauthtest.Options{ExpiresIn: 3600})
+	c := Config{Name: "remote", Type: TypeHTTP, URL: srv.URL, Timeout: 10 * time.Second}
+	store := &lockingStore{memStore: newMemStore()}
+	b := &browser{}
+	m, _ := oauthManager(t, c, Options{Tokens: store, SignIn: b.open})
+	m.Close()
+	b.wg.Wait()
+	g := store.stored(t, c)
+	g.Token.Expiry = time.Now().Add(-time.Minute)
+	if err := saveGrant(store, GrantKey(c), g); err != nil {
+		t.Fatal(err)
+	}
+	before := srv.Counts()
+	var wg sync.WaitGroup
+	toks := make([]string, 2)
+	errs := make([]error, 2)
+	for i := range 2 {
+		src := &tokenSource{store: store, key: GrantKey(c), client: http.DefaultClient, g: store.stored(t, c)}
+		wg.Go(func() {
+			tok, err := src.Token()
+			errs[i] = err
+			if tok != nil {
+				toks[i] = tok.AccessToken
+			}
+		})
+	}
+	wg.Wait()
+	got := srv.Counts()
+	if errs[0] != nil || errs[1] != nil || toks[0] != toks[1] || toks[0] == g.Token.AccessToken ||
+		got.Refreshes != before.Refreshes+1 || got.RefusedRefreshes != 0 {
+		t.Errorf("tokens %v errors %v counts %+v", toks, errs, got)
+	}
+}
