@@ -586,3 +586,37 @@ func TestE2EHookToolInputHasClaudeFilePath(t *testing.T) {
 		t.Errorf("hooks saw tool_name and file_path\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestE2EClaudeWildcardBashRules: Claude Code's rules with a wildcard
+// inside (Bash(git * main), Bash(* --force)) load and decide: the run
+// used to stop at the settings file with "a wildcard is only allowed at
+// the end".
+func TestE2EClaudeWildcardBashRules(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{
+			call("bash", map[string]any{"command": "echo pushed origin main"}),
+			call("bash", map[string]any{"command": "echo x --force"}),
+			call("bash", map[string]any{"command": "echo fine"}),
+		}},
+		scripted.Turn{Text: "done"},
+	)
+	e.write(".claude/settings.json", `{"permissions": {"ask": ["Bash(echo * main)"], "deny": ["Bash(* --force)"]}}`)
+	r := e.run("", "run", "go")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	var got []string
+	for _, m := range wireMessages(t, e.srv.Requests()[1]) {
+		if m.Role == "tool" {
+			got = append(got, m.Content)
+		}
+	}
+	if len(got) != 3 || !strings.Contains(got[0], "Bash(echo * main)") || !strings.Contains(got[1], "denied by rule Deny: Bash(* --force)") ||
+		!strings.Contains(got[2], "fine") {
+		t.Errorf("results %q", got)
+	}
+	if d := e.run("", "doctor"); !strings.Contains(d.stdout, "1 ask, 1 deny rule(s) merged") {
+		t.Errorf("doctor:\n%s", d.stdout)
+	}
+}

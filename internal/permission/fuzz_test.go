@@ -451,6 +451,15 @@ func FuzzParseRule(f *testing.F) {
 				}
 				break
 			}
+			if r.glob != "" {
+				// A wildcard before the end: it matches its own text
+				// with each * filled in, and has no words.
+				own := strings.Fields(strings.ReplaceAll(r.glob, "*", "x"))
+				if len(r.words) != 0 || r.prefix || !r.matchWords(own, false) || !r.matchWords(own, true) {
+					t.Errorf("glob rule %q (%+v) does not match %q", s, r, own)
+				}
+				break
+			}
 			for _, w := range r.words {
 				if w == "" || strings.Contains(w, "*") || strings.ContainsAny(w, " \t\n") {
 					t.Errorf("rule %q has word %q", s, w)

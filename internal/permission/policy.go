@@ -627,7 +627,7 @@ func exactWhenRisky(an *shellAnalysis, rules []Rule) []Rule {
 	}
 	var out []Rule
 	for _, r := range rules {
-		if r.Spec != "" && !r.prefix {
+		if r.Spec != "" && !r.prefix && r.glob == "" {
 			out = append(out, r)
 		}
 	}

@@ -87,6 +87,12 @@ func psName(w string) string {
 // matchPSWords matches a Bash or PowerShell rule against words starting
 // at one of a line's words, ignoring case; for deny and ask rules only.
 func (r Rule) matchPSWords(words []string) bool {
+	if r.glob != "" {
+		if len(words) == 0 {
+			return false
+		}
+		return r.matchWords(append([]string{psName(words[0])}, words[1:]...), true)
+	}
 	if r.Spec == "" || (r.prefix && len(r.words) == 0) {
 		return true
 	}
@@ -119,7 +125,7 @@ func psExact(r Rule, tool, line string) bool {
 	if r.Spec == "" {
 		return true
 	}
-	return !r.prefix && r.Spec == line
+	return !r.prefix && r.glob == "" && r.Spec == line
 }
 
 // evaluatePowerShell decides a PowerShell line: deny > Read deny >

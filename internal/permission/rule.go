@@ -105,6 +105,11 @@ type Rule struct {
 	words   []string
 	prefix  bool
 	partial bool
+	// glob is a Bash specifier with a wildcard before its end, as Claude
+	// Code writes Bash(git * main) or Bash(* --version): it is matched
+	// against the command's words joined by single spaces, each * any
+	// run of characters, spaces included. words and prefix are unset.
+	glob string
 	// Path specifiers: a doublestar pattern, absolute or workspace-relative.
 	pattern string
 	// WebFetch specifiers: a lower-case host, or the parent domain of a
@@ -164,6 +169,10 @@ func ParseRule(s string) (Rule, error) {
 	}
 	switch r.specKind() {
 	case FamilyBash, FamilyPowerShell:
+		if r.Family != FamilyPowerShell && innerWildcard(spec) {
+			r.glob = strings.Join(strings.Fields(spec), " ")
+			break
+		}
 		words, prefix, partial, err := parseCommandSpec(spec)
 		if err != nil && r.Family == FamilyPowerShell && !strings.HasSuffix(spec, "*") {
 			// An exact PowerShell line may hold globs (Get-ChildItem
@@ -262,6 +271,41 @@ func parseCommandSpec(spec string) (words []string, prefix, partial bool, err er
 		}
 	}
 	return words, prefix, partial, nil
+}
+
+// innerWildcard reports a Bash specifier with a * that is not one of the
+// trailing forms parseCommandSpec reads (`cmd:*`, `cmd *`, `cmd*`). A **
+// or a :* before the end is left to parseCommandSpec, which names it as
+// the typo it is.
+func innerWildcard(spec string) bool {
+	if strings.Contains(spec, "**") || strings.Contains(strings.TrimSuffix(spec, ":*"), ":*") {
+		return false
+	}
+	for _, suffix := range []string{":*", " *", "*"} {
+		if s, ok := strings.CutSuffix(spec, suffix); ok {
+			return strings.Contains(s, "*")
+		}
+	}
+	return strings.Contains(spec, "*")
+}
+
+// globMatch reports whether text matches pattern, whose * match any run
+// of characters.
+func globMatch(pattern, text string) bool {
+	parts := strings.Split(pattern, "*")
+	if !strings.HasPrefix(text, parts[0]) {
+		return false
+	}
+	text = text[len(parts[0]):]
+	last := len(parts) - 1
+	for _, p := range parts[1:last] {
+		i := strings.Index(text, p)
+		if i < 0 {
+			return false
+		}
+		text = text[i+len(p):]
+	}
+	return len(text) >= len(parts[last]) && strings.HasSuffix(text, parts[last])
 }
 
 // parseDomainSpec reads a WebFetch specifier, domain:HOST as Claude Code
@@ -373,6 +417,18 @@ func (r Rule) appliesTo(tool, family string) bool {
 // loose compares the command name by its base name, so deny and ask rules
 // catch /bin/rm as rm while allow rules only match what is written.
 func (r Rule) matchWords(words []string, loose bool) bool {
+	if r.glob != "" {
+		if len(words) == 0 {
+			return false
+		}
+		if !loose {
+			return globMatch(r.glob, strings.Join(words, " "))
+		}
+		// Deny and ask rules: the command by its base name, and case
+		// ignored throughout, which can only match more.
+		low := append([]string{baseName(words[0])}, words[1:]...)
+		return globMatch(strings.ToLower(r.glob), strings.ToLower(strings.Join(low, " ")))
+	}
 	if r.Spec == "" || (r.prefix && len(r.words) == 0) {
 		return true
 	}
