@@ -43,9 +43,15 @@ type StepStarter interface {
 
 // Config assembles a session.
 type Config struct {
-	ID     string
-	Role   string
-	Parent string
+	// NestedRules, when set, returns the rules files of the folders a
+	// file tool's call just reached that the session has not seen (a
+	// subfolder's CLAUDE.md, as Claude Code reads it once work gets
+	// there); they are appended to that call's result, so the prefix
+	// stays as it was.
+	NestedRules func(paths []string) string
+	ID          string
+	Role        string
+	Parent      string
 	// Step is the plan step this session works on ("" outside plan
 	// runs); the gate names it in approval requests.
 	Step string
@@ -696,6 +702,11 @@ func (s *Session) runOne(ctx context.Context, c providers.ToolCall, reason strin
 	if s.cfg.Hooks != nil {
 		if extra := s.cfg.Hooks.After(ctx, s.cfg.ID, c.Function.Name, args, res); extra != "" {
 			res.Content += "\n\nPostToolUse hook: " + extra
+		}
+	}
+	if s.cfg.NestedRules != nil && !res.IsError && (acc.Kind == tools.KindRead || acc.Kind == tools.KindWrite) {
+		if extra := s.cfg.NestedRules(acc.Paths()); extra != "" {
+			res.Content += "\n\n" + extra
 		}
 	}
 	r.res = res

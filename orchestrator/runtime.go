@@ -132,8 +132,13 @@ type Runtime struct {
 	// Rules returns the rules and environment text every session's system
 	// prompt carries after its role's prompt (internal/rules). It must
 	// return the same text on every call; nil adds nothing.
-	Rules    func() string
-	Settings Settings
+	Rules func() string
+	// NestedRules, when set, gives a session whose files live under root
+	// its finder of the rules files of folders below the working
+	// directory (rules.Nested): what a file tool reaches there joins
+	// that call's result.
+	NestedRules func(root string) func(paths []string) string
+	Settings    Settings
 	// Roles are the loaded role profiles; nil uses the built-ins.
 	Roles *roles.Set
 	// Commands are the custom slash commands (nil: none) and Prompts the
@@ -478,8 +483,17 @@ func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 		beforeChange = w.fam.turn.before
 	}
 	toolHooks, beforeCompact := c.sessionHooks(id)
+	var nested func([]string) string
+	if c.rt.NestedRules != nil {
+		root := c.rt.Workspace
+		if spec.root != "" {
+			root = spec.root
+		}
+		nested = c.rt.NestedRules(root)
+	}
 	s, err := agents.New(agents.Config{
-		Hooks: toolHooks, BeforeCompact: beforeCompact,
+		NestedRules: nested,
+		Hooks:       toolHooks, BeforeCompact: beforeCompact,
 		ID: id, Role: spec.role, Parent: spec.parent, Step: spec.step,
 		Provider: prov, Model: model, System: c.systemPrompt(spec.system, spec.tools),
 		Tools: spec.tools, Env: env, Gate: gate, MaxSteps: maxSteps,

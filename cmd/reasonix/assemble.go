@@ -414,6 +414,7 @@ func assemble(o assembleOptions) (*app, error) {
 		Commands:    cmdCatalog,
 		Prompts:     promptsOf(a.mcp),
 		Rules:       rulesText,
+		NestedRules: func(root string) func([]string) string { return rules.NewNested(ropts, root).Attach },
 		System:      system,
 		Hooks:       a.hooks,
 		Checkpoints: checkpointOpener(workspace, loaded.Home),

@@ -230,7 +230,7 @@ func TestE2EDoctorReportsForeignFiles(t *testing.T) {
 		"[project] PostToolUse [Edit|Write]: gofmt -w .",
 		"CLAUDE.local.md\n    rules file",
 		filepath.Join(".claude", "rules") + "\n    1 rules file(s): part of every session's system prompt",
-		"IGNORED unless reasonix runs in their folder: rules files in subfolders (services/api/CLAUDE.md);",
+		"rules files in subfolders (services/api/CLAUDE.md): read when a file tool first reaches their folder",
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("doctor output lacks %q:\n%s", want, r.stdout)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reasonix/reasonix/internal/llmtest"
 	"github.com/reasonix/reasonix/providers/scripted"
 )
 
@@ -210,5 +211,58 @@ func TestE2ERulesImportsRefuseSecrets(t *testing.T) {
 	}
 	if want := "CLAUDE.md:" + filepath.Join(e.repo, "docs", "ok.md"); strings.Join(got, " ") != want {
 		t.Errorf("context shows project rules %q, want %q", got, want)
+	}
+}
+
+// TestE2ENestedRulesJoinTheFirstCallThatReachesThem: a subfolder's
+// CLAUDE.md (below the working directory, so not in the prefix) is read
+// when a file tool first reaches its folder, as Claude Code does, and
+// joins that call's result once; the system prompt does not change.
+func TestE2ENestedRulesJoinTheFirstCallThatReachesThem(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "README.md"})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "services/api/handler.go"})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("edit_file", map[string]any{"path": "services/api/handler.go", "old_string": "package api", "new_string": "package api // edited"})}},
+		scripted.Turn{Text: "done"},
+	)
+	e.write(".git/HEAD", "ref: refs/heads/main\n")
+	e.write("CLAUDE.md", "ROOT-RULES\n")
+	e.write("README.md", "readme\n")
+	e.write("services/api/CLAUDE.md", "API-RULES: handlers return errors, never panic.\n")
+	e.write("services/api/handler.go", "package api\n")
+	r := e.run("", "run", "--yolo", "look around")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	reqs := e.srv.Requests()
+	if sys := systemOf(t, reqs[0]); !strings.Contains(sys, "ROOT-RULES") || strings.Contains(sys, "API-RULES") {
+		t.Errorf("the prefix should hold the root rules only:\n%.2000s", sys)
+	}
+	var results []string
+	for _, m := range wireMessages(t, reqs[len(reqs)-1]) {
+		if m.Role == "tool" {
+			results = append(results, m.Content)
+		}
+	}
+	if len(results) != 3 || strings.Contains(results[0], "API-RULES") || !strings.Contains(results[1], "API-RULES") ||
+		!strings.Contains(results[1], `kind="nested"`) || strings.Contains(results[2], "API-RULES") {
+		t.Errorf("tool results %q: want the API rules with the first call reaching services/api only", results)
+	}
+	assertPrefixStable(t, reqs)
+
+	// Started in that folder, its rules are in the prefix instead.
+	e.srv = llmtest.Start(t, &scripted.Script{Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "handler.go"})}}, {Text: "ok"}}})
+	e.env = append(e.env, "REASONIX_BASE_URL="+e.srv.URL())
+	if r := e.runIn("services/api", "", "run", "again"); r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	reqs = e.srv.Requests()
+	if sys := systemOf(t, reqs[0]); !strings.Contains(sys, "API-RULES") {
+		t.Error("run in services/api, its rules are not in the prefix")
+	}
+	if msgs := string(messagesOf(t, reqs[1])); strings.Count(msgs, "API-RULES") != 1 {
+		t.Errorf("the API rules appear %d times", strings.Count(msgs, "API-RULES"))
 	}
 }

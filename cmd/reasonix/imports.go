@@ -92,8 +92,8 @@ func foreignFiles(workspace, userHome string, set *settings.Set, setErr error) [
 		}
 	}
 	if nested := nestedRules(workspace); len(nested) > 0 {
-		add(workspace, fmt.Sprintf("IGNORED unless reasonix runs in their folder: rules files in subfolders (%s); "+
-			"rules are read from the git root down to the working directory, not below it: @import one from CLAUDE.md to have it everywhere", strings.Join(nested, ", ")))
+		add(workspace, fmt.Sprintf("rules files in subfolders (%s): read when a file tool first reaches their folder, "+
+			"and added to that call's result (run reasonix in the folder, or @import one from CLAUDE.md, to have it from the start)", strings.Join(nested, ", ")))
 	}
 	for _, d := range []string{filepath.Join(workspace, ".claude", "agents"), filepath.Join(userHome, ".claude", "agents")} {
 		if n := countFiles(d, ".md"); n > 0 {
@@ -142,8 +142,8 @@ func foreignFiles(workspace, userHome string, set *settings.Set, setErr error) [
 }
 
 // nestedRules lists the rules files (rules.ProjectFiles) in subfolders
-// of the workspace, relative to it: sessions started in the workspace do
-// not read them. The walk skips hidden folders and dependency trees and
+// of the workspace, relative to it: sessions started in the workspace
+// read them only when their work reaches the folder (rules.Nested). The walk skips hidden folders and dependency trees and
 // stops early in a big tree; at most 10 are named, then a count.
 func nestedRules(workspace string) []string {
 	var found []string

@@ -384,3 +384,30 @@ func TestClaudeLocalAndRulesFolder(t *testing.T) {
 		t.Error("a file that is not Markdown was read")
 	}
 }
+
+// TestNested: the rules files between the working directory and a path,
+// each once; nothing for paths at or above the working directory or
+// outside it; a worktree root reads its own copy.
+func TestNested(t *testing.T) {
+	f := newFix(t)
+	f.write(filepath.Join(f.repo, "CLAUDE.md"), "ROOT\n")
+	f.write(filepath.Join(f.repo, "a", "CLAUDE.md"), "A-RULES\n")
+	f.write(filepath.Join(f.repo, "a", "b", "AGENTS.md"), "B-RULES\n")
+	f.write(filepath.Join(f.repo, "a", "b", "x.go"), "package b\n")
+	n := NewNested(f.opts(f.repo), f.repo)
+	got := n.Attach([]string{"a/b/x.go"})
+	if !strings.Contains(got, "A-RULES") || !strings.Contains(got, "B-RULES") || strings.Contains(got, "ROOT") ||
+		strings.Index(got, "A-RULES") > strings.Index(got, "B-RULES") {
+		t.Errorf("first reach: %q", got)
+	}
+	for _, p := range []string{"a/b/x.go", "a", "README.md", "../elsewhere/x", filepath.Join(f.root, "x")} {
+		if got := n.Attach([]string{p}); got != "" {
+			t.Errorf("%s: %q, want nothing", p, got)
+		}
+	}
+	tree := filepath.Join(f.root, "worktree")
+	f.write(filepath.Join(tree, "a", "CLAUDE.md"), "WORKTREE-A\n")
+	if got := NewNested(f.opts(f.repo), tree).Attach([]string{"a/y.go"}); !strings.Contains(got, "WORKTREE-A") {
+		t.Errorf("worktree: %q", got)
+	}
+}
