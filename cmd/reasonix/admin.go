@@ -162,7 +162,7 @@ func cmdDoctor(args []string, io stdio) error {
 		switch {
 		case ok && hidden != nil:
 			fmt.Fprintf(io.out, "read rules: %s: inside the workspace, where Landlock cannot deny a file; each command starts with the matching files hidden (a mount namespace; now: %s), and the gate refuses the file tools and commands that name them\n",
-				strings.Join(gateOnly, ", "), orDefault(strings.Join(hidden(), ", "), "none exist"))
+				strings.Join(gateOnly, ", "), orDefault(strings.Join(hidden.Paths(), ", "), "none exist"))
 		default:
 			fmt.Fprintf(io.out, "read rules: %s: enforced by the gate only (file tools, and commands that name the path or read a folder holding it): Landlock cannot keep out a path inside a writable tree, and the sandbox cannot hide it here (%s)\n",
 				strings.Join(gateOnly, ", "), why)

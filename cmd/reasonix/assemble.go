@@ -309,7 +309,7 @@ func assemble(o assembleOptions) (*app, error) {
 		if ok, _ := permission.HidingAvailable(); !ok {
 			return nil
 		}
-		return sbOpts.Hide()
+		return sbOpts.Hide.Paths()
 	}
 	var controlGuard *permission.ControlGuard // set below; the gate's rule saving tells it
 	gate := permission.NewGate(permission.GateOptions{

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/reasonix/reasonix/internal/permission"
 	"github.com/reasonix/reasonix/providers/scripted"
@@ -207,5 +208,63 @@ func TestE2ERootCommandsKeepFewCapabilities(t *testing.T) {
 				t.Errorf("the files the command wrote are not on disk")
 			}
 		})
+	}
+}
+
+// TestE2EHiddenFilesStayHiddenAcrossCommands: what one command does to
+// the workspace does not unhide a file from the next. The first renames
+// the folder holding a hidden .env (the hide list used to be walked once
+// per run, so app2/.env then read plainly) and moves another such folder
+// into the run's temporary folder; while it runs, another program makes
+// a .env in a new folder and in an existing one. The second command reads
+// all four.
+func TestE2EHiddenFilesStayHiddenAcrossCommands(t *testing.T) {
+	t.Parallel()
+	const (
+		movedOut = "SVC_TOKEN=hide-secret-three-4e21"
+		late1    = "LATE=hide-secret-four-77aa"
+		late2    = "LATE=hide-secret-five-0c3f"
+	)
+	e := newHideE2E(t,
+		// In a script: the gate asks a person about mv, and a hostile
+		// model would not ask.
+		scripted.Turn{ToolCalls: []scripted.Call{bashCall(`sh move.sh`)}},
+		scripted.Turn{ToolCalls: []scripted.Call{bashCall(`k=nv; for f in app2/.e$k "$TMPDIR/svc/.e$k" late/.e$k lib/.e$k; do [ -f $f ] && echo "$f: [$(cat $f)]"; done; echo read-done`)}},
+		scripted.Turn{Text: "done"},
+	)
+	e.write("move.sh", `mv app app2 && mv svc "$TMPDIR/svc"; echo moved=$?; touch moved.mark
+i=0; while [ ! -e outside-done.mark ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; echo waited=$i
+`)
+	e.write("svc/.env", movedOut+"\n")
+	e.write("lib/x.go", "package lib\n")
+	// Another program (the person's editor, say) writes two .env files
+	// while the first command runs.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 400; i++ {
+			if _, err := os.Stat(filepath.Join(e.repo, "moved.mark")); err == nil {
+				break
+			}
+			time.Sleep(25 * time.Millisecond)
+		}
+		os.MkdirAll(filepath.Join(e.repo, "late"), 0o755)
+		os.WriteFile(filepath.Join(e.repo, "late", ".env"), []byte(late1+"\n"), 0o644)
+		os.WriteFile(filepath.Join(e.repo, "lib", ".env"), []byte(late2+"\n"), 0o644)
+		os.WriteFile(filepath.Join(e.repo, "outside-done.mark"), nil, 0o644)
+	}()
+	e.lastMessages("run", "--yolo", "tidy up")
+	<-done
+	reqs := e.srv.Requests()
+	results := toolResults(t, reqs[len(reqs)-1])
+	t.Logf("first command:\n%s\nsecond command:\n%s", results["call_0_0"], results["call_1_0"])
+	if !strings.Contains(results["call_0_0"], "moved=0") || strings.Contains(results["call_0_0"], "waited=200") {
+		t.Fatalf("the first command did not move the folders, or the other program did not write:\n%s", results["call_0_0"])
+	}
+	if !strings.Contains(results["call_1_0"], "read-done") || strings.Count(results["call_1_0"], ": []") != 4 {
+		t.Errorf("the second command did not read four empty files:\n%s", results["call_1_0"])
+	}
+	if strings.Contains(results["call_1_0"], "hide-secret") {
+		t.Errorf("a hidden secret reached the model")
 	}
 }

@@ -2,9 +2,7 @@ package permission
 
 import (
 	"io/fs"
-	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 )
@@ -14,22 +12,54 @@ import (
 // the rest of its arguments before anything else.
 const SandboxHelperArg = "__reasonix-sandbox"
 
+// Hidden is what the sandbox hides from commands for the Read deny rules
+// that name paths inside the workspace, where Landlock cannot deny a
+// single file (see ReadRuleDenies). It is kept up to date at each call:
+//
+//   - Rules naming one path are checked at every call (a stat each).
+//   - Glob rules (Read(./.env) is **/.env) are matched by a bounded walk
+//     of the workspace, which skips .git and node_modules, at the first
+//     call; a **/NAME rule's NAME at the workspace root is checked at
+//     every call too. On Linux each directory walked is watched
+//     (inotify; past a budget of watches, or where inotify fails, its
+//     mtime and ctime are compared at every call instead), and the walk
+//     is made again when a directory appears, moves or goes, or a file
+//     whose name a rule matches appears, so one made or moved in later
+//     by anyone is hidden from the next command.
+//   - Each file or folder found is followed wherever it is renamed (on
+//     Linux, a descriptor kept open on it, whose path the kernel keeps
+//     current), so that renaming a folder holding it (mv app app2), or
+//     moving it out of the workspace into another writable tree, does
+//     not unhide it from the next command.
+//
+// Each call costs a stat per one-path rule, a read of the watch's queue
+// and two system calls per file found; the walk is made only when
+// something it depends on changed.
+type Hidden struct {
+	ws    string
+	fixed []string
+	globs []Rule
+	mu    sync.Mutex
+	st    *hiddenState // the platform's part, guarded by mu
+}
+
+// hiddenFile is one path hidden, and which file it was when listed
+// (device and inode number; zero where the platform does not say), so
+// the helper can refuse to hide another file put in its place.
+type hiddenFile struct {
+	path     string
+	dev, ino uint64
+}
+
 // HiddenReads returns what the sandbox hides from commands for the Read
-// deny rules (raw rule text) that name paths inside the workspace, where
-// Landlock cannot deny a single file (see ReadRuleDenies): each call
-// lists the matching files and folders that exist then. Rules naming one
-// path are checked at every call (a stat each); glob rules (Read(./.env)
-// is **/.env) are matched by one bounded walk of the workspace, at the
-// first call, which skips .git and node_modules, and a **/NAME rule's
-// NAME at the workspace root is checked at every call too. nil when no rule names a
-// path inside the workspace.
-func HiddenReads(deny []string, workspace string) func() []string {
+// deny rules (raw rule text) that name paths inside workspace; nil when
+// none does.
+func HiddenReads(deny []string, workspace string) *Hidden {
 	ws, err := filepath.Abs(workspace)
 	if err != nil || ws == "" {
 		return nil
 	}
-	var fixed []string
-	var globs []Rule
+	h := &Hidden{ws: ws}
 	for _, raw := range deny {
 		r, err := ParseRule(raw)
 		if err != nil || r.Family != FamilyRead || r.pattern == "" {
@@ -44,59 +74,75 @@ func HiddenReads(deny []string, workspace string) func() []string {
 			if strings.ContainsAny(pat, `*?[{\`) || p == ws || !within(p, ws) {
 				continue
 			}
-			fixed = append(fixed, p)
+			h.fixed = append(h.fixed, p)
 		case !strings.ContainsAny(pat, `*?[{\`):
-			fixed = append(fixed, filepath.Join(ws, filepath.FromSlash(pat)))
+			h.fixed = append(h.fixed, filepath.Join(ws, filepath.FromSlash(pat)))
 		default:
-			globs = append(globs, r)
+			h.globs = append(h.globs, r)
 			if name, ok := strings.CutPrefix(pat, "**/"); ok && !strings.ContainsAny(name, `*?[{\/`) {
 				// Read(./.env): the workspace's own .env is checked at
-				// every call, so one made after the walk is hidden too.
-				fixed = append(fixed, filepath.Join(ws, name))
+				// every call, so one made after the walk is hidden at once.
+				h.fixed = append(h.fixed, filepath.Join(ws, name))
 			}
 		}
 	}
-	if len(fixed) == 0 && len(globs) == 0 {
+	if len(h.fixed) == 0 && len(h.globs) == 0 {
 		return nil
 	}
-	walked := sync.OnceValue(func() []string {
-		if len(globs) == 0 {
+	h.st = newHiddenState(h)
+	return h
+}
+
+// Paths lists the files and folders hidden now.
+func (h *Hidden) Paths() []string {
+	files := h.files()
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = f.path
+	}
+	return out
+}
+
+// matches reports whether a glob rule matches path (absolute, inside the
+// workspace).
+func (h *Hidden) matches(path string) bool {
+	rel := Policy{Workspace: h.ws}.relPaths([]string{path})[0]
+	for _, r := range h.globs {
+		if r.matchPath(rel) || (foldCase && r.matchPathFold(rel)) {
+			return true
+		}
+	}
+	return false
+}
+
+// walk walks the workspace for the glob rules, within maxReaderWalk
+// entries and past .git and node_modules: dir is called with each
+// directory it will list, before listing it, and found with each path a
+// rule matches (a folder that matches is not entered).
+func (h *Hidden) walk(dir, found func(string)) {
+	n := 0
+	_ = filepath.WalkDir(h.ws, func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
 			return nil
 		}
-		p := Policy{Workspace: ws}
-		var found []string
-		n := 0
-		_ = filepath.WalkDir(ws, func(path string, e fs.DirEntry, err error) error {
-			if err != nil || path == ws {
-				return nil
-			}
+		if path != h.ws {
 			if n++; n > maxReaderWalk {
 				return filepath.SkipAll
 			}
 			if e.IsDir() && (e.Name() == ".git" || e.Name() == "node_modules") {
 				return filepath.SkipDir
 			}
-			rel := p.relPaths([]string{path})[0]
-			for _, r := range globs {
-				if r.matchPath(rel) || (foldCase && r.matchPathFold(rel)) {
-					found = append(found, path)
-					if e.IsDir() {
-						return filepath.SkipDir
-					}
-					break
+			if h.matches(path) {
+				found(path)
+				if e.IsDir() {
+					return filepath.SkipDir
 				}
-			}
-			return nil
-		})
-		return found
-	})
-	return func() []string {
-		var out []string
-		for _, p := range append(slices.Clone(fixed), walked()...) {
-			if _, err := os.Lstat(p); err == nil && !slices.Contains(out, p) {
-				out = append(out, p)
+				return nil
 			}
 		}
-		return out
-	}
+		if e.IsDir() {
+			dir(path)
+		}
+		return nil
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -20,20 +21,28 @@ import (
 // deny a read (a writable tree's rule grants reading all of it): the
 // command starts through the Reasonix binary as a helper, in a user and
 // mount namespace of its own, where the helper mounts an empty read-only
-// file over each hidden file and an empty read-only tmpfs over each hidden folder, then
-// restricts itself with the run's Landlock ruleset (which also forbids
-// unmounting them again) and the seccomp filter (which refuses the whole
-// mount API, open_tree's clone of a mount without them included), lowers
-// its capabilities (dropCapabilities) and execs the command.
-// The command sees the rest of the file system as it is, under the same
-// user; only the hidden paths read as empty.
+// file over each hidden file and an empty read-only folder over each
+// hidden folder, then restricts itself with the run's Landlock ruleset
+// (which also forbids unmounting them again) and the seccomp filter
+// (which refuses the whole mount API, open_tree's clone of a mount
+// without them included), lowers its capabilities (dropCapabilities) and
+// execs the command. The command sees the rest of the file system as it
+// is, under the same user; only the hidden paths read as empty.
+//
+// Each path comes with the device and inode number of the file it named
+// when Reasonix listed it, and the helper mounts over the file it opens
+// only when it is that file: the mount then holds to it wherever it is
+// renamed. A path that names another file by then (a background command
+// renamed a folder and put a decoy in its place), or none, fails the
+// command rather than leave the file it named unhidden.
 
 // HidingAvailable reports whether the sandbox can hide paths from
 // commands here (SandboxOptions.Hide), and why not; the first call probes.
 func HidingAvailable() (bool, string) { return hideAvailable() }
 
 // hideAvailable reports, once per process, whether a user and mount
-// namespace can be made here (a probe start of the helper), and why not.
+// namespace can be made here and mounted in as commands' are (a probe
+// start of the helper), and why not.
 func hideAvailable() (bool, string) { return hideProbe.Get() }
 
 var hideProbe = lazy.Values[bool, string]{Build: func() (bool, string) {
@@ -43,34 +52,48 @@ var hideProbe = lazy.Values[bool, string]{Build: func() (bool, string) {
 	}
 	cmd := exec.Command(exe, SandboxHelperArg, "probe")
 	cmd.SysProcAttr = &syscall.SysProcAttr{}
-	namespaced(cmd.SysProcAttr)
+	cmd.Args = append(cmd.Args, namespaced(cmd.SysProcAttr))
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return false, fmt.Sprintf("user namespaces are not available (%v %s)", err, out)
+		return false, fmt.Sprintf("user namespaces are not available (%v %s)", err, strings.TrimSpace(string(out)))
 	}
 	return true, ""
 }}
 
 // namespaced makes a child start in a new user and mount namespace, as
-// the same user. Only that user's own ids are mapped in it, unless
-// Reasonix runs as root and may map every id (CAP_SETUID and
-// CAP_SETGID): then all are, each to itself, so that files owned by other
-// users keep their owners inside and root's file capabilities apply to
-// them as outside (a root shell in a container over a checkout owned by
-// uid 1000 must still write to it). Capabilities held in the new
-// namespace never count outside it.
-func namespaced(a *syscall.SysProcAttr) {
+// the same user, and returns the helper's MAP argument: "-" when the ids
+// are mapped from here, else "UID:GID" for the helper to map itself.
+//
+// Reasonix is not dumpable (cmd/reasonix), so neither is a child until it
+// execs, and its /proc files belong to root: a parent other than root
+// cannot write the child's id maps, as os/exec would. And a process whose
+// user is not root in its namespace loses its capabilities there when it
+// execs. So the child raises the capabilities the helper needs into its
+// ambient set before it execs the helper (which keeps them), and the
+// helper, dumpable once it runs, maps its own user and group, as a
+// process may do for itself. Root writes the maps from here, and maps every id
+// to itself when it may (CAP_SETUID and CAP_SETGID): files owned by
+// other users keep their owners inside, and root's file capabilities
+// apply to them as outside (a root shell in a container over a checkout
+// owned by uid 1000 must still write to it). Capabilities held in the
+// new namespace never count outside it.
+func namespaced(a *syscall.SysProcAttr) string {
 	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
 	uid, gid := os.Getuid(), os.Getgid()
-	if uid == 0 && gid == 0 && mayMapAllIDs() {
+	if uid != 0 {
+		a.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETUID, unix.CAP_SETGID}
+		return strconv.Itoa(uid) + ":" + strconv.Itoa(gid)
+	}
+	if gid == 0 && mayMapAllIDs() {
 		// 4294967295 ids from 0: every valid id ((uid_t)-1 is not one).
 		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1<<32 - 1}}
 		a.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1<<32 - 1}}
 		a.GidMappingsEnableSetgroups = true
-		return
+		return "-"
 	}
 	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 	a.GidMappingsEnableSetgroups = false
+	return "-"
 }
 
 // mayMapAllIDs reports whether the calling thread holds CAP_SETUID and
@@ -85,10 +108,39 @@ func mayMapAllIDs() bool {
 	return data[0].Effective&need == need
 }
 
-// startHidden starts cmd through the helper with the paths in hide
-// hidden; the caller holds no lock and runs on a locked thread (see
-// startConfined). The ruleset is built here and handed to the helper.
-func startHidden(cmd *exec.Cmd, c confinement, hide []string) error {
+// mapOwnIDs maps, from inside a new user namespace, the user and group
+// it was made by (MAP "UID:GID"), with setgroups denied as the kernel
+// requires of an unprivileged map.
+func mapOwnIDs(m string) error {
+	if m == "-" {
+		return nil
+	}
+	uid, gid, ok := strings.Cut(m, ":")
+	if !ok {
+		return errors.New("sandbox helper: bad arguments")
+	}
+	// The binary's init made the helper not dumpable too, which gives
+	// its /proc files to root. It holds nothing to keep: its environment
+	// is the command's, which it is about to become.
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_DUMPABLE, 1, 0); errno != 0 {
+		return fmt.Errorf("sandbox helper: prctl(PR_SET_DUMPABLE): %w", errno)
+	}
+	for _, w := range []struct{ file, data string }{
+		{"/proc/self/setgroups", "deny"},
+		{"/proc/self/uid_map", uid + " " + uid + " 1"},
+		{"/proc/self/gid_map", gid + " " + gid + " 1"},
+	} {
+		if err := os.WriteFile(w.file, []byte(w.data), 0); err != nil {
+			return fmt.Errorf("sandbox helper: %w", err)
+		}
+	}
+	return nil
+}
+
+// startHidden starts cmd through the helper with hide hidden; the caller
+// holds no lock and runs on a locked thread (see startConfined). The
+// ruleset is built here and handed to the helper.
+func startHidden(cmd *exec.Cmd, c confinement, hide []hiddenFile) error {
 	fd, unlock, err := lockedRuleset(c)
 	if err != nil {
 		return err
@@ -112,53 +164,74 @@ func startHidden(cmd *exec.Cmd, c confinement, hide []string) error {
 	if path == "" && len(cmd.Args) > 0 {
 		path = cmd.Args[0]
 	}
-	args := []string{exe, SandboxHelperArg, "run", strconv.Itoa(3 + len(cmd.ExtraFiles)), net, strconv.Itoa(len(hide))}
-	args = append(args, hide...)
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	idMap := namespaced(cmd.SysProcAttr)
+	args := make([]string, 0, 7+3*len(hide)+len(cmd.Args))
+	args = append(args, exe, SandboxHelperArg, "run", idMap, strconv.Itoa(3+len(cmd.ExtraFiles)), net, strconv.Itoa(len(hide)))
+	for _, h := range hide {
+		args = append(args, h.path, strconv.FormatUint(h.dev, 10), strconv.FormatUint(h.ino, 10))
+	}
 	args = append(args, path)
 	cmd.Args = append(args, cmd.Args...)
 	cmd.Path = exe
 	cmd.ExtraFiles = append(cmd.ExtraFiles, f)
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	namespaced(cmd.SysProcAttr)
 	return cmd.Start()
 }
 
 // RunSandboxHelper is the helper's whole life (args are those after
-// SandboxHelperArg): "probe" mounts nothing and exits 0 when it could;
-// "run FD NET N PATH… PROGRAM ARGV…" hides the N paths, restricts itself
-// with the Landlock ruleset on descriptor FD and the filter (the socket
-// part unless NET is 1), lowers its capabilities, and execs PROGRAM with
-// ARGV. It returns only on failure, with
-// the error to print; the caller exits 126 then.
+// SandboxHelperArg), in the namespaces startHidden made, after mapping
+// its ids (MAP, see namespaced): "probe MAP" hides a folder as a command
+// would and exits 0 when it could; "run MAP FD NET N (PATH DEV INO)…
+// PROGRAM ARGV…" hides the N paths, each only if it is still the file
+// DEV and INO say, restricts itself with the Landlock ruleset on
+// descriptor FD and the filter (the socket part unless NET is 1), lowers
+// its capabilities, and execs PROGRAM with ARGV. It returns only on
+// failure, with the error to print; the caller exits 126 then.
 func RunSandboxHelper(args []string) error {
 	runtime.LockOSThread() // Landlock and seccomp apply to this thread, which execs
 	// No need to make the mounts private: in a mount namespace owned by a
 	// new user namespace, shared mounts are already reduced to slaves, so
 	// nothing mounted here propagates back (mount_namespaces(7)).
-	if len(args) == 1 && args[0] == "probe" {
-		// The namespace exists (the probe was started in it); a mount
-		// must work in it too.
-		if err := unix.Mount("tmpfs", os.TempDir(), "tmpfs", unix.MS_RDONLY, "size=4k"); err != nil {
-			return fmt.Errorf("sandbox helper: mount: %w", err)
+	if len(args) == 2 && args[0] == "probe" {
+		if err := mapOwnIDs(args[1]); err != nil {
+			return err
+		}
+		var s syscall.Stat_t
+		if err := syscall.Stat(os.TempDir(), &s); err != nil {
+			return fmt.Errorf("sandbox helper: %w", err)
+		}
+		if err := hideAll([]hiddenFile{{os.TempDir(), uint64(s.Dev), uint64(s.Ino)}}); err != nil {
+			return err
 		}
 		os.Exit(0)
 	}
-	if len(args) < 4 || args[0] != "run" {
+	if len(args) < 5 || args[0] != "run" {
 		return errors.New("sandbox helper: bad arguments")
 	}
-	fd, err1 := strconv.Atoi(args[1])
-	n, err2 := strconv.Atoi(args[3])
-	network := args[2] == "1"
-	if err1 != nil || err2 != nil || n < 0 || len(args) < 4+n+2 {
+	fd, err1 := strconv.Atoi(args[2])
+	n, err2 := strconv.Atoi(args[4])
+	network := args[3] == "1"
+	if err1 != nil || err2 != nil || n < 0 || len(args) < 5+3*n+1 {
 		return errors.New("sandbox helper: bad arguments")
 	}
-	hide, prog, argv := args[4:4+n], args[4+n], args[4+n+1:]
-	for _, p := range hide {
-		if err := hidePath(p); err != nil {
-			return err
+	if err := mapOwnIDs(args[1]); err != nil {
+		return err
+	}
+	hide := make([]hiddenFile, n)
+	for i := range hide {
+		a := args[5+3*i:]
+		dev, err1 := strconv.ParseUint(a[1], 10, 64)
+		ino, err2 := strconv.ParseUint(a[2], 10, 64)
+		if err1 != nil || err2 != nil {
+			return errors.New("sandbox helper: bad arguments")
 		}
+		hide[i] = hiddenFile{a[0], dev, ino}
+	}
+	prog, argv := args[5+3*n], args[5+3*n+1:]
+	if err := hideAll(hide); err != nil {
+		return err
 	}
 	if _, _, errno := syscall.RawSyscall6(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0, 0, 0, 0); errno != 0 {
 		return fmt.Errorf("sandbox helper: prctl(PR_SET_NO_NEW_PRIVS): %w", errno)
@@ -180,33 +253,80 @@ func RunSandboxHelper(args []string) error {
 	return nil
 }
 
-// hidePath mounts an empty read-only file over a file and an empty
-// read-only tmpfs over a folder. A path gone since it was listed is skipped.
-func hidePath(p string) error {
-	fi, err := os.Stat(p)
-	if err != nil {
+// hideAll mounts an empty read-only file over each file of hide and an
+// empty read-only folder over each folder. Both come from one small
+// tmpfs made for the purpose, never attached anywhere: a copy of its
+// file or its folder (already read-only, no set-id, no devices, no
+// execution) is moved onto the descriptor of the file to hide, opened
+// by its path and checked to be the file listed, so no rename between
+// the check and the mount can put the mount elsewhere.
+func hideAll(hide []hiddenFile) error {
+	if len(hide) == 0 {
 		return nil
 	}
-	if fi.IsDir() {
-		if err := unix.Mount("tmpfs", p, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,mode=0500"); err != nil {
-			return fmt.Errorf("sandbox helper: hide %s: %w", p, err)
+	fsfd, err := unix.Fsopen("tmpfs", unix.FSOPEN_CLOEXEC)
+	if err != nil {
+		return fmt.Errorf("sandbox helper: fsopen: %w", err)
+	}
+	defer unix.Close(fsfd)
+	for _, o := range [][2]string{{"size", "4k"}, {"mode", "0700"}} {
+		if err := unix.FsconfigSetString(fsfd, o[0], o[1]); err != nil {
+			return fmt.Errorf("sandbox helper: fsconfig %s: %w", o[0], err)
 		}
-		return nil
 	}
-	// An empty file of our own, read-only, so a write fails aloud (a
-	// device such as /dev/null takes writes even on a read-only mount).
-	// The mount keeps it alive once its name is gone.
-	empty, err := os.CreateTemp("", "reasonix-hidden-")
+	if err := unix.FsconfigCreate(fsfd); err != nil {
+		return fmt.Errorf("sandbox helper: fsconfig: %w", err)
+	}
+	mnt, err := unix.Fsmount(fsfd, unix.FSMOUNT_CLOEXEC, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
 	if err != nil {
-		return fmt.Errorf("sandbox helper: hide %s: %w", p, err)
+		return fmt.Errorf("sandbox helper: fsmount: %w", err)
 	}
-	empty.Close()
-	defer os.Remove(empty.Name())
-	if err := unix.Mount(empty.Name(), p, "", unix.MS_BIND, ""); err != nil {
-		return fmt.Errorf("sandbox helper: hide %s: %w", p, err)
+	defer unix.Close(mnt)
+	empty, err := unix.Openat(mnt, "f", unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_CLOEXEC, 0o400)
+	if err != nil {
+		return fmt.Errorf("sandbox helper: %w", err)
 	}
-	if err := unix.Mount("", p, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY, ""); err != nil {
-		return fmt.Errorf("sandbox helper: hide %s: %w", p, err)
+	unix.Close(empty)
+	if err := unix.Mkdirat(mnt, "d", 0o500); err != nil {
+		return fmt.Errorf("sandbox helper: %w", err)
+	}
+	if err := unix.MountSetattr(mnt, "", unix.AT_EMPTY_PATH, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
+		return fmt.Errorf("sandbox helper: mount_setattr: %w", err)
+	}
+	for _, h := range hide {
+		if err := hideOne(mnt, h); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hideOne mounts a copy of the empty file or folder of the tmpfs mnt over
+// h, which must still be the file it was listed as.
+func hideOne(mnt int, h hiddenFile) error {
+	target, err := unix.Open(h.path, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("sandbox helper: hide %s: %w (it moved as the command started; run it again)", h.path, err)
+	}
+	defer unix.Close(target)
+	var s unix.Stat_t
+	if err := unix.Fstat(target, &s); err != nil {
+		return fmt.Errorf("sandbox helper: hide %s: %w", h.path, err)
+	}
+	if uint64(s.Dev) != h.dev || uint64(s.Ino) != h.ino {
+		return fmt.Errorf("sandbox helper: hide %s: another file is there now (it moved as the command started; run it again)", h.path)
+	}
+	src := "f"
+	if s.Mode&unix.S_IFMT == unix.S_IFDIR {
+		src = "d"
+	}
+	clone, err := unix.OpenTree(mnt, src, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+	if err != nil {
+		return fmt.Errorf("sandbox helper: open_tree: %w", err)
+	}
+	defer unix.Close(clone)
+	if err := unix.MoveMount(clone, "", target, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH); err != nil {
+		return fmt.Errorf("sandbox helper: hide %s: %w", h.path, err)
 	}
 	return nil
 }

@@ -26,7 +26,7 @@ func TestHiddenReads(t *testing.T) {
 	}
 	hide := HiddenReads([]string{"Read(./.env)", "Read(./secrets/**)", "Read(" + filepath.ToSlash(filepath.Join(ws, "later.pem")) + ")"}, ws)
 	want := []string{filepath.Join(ws, "secrets"), filepath.Join(ws, ".env"), filepath.Join(ws, "app", ".env")}
-	got := hide()
+	got := hide.Paths()
 	slices.Sort(got)
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
@@ -35,20 +35,20 @@ func TestHiddenReads(t *testing.T) {
 	// A .env made at the root after the walk is hidden from then on.
 	bare := t.TempDir()
 	hideBare := HiddenReads([]string{"Read(./.env)"}, bare)
-	if got := hideBare(); len(got) != 0 {
+	if got := hideBare.Paths(); len(got) != 0 {
 		t.Errorf("hidden %q in a workspace without a .env", got)
 	}
 	if err := os.WriteFile(filepath.Join(bare, ".env"), []byte("late"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if got := hideBare(); !slices.Equal(got, []string{filepath.Join(bare, ".env")}) {
+	if got := hideBare.Paths(); !slices.Equal(got, []string{filepath.Join(bare, ".env")}) {
 		t.Errorf("a .env made at the root after the walk: hidden %q", got)
 	}
 	// A fixed path created later is hidden from then on.
 	if err := os.WriteFile(filepath.Join(ws, "later.pem"), []byte("k"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if got := hide(); !slices.Contains(got, filepath.Join(ws, "later.pem")) {
+	if got := hide.Paths(); !slices.Contains(got, filepath.Join(ws, "later.pem")) {
 		t.Errorf("a fixed path created later is not hidden: %q", got)
 	}
 }

@@ -43,12 +43,12 @@ type SandboxOptions struct {
 	// them that stay readable (the home's skills).
 	DenyRead       []string
 	DenyReadExcept []string
-	// Hide, when set, lists the files and folders inside writable trees
-	// that commands must not read (HiddenReads): Landlock cannot deny
-	// them, so each command that has some to hide starts in a mount
-	// namespace where they read as empty (Linux, where user namespaces
-	// are available; elsewhere the gate alone keeps them).
-	Hide func() []string
+	// Hide, when set, is what commands must not read inside writable
+	// trees (HiddenReads): Landlock cannot deny it, so each command that
+	// has some to hide starts in a mount namespace where it reads as
+	// empty (Linux, where user namespaces are available; elsewhere the
+	// gate alone keeps it).
+	Hide *Hidden
 	// Notify is called once, the first time a command runs unconfined
 	// because Landlock is missing, or cannot hide what Hide lists; may be
 	// nil.
@@ -264,12 +264,12 @@ func (s *Sandbox) Start(cmd *exec.Cmd) error {
 	}
 	c := s.confinement()
 	if s.opts.Hide != nil {
-		if hide := s.opts.Hide(); len(hide) > 0 {
+		if hide := s.opts.Hide.files(); len(hide) > 0 {
 			if ok, why := hideAvailable(); ok {
 				c.hide = hide
 			} else if s.opts.Notify != nil {
 				s.hideOnce.Do(func() {
-					s.opts.Notify("the sandbox cannot hide " + strings.Join(hide, ", ") + " from commands (" + why + "); the Read deny rules naming them are enforced by the gate only")
+					s.opts.Notify("the sandbox cannot hide " + strings.Join(s.opts.Hide.Paths(), ", ") + " from commands (" + why + "); the Read deny rules naming them are enforced by the gate only")
 				})
 			}
 		}
@@ -300,8 +300,8 @@ type confinement struct {
 	network          bool
 	denyRead, except []string
 	rulesets         *rulesetCache // shared by the commands of one Sandbox
-	// hide are paths the command starts with hidden (startHidden).
-	hide []string
+	// hide are what the command starts with hidden (startHidden).
+	hide []hiddenFile
 }
 
 // rulesetCache keeps the ruleset a confinement built for its next
