@@ -102,7 +102,10 @@ func TestE2EHiddenFilesResistEscapes(t *testing.T) {
 	if strings.Contains(msgs, "hide-secret") {
 		t.Fatalf("a hidden secret reached the model")
 	}
-	for _, want := range []string{"escape-done", "tried open_tree", "own user namespace", "/proc/PID/root"} {
+	if strings.Contains(msgs, "opened device") {
+		t.Errorf("a raw device, the kernel log or a console could be opened")
+	}
+	for _, want := range []string{"escape-done", "tried open_tree", "own user namespace", "/proc/PID/root", "tried the disks"} {
 		if !strings.Contains(msgs, want) {
 			t.Errorf("the hostile command did not run through (%q missing)", want)
 		}

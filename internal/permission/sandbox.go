@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -184,6 +185,8 @@ func SandboxProtections(opts SandboxOptions) []Protection {
 	} else {
 		out = append(out, Protection{Name: "read deny list", Detail: "empty: commands may read every file the user can"})
 	}
+	out = append(out, Protection{Name: "devices", Active: true,
+		Detail: "in /dev only " + strings.Join(devReadable, ", ") + " are readable (no raw disks, consoles or kernel log)"})
 	mounts := Protection{Name: "mounts", Active: seccompAvailable(),
 		Detail: "the mount API (mount, umount, open_tree, move_mount, fsopen, ...) is refused (seccomp)"}
 	if !seccompAvailable() {
@@ -232,6 +235,8 @@ type Sandbox struct {
 	once     sync.Once
 	hideOnce sync.Once
 	rulesets *rulesetCache
+	// denyRead and except are the options' with /dev less devReadable.
+	denyRead, except []string
 }
 
 // NewSandbox returns the sandbox of opts. The writable paths are resolved
@@ -240,8 +245,10 @@ type Sandbox struct {
 // path to the first request.
 func NewSandbox(opts SandboxOptions) *Sandbox {
 	return &Sandbox{
-		opts:  opts,
-		write: WritablePaths(opts),
+		opts:     opts,
+		write:    WritablePaths(opts),
+		denyRead: append(slices.Clone(opts.DenyRead), "/dev"),
+		except:   append(slices.Clone(opts.DenyReadExcept), devReadable...),
 		status: sync.OnceValues(func() (bool, string) {
 			enforced, _, detail := SandboxStatus(opts)
 			return enforced, detail
@@ -291,8 +298,18 @@ func (s *Sandbox) Prepare() {
 
 func (s *Sandbox) confinement() confinement {
 	return confinement{write: s.write, network: s.opts.Network,
-		denyRead: s.opts.DenyRead, except: s.opts.DenyReadExcept, rulesets: s.rulesets}
+		denyRead: s.denyRead, except: s.except, rulesets: s.rulesets}
 }
+
+// devReadable are the device files and folders under /dev a command may
+// read: the ones it may write (see WritablePaths) and /dev/shm. The rest
+// of /dev is on the read deny list of every command, whatever the
+// configuration: raw disks (a root command could read every file's
+// blocks there, past the deny list and the hidden files), consoles'
+// screens (/dev/vcs*), input devices and the like. The links /dev/fd,
+// /dev/stdin, … are judged at their targets in /proc.
+var devReadable = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
+	"/dev/tty", "/dev/ptmx", "/dev/pts", "/dev/shm"}
 
 // confinement is what startConfined applies to one command.
 type confinement struct {

@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -64,6 +65,25 @@ func main() {
 		}
 	}
 	fmt.Printf("tried /proc/PID/root and /proc/PID/cwd of every process: %d paths\n", tried)
+
+	// The disks themselves (a root command reads every file's blocks
+	// there), the kernel log and the consoles' screens. Only devices
+	// whose opening for reading does nothing else.
+	devs, _ := os.ReadDir("/dev")
+	opened := 0
+	for _, e := range devs {
+		p := filepath.Join("/dev", e.Name())
+		if e.Type()&os.ModeDevice == 0 || e.Type()&os.ModeCharDevice != 0 && e.Name() != "kmsg" && !strings.HasPrefix(e.Name(), "vcs") {
+			continue
+		}
+		f, err := os.Open(p)
+		if err == nil {
+			f.Close()
+			fmt.Printf("opened device %s\n", p)
+			opened++
+		}
+	}
+	fmt.Printf("tried the disks, the kernel log and the consoles: %d opened\n", opened)
 	fmt.Println("escape-done")
 }
 
