@@ -258,6 +258,26 @@ func TestGarbageServerIsDropped(t *testing.T) {
 	if !strings.Contains(n.all(), "MCP server junk failed") || len(m.Tools()) != 0 {
 		t.Fatalf("notices:\n%s\ntools %v", n.all(), names(m.Tools()))
 	}
+	if want := "(stderr log: " + m.LogPath("junk") + ")"; !strings.Contains(n.all(), want) {
+		t.Fatalf("a stdio server's failure does not point at its log %s:\n%s", want, n.all())
+	}
+}
+
+// A remote server has no stderr: its failure notice names no log (it
+// said "(stderr log: )" or a file that never fills).
+func TestFailedHTTPServerNamesNoLog(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "broken", http.StatusInternalServerError)
+	}))
+	t.Cleanup(srv.Close)
+	m, n := newManager(t, Config{Name: "remote", Type: TypeHTTP, URL: srv.URL, Timeout: 5 * time.Second})
+	if st, _ := m.Status("remote"); st.State != StateFailed {
+		t.Fatalf("status = %+v", st)
+	}
+	if got := n.all(); !strings.Contains(got, "MCP server remote failed") || strings.Contains(got, "stderr log") {
+		t.Fatalf("notices:\n%s", got)
+	}
 }
 
 func TestToolListChangeIsAnnouncedNotSwapped(t *testing.T) {

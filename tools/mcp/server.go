@@ -149,7 +149,7 @@ func (s *server) run(ctx context.Context) {
 				s.m.notify(fmt.Sprintf("MCP server %s %v; its tools are unavailable until then", s.cfg.Name, err))
 			} else {
 				s.setState(StateFailed, err)
-				s.m.notify(fmt.Sprintf("MCP server %s failed: %v (stderr log: %s)", s.cfg.Name, err, s.m.LogPath(s.cfg.Name)))
+				s.m.notify(fmt.Sprintf("MCP server %s failed: %v%s", s.cfg.Name, err, s.logHint()))
 			}
 			s.markReady()
 			return
@@ -189,7 +189,7 @@ func (s *server) run(ctx context.Context) {
 		}
 		if !restart {
 			s.setState(StateFailed, fmt.Errorf("stopped: %v", err))
-			s.m.notify(fmt.Sprintf("MCP server %s stopped (%v); its tools are unavailable (stderr log: %s)", s.cfg.Name, err, s.m.LogPath(s.cfg.Name)))
+			s.m.notify(fmt.Sprintf("MCP server %s stopped (%v); its tools are unavailable%s", s.cfg.Name, err, s.logHint()))
 			return
 		}
 		restarts++
@@ -571,4 +571,14 @@ func serverEnv(environ []string, extra map[string]string) []string {
 		out = append(out, k+"="+extra[k])
 	}
 	return out
+}
+
+// logHint points a failure notice at the server's stderr log: only a stdio
+// server has one, and only when the manager keeps logs.
+func (s *server) logHint() string {
+	p := s.m.LogPath(s.cfg.Name)
+	if s.cfg.kind() != TypeStdio || p == "" {
+		return ""
+	}
+	return " (stderr log: " + p + ")"
 }
