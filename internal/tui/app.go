@@ -281,10 +281,16 @@ func New(opts Options) *App {
 	return a
 }
 
-// beforeDraw notes the screen's size and refits the status line to a
-// new width.
+// beforeDraw notes the screen's size; at a new width it refits the
+// status line and lays the transcript's soft lines (wrapped list items
+// and quotes) out again.
 func (a *App) beforeDraw(s tcell.Screen) bool {
-	a.screenW, a.screenH = s.Size()
+	w, h := s.Size()
+	resized := w != a.screenW
+	a.screenW, a.screenH = w, h
+	if resized && a.bl.soft {
+		a.rebuild()
+	}
 	if a.screenW != a.statusW {
 		a.fitStatus()
 	}

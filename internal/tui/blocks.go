@@ -53,6 +53,9 @@ type blockState struct {
 	tail     strings.Builder // plain text after the last segment
 	lines    int             // lines held in segs and tail
 	expanded bool            // blocks show their full form (Ctrl-T)
+	// soft says segs or tail hold a soft line (markdown.go): the
+	// transcript is laid out again when its width changes.
+	soft bool
 	// agents are the running subagents, planner and plan steps, by key
 	// (session id, or "step:" and the step id); order is their start
 	// order.
@@ -113,7 +116,8 @@ func (a *App) block(collapsed, expanded string) {
 	a.bl.flushTail()
 	a.bl.nextID++
 	id := "b" + strconv.Itoa(a.bl.nextID)
-	g := segment{text: regionLine(id, collapsed), full: regionLine(id, expanded), id: id}
+	// Blocks hold no soft lines: marks in their text are not ours.
+	g := segment{text: regionLine(id, stripSoft(collapsed)), full: regionLine(id, stripSoft(expanded)), id: id}
 	a.bl.segs = append(a.bl.segs, g)
 	a.bl.lines += segLines(g)
 	_, _ = a.transcript.Write([]byte(a.bl.shown(g)))
@@ -184,7 +188,7 @@ func (a *App) rebuild() {
 	row, _ := a.transcript.GetScrollOffset()
 	a.transcript.Clear()
 	text := a.bl.text()
-	_, _ = a.transcript.Write([]byte(text))
+	_, _ = a.transcript.Write([]byte(layoutSoft(text, a.screenW)))
 	a.atLineStart = strings.HasSuffix(text, "\n")
 	if a.follow {
 		a.transcript.ScrollToEnd()

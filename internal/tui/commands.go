@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rivo/tview"
+	"github.com/rivo/uniseg"
 
 	"github.com/reasonix/reasonix/commands"
 	"github.com/reasonix/reasonix/events"
@@ -307,11 +308,14 @@ func (a *App) resumePicker() {
 		if title == "" {
 			title = a.tr("(no prompt yet)")
 		}
-		items = append(items, pickItem{
-			// The title last: a long one is what the picker's edge cuts.
-			label: a.trf("%s  %d turn(s)  %s  %s", a.ago(s.Updated), s.Turns, shortID(s.ID), oneLine(title, 60)),
-			value: s.Path,
-		})
+		title = oneLine(title, 60)
+		label := a.trf("%s  %d turn(s)  %s  %s", a.ago(s.Updated), s.Turns, shortID(s.ID), title)
+		it := pickItem{label: label, value: s.Path}
+		if strings.HasSuffix(label, title) {
+			// The title last: a long one continues under itself.
+			it.hang = uniseg.StringWidth(label) - uniseg.StringWidth(title)
+		}
+		items = append(items, it)
 	}
 	if len(items) == 0 {
 		a.note("no saved conversations in this project")
@@ -412,7 +416,8 @@ func (a *App) rewindCommand(args string) {
 	}
 	var items []pickItem
 	for i := len(turns) - 1; i >= 0; i-- {
-		items = append(items, pickItem{label: fmt.Sprintf("%2d  %s", i+1, oneLine(turns[i], 90)), value: fmt.Sprint(i + 1)})
+		num := fmt.Sprintf("%2d  ", i+1)
+		items = append(items, pickItem{label: num + oneLine(turns[i], 90), value: fmt.Sprint(i + 1), hang: len(num)})
 	}
 	a.pick(a.tr("rewind to just before"), items, func(v string) {
 		var to int

@@ -540,7 +540,7 @@ func TestBlankLinesSurviveAppending(t *testing.T) {
 
 // TestStreamedListWrapsUnderItsText: in the running UI (80 columns) a
 // streamed list item too long for one row continues under its text, not
-// at the left edge.
+// at the left edge, and again once the screen is narrower.
 func TestStreamedListWrapsUnderItsText(t *testing.T) {
 	item := "- " + strings.Repeat("word ", 30) + "end"
 	h := start(t, Options{}, scripted.Turn{Text: "Steps:\n\n" + item + "\n- short\n", ChunkSize: 7})
@@ -562,5 +562,34 @@ func TestStreamedListWrapsUnderItsText(t *testing.T) {
 		if !strings.HasPrefix(r, "  word") {
 			t.Errorf("a continuation row does not start under the text: %q\n%s", r, s)
 		}
+	}
+	wide := len(rows)
+
+	h.sim.SetSize(40, 30)
+	h.postEvent(tcell.NewEventResize(40, 30))
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		s = h.text()
+		// The item's rows: from its bullet to the next item's.
+		rows = rows[:0]
+		for _, r := range strings.Split(s, "\n") {
+			if strings.HasPrefix(r, "• short") {
+				break
+			}
+			if strings.HasPrefix(r, "• word") || len(rows) > 0 {
+				rows = append(rows, strings.TrimRight(r, " "))
+			}
+		}
+		bad := len(rows) <= wide
+		for _, r := range rows[1:] {
+			bad = bad || !strings.HasPrefix(r, "  word") || uniseg.StringWidth(r) > 40
+		}
+		if !bad {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after a resize to 40 columns the item was not wrapped again under its text:\n%s", s)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -153,7 +153,10 @@ func (a *App) searchHistory() {
 		return
 	}
 	input := tview.NewInputField().SetLabel(a.tr("search: ")).SetFieldWidth(0)
-	list := tview.NewList().ShowSecondaryText(false).SetHighlightFullLine(true)
+	// Selected in reverse video: tview's selected style is the terminal's
+	// colours swapped, which are both "default" here (useTerminalColours),
+	// so it would not show.
+	list := tview.NewList().ShowSecondaryText(false).SetHighlightFullLine(true).SetSelectedStyle(tcell.StyleDefault.Reverse(true))
 	var matches []int // indexes into items, newest first
 	fill := func(q string) {
 		list.Clear()

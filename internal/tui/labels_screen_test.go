@@ -144,7 +144,7 @@ func TestChinesePickersAt80Columns(t *testing.T) {
 		h.waitWide("向 Reasonix 提问")
 	}
 	picker("/model", "/model", false, "下一次请求的模型（当前 scripted/sim-model）", "（默认）", "↑/↓ 移动")
-	picker("/effort", "/effort", false, "推理强度（以 reasoning_effort 发送）", "未配置则不发送")
+	picker("/effort", "/effort", false, "推理强度（以 reasoning_effort 发送）", "配置中该提供方的")
 	picker("/rewind", "/rewind", false, "回退到该轮之前", "再来一次")
 	h.key(tcell.KeyCtrlR)
 	cells := h.waitWide("搜索历史提示", "搜索：")

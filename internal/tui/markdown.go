@@ -43,14 +43,14 @@ type mdStream struct {
 	codeLine int
 	table    []string // table rows held until the table ends
 
-	// width, when above 0, is the transcript's width: a list item or a
-	// quote line is then collected whole (wrap) and wrapped here, its
-	// continuation lines indented under its text (cont) rather than left
-	// to the TextView, which would start them at the left edge.
-	width int
-	wrap  *strings.Builder
-	hang  int
-	cont  string
+	// soft, when set, collects a list item or a quote line whole (wrap)
+	// and writes it as a soft line (see softLine) that the transcript
+	// wraps at its width, again whenever the width changes, each
+	// continuation line starting with cont under the item's text; the
+	// TextView alone would start them at the left edge.
+	soft bool
+	wrap *strings.Builder
+	cont string
 }
 
 // quoteEnd ends a quote line's style; it also marks the line as a quote.
@@ -65,6 +65,11 @@ const maxHold = 2000
 // Feed takes the next piece of streamed text and returns the markup it
 // completes.
 func (m *mdStream) Feed(s string) string {
+	// The soft line's marks are the renderer's own: text never brings
+	// them.
+	if strings.ContainsAny(s, softMark+softSep) {
+		s = stripSoft(s)
+	}
 	m.hold += s
 	var out strings.Builder
 	for m.hold != "" {
@@ -125,36 +130,86 @@ func (m *mdStream) step(out *strings.Builder, final bool) int {
 }
 
 // startWrap begins collecting a list item or quote line whose prefix is
-// prefix; cont starts each continuation line. With no width it writes
-// prefix to out and the line streams as any other.
+// prefix; cont starts each continuation line, and is as wide as prefix.
+// Without soft lines it writes prefix to out and the line streams as any
+// other.
 func (m *mdStream) startWrap(out *strings.Builder, prefix, cont string) {
-	if m.width <= 0 {
+	if !m.soft {
 		out.WriteString(prefix)
 		return
 	}
 	m.wrap = &strings.Builder{}
 	m.wrap.WriteString(prefix)
-	m.hang = tview.TaggedStringWidth(prefix)
 	m.cont = cont
 }
 
-// wrapped ends the collected line: wrapped at the width, each
-// continuation line starting with cont under the text.
+// wrapped ends the collected line: a soft line.
 func (m *mdStream) wrapped() string {
 	s := m.wrap.String()
 	m.wrap = nil
-	body, nl := strings.CutSuffix(s, "\n")
-	if m.width-m.hang < 10 || tview.TaggedStringWidth(body) <= m.width {
+	return softMark + m.cont + softSep + s
+}
+
+// A soft line is a line of transcript markup that is wrapped where it is
+// shown, for the width it is shown at: softMark, the markup that starts
+// each continuation line, softSep, then the line. Only the Markdown
+// renderer writes them (it drops the two characters from the text it is
+// given, and the transcript from everything else it is given), so no
+// text can pass for one.
+const (
+	softMark = "\x1e"
+	softSep  = "\x1f"
+)
+
+// stripSoft drops the soft line marks from s.
+func stripSoft(s string) string {
+	return strings.NewReplacer(softMark, "", softSep, "").Replace(s)
+}
+
+// layoutSoft lays out the soft lines of s for width: each is wrapped, its
+// continuation lines starting with its continuation markup, which is as
+// wide as the line's prefix, so they sit under the item's text or keep
+// the quote's bar. Other lines are left to the TextView. Width 0 (not
+// drawn yet) or too narrow a width writes a soft line as it is.
+func layoutSoft(s string, width int) string {
+	if !strings.Contains(s, softMark) {
 		return s
 	}
-	first := tview.WordWrap(body, m.width)[0]
+	var b strings.Builder
+	for s != "" {
+		i := strings.Index(s, softMark)
+		if i < 0 {
+			b.WriteString(s)
+			break
+		}
+		b.WriteString(s[:i])
+		s = s[i+len(softMark):]
+		line, rest, nl := strings.Cut(s, "\n")
+		s = rest
+		cont, body, ok := strings.Cut(line, softSep)
+		if !ok {
+			body, cont = line, ""
+		}
+		b.WriteString(wrapSoft(body, cont, width))
+		if nl {
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+// wrapSoft wraps one soft line's markup at width, each continuation line
+// starting with cont.
+func wrapSoft(body, cont string, width int) string {
+	hang := tview.TaggedStringWidth(cont)
+	if width-hang < 10 || tview.TaggedStringWidth(body) <= width {
+		return body
+	}
+	first := tview.WordWrap(body, width)[0]
 	var b strings.Builder
 	b.WriteString(strings.TrimRight(first, " "))
-	for _, l := range tview.WordWrap(strings.TrimLeft(body[len(first):], " "), m.width-m.hang) {
-		b.WriteString("\n" + m.cont + strings.TrimRight(l, " "))
-	}
-	if nl {
-		b.WriteString("\n")
+	for _, l := range tview.WordWrap(strings.TrimLeft(body[len(first):], " "), width-hang) {
+		b.WriteString("\n" + cont + strings.TrimRight(l, " "))
 	}
 	return b.String()
 }

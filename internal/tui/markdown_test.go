@@ -282,13 +282,13 @@ func TestMarkdownWrapsListsAndQuotes(t *testing.T) {
 		"> a quoted line with *emphasis* long enough to wrap twice at a width of forty\n\nshort\n"
 	wrapped := func(pieces ...string) string {
 		m := newMarkdown(&darkTheme)
-		m.width = width
+		m.soft = true
 		var b strings.Builder
 		for _, p := range pieces {
 			b.WriteString(m.Feed(p))
 		}
 		b.WriteString(m.Flush())
-		return b.String()
+		return layoutSoft(b.String(), width)
 	}
 	whole := wrapped(text)
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -341,9 +341,23 @@ func TestMarkdownWrapsListsAndQuotes(t *testing.T) {
 	if st, _ := find(t, qc, qw, "after"); attrsOf(st)&tcell.AttrItalic == 0 {
 		t.Error("the quote lost its italics after an emphasis")
 	}
-	// Width 0 (not drawn yet) leaves wrapping to the TextView, as before.
+	// Without soft lines wrapping is left to the TextView; soft lines
+	// laid out without a width (not drawn yet) are not wrapped either.
 	if got := render(&darkTheme, text); strings.Contains(got, "\n  more than") {
-		t.Errorf("wrapped without a width:\n%q", got)
+		t.Errorf("wrapped without soft lines:\n%q", got)
+	}
+	m := newMarkdown(&darkTheme)
+	m.soft = true
+	soft := m.Feed(text) + m.Flush()
+	if got := layoutSoft(soft, 0); strings.Contains(got, "\n  more than") || strings.ContainsAny(got, softMark+softSep) {
+		t.Errorf("laid out without a width:\n%q", got)
+	}
+	// Marks in the model's text are dropped: it cannot make a soft line.
+	m = newMarkdown(&darkTheme)
+	m.soft = true
+	forged := m.Feed("plain \x1e[red]\x1fline "+strings.Repeat("word ", 20)+"\n") + m.Flush()
+	if strings.ContainsAny(forged, softMark+softSep) {
+		t.Errorf("forged soft line: %q", forged)
 	}
 }
 

@@ -73,6 +73,16 @@ func (a *App) showFrame(title string, frame *tview.Flex, focus tview.Primitive, 
 	}
 }
 
+// overlayWidth is the width inside an overlay's border and padding on
+// the screen as it is now (see showFrame).
+func (a *App) overlayWidth() int {
+	w := a.screenW
+	if w <= 0 {
+		w = 80
+	}
+	return w*10/12 - 4
+}
+
 // opaque draws a Flex over whatever was below it: tview's Flex is
 // transparent (its border padding and border rows are never cleared), so
 // transcript characters would show through an overlay's padding.
@@ -80,6 +90,14 @@ type opaque struct{ *tview.Flex }
 
 func (o opaque) Draw(screen tcell.Screen) {
 	x, y, w, h := o.GetRect()
+	// tview centres a title and cuts a long one at both ends; one wider
+	// than the border starts at the left instead, so its first words
+	// stay and the end gives way.
+	if tview.TaggedStringWidth(o.GetTitle()) > w-2 {
+		o.SetTitleAlign(tview.AlignLeft)
+	} else {
+		o.SetTitleAlign(tview.AlignCenter)
+	}
 	for j := y; j < y+h; j++ {
 		for i := x; i < x+w; i++ {
 			screen.SetContent(i, j, ' ', nil, tcell.StyleDefault)
@@ -314,7 +332,7 @@ func (a *App) showApproval(e events.Event) (closeFn func(), setWaiting func(n in
 		return strings.TrimRight(b.String(), "\n")
 	}
 	// The overlay is 10/12 of the screen, less its border and padding.
-	text := build(a.screenW*10/12 - 4)
+	text := build(a.overlayWidth())
 	var keys, short []string
 	for _, k := range approvalKeys {
 		if req.Offers(k.choice) {
@@ -482,10 +500,13 @@ func (a *App) editPlan(ctx context.Context, draft []byte) (events.Plan, []byte, 
 	return p, saved, err
 }
 
-// pickItem is one line of a picker and the value it stands for.
+// pickItem is one item of a picker and the value it stands for.
 type pickItem struct {
 	label string
 	value string
+	// hang is the column a long label's continuation rows start at
+	// (0: after the mark or spaces it starts with).
+	hang int
 }
 
 // pick shows items in a list overlay: arrows move, Enter chooses, Esc
@@ -496,23 +517,19 @@ func (a *App) pick(title string, items []pickItem, chosen func(value string)) {
 
 // pickAt is pick with item sel selected first (the current choice).
 func (a *App) pickAt(title string, items []pickItem, sel int, chosen func(value string)) {
-	list := tview.NewList().ShowSecondaryText(false).SetHighlightFullLine(true)
+	list := newPickList(items, sel)
 	var closeFn func()
-	for _, it := range items {
-		v := it.value
-		list.AddItem(tview.Escape(it.label), "", 0, func() {
-			closeFn()
-			chosen(v)
-		})
+	list.chosen = func(i int) {
+		closeFn()
+		chosen(items[i].value)
 	}
-	list.SetDoneFunc(func() { closeFn() })
-	if sel > 0 && sel < len(items) {
-		list.SetCurrentItem(sel)
-	}
+	list.done = func() { closeFn() }
 	frame := tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(list, 0, 1, true).
 		AddItem(newOverlayText(a.tr("[::b]↑/↓[::-] move  [::b]Enter[::-] choose  [::b]Esc[::-] close")), 1, 0, false)
-	closeFn = a.showFrame(title, frame, list, min(len(items), 15)+1)
+	// As many rows as the items take wrapped at the overlay's width now,
+	// up to 15; after a resize the list scrolls instead.
+	closeFn = a.showFrame(title, frame, list, pickRows(items, a.overlayWidth(), 15)+1)
 }
 
 // confirm asks a yes/no question in an overlay and runs yes on y.
@@ -573,7 +590,7 @@ func (a *App) showQuestion(e events.Event, qa questionAnswerer) (closeFn func(),
 		}
 		return strings.TrimRight(b.String(), "\n")
 	}
-	text := build(a.screenW*10/12 - 4)
+	text := build(a.overlayWidth())
 	body := &widthText{TextView: newOverlayText(text), build: build}
 	input := tview.NewInputField().SetLabel(a.tr("answer: "))
 	answer := func(s string) {

@@ -357,7 +357,9 @@ func describe(list []events.Command) []pickItem {
 			}
 			label += " · " + p
 		}
-		items = append(items, pickItem{label: label, value: c.Name})
+		// A long row continues under the source and description, not
+		// under the name.
+		items = append(items, pickItem{label: label, value: c.Name, hang: w + 2})
 	}
 	return items
 }

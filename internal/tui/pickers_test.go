@@ -12,6 +12,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
+	"github.com/rivo/uniseg"
 
 	"github.com/reasonix/reasonix/commands"
 	"github.com/reasonix/reasonix/events"
@@ -443,4 +444,85 @@ func TestHelpListsOnlyWorkingCommands(t *testing.T) {
 	if s := <-got; strings.Contains(s, "unknown command") || !strings.Contains(s, "› /mcp") {
 		t.Errorf("a built-in was reported unknown, or not run:\n%s", s)
 	}
+}
+
+// TestWrapHanging: a picker row wraps at the width, its continuation
+// rows indented by the hang; words stay whole, CJK text breaks between
+// characters (never before a closing mark), a word wider than a row is
+// cut, and too narrow a row drops the indent.
+func TestWrapHanging(t *testing.T) {
+	for _, c := range []struct {
+		s           string
+		width, hang int
+		want        []string
+	}{
+		{"short", 20, 2, []string{"short"}},
+		{"● default  (the provider's reasoning_effort from the config)", 30, 2,
+			[]string{"● default  (the provider's", "  reasoning_effort from the", "  config)"}},
+		{"reviewer  agent · reviews code carefully", 24, 10,
+			[]string{"reviewer  agent ·", "          reviews code", "          carefully"}},
+		{"● 默认（配置中该提供方的推理强度，未配置则不发送）", 24, 2,
+			[]string{"● 默认（配置中该提供方的", "  推理强度，未配置则不发", "  送）"}},
+		{"x " + strings.Repeat("y", 30), 16, 2, []string{"x", "  yyyyyyyyyyyyyy", "  yyyyyyyyyyyyyy", "  yy"}},
+		{"● one two three four five six", 12, 4, []string{"● one two", "three four", "five six"}},
+	} {
+		got := wrapHanging(c.s, c.width, c.hang)
+		if strings.Join(got, "|") != strings.Join(c.want, "|") {
+			t.Errorf("wrapHanging(%q, %d, %d) = %q, want %q", c.s, c.width, c.hang, got, c.want)
+		}
+		for _, r := range got {
+			if w := uniseg.StringWidth(r); w > c.width {
+				t.Errorf("%q: row %q is %d wide", c.s, r, w)
+			}
+		}
+	}
+}
+
+// TestPickerSelectionShows: the selected row of a picker and of the
+// prompt search is drawn in reverse video (tview's own selected style is
+// invisible on the terminal's colours), and moves with ↓.
+func TestPickerSelectionShows(t *testing.T) {
+	isReversed := func(h *harness, want string) bool {
+		st, ok := h.styleOf(want)
+		if !ok {
+			t.Fatalf("no %q on the screen:\n%s", want, h.text())
+		}
+		_, _, attr := st.Decompose()
+		return attr&tcell.AttrReverse != 0
+	}
+	// reversed waits a while for want to be drawn reversed (a key just
+	// sent may not be drawn yet) and says whether it is.
+	reversed := func(h *harness, want string) bool {
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if isReversed(h, want) {
+				return true
+			}
+		}
+		return false
+	}
+	h := start(t, Options{History: &memHistory{saved: []string{"fix the parser", "write docs"}}})
+	h.typeText("/effort")
+	h.key(tcell.KeyEnter)
+	h.waitFor("reasoning effort (sent as", "medium", "Enter choose")
+	if !reversed(h, "default") || isReversed(h, "medium") {
+		t.Errorf("/effort: the current level is not the one selected")
+	}
+	h.key(tcell.KeyUp)
+	if !reversed(h, "high") || isReversed(h, "default") {
+		t.Errorf("/effort: ↑ did not move the selection")
+	}
+	h.key(tcell.KeyEscape)
+	h.waitFor("Ask Reasonix")
+	h.key(tcell.KeyCtrlR)
+	h.waitFor("search prompts", "write docs")
+	// The newest prompt, the /effort just typed, is selected first; ↓
+	// selects the next.
+	if isReversed(h, "write docs") {
+		t.Errorf("Ctrl-R: an older prompt is shown selected:\n%s", h.text())
+	}
+	h.key(tcell.KeyDown)
+	if !reversed(h, "write docs") || isReversed(h, "fix the parser") {
+		t.Errorf("Ctrl-R: the selected prompt does not show:\n%s", h.text())
+	}
+	h.key(tcell.KeyEscape)
 }

@@ -258,7 +258,7 @@ func (a *App) history(e events.Event) {
 		case providers.RoleAssistant:
 			if t := strings.TrimSpace(m.Content); t != "" {
 				md := a.newMarkdown()
-				a.write(md.Feed(t) + md.Flush())
+				a.writeSoft(md.Feed(t) + md.Flush())
 			}
 			for _, c := range m.ToolCalls {
 				a.line("[gray]→ " + tview.Escape(c.Function.Name) + "[-]")
@@ -324,9 +324,25 @@ func (a *App) planLine(e events.Event) {
 
 // write appends markup to the transcript.
 func (a *App) write(s string) {
+	if strings.Contains(s, softMark) {
+		s = stripSoft(s) // only the Markdown renderer writes soft lines
+	}
+	a.writeSoft(s)
+}
+
+// writeSoft appends markup that may hold soft lines (the Markdown
+// renderer's): the transcript keeps them as they are, to lay them out
+// again when the width changes, and shows them laid out for the width
+// now.
+func (a *App) writeSoft(s string) {
 	s = guardLeadingBreak(s, a.atLineStart)
 	a.atLineStart = strings.HasSuffix(s, "\n")
-	_, _ = a.transcript.Write([]byte(s))
+	if strings.Contains(s, softMark) {
+		a.bl.soft = true
+		_, _ = a.transcript.Write([]byte(layoutSoft(s, a.screenW)))
+	} else {
+		_, _ = a.transcript.Write([]byte(s))
+	}
 	a.bl.tail.WriteString(s)
 	a.bl.lines += strings.Count(s, "\n")
 	a.bl.trim(a.opts.MaxLines)
@@ -352,16 +368,16 @@ func (a *App) streamText(s string) {
 		a.rs.md = a.newMarkdown()
 	}
 	if out := a.rs.md.Feed(s); out != "" {
-		a.write(out)
+		a.writeSoft(out)
 	}
 }
 
-// newMarkdown is a Markdown stream that wraps list items and quotes at
-// the transcript's width (the screen's: it has no border), once the
-// screen has been drawn and its width is known.
+// newMarkdown is a Markdown stream that writes list items and quotes as
+// soft lines, wrapped at the transcript's width (the screen's: it has no
+// border) under the item's text, and again after a resize.
 func (a *App) newMarkdown() *mdStream {
 	md := newMarkdown(a.th)
-	md.width = a.screenW
+	md.soft = true
 	return md
 }
 
@@ -372,7 +388,7 @@ func (a *App) endStream() {
 		return
 	}
 	if out := a.rs.md.Flush(); out != "" {
-		a.write(out)
+		a.writeSoft(out)
 	}
 	a.rs.md = nil
 }

@@ -166,7 +166,7 @@ const (
 )
 
 func (s *setupScreen) showList() {
-	list := tview.NewList().ShowSecondaryText(true).SetHighlightFullLine(true)
+	list := tview.NewList().ShowSecondaryText(true).SetHighlightFullLine(true).SetSelectedStyle(tcell.StyleDefault.Reverse(true))
 	for _, p := range s.opts.Presets {
 		// The key's state first: on a narrow terminal the line is cut
 		// at the right, and the address is the part that can go.
