@@ -33,7 +33,9 @@ func (a *App) showOverlay(title string, body, keys tview.Primitive, lines int) (
 func (a *App) showFrame(title string, frame *tview.Flex, focus tview.Primitive, lines int) (closeFn func()) {
 	a.overlayN++
 	name := fmt.Sprintf("overlay-%d", a.overlayN)
-	frame.SetBorder(true).SetTitle(" "+title+" ").SetBorderPadding(0, 0, 1, 1)
+	// A title is plain text: it can hold a model's or a tool's name, whose
+	// brackets tview would otherwise read as style tags and drop.
+	frame.SetBorder(true).SetTitle(" "+tview.Escape(title)+" ").SetBorderPadding(0, 0, 1, 1)
 	h := a.screenH
 	if h <= 0 {
 		h = 24

@@ -90,6 +90,21 @@ func TestModelPicker(t *testing.T) {
 	}
 }
 
+// TestPickerTitleIsPlainText: a model name with brackets shows whole in
+// the picker's title (tview read "[x]" there as a style tag and dropped it).
+func TestPickerTitleIsPlainText(t *testing.T) {
+	odd := "scripted/q[gold]" // "gold" is a tview colour name
+	h := startWith(t, Options{Models: func() []ModelChoice {
+		return append(modelChoices, ModelChoice{Ref: odd, Provider: "scripted"})
+	}}, twoModels)
+	h.typeText("/model " + odd)
+	h.key(tcell.KeyEnter)
+	h.waitFor("for the next request")
+	h.typeText("/model")
+	h.key(tcell.KeyEnter)
+	h.waitFor("model for the next request (now " + odd + ")")
+}
+
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return lines[len(lines)-1]
