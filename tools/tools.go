@@ -105,6 +105,11 @@ type Env struct {
 	// TempDir, when set, is the run's private temporary directory: shell
 	// commands get it as TMPDIR (and TMP, TEMP).
 	TempDir string
+	// TempDirReady, when set, waits until TempDir exists (it is made in
+	// the background, off the path to the first request) and reports
+	// whether it could not be made; no command starts before it returns
+	// nil.
+	TempDirReady func() error
 	// Secrets are withheld from shell commands' environment and redacted
 	// from every tool result; nil still withholds DefaultSecretEnv.
 	Secrets *Secrets

@@ -184,9 +184,13 @@ func assemble(o assembleOptions) (*app, error) {
 		stopWarm = pc.Preconnect(context.Background())
 	}
 	assembled := false
+	var tmpDir *runtmp.Dir
 	defer func() {
 		if !assembled {
 			stopWarm() // no request will take the connection
+			if tmpDir != nil {
+				tmpDir.Remove()
+			}
 		}
 	}()
 
@@ -237,14 +241,10 @@ func assemble(o assembleOptions) (*app, error) {
 	}
 	env.Guard = guard
 	// A private temporary directory per run: bash gets it as TMPDIR and
-	// the sandbox leaves the shared /tmp out.
-	runTmp, err := runtmp.New("")
-	if err != nil {
-		return nil, err
-	}
-	if r, err := filepath.EvalSymlinks(runTmp); err == nil {
-		runTmp = r
-	}
+	// the sandbox leaves the shared /tmp out. It is made in the
+	// background (runtmp.Dir); commands wait for it.
+	tmpDir = runtmp.Start("")
+	runTmp := tmpDir.Path()
 	denyRules := append(slices.Clone(cfg.Permissions.Deny), set.Rules("deny")...)
 	sbOpts := permission.SandboxOptions{Mode: cfg.Sandbox.Bash, Workspace: workspace, AllowWrite: allowWrite,
 		Network: cfg.Sandbox.Network, Home: loaded.Home, TempDir: runTmp}
@@ -252,12 +252,12 @@ func assemble(o assembleOptions) (*app, error) {
 	sbOpts.DenyRead, sbOpts.DenyReadExcept = denyRead, denyExcept
 	guard.DenyRead(denyRead, denyExcept)
 	a.atExit = append(a.atExit, func() {
-		_ = os.RemoveAll(runTmp)
+		tmpDir.Remove()
 		// Runs killed before this point left theirs behind; the
 		// sweep is at the end so start-up never pays for it.
 		runtmp.Sweep("", time.Now())
 	})
-	env.TempDir = runTmp
+	env.TempDir, env.TempDirReady = runTmp, tmpDir.Wait
 	// The guard hands back symlink-free paths; the root must be the same
 	// form or tools would show absolute paths and miss ignore files when
 	// the workspace sits behind a symlink (/tmp on macOS).

@@ -53,3 +53,37 @@ func TestE2ERunRemovesAbandonedTempDirs(t *testing.T) {
 		t.Errorf("temp dirs after the run: %v, want only the live one", left)
 	}
 }
+
+// TestE2EBashWritesItsPrivateTempDir: the run's TMPDIR, made in the
+// background while the first request goes out, exists by the first
+// command, which can write there (inside the sandbox where Landlock
+// works), and is gone after the run.
+func TestE2EBashWritesItsPrivateTempDir(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": `echo x > "$TMPDIR/f" && cat "$TMPDIR/f" && echo "dir=$TMPDIR"`})}},
+		scripted.Turn{Text: "done"},
+	)
+	tmp := t.TempDir()
+	for i, kv := range e.env {
+		if strings.HasPrefix(kv, "TMPDIR=") {
+			e.env[i] = "TMPDIR=" + tmp
+		}
+	}
+	if r := e.run("", "run", "write a temp file"); r.code != 0 {
+		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
+	}
+	reqs := e.srv.Requests()
+	result := string(messagesOf(t, reqs[len(reqs)-1]))
+	if !strings.Contains(result, `x\ndir=`) || !strings.Contains(result, "exit code: 0") {
+		t.Fatalf("the command could not write its TMPDIR: %s", result)
+	}
+	_, after, _ := strings.Cut(result, `x\ndir=`)
+	dir, _, _ := strings.Cut(after, `\n`)
+	if filepath.Dir(dir) != tmp || !strings.HasPrefix(filepath.Base(dir), "reasonix-run-") {
+		t.Errorf("TMPDIR %q is not a run directory under %s", dir, tmp)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("%s is still there after the run (err %v)", dir, err)
+	}
+}

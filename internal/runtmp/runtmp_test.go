@@ -53,10 +53,15 @@ func TestSweepRemovesOnlyAbandonedDirectories(t *testing.T) {
 	}
 }
 
-func TestNewNamesTheProcess(t *testing.T) {
-	dir, err := New(t.TempDir())
-	if err != nil {
+func TestStartNamesTheProcessAndMakesTheDirectory(t *testing.T) {
+	root := t.TempDir()
+	d := Start(root)
+	if err := d.Wait(); err != nil {
 		t.Fatal(err)
+	}
+	dir := d.Path()
+	if filepath.Dir(dir) != root {
+		t.Errorf("%s is not in %s", dir, root)
 	}
 	pid, ok := pidOf(filepath.Base(dir))
 	if !ok || pid != os.Getpid() {
@@ -64,5 +69,38 @@ func TestNewNamesTheProcess(t *testing.T) {
 	}
 	if !strings.HasPrefix(filepath.Base(dir), prefix) {
 		t.Errorf("%s lacks the prefix", dir)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("%s: %v, %v; want a private directory", dir, fi, err)
+	}
+	if other := Start(root); other.Path() == dir {
+		t.Errorf("two directories named %s", dir)
+	} else {
+		other.Remove()
+	}
+	if err := os.WriteFile(filepath.Join(dir, "f"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d.Remove()
+	if _, err := os.Lstat(dir); !os.IsNotExist(err) {
+		t.Errorf("%s is still there after Remove: %v", dir, err)
+	}
+}
+
+// A name something else already has is not used, and Remove leaves it.
+func TestStartRefusesATakenNameAndRemoveLeavesIt(t *testing.T) {
+	root := t.TempDir()
+	taken := filepath.Join(root, "taken")
+	if err := os.Mkdir(taken, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	d := makeDir(taken)
+	if err := d.Wait(); err == nil {
+		t.Fatal("Wait reported no error for a name that was taken")
+	}
+	d.Remove()
+	if _, err := os.Stat(d.path); err != nil {
+		t.Errorf("Remove removed a directory this process did not make: %v", err)
 	}
 }

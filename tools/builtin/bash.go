@@ -52,6 +52,11 @@ func (bashTool) Prepare(env *tools.Env) {
 	var wg sync.WaitGroup
 	wg.Go(prepareWatcher)
 	if env.Sandbox != nil && env.PrepareSandbox != nil {
+		// The ruleset grants the private TMPDIR: built before that
+		// exists, Start would find it new and build the ruleset again.
+		if env.TempDirReady != nil {
+			_ = env.TempDirReady()
+		}
 		env.PrepareSandbox()
 	}
 	wg.Wait()
@@ -216,6 +221,11 @@ func startShell(env *tools.Env, sh shellSpec, command string, out io.Writer) (*e
 		cmd.Env = append(cmd.Env, powerShellEnv...)
 	}
 	if env.TempDir != "" {
+		if env.TempDirReady != nil {
+			if err := env.TempDirReady(); err != nil {
+				return nil, nil, fmt.Errorf("cannot start shell: %w", err)
+			}
+		}
 		cmd.Env = append(cmd.Env, "TMPDIR="+env.TempDir, "TMP="+env.TempDir, "TEMP="+env.TempDir)
 	}
 	cmd.Stdout, cmd.Stderr = out, out
