@@ -220,12 +220,17 @@ func New(cfg Config) (*Session, error) {
 	if s.sink == nil {
 		s.sink = events.Discard
 	}
-	tj, err := cfg.Tools.EncodedSpecs()
-	if err != nil {
-		return nil, fmt.Errorf("session: encode tool schemas: %w", err)
-	}
-	s.toolsJSON = tj
+	// Each tool's description and schema are read once: a schema is a
+	// copy of generated text, and the first session's on the way to the
+	// first request.
 	s.specs = cfg.Tools.Specs()
+	if len(s.specs) > 0 {
+		tj, err := providers.EncodeTools(s.specs)
+		if err != nil {
+			return nil, fmt.Errorf("session: encode tool schemas: %w", err)
+		}
+		s.toolsJSON = tj
+	}
 	if cfg.FlattenSchemas {
 		if err := s.flattenSpecs(); err != nil {
 			return nil, err
