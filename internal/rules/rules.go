@@ -346,6 +346,11 @@ func scopedPaths(body string) string {
 // file reads path and expands its imports. stack holds the identities of
 // the files importing it, for cycle detection.
 func (l *loader) file(path string, depth int, stack []string, pt *Part, mustExist bool) (string, bool) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) && !mustExist {
+		// Most candidate names are missing: skipped quietly, as below,
+		// without first resolving the path (a stat of every component).
+		return "", false
+	}
 	id := identity(path)
 	if l.seen[id] {
 		return "", false
