@@ -177,6 +177,10 @@ func assemble(o assembleOptions) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
+	// In a repository, git status for the environment block is the
+	// longest part of the way to the first request: started now, git
+	// runs while the rest is assembled (the rules goroutine takes it).
+	gitStatus := rules.StartStatus(wd, 0)
 	stopWarm := func() {}
 	if pc, ok := prov.(interface {
 		Preconnect(context.Context) func()
@@ -187,6 +191,7 @@ func assemble(o assembleOptions) (*app, error) {
 	var tmpDir *runtmp.Dir
 	defer func() {
 		if !assembled {
+			gitStatus.Close()
 			stopWarm() // no request will take the connection
 			if tmpDir != nil {
 				tmpDir.Remove()
@@ -196,7 +201,7 @@ func assemble(o assembleOptions) (*app, error) {
 
 	workspace := workspaceOf(loaded, wd)
 	a := &app{loaded: loaded, workspace: workspace, providers: ps}
-	a.closers = append(a.closers, stopWarm)
+	a.closers = append(a.closers, stopWarm, gitStatus.Close)
 	userHome := userHomeDir()
 	// Claude Code settings files: a few small JSON reads.
 	set, err := loadSettings(workspace, userHome)
@@ -390,6 +395,7 @@ func assemble(o assembleOptions) (*app, error) {
 	}
 	ropts := rulesOptions(loaded, workspace, wd, userHome)
 	ropts.Denied = rulesReadDenied(guard, gate.Policy())
+	ropts.Status = gitStatus
 	rulesText := a.startRules(ropts, sink)
 	if extra := languageRules(cfg, os.Getenv); extra != "" {
 		get := rulesText

@@ -304,6 +304,44 @@ func TestGitStatusWhenGitIsThere(t *testing.T) {
 	}
 }
 
+// A git status started ahead (StartStatus) is the one the environment
+// reports, taken when it was started; one started for another directory
+// is not used; Close stops and waits for one no Load took.
+func TestStartedGitStatus(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	f := newFix(t)
+	cmd := exec.Command("git", "init", "-q", "-b", "trunk", f.repo)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Skipf("git init: %v %s", err, out)
+	}
+	f.write(filepath.Join(f.repo, "new.txt"), "x")
+	st := StartStatus(f.repo, 0)
+	if _, ok := st.result(); !ok {
+		t.Fatal("git status failed")
+	}
+	// Written after the status was taken: not in the block.
+	f.write(filepath.Join(f.repo, "later.txt"), "x")
+	opts := f.opts(f.repo)
+	opts.NoGit = false
+	opts.Status = st
+	env := Load(opts).Text()
+	if !strings.Contains(env, "Git status: 1 untracked\n  ?? new.txt") || strings.Contains(env, "later.txt") {
+		t.Errorf("environment does not report the started status:\n%s", env)
+	}
+	opts.Status = StartStatus(t.TempDir(), 0)
+	if env := Load(opts).Text(); !strings.Contains(env, "Git status: 2 untracked") {
+		t.Errorf("a status started elsewhere was used, or none was run:\n%s", env)
+	}
+	opts.Status.Close()
+	idle := StartStatus(f.repo, 0)
+	idle.Close()
+	if idle.cmd.ProcessState == nil {
+		t.Error("Close did not wait for git")
+	}
+}
+
 // TestInlineImports: as in Claude Code, an @path mention inside prose or
 // a list item imports the file it names (after its line); a mention that
 // names no file, an address, a code span and a fenced block stay text.
