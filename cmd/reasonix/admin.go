@@ -125,7 +125,9 @@ func cmdDoctor(args []string, io stdio) error {
 	fmt.Fprintf(io.out, "files:      confined to %s (+%d read, +%d write paths, and the Reasonix home)\n",
 		wd, len(cfg.Sandbox.AllowRead), len(cfg.Sandbox.AllowWrite))
 	sb := permission.SandboxOptions{Mode: cfg.Sandbox.Bash, Workspace: wd, AllowWrite: cfg.Sandbox.AllowWrite, Network: cfg.Sandbox.Network,
-		Home: loaded.Home, TempDir: filepath.Join(os.TempDir(), "reasonix-run-*")}
+		Home: loaded.Home, TempDir: filepath.Join(os.TempDir(), "reasonix-run-*"),
+		Bus:       permission.FindSessionBus(os.Getenv, os.Getuid()),
+		KeysOnBus: func() bool { return credentials.Open(loaded.Home, cfg.CredentialsStore).InOSStore() }}
 	sb.DenyRead, sb.DenyReadExcept = sandboxDenyRead(sb, userHome, cfg.Sandbox.DenyRead,
 		append(slices.Clone(cfg.Permissions.Deny), set.Rules("deny")...))
 	enforced, abi, detail := permission.SandboxStatus(sb)

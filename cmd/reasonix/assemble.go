@@ -278,6 +278,11 @@ func assemble(o assembleOptions) (*app, error) {
 	// Read deny rules for paths inside the workspace: Landlock cannot
 	// deny them, so commands start with those files hidden.
 	sbOpts.Hide = permission.HiddenReads(denyRules, guard.Workspace())
+	// The D-Bus session bus leads to the Secret Service: commands that
+	// may make unix sockets start with it hidden (the process's own
+	// environment, not the project's .env, says where it is).
+	sbOpts.Bus = permission.FindSessionBus(os.Getenv, os.Getuid())
+	sbOpts.KeysOnBus = func() bool { return credentials.Open(loaded.Home, cfg.CredentialsStore).InOSStore() }
 	if cfg.Sandbox.Bash != "off" {
 		sb := permission.NewSandbox(sbOpts)
 		env.Sandbox, env.PrepareSandbox = sb.Start, sb.Prepare

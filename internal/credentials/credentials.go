@@ -115,6 +115,19 @@ func (s *Store) Where() string {
 	return s.path() + " (mode 0600)"
 }
 
+// InOSStore reports whether a stored value is kept in the OS store, or
+// the next Set would put one there: the bash sandbox then keeps commands
+// from the way to it (the D-Bus session bus on Linux).
+func (s *Store) InOSStore() bool {
+	m, _ := s.read()
+	for _, e := range m {
+		if e.Store == Keyring {
+			return true
+		}
+	}
+	return s.useOS()
+}
+
 // Get returns the stored value of name.
 func (s *Store) Get(name string) (string, bool) {
 	m, err := s.read()

@@ -87,6 +87,29 @@ func TestAutoPrefersOSStoreAndFallsBack(t *testing.T) {
 	}
 }
 
+// InOSStore says yes where a key is in the OS store, or new ones go
+// there, and no for a file store that never put one there.
+func TestInOSStore(t *testing.T) {
+	home := t.TempDir()
+	f := &fakeOS{m: map[string]string{}}
+	file := &Store{home: home, kind: FileKey, os: f}
+	if _, err := file.Set("K", "sk-file"); err != nil {
+		t.Fatal(err)
+	}
+	if file.InOSStore() {
+		t.Error("a file store with file keys reported the OS store")
+	}
+	if !(&Store{home: t.TempDir(), kind: Auto, os: f}).InOSStore() {
+		t.Error("auto with an OS store reachable: new keys go there")
+	}
+	if _, err := (&Store{home: home, kind: Keyring, os: f}).Set("K2", "sk-os"); err != nil {
+		t.Fatal(err)
+	}
+	if !file.InOSStore() {
+		t.Error("a key kept in the OS store was not reported once the kind is file")
+	}
+}
+
 // Lock excludes another holder (another process's open of the lock
 // file) until it is released.
 func TestLockExcludes(t *testing.T) {

@@ -156,10 +156,7 @@ func startHidden(cmd *exec.Cmd, c confinement, hide []hiddenFile) error {
 	}
 	f := os.NewFile(uintptr(dup), "landlock-ruleset")
 	defer f.Close()
-	net := "0"
-	if c.network {
-		net = "1"
-	}
+	net := strconv.Itoa(int(c.sockets()))
 	path := cmd.Path
 	if path == "" && len(cmd.Args) > 0 {
 		path = cmd.Args[0]
@@ -186,7 +183,8 @@ func startHidden(cmd *exec.Cmd, c confinement, hide []hiddenFile) error {
 // would and exits 0 when it could; "run MAP FD NET N (PATH DEV INO)…
 // PROGRAM ARGV…" hides the N paths, each only if it is still the file
 // DEV and INO say, restricts itself with the Landlock ruleset on
-// descriptor FD and the filter (the socket part unless NET is 1), lowers
+// descriptor FD and the filter (its socket part as the socketRule NET
+// says), lowers
 // its capabilities, and execs PROGRAM with ARGV. It returns only on
 // failure, with the error to print; the caller exits 126 then.
 func RunSandboxHelper(args []string) error {
@@ -212,8 +210,8 @@ func RunSandboxHelper(args []string) error {
 	}
 	fd, err1 := strconv.Atoi(args[2])
 	n, err2 := strconv.Atoi(args[4])
-	network := args[3] == "1"
-	if err1 != nil || err2 != nil || n < 0 || len(args) < 5+3*n+1 {
+	sockets, err3 := strconv.Atoi(args[3])
+	if err1 != nil || err2 != nil || err3 != nil || n < 0 || len(args) < 5+3*n+1 {
 		return errors.New("sandbox helper: bad arguments")
 	}
 	if err := mapOwnIDs(args[1]); err != nil {
@@ -240,7 +238,7 @@ func RunSandboxHelper(args []string) error {
 		return fmt.Errorf("sandbox helper: landlock_restrict_self: %w", errno)
 	}
 	syscall.Close(fd)
-	if err := installFilter(network); err != nil {
+	if err := installFilter(socketRule(sockets)); err != nil {
 		return err
 	}
 	// Last: mounting needed CAP_SYS_ADMIN in the namespace.

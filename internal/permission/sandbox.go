@@ -50,6 +50,16 @@ type SandboxOptions struct {
 	// empty (Linux, where user namespaces are available; elsewhere the
 	// gate alone keeps it).
 	Hide *Hidden
+	// Bus is the user's D-Bus session bus (FindSessionBus), the way to
+	// the Secret Service: where commands may create unix sockets
+	// (Network), each starts with its socket hidden, or, for an
+	// abstract address, with abstract sockets scoped (see bus.go).
+	Bus SessionBus
+	// KeysOnBus reports whether Reasonix's own credentials are kept in
+	// the Secret Service; asked once, only when the bus cannot be kept
+	// from commands that way: then they may not create unix sockets at
+	// all. May be nil (no).
+	KeysOnBus func() bool
 	// Notify is called once, the first time a command runs unconfined
 	// because Landlock is missing, or cannot hide what Hide lists; may be
 	// nil.
@@ -194,6 +204,9 @@ func SandboxProtections(opts SandboxOptions) []Protection {
 	}
 	out = append(out, mounts, Protection{Name: "capabilities", Active: true,
 		Detail: "a command run as root keeps only CAP_CHOWN, CAP_DAC_OVERRIDE, CAP_FOWNER, CAP_FSETID, CAP_KILL, CAP_SETUID, CAP_SETGID and CAP_NET_BIND_SERVICE"})
+	if bus, ok := busProtection(opts); ok {
+		out = append(out, bus)
+	}
 	if opts.Network {
 		out = append(out, Protection{Name: "network", Detail: "allowed ([sandbox] network = true)"})
 		return out
@@ -229,12 +242,15 @@ func SandboxProtections(opts SandboxOptions) []Protection {
 // A command with SysProcAttr.Pdeathsig keeps that thread until it exits,
 // so the signal comes when Reasonix dies, not when the thread would end.
 type Sandbox struct {
-	opts     SandboxOptions
-	write    []string
-	status   func() (bool, string)
-	once     sync.Once
-	hideOnce sync.Once
-	rulesets *rulesetCache
+	opts   SandboxOptions
+	write  []string
+	status func() (bool, string)
+	// keysOnBus is opts.KeysOnBus, asked once.
+	keysOnBus func() bool
+	once      sync.Once
+	hideOnce  sync.Once
+	busOnce   sync.Once
+	rulesets  *rulesetCache
 	// denyRead and except are the options' with /dev less devReadable.
 	denyRead, except []string
 }
@@ -253,7 +269,8 @@ func NewSandbox(opts SandboxOptions) *Sandbox {
 			enforced, _, detail := SandboxStatus(opts)
 			return enforced, detail
 		}),
-		rulesets: newRulesetCache(),
+		keysOnBus: sync.OnceValue(func() bool { return opts.KeysOnBus != nil && opts.KeysOnBus() }),
+		rulesets:  newRulesetCache(),
 	}
 }
 
@@ -270,18 +287,63 @@ func (s *Sandbox) Start(cmd *exec.Cmd) error {
 		return cmd.Err
 	}
 	c := s.confinement()
+	var hide []hiddenFile
 	if s.opts.Hide != nil {
-		if hide := s.opts.Hide.files(); len(hide) > 0 {
-			if ok, why := hideAvailable(); ok {
-				c.hide = hide
-			} else if s.opts.Notify != nil {
+		hide = s.opts.Hide.files()
+	}
+	bus := s.busFiles()
+	if len(hide)+len(bus) > 0 {
+		if ok, why := hideAvailable(); ok {
+			c.hide = append(hide, bus...)
+		} else {
+			if len(hide) > 0 && s.opts.Notify != nil {
 				s.hideOnce.Do(func() {
 					s.opts.Notify("the sandbox cannot hide " + strings.Join(s.opts.Hide.Paths(), ", ") + " from commands (" + why + "); the Read deny rules naming them are enforced by the gate only")
 				})
 			}
+			if len(bus) > 0 {
+				s.busUnguarded(&c, why)
+			}
 		}
 	}
+	if s.opts.Bus.Abstract && s.unixSockets() && !c.scopeAbstract {
+		s.busUnguarded(&c, fmt.Sprintf("an abstract socket, which Landlock scopes from ABI 6; the kernel has %d", landlockABI()))
+	}
 	return startConfined(cmd, c)
+}
+
+// unixSockets reports whether commands may create unix sockets: with
+// Network, or where no seccomp filter refuses them.
+func (s *Sandbox) unixSockets() bool { return s.opts.Network || !seccompAvailable() }
+
+// busFiles lists the session bus's sockets that exist now, when commands
+// could connect to them.
+func (s *Sandbox) busFiles() []hiddenFile {
+	if !s.unixSockets() || len(s.opts.Bus.Paths) == 0 {
+		return nil
+	}
+	return busSockets(s.opts.Bus.Paths)
+}
+
+// busUnguarded handles a session bus the sandbox can neither hide nor
+// scope (why says why): where Reasonix's keys are in the Secret Service,
+// c refuses unix sockets, and the person is told once either way.
+func (s *Sandbox) busUnguarded(c *confinement, why string) {
+	keys := s.opts.KeysOnBus != nil && s.keysOnBus()
+	if keys && seccompAvailable() {
+		c.noUnix = true
+	}
+	if s.opts.Notify == nil {
+		return
+	}
+	s.busOnce.Do(func() {
+		switch {
+		case keys && seccompAvailable():
+			s.opts.Notify("the sandbox cannot hide the D-Bus session bus from commands (" + why + "), and Reasonix's keys are in the Secret Service behind it: commands cannot create unix sockets, though [sandbox] network = true")
+		default:
+			s.opts.Notify("the sandbox cannot hide the D-Bus session bus from commands (" + why + "): they can ask the Secret Service for every secret unlocked in it")
+		}
+	})
 }
 
 // Prepare does ahead of a command what Start does first for any command:
@@ -298,7 +360,8 @@ func (s *Sandbox) Prepare() {
 
 func (s *Sandbox) confinement() confinement {
 	return confinement{write: s.write, network: s.opts.Network,
-		denyRead: s.denyRead, except: s.except, rulesets: s.rulesets}
+		scopeAbstract: (!s.opts.Network || s.opts.Bus.Abstract) && landlockABI() >= 6,
+		denyRead:      s.denyRead, except: s.except, rulesets: s.rulesets}
 }
 
 // devReadable are the device files and folders under /dev a command may
@@ -313,12 +376,40 @@ var devReadable = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
 
 // confinement is what startConfined applies to one command.
 type confinement struct {
-	write            []string
-	network          bool
-	denyRead, except []string
-	rulesets         *rulesetCache // shared by the commands of one Sandbox
+	write   []string
+	network bool
+	// noUnix refuses unix sockets even with network (busUnguarded);
+	// scopeAbstract scopes abstract unix sockets (Landlock ABI 6), as
+	// without network, or for a session bus at an abstract address.
+	noUnix, scopeAbstract bool
+	denyRead, except      []string
+	rulesets              *rulesetCache // shared by the commands of one Sandbox
 	// hide are what the command starts with hidden (startHidden).
 	hide []hiddenFile
+}
+
+// socketRule is what the seccomp filter lets a command do with sockets
+// (the helper takes it as a number).
+type socketRule int
+
+const (
+	// socketsTCP: only TCP sockets, which Landlock governs (no network).
+	socketsTCP socketRule = iota
+	// socketsAll: every kind (network).
+	socketsAll
+	// socketsNoUnix: every kind but unix sockets (network, where the
+	// session bus can be kept from commands no other way).
+	socketsNoUnix
+)
+
+func (c confinement) sockets() socketRule {
+	switch {
+	case !c.network:
+		return socketsTCP
+	case c.noUnix:
+		return socketsNoUnix
+	}
+	return socketsAll
 }
 
 // rulesetCache keeps the ruleset a confinement built for its next
@@ -330,7 +421,9 @@ type rulesetCache struct {
 
 // DefaultDenyRead are the credential stores commands and file tools may
 // not read, relative to the user's home directory.
-var DefaultDenyRead = []string{".ssh", ".aws", ".gnupg", ".config/gcloud", ".netrc", ".docker/config.json", ".kube"}
+// .dbus-keyrings holds the cookies a D-Bus bus over TCP authenticates
+// with (see bus.go).
+var DefaultDenyRead = []string{".ssh", ".aws", ".gnupg", ".config/gcloud", ".netrc", ".docker/config.json", ".kube", ".dbus-keyrings"}
 
 // homeReadable are the parts of Reasonix's home a run needs to read (skill
 // scripts, agent and command definitions, plan workers' worktrees); the

@@ -183,7 +183,7 @@ func restrictThread(c confinement) error {
 	if _, _, errno := syscall.Syscall(sysLandlockRestrictSelf, uintptr(fd), 0, 0); errno != 0 {
 		return fmt.Errorf("sandbox: landlock_restrict_self: %w", errno)
 	}
-	if err := installFilter(c.network); err != nil {
+	if err := installFilter(c.sockets()); err != nil {
 		return err
 	}
 	return dropCapabilities()
@@ -345,7 +345,7 @@ func createRuleset(c confinement, abi int, fsRights uint64) (int, error) {
 	if abi >= 4 && !c.network {
 		attr.net = netBindTCP | netConnectTCP
 	}
-	if abi >= 6 && !c.network {
+	if abi >= 6 && c.scopeAbstract {
 		attr.scoped = scopeAbstractUnixSocket
 	}
 	fd, _, errno := syscall.Syscall(sysLandlockCreateRuleset, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)

@@ -29,6 +29,10 @@ import (
 // and io_uring, which could create sockets around the filter, is
 // refused. socketpair(2) stays allowed, so processes can still talk to
 // their own children.
+//
+// With network = true where the D-Bus session bus can be kept from
+// commands no other way (bus.go): socket(2) may create anything but unix
+// sockets, and io_uring is refused.
 
 func seccompAvailable() bool { return true }
 
@@ -64,7 +68,7 @@ func jump(code uint16, k uint32, jt, jf uint8) unix.SockFilter {
 // relative and short: each refused call is tested by a pair (skip the
 // refusal when it is not this call; refuse), so the pairs can be added
 // or removed without moving any other jump's target.
-func sandboxFilter(network bool) []unix.SockFilter {
+func sandboxFilter(sockets socketRule) []unix.SockFilter {
 	const (
 		ld  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
 		jeq = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
@@ -85,8 +89,20 @@ func sandboxFilter(network bool) []unix.SockFilter {
 	for _, nr := range mountCalls {
 		prog = append(prog, jump(jeq, nr, 0, 1), stmt(ret, denyMount))
 	}
-	if network {
+	switch sockets {
+	case socketsAll:
 		return append(prog, stmt(ret, seccompRetAllow))
+	case socketsNoUnix:
+		return append(prog,
+			/* 0 */ jump(jeq, uint32(unix.SYS_IO_URING_SETUP), 0, 1),
+			/* 1 */ stmt(ret, deny),
+			/* 2 */ jump(jeq, uint32(unix.SYS_SOCKET), 1, 0),
+			/* 3 */ stmt(ret, seccompRetAllow),
+			/* 4 */ stmt(ld, offArg0),
+			/* 5 */ jump(jeq, unix.AF_UNIX, 0, 1),
+			/* 6 */ stmt(ret, deny),
+			/* 7 */ stmt(ret, seccompRetAllow),
+		)
 	}
 	// Indexes relative to the start of this part.
 	return append(prog,
@@ -107,8 +123,8 @@ func sandboxFilter(network bool) []unix.SockFilter {
 
 // installFilter installs sandboxFilter on the calling thread (no TSYNC:
 // the rest of the process stays free); no_new_privs must be set.
-func installFilter(network bool) error {
-	prog := sandboxFilter(network)
+func installFilter(sockets socketRule) error {
+	prog := sandboxFilter(sockets)
 	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
 	if _, _, errno := syscall.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fprog))); errno != 0 {
 		return fmt.Errorf("sandbox: seccomp filter: %w", errno)

@@ -52,15 +52,16 @@ func runFilter(t *testing.T, prog []unix.SockFilter, arch, nr uint32, args ...ui
 	return 0
 }
 
-// The filter refuses the mount API with EPERM whatever the network
-// setting, and without network only TCP sockets may be made; every other
-// call (each number up to 1024 is tried) passes, and another ABI or x32
-// is refused outright.
+// The filter refuses the mount API with EPERM whatever the socket rule;
+// without network only TCP sockets may be made, and with network where
+// the session bus cannot be hidden every kind but unix sockets; every
+// other call (each number up to 1024 is tried) passes, and another ABI
+// or x32 is refused outright.
 func TestSandboxFilterVerdicts(t *testing.T) {
 	eperm := uint32(seccompRetErrno | uint32(syscall.EPERM))
 	eacces := uint32(seccompRetErrno | uint32(syscall.EACCES))
-	for _, network := range []bool{false, true} {
-		prog := sandboxFilter(network)
+	for _, rule := range []socketRule{socketsTCP, socketsAll, socketsNoUnix} {
+		prog := sandboxFilter(rule)
 		if len(prog) > 255 {
 			t.Fatalf("program of %d instructions", len(prog))
 		}
@@ -69,18 +70,19 @@ func TestSandboxFilterVerdicts(t *testing.T) {
 			switch {
 			case slices.Contains(mountCalls[:], nr):
 				want = eperm
-			case !network && nr == unix.SYS_IO_URING_SETUP:
+			case rule != socketsAll && nr == unix.SYS_IO_URING_SETUP:
 				want = eacces
-			case !network && nr == unix.SYS_SOCKET:
+			case rule == socketsTCP && nr == unix.SYS_SOCKET:
 				want = eacces // AF_UNSPEC (0)
 			}
 			if got := runFilter(t, prog, auditArch, nr); got != want {
-				t.Errorf("network=%v nr %d: verdict %#x, want %#x", network, nr, got, want)
+				t.Errorf("rule %d nr %d: verdict %#x, want %#x", rule, nr, got, want)
 			}
 		}
 		socket := func(family, typ uint64) uint32 {
 			return runFilter(t, prog, auditArch, unix.SYS_SOCKET, family, typ)
 		}
+		network := rule != socketsTCP
 		for _, c := range []struct {
 			family, typ uint64
 			ok          bool
@@ -89,7 +91,8 @@ func TestSandboxFilterVerdicts(t *testing.T) {
 			{unix.AF_INET6, unix.SOCK_STREAM | unix.SOCK_NONBLOCK | unix.SOCK_CLOEXEC, true},
 			{unix.AF_INET, unix.SOCK_DGRAM, network},
 			{unix.AF_INET6, unix.SOCK_RAW, network},
-			{unix.AF_UNIX, unix.SOCK_STREAM, network},
+			{unix.AF_UNIX, unix.SOCK_STREAM, rule == socketsAll},
+			{unix.AF_UNIX, unix.SOCK_DGRAM | unix.SOCK_CLOEXEC, rule == socketsAll},
 			{unix.AF_NETLINK, unix.SOCK_RAW, network},
 		} {
 			want := eacces
@@ -97,14 +100,14 @@ func TestSandboxFilterVerdicts(t *testing.T) {
 				want = seccompRetAllow
 			}
 			if got := socket(c.family, c.typ); got != want {
-				t.Errorf("network=%v socket(%d, %#x): verdict %#x, want %#x", network, c.family, c.typ, got, want)
+				t.Errorf("rule %d socket(%d, %#x): verdict %#x, want %#x", rule, c.family, c.typ, got, want)
 			}
 		}
 		if got := runFilter(t, prog, auditArch^1, unix.SYS_GETPID); got != eacces {
-			t.Errorf("network=%v: another ABI's call: verdict %#x", network, got)
+			t.Errorf("rule %d: another ABI's call: verdict %#x", rule, got)
 		}
 		if got := runFilter(t, prog, auditArch, x32Bit|unix.SYS_GETPID); got != eacces {
-			t.Errorf("network=%v: an x32 call: verdict %#x", network, got)
+			t.Errorf("rule %d: an x32 call: verdict %#x", rule, got)
 		}
 	}
 	// Every call the mount API has on the kernel headers is listed.
@@ -138,7 +141,7 @@ func TestSandboxFilterAndCapabilitiesInKernel(t *testing.T) {
 			r.err = errno
 			return
 		}
-		if r.err = installFilter(false); r.err != nil {
+		if r.err = installFilter(socketsTCP); r.err != nil {
 			return
 		}
 		if r.err = dropCapabilities(); r.err != nil {

@@ -8,4 +8,4 @@ package permission
 
 func seccompAvailable() bool { return false }
 
-func installFilter(bool) error { return nil }
+func installFilter(socketRule) error { return nil }

@@ -1,0 +1,27 @@
+//go:build linux && !mips && !mipsle && !mips64 && !mips64le
+
+package permission
+
+import (
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+)
+
+// busSockets lists the sockets of paths that exist now, each as the file
+// it is (symlinks followed), for the helper to hide.
+func busSockets(paths []string) []hiddenFile {
+	var out []hiddenFile
+	for _, p := range paths {
+		r, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			continue
+		}
+		var st unix.Stat_t
+		if unix.Lstat(r, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFSOCK {
+			continue
+		}
+		out = append(out, hiddenFile{path: r, dev: uint64(st.Dev), ino: st.Ino})
+	}
+	return out
+}
