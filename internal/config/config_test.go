@@ -374,8 +374,8 @@ func TestErrorsNameFileLineAndKey(t *testing.T) {
 			[]string{`:2: key "permissions.allow[1]": permission rule "Bsh(ls:*)": unknown tool family`}},
 		{"bad deny pattern", "[permissions]\n\ndeny = [\"Edit(../x/**)\"]\n",
 			[]string{`:3: key "permissions.deny[0]": permission rule "Edit(../x/**)"`, "'..' is not allowed"}},
-		{"bad dangerous pattern", "[permissions]\ndangerous = [\"npm * publish\"]\n",
-			[]string{`:2: key "permissions.dangerous[0]": permission rule "Bash(npm * publish)": a wildcard is only allowed at the end`}},
+		{"bad dangerous pattern", "[permissions]\ndangerous = [\"npm ** publish\"]\n",
+			[]string{`:2: key "permissions.dangerous[0]": permission rule "Bash(npm ** publish)": a wildcard is only allowed at the end`}},
 		{"bad thinking", deepseekProvider + "thinking = \"on\"\n",
 			[]string{`:7: key "providers[0].thinking": invalid value "on"`}},
 		{"unknown provider key in second entry", deepseekProvider + `
