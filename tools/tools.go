@@ -105,11 +105,10 @@ type Env struct {
 	// TempDir, when set, is the run's private temporary directory: shell
 	// commands get it as TMPDIR (and TMP, TEMP).
 	TempDir string
-	// TempDirReady, when set, waits until TempDir exists (it is made in
-	// the background, off the path to the first request) and reports
-	// whether it could not be made; no command starts before it returns
-	// nil.
-	TempDirReady func() error
+	// MakeTempDir, when set, makes TempDir the first time it is called
+	// (a run makes it for its first command, not at start) and reports
+	// whether that failed; no command starts before it returns nil.
+	MakeTempDir func() error
 	// Secrets are withheld from shell commands' environment and redacted
 	// from every tool result; nil still withholds DefaultSecretEnv.
 	Secrets *Secrets

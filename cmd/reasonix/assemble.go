@@ -246,9 +246,9 @@ func assemble(o assembleOptions) (*app, error) {
 	}
 	env.Guard = guard
 	// A private temporary directory per run: bash gets it as TMPDIR and
-	// the sandbox leaves the shared /tmp out. It is made in the
-	// background (runtmp.Dir); commands wait for it.
-	tmpDir = runtmp.Start("")
+	// the sandbox leaves the shared /tmp out. It is made for the first
+	// command (runtmp.Dir), not now.
+	tmpDir = runtmp.New("")
 	runTmp := tmpDir.Path()
 	denyRules := append(slices.Clone(cfg.Permissions.Deny), set.Rules("deny")...)
 	sbOpts := permission.SandboxOptions{Mode: cfg.Sandbox.Bash, Workspace: workspace, AllowWrite: allowWrite,
@@ -257,12 +257,13 @@ func assemble(o assembleOptions) (*app, error) {
 	sbOpts.DenyRead, sbOpts.DenyReadExcept = denyRead, denyExcept
 	guard.DenyRead(denyRead, denyExcept)
 	a.atExit = append(a.atExit, func() {
-		tmpDir.Remove()
-		// Runs killed before this point left theirs behind; the
-		// sweep is at the end so start-up never pays for it.
-		runtmp.Sweep("", time.Now())
+		// Runs killed before this point left theirs behind; a run that
+		// made its own sweeps them, at the end so start-up never pays.
+		if tmpDir.Remove() {
+			runtmp.Sweep("", time.Now())
+		}
 	})
-	env.TempDir, env.TempDirReady = runTmp, tmpDir.Wait
+	env.TempDir, env.MakeTempDir = runTmp, tmpDir.Make
 	// The guard hands back symlink-free paths; the root must be the same
 	// form or tools would show absolute paths and miss ignore files when
 	// the workspace sits behind a symlink (/tmp on macOS).

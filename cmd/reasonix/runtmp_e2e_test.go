@@ -13,11 +13,14 @@ import (
 )
 
 // TestE2ERunRemovesAbandonedTempDirs: a run killed with SIGKILL leaves
-// its private temp directory behind; the next run's clean-up removes it
-// and its own, and leaves a live run's alone.
+// its private temp directory behind; the clean-up of the next run that
+// makes its own (for a command) removes it and its own, and leaves a
+// live run's alone.
 func TestE2ERunRemovesAbandonedTempDirs(t *testing.T) {
 	t.Parallel()
-	e := newE2E(t, scripted.Turn{Text: "done"})
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "true"})}},
+		scripted.Turn{Text: "done"})
 	tmp := t.TempDir()
 	for i, kv := range e.env {
 		if strings.HasPrefix(kv, "TMPDIR=") {
@@ -54,13 +57,14 @@ func TestE2ERunRemovesAbandonedTempDirs(t *testing.T) {
 	}
 }
 
-// TestE2EBashWritesItsPrivateTempDir: the run's TMPDIR, made in the
-// background while the first request goes out, exists by the first
-// command, which can write there (inside the sandbox where Landlock
-// works), and is gone after the run.
+// TestE2EBashWritesItsPrivateTempDir: the run's TMPDIR, made for its
+// first command, exists when that command starts, which can write there
+// (inside the sandbox where Landlock works), and is gone after the run;
+// a run that starts no command makes none.
 func TestE2EBashWritesItsPrivateTempDir(t *testing.T) {
 	t.Parallel()
 	e := newE2E(t,
+		scripted.Turn{Text: "no command"},
 		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": `echo x > "$TMPDIR/f" && cat "$TMPDIR/f" && echo "dir=$TMPDIR"`})}},
 		scripted.Turn{Text: "done"},
 	)
@@ -69,6 +73,17 @@ func TestE2EBashWritesItsPrivateTempDir(t *testing.T) {
 		if strings.HasPrefix(kv, "TMPDIR=") {
 			e.env[i] = "TMPDIR=" + tmp
 		}
+	}
+	// A directory made and removed under tmp changes its time.
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(tmp, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.run("", "run", "answer only"); r.code != 0 {
+		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
+	}
+	if fi, err := os.Stat(tmp); err != nil || !fi.ModTime().Equal(old) {
+		t.Errorf("a run without a command changed %s (%v): it made a directory there", tmp, err)
 	}
 	if r := e.run("", "run", "write a temp file"); r.code != 0 {
 		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -27,64 +28,62 @@ const prefix = "reasonix-run-"
 // directory costs nothing to keep until the next sweep.
 const minAge = time.Minute
 
-// Dir is a run's private directory, made in the background: a mkdir in
-// the shared temporary directory is a journalled change to a large
-// directory, 0.1-1 ms on a loaded machine, and nothing needs the
-// directory to exist before the first command, which follows a model's
-// answer. The name is chosen at once, so it can go into the sandbox's
-// rules, the permission policy and the commands' environment while the
-// directory is being made.
+// Dir is a run's private directory, named at once and made when the
+// first command needs it (Make): a mkdir in the shared temporary
+// directory is a journalled change to a large directory, 0.1-1 ms of
+// mostly kernel time on a loaded machine, which a run that starts no
+// command need not pay at all, and one that does pays after a model's
+// answer, not on the way to the first request. The name goes into the
+// sandbox's rules, the permission policy and the commands' environment
+// before the directory exists.
 type Dir struct {
 	path string
-	done chan struct{}
+	once sync.Once
+	made bool
 	err  error
 }
 
-// Start names a private directory for this process under root (the
+// New names a private directory for this process under root (the
 // system's temporary directory when root is empty, with its symlinks
-// resolved, so the name is the one the sandbox and the kernel see) and
-// makes it in the background. The name's random part comes from a
-// generator seeded by the kernel, so another user cannot make it first;
-// if something already has the name, Wait reports that and the
-// directory is not used.
-func Start(root string) *Dir {
+// resolved, so the name is the one the sandbox and the kernel see). The
+// name's random part comes from a generator seeded by the kernel, so
+// another user cannot make it first; if something already has the name,
+// Make reports that and the directory is not used.
+func New(root string) *Dir {
 	if root == "" {
 		root = os.TempDir()
 	}
 	if r, err := filepath.EvalSymlinks(root); err == nil {
 		root = r
 	}
-	return makeDir(filepath.Join(root, fmt.Sprintf("%s%d-%d", prefix, os.Getpid(), rand.Uint64())))
+	return &Dir{path: filepath.Join(root, fmt.Sprintf("%s%d-%d", prefix, os.Getpid(), rand.Uint64()))}
 }
 
-// makeDir makes the directory path in the background.
-func makeDir(path string) *Dir {
-	d := &Dir{path: path, done: make(chan struct{})}
-	go func() {
-		defer close(d.done)
-		if err := os.Mkdir(d.path, 0o700); err != nil {
-			d.err = fmt.Errorf("private temp dir: %w", err)
-		}
-	}()
-	return d
-}
-
-// Path is the directory's name; it may not exist yet (see Wait).
+// Path is the directory's name; it may not exist yet (see Make).
 func (d *Dir) Path() string { return d.path }
 
-// Wait waits until the directory is made and reports whether making it
-// failed.
-func (d *Dir) Wait() error {
-	<-d.done
+// Make makes the directory the first time it is called and reports
+// whether that failed; later calls report the same.
+func (d *Dir) Make() error {
+	d.once.Do(func() {
+		if err := os.Mkdir(d.path, 0o700); err != nil {
+			d.err = fmt.Errorf("private temp dir: %w", err)
+			return
+		}
+		d.made = true
+	})
 	return d.err
 }
 
-// Remove removes the directory and what it holds, once made, and only
-// if this process made it.
-func (d *Dir) Remove() {
-	if d.Wait() == nil {
-		_ = os.RemoveAll(d.path)
+// Remove removes the directory and what it holds if this process made
+// it, and reports whether it had; a Make after it fails.
+func (d *Dir) Remove() bool {
+	d.once.Do(func() { d.err = errors.New("private temp dir: the run has ended") })
+	if !d.made {
+		return false
 	}
+	_ = os.RemoveAll(d.path)
+	return true
 }
 
 // Sweep removes run directories under root (the system's temporary

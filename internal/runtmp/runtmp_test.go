@@ -53,13 +53,19 @@ func TestSweepRemovesOnlyAbandonedDirectories(t *testing.T) {
 	}
 }
 
-func TestStartNamesTheProcessAndMakesTheDirectory(t *testing.T) {
+func TestNewNamesTheProcessAndMakeMakesTheDirectory(t *testing.T) {
 	root := t.TempDir()
-	d := Start(root)
-	if err := d.Wait(); err != nil {
+	d := New(root)
+	dir := d.Path()
+	if _, err := os.Lstat(dir); !os.IsNotExist(err) {
+		t.Fatalf("%s exists before Make: %v", dir, err)
+	}
+	if err := d.Make(); err != nil {
 		t.Fatal(err)
 	}
-	dir := d.Path()
+	if err := d.Make(); err != nil {
+		t.Fatalf("a second Make: %v", err)
+	}
 	if filepath.Dir(dir) != root {
 		t.Errorf("%s is not in %s", dir, root)
 	}
@@ -74,33 +80,45 @@ func TestStartNamesTheProcessAndMakesTheDirectory(t *testing.T) {
 	if err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
 		t.Fatalf("%s: %v, %v; want a private directory", dir, fi, err)
 	}
-	if other := Start(root); other.Path() == dir {
+	if other := New(root); other.Path() == dir {
 		t.Errorf("two directories named %s", dir)
-	} else {
-		other.Remove()
 	}
 	if err := os.WriteFile(filepath.Join(dir, "f"), []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	d.Remove()
+	if !d.Remove() {
+		t.Error("Remove reported a directory it made as not made")
+	}
 	if _, err := os.Lstat(dir); !os.IsNotExist(err) {
 		t.Errorf("%s is still there after Remove: %v", dir, err)
 	}
 }
 
-// A name something else already has is not used, and Remove leaves it.
-func TestStartRefusesATakenNameAndRemoveLeavesIt(t *testing.T) {
+// A name something else already has is not used, and Remove leaves it; a
+// directory never made is not made by Remove, nor by a Make after it.
+func TestMakeRefusesATakenNameAndRemoveLeavesIt(t *testing.T) {
 	root := t.TempDir()
-	taken := filepath.Join(root, "taken")
-	if err := os.Mkdir(taken, 0o755); err != nil {
+	d := New(root)
+	if err := os.Mkdir(d.Path(), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	d := makeDir(taken)
-	if err := d.Wait(); err == nil {
-		t.Fatal("Wait reported no error for a name that was taken")
+	if err := d.Make(); err == nil {
+		t.Fatal("Make reported no error for a name that was taken")
 	}
-	d.Remove()
-	if _, err := os.Stat(d.path); err != nil {
+	if d.Remove() {
+		t.Error("Remove reported a directory this process did not make as made")
+	}
+	if _, err := os.Stat(d.Path()); err != nil {
 		t.Errorf("Remove removed a directory this process did not make: %v", err)
+	}
+	unused := New(root)
+	if unused.Remove() {
+		t.Error("Remove of a directory never made reported it made")
+	}
+	if err := unused.Make(); err == nil {
+		t.Error("Make after Remove made the directory")
+	}
+	if _, err := os.Lstat(unused.Path()); !os.IsNotExist(err) {
+		t.Errorf("%s exists: %v", unused.Path(), err)
 	}
 }

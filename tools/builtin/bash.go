@@ -54,8 +54,8 @@ func (bashTool) Prepare(env *tools.Env) {
 	if env.Sandbox != nil && env.PrepareSandbox != nil {
 		// The ruleset grants the private TMPDIR: built before that
 		// exists, Start would find it new and build the ruleset again.
-		if env.TempDirReady != nil {
-			_ = env.TempDirReady()
+		if env.MakeTempDir != nil {
+			_ = env.MakeTempDir()
 		}
 		env.PrepareSandbox()
 	}
@@ -221,8 +221,8 @@ func startShell(env *tools.Env, sh shellSpec, command string, out io.Writer) (*e
 		cmd.Env = append(cmd.Env, powerShellEnv...)
 	}
 	if env.TempDir != "" {
-		if env.TempDirReady != nil {
-			if err := env.TempDirReady(); err != nil {
+		if env.MakeTempDir != nil {
+			if err := env.MakeTempDir(); err != nil {
 				return nil, nil, fmt.Errorf("cannot start shell: %w", err)
 			}
 		}

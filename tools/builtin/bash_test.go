@@ -196,27 +196,18 @@ func TestBashSandboxHook(t *testing.T) {
 	}
 }
 
-// A command waits for the run's TMPDIR, made in the background, and does
-// not start when it could not be made: TMPDIR would name a directory that
-// is not the run's.
-func TestBashWaitsForItsTempDir(t *testing.T) {
+// A command has the run's TMPDIR made first, and does not start when it
+// could not be made: TMPDIR would name a directory that is not the run's.
+func TestBashMakesItsTempDirFirst(t *testing.T) {
 	skipOnWindows(t)
 	env := tools.NewEnv(t.TempDir())
 	env.TempDir = filepath.Join(t.TempDir(), "run")
-	ready := make(chan struct{})
-	env.TempDirReady = func() error {
-		<-ready
-		return os.Mkdir(env.TempDir, 0o700)
-	}
-	go func() {
-		time.Sleep(50 * time.Millisecond)
-		close(ready)
-	}()
+	env.MakeTempDir = func() error { return os.Mkdir(env.TempDir, 0o700) }
 	res, err := runTool(t, bashTool{}, env, `{"command":"echo x > \"$TMPDIR/f\" && cat \"$TMPDIR/f\""}`)
 	if err != nil || res.IsError || !strings.Contains(res.Content, "x\n") {
 		t.Fatalf("content=%q err=%v", res.Content, err)
 	}
-	env.TempDirReady = func() error { return errors.New("private temp dir: file exists") }
+	env.MakeTempDir = func() error { return errors.New("private temp dir: file exists") }
 	marker := filepath.Join(t.TempDir(), "ran")
 	if _, err := runTool(t, bashTool{}, env, `{"command":"touch `+marker+`"}`); err == nil || !strings.Contains(err.Error(), "private temp dir") {
 		t.Fatalf("want the temp dir's error, got %v", err)
