@@ -20,8 +20,13 @@ var ErrPromptBlocked = errors.New("prompt blocked by a UserPromptSubmit hook")
 // to work in one turn, should a hook ignore stop_hook_active.
 const maxStopContinuations = 8
 
-// toolHooks adapts the hook runner to a session's tool loop.
-type toolHooks struct{ r *hooks.Runner }
+// toolHooks adapts the hook runner to a session's tool loop; cwd is the
+// session's workspace when it is not the runner's (a plan worker's
+// worktree), which relative paths in the input are read against.
+type toolHooks struct {
+	r   *hooks.Runner
+	cwd string
+}
 
 var _ agents.ToolHooks = toolHooks{}
 
@@ -29,7 +34,7 @@ func (h toolHooks) Before(ctx context.Context, session, tool string, args json.R
 	if !h.r.Has(hooks.PreToolUse, tool) {
 		return false, ""
 	}
-	o := h.r.Run(ctx, hooks.PreToolUse, tool, hooks.Payload{SessionID: session, ToolInput: args})
+	o := h.r.Run(ctx, hooks.PreToolUse, tool, hooks.Payload{SessionID: session, Cwd: h.cwd, ToolInput: args})
 	return o.Block, o.Reason
 }
 
@@ -38,23 +43,24 @@ func (h toolHooks) After(ctx context.Context, session, tool string, args json.Ra
 		return ""
 	}
 	resp := map[string]any{"content": res.Content, "is_error": res.IsError}
-	o := h.r.Run(ctx, hooks.PostToolUse, tool, hooks.Payload{SessionID: session, ToolInput: args, ToolResponse: resp})
+	o := h.r.Run(ctx, hooks.PostToolUse, tool, hooks.Payload{SessionID: session, Cwd: h.cwd, ToolInput: args, ToolResponse: resp})
 	return strings.TrimSpace(strings.Join([]string{o.Reason, o.Context}, "\n"))
 }
 
 // sessionHooks returns what a new session needs to run hooks, nil values
-// when there are none.
-func (c *Coordinator) sessionHooks(id string) (agents.ToolHooks, func(context.Context, string)) {
+// when there are none; root is the session's workspace when it is not
+// the runtime's ("" when it is).
+func (c *Coordinator) sessionHooks(id, root string) (agents.ToolHooks, func(context.Context, string)) {
 	r := c.rt.Hooks
 	if r == nil {
 		return nil, nil
 	}
 	before := func(ctx context.Context, trigger string) {
 		if r.Has(hooks.PreCompact, "") {
-			r.Run(ctx, hooks.PreCompact, "", hooks.Payload{SessionID: id, Trigger: trigger})
+			r.Run(ctx, hooks.PreCompact, "", hooks.Payload{SessionID: id, Cwd: root, Trigger: trigger})
 		}
 	}
-	return toolHooks{r}, before
+	return toolHooks{r, root}, before
 }
 
 // promptHooks runs SessionStart (once per session) and UserPromptSubmit
@@ -72,13 +78,13 @@ func (c *Coordinator) promptHooks(ctx context.Context, w *worker, text string) (
 		if len(w.Messages()) > 1 {
 			source = "resume"
 		}
-		if o := r.Run(ctx, hooks.SessionStart, "", hooks.Payload{SessionID: w.ID(), Source: source}); o.Context != "" {
+		if o := r.Run(ctx, hooks.SessionStart, "", hooks.Payload{SessionID: w.ID(), Cwd: w.root, Source: source}); o.Context != "" {
 			extra = append(extra, o.Context)
 		}
 	}
 	w.started = true
 	if r.Has(hooks.UserPromptSubmit, "") {
-		o := r.Run(ctx, hooks.UserPromptSubmit, "", hooks.Payload{SessionID: w.ID(), Prompt: text})
+		o := r.Run(ctx, hooks.UserPromptSubmit, "", hooks.Payload{SessionID: w.ID(), Cwd: w.root, Prompt: text})
 		if o.Block {
 			return "", fmt.Errorf("%w: %s", ErrPromptBlocked, o.Reason)
 		}
@@ -107,7 +113,7 @@ func (c *Coordinator) stopHooks(ctx context.Context, w *worker, out agents.Outco
 	active := false
 	for i := 0; err == nil && i < maxStopContinuations; i++ {
 		flag := active
-		o := r.Run(ctx, event, "", hooks.Payload{SessionID: w.ID(), StopHookActive: &flag})
+		o := r.Run(ctx, event, "", hooks.Payload{SessionID: w.ID(), Cwd: w.root, StopHookActive: &flag})
 		if !o.Block || ctx.Err() != nil {
 			break
 		}

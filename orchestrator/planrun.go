@@ -759,6 +759,10 @@ func (c *Coordinator) openWorker(j *stepJob) (*worker, error) {
 		env.Editor = nil
 	}
 	fam := &family{}
+	if j.root != c.rt.Workspace {
+		// Its subagents work in the worktree too (runSubagent).
+		fam.ws = &familyWorkspace{root: j.root, env: env, guard: guard}
+	}
 	reg := c.toolsFor(r, 0, id, r.Model, fam)
 	reg.Add(reportStepTool{})
 	spec := sessionSpec{id: id, role: roles.Executor, modelRef: r.Model, system: r.System, fam: fam, perms: r.Permissions,

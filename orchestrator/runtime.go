@@ -327,6 +327,10 @@ type worker struct {
 	log *sessionLog
 	// c is the coordinator that opened the worker.
 	c *Coordinator
+	// root is the session's workspace when it is not the runtime's (a
+	// plan worker's worktree, and its subagents'): hooks are told it as
+	// their cwd, so file_path names the file the tool touched.
+	root string
 
 	// sink is where the session publishes (stamped with its step).
 	sink events.Sink
@@ -397,7 +401,7 @@ func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 	if id == "" {
 		id = newSessionID(spec.role)
 	}
-	w := &worker{modelRef: spec.modelRef, close: func() {}, fam: spec.fam, modelKey: prov.Name() + "/" + model, c: c}
+	w := &worker{modelRef: spec.modelRef, close: func() {}, fam: spec.fam, modelKey: prov.Name() + "/" + model, c: c, root: spec.root}
 	if w.fam == nil {
 		w.fam = &family{}
 	}
@@ -482,7 +486,7 @@ func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 	if w.fam.turn != nil {
 		beforeChange = w.fam.turn.before
 	}
-	toolHooks, beforeCompact := c.sessionHooks(id)
+	toolHooks, beforeCompact := c.sessionHooks(id, spec.root)
 	var nested func([]string) string
 	if c.rt.NestedRules != nil {
 		root := c.rt.Workspace
@@ -749,8 +753,20 @@ type family struct {
 	// turn checkpoints the workspace before the first change of the
 	// conversation's current turn; children share their parent's.
 	turn *turnCheckpoint
-	mu   sync.Mutex
-	acc  *usageAcc
+	// ws is the worktree a plan worker works in, which its subagents
+	// work in too; nil for the runtime's workspace.
+	ws  *familyWorkspace
+	mu  sync.Mutex
+	acc *usageAcc
+}
+
+// familyWorkspace is a plan worker's worktree as its sessions use it: the
+// root, the tool environment rooted there (subagents fork it) and its
+// control-file guard.
+type familyWorkspace struct {
+	root  string
+	env   *tools.Env
+	guard agents.ChangeGuard
 }
 
 // beginRun starts a fresh accumulator for one run of the session.

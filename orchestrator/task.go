@@ -384,18 +384,24 @@ func (c *Coordinator) runChild(ctx context.Context, parent *family, spec childSp
 	id := newSessionID(spec.role.Name)
 	fam := &family{lease: l}
 	if parent != nil {
-		fam.turn = parent.turn
+		fam.turn, fam.ws = parent.turn, parent.ws
 	}
 	reg := c.toolsFor(spec.role, spec.depth, id, modelRef, fam)
 	system := spec.system
 	if system == "" {
 		system = spec.role.System
 	}
-	w, err := c.open(sessionSpec{
+	open := sessionSpec{
 		id: id, role: spec.role.Name, parent: spec.parent, modelRef: modelRef, title: spec.title,
 		system: system, tools: reg,
 		maxSteps: spec.role.MaxSteps, planMode: spec.role.PlanMode, fam: fam, perms: spec.role.Permissions,
-	})
+	}
+	if ws := fam.ws; ws != nil {
+		// A plan worker's subagent works in the worker's worktree, under
+		// the rules, sandbox and guard it has there.
+		open.root, open.env, open.guard = ws.root, ws.env.Fork(), ws.guard
+	}
+	w, err := c.open(open)
 	if err != nil {
 		return Result{}, fmt.Errorf("start subagent %s: %w", spec.role.Name, err)
 	}

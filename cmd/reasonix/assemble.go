@@ -278,7 +278,8 @@ func assemble(o assembleOptions) (*app, error) {
 	sbOpts.Notify = func(msg string) { sink.Publish(events.Event{Type: events.Notice, Text: msg}) }
 	// Read deny rules for paths inside the workspace: Landlock cannot
 	// deny them, so commands start with those files hidden.
-	sbOpts.Hide = permission.HiddenReads(denyRules, guard.Workspace())
+	mainHidden := permission.HiddenReads(denyRules, guard.Workspace())
+	sbOpts.Hide = []*permission.Hidden{mainHidden}
 	// The D-Bus session bus leads to the Secret Service: commands that
 	// may make unix sockets start with it hidden (the process's own
 	// environment, not the project's .env, says where it is).
@@ -310,8 +311,8 @@ func assemble(o assembleOptions) (*app, error) {
 	pol.TempDir = runTmp
 	// A recursive reader (grep -r .) need not ask about a .env the
 	// sandbox hides from it; asked only when one meets a Read deny rule.
-	pol.Hidden = func() []string {
-		if cfg.Sandbox.Bash == "off" || sbOpts.Hide == nil {
+	pol.Hidden = func(ws string) []string {
+		if cfg.Sandbox.Bash == "off" {
 			return nil
 		}
 		if enforced, _, _ := permission.SandboxStatus(sbOpts); !enforced {
@@ -320,7 +321,16 @@ func assemble(o assembleOptions) (*app, error) {
 		if ok, _ := permission.HidingAvailable(); !ok {
 			return nil
 		}
-		return sbOpts.Hide.Paths()
+		h := mainHidden
+		if ws != guard.Workspace() {
+			// A plan worker's worktree: its sandbox hides what the
+			// rules match there (WorkspaceFor), as this walk finds it.
+			h = permission.HiddenReads(denyRules, ws)
+		}
+		if h == nil {
+			return nil
+		}
+		return h.Paths()
 	}
 	var controlGuard *permission.ControlGuard // set below; the gate's rule saving tells it
 	gate := permission.NewGate(permission.GateOptions{
@@ -418,15 +428,28 @@ func assemble(o assembleOptions) (*app, error) {
 		Extensions: extensionsOf(a.mcp),
 		Gate:       gate,
 		// Control files are also guarded by what changes on disk.
-		Guard:       controlGuard,
-		Sink:        events.Serial(sink),
-		Roles:       roleSet,
-		Skills:      catalog,
-		SkillAllow:  skillAllow,
-		Commands:    cmdCatalog,
-		Prompts:     promptsOf(a.mcp),
-		Rules:       rulesText,
-		NestedRules: func(root string) func([]string) string { return rules.NewNested(ropts, root).Attach },
+		Guard:      controlGuard,
+		Sink:       events.Serial(sink),
+		Roles:      roleSet,
+		Skills:     catalog,
+		SkillAllow: skillAllow,
+		Commands:   cmdCatalog,
+		Prompts:    promptsOf(a.mcp),
+		Rules:      rulesText,
+		NestedRules: func(root string) func([]string) string {
+			o := ropts
+			if root == workspace || root == guard.Workspace() {
+				return rules.NewNested(o, root).Attach
+			}
+			if g, err := guard.WithWorkspace(root); err == nil {
+				// A plan worker's worktree: its imports are judged by the
+				// rules as they read there.
+				p := gate.Policy()
+				p.Workspace = g.Workspace()
+				o.Denied = rulesReadDenied(g, p)
+			}
+			return rules.NewNested(o, root).Attach
+		},
 		System:      system,
 		Hooks:       a.hooks,
 		Checkpoints: checkpointOpener(workspace, loaded.Home),
@@ -443,6 +466,9 @@ func assemble(o assembleOptions) (*app, error) {
 			if cfg.Sandbox.Bash != "off" {
 				o := sbOpts
 				o.Workspace = g.Workspace()
+				// The rules' relative paths name files in this checkout;
+				// the workspace's own stay hidden too.
+				o.Hide = []*permission.Hidden{permission.HiddenReads(denyRules, g.Workspace()), mainHidden}
 				sb := permission.NewSandbox(o)
 				wenv.Sandbox, wenv.PrepareSandbox = sb.Start, sb.Prepare
 			}

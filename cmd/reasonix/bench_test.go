@@ -423,7 +423,7 @@ func TestHideBench(t *testing.T) {
 		t.Skipf("hiding not available: %s", why)
 	}
 	plain := permission.NewSandbox(opts).Start
-	opts.Hide = permission.HiddenReads([]string{"Read(./.env)"}, ws)
+	opts.Hide = []*permission.Hidden{permission.HiddenReads([]string{"Read(./.env)"}, ws)}
 	hidden := permission.NewSandbox(opts).Start
 	once := func(start func(*exec.Cmd) error) time.Duration {
 		cmd := exec.Command(bash, "-c", "true")

@@ -76,12 +76,13 @@ type Policy struct {
 	// TempDir is the run's private temporary directory (TMPDIR of bash
 	// commands); writes beneath it, $TMPDIR/out included, are ordinary.
 	TempDir string
-	// Hidden, when set, lists the paths the sandbox hides from commands
-	// (SandboxOptions.Hide, when hiding works here): a recursive reader
-	// of a folder whose denied paths are all hidden runs without asking,
-	// since it cannot read them. It is called only when such a reader
-	// meets a Read deny rule.
-	Hidden func() []string
+	// Hidden, when set, lists the paths the sandbox hides from the
+	// commands of workspace, the policy's (SandboxOptions.Hide, when
+	// hiding works here; a plan worker's view of the policy names its
+	// worktree): a recursive reader of a folder whose denied paths are
+	// all hidden runs without asking, since it cannot read them. It is
+	// called only when such a reader meets a Read deny rule.
+	Hidden func(workspace string) []string
 }
 
 // ParsePolicy builds a policy from configuration strings. mode is ask,

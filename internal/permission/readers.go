@@ -112,7 +112,7 @@ func (p Policy) hiddenSet() func(string) bool {
 	read := false
 	return func(path string) bool {
 		if !read {
-			list, read = p.Hidden(), true
+			list, read = p.Hidden(p.workspace()), true
 		}
 		return slices.ContainsFunc(list, func(h string) bool { return within(path, h) })
 	}

@@ -142,7 +142,13 @@ func TestRecursiveReaderOfHiddenFilesRuns(t *testing.T) {
 	}
 	p.Workspace = ws
 	asked := 0
-	p.Hidden = func() []string { asked++; return []string{filepath.Join(ws, "app", ".env")} }
+	p.Hidden = func(w string) []string {
+		asked++
+		if w != ws {
+			t.Errorf("asked what is hidden in %s, want %s", w, ws)
+		}
+		return []string{filepath.Join(ws, "app", ".env")}
+	}
 	for line, want := range map[string]Decision{
 		"grep -r KEY app": Allow,
 		"grep -r KEY .":   Ask, // other/.env is not hidden

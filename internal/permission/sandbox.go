@@ -44,12 +44,13 @@ type SandboxOptions struct {
 	// them that stay readable (the home's skills).
 	DenyRead       []string
 	DenyReadExcept []string
-	// Hide, when set, is what commands must not read inside writable
-	// trees (HiddenReads): Landlock cannot deny it, so each command that
-	// has some to hide starts in a mount namespace where it reads as
-	// empty (Linux, where user namespaces are available; elsewhere the
-	// gate alone keeps it).
-	Hide *Hidden
+	// Hide is what commands must not read inside writable trees
+	// (HiddenReads, one per checkout whose rules apply: a plan worker's
+	// worktree and the workspace): Landlock cannot deny it, so each
+	// command that has some to hide starts in a mount namespace where it
+	// reads as empty (Linux, where user namespaces are available;
+	// elsewhere the gate alone keeps it). Nil entries are skipped.
+	Hide []*Hidden
 	// Bus is the user's D-Bus session bus (FindSessionBus), the way to
 	// the Secret Service: where commands may create unix sockets
 	// (Network), each starts with its socket hidden, or, for an
@@ -287,10 +288,7 @@ func (s *Sandbox) Start(cmd *exec.Cmd) error {
 		return cmd.Err
 	}
 	c := s.confinement()
-	var hide []hiddenFile
-	if s.opts.Hide != nil {
-		hide = s.opts.Hide.files()
-	}
+	hide := s.hiddenFiles()
 	bus := s.busFiles()
 	if len(hide)+len(bus) > 0 {
 		if ok, why := hideAvailable(); ok {
@@ -298,7 +296,11 @@ func (s *Sandbox) Start(cmd *exec.Cmd) error {
 		} else {
 			if len(hide) > 0 && s.opts.Notify != nil {
 				s.hideOnce.Do(func() {
-					s.opts.Notify("the sandbox cannot hide " + strings.Join(s.opts.Hide.Paths(), ", ") + " from commands (" + why + "); the Read deny rules naming them are enforced by the gate only")
+					names := make([]string, len(hide))
+					for i, f := range hide {
+						names[i] = f.path
+					}
+					s.opts.Notify("the sandbox cannot hide " + strings.Join(names, ", ") + " from commands (" + why + "); the Read deny rules naming them are enforced by the gate only")
 				})
 			}
 			if len(bus) > 0 {
@@ -310,6 +312,23 @@ func (s *Sandbox) Start(cmd *exec.Cmd) error {
 		s.busUnguarded(&c, fmt.Sprintf("an abstract socket, which Landlock scopes from ABI 6; the kernel has %d", landlockABI()))
 	}
 	return startConfined(cmd, c)
+}
+
+// hiddenFiles lists what each Hidden hides now, each path once (a
+// worktree under the workspace is walked by both).
+func (s *Sandbox) hiddenFiles() []hiddenFile {
+	var out []hiddenFile
+	for _, h := range s.opts.Hide {
+		if h == nil {
+			continue
+		}
+		for _, f := range h.files() {
+			if !slices.ContainsFunc(out, func(o hiddenFile) bool { return o.path == f.path }) {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
 }
 
 // unixSockets reports whether commands may create unix sockets: with
