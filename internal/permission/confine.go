@@ -37,9 +37,10 @@ type Confiner struct {
 func (c *Confiner) DenyRead(deny, except []string) {
 	res := func(in []string) []string {
 		var out []string
+		known := map[string]bool{}
 		for _, p := range in {
 			out = append(out, filepath.Clean(p))
-			if r, err := realPath(p); err == nil && r != filepath.Clean(p) {
+			if r, err := realPathKnown(p, known); err == nil && r != filepath.Clean(p) {
 				out = append(out, r)
 			}
 		}
@@ -238,13 +239,22 @@ func within(p, root string) bool {
 // but tolerates a tail that does not exist yet (a file about to be
 // created). ".." is applied after the symlink before it is resolved, as the
 // kernel does, so link/.. means the parent of the link's target.
-func realPath(abs string) (string, error) {
+func realPath(abs string) (string, error) { return realPathKnown(abs, nil) }
+
+// realPathKnown is realPath for one of several paths resolved together:
+// known holds the plain directories (no symlink) that earlier paths went
+// through, so a shared start (the home, the workspace) is looked at once
+// and not once per path. nil looks at every component.
+func realPathKnown(abs string, known map[string]bool) (string, error) {
 	vol := filepath.VolumeName(abs)
 	rest := abs[len(vol):]
 	sep := string(filepath.Separator)
 	resolved := vol + sep
 	pending := splitPath(rest)
 	hops := 0
+	// plain: every component so far was an existing entry and no symlink,
+	// so resolved is the path as written, and known applies.
+	plain := true
 	for len(pending) > 0 {
 		comp := pending[0]
 		pending = pending[1:]
@@ -253,23 +263,33 @@ func realPath(abs string) (string, error) {
 			continue
 		case "..":
 			resolved = filepath.Dir(resolved)
+			plain = false
 			continue
 		}
 		next := filepath.Join(resolved, comp)
+		if plain && known[next] {
+			resolved = next
+			continue
+		}
 		fi, err := os.Lstat(next)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 				// Not there yet: the rest is created by the tool, and a
 				// later ".." may climb back to existing (checked) parts.
 				resolved = next
+				plain = false
 				continue
 			}
 			return "", err
 		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
 			resolved = next
+			if plain && known != nil && fi.IsDir() {
+				known[next] = true
+			}
 			continue
 		}
+		plain = false
 		hops++
 		if hops > maxSymlinks {
 			return "", fmt.Errorf("too many levels of symbolic links at %s", next)

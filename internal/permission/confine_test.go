@@ -76,3 +76,42 @@ func TestConfinerDenyReadThroughSymlink(t *testing.T) {
 		t.Fatal("a worker's confiner lost the deny list")
 	}
 }
+
+// Paths resolved together (the read deny list) share what earlier ones
+// found: the result is realPath's, symlinks on the way, behind a shared
+// start and at the end included, and missing tails.
+func TestRealPathKnownIsRealPath(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"home/.config", "home/real", "elsewhere/x"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(root, "elsewhere"), filepath.Join(root, "home", "link")); err != nil {
+		t.Skipf("symlink: %v", err)
+	}
+	if err := os.Symlink("real", filepath.Join(root, "home", ".aws")); err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{
+		filepath.Join(root, "home", ".ssh"),
+		filepath.Join(root, "home", ".aws"),
+		filepath.Join(root, "home", ".aws", "credentials"),
+		filepath.Join(root, "home", "link", "x"),
+		filepath.Join(root, "home", "link", "..", "real"),
+		filepath.Join(root, "home", ".config", "gcloud"),
+		filepath.Join(root, "home", "real", "..", "link"),
+		filepath.Join(root, "home", "missing", "deeper", "..", "real"),
+	}
+	known := map[string]bool{}
+	for _, p := range paths {
+		want, werr := realPath(p)
+		got, gerr := realPathKnown(p, known)
+		if got != want || (werr == nil) != (gerr == nil) {
+			t.Errorf("%s: %q, %v; realPath: %q, %v", p, got, gerr, want, werr)
+		}
+	}
+	if !known[filepath.Join(root, "home")] || known[filepath.Join(root, "home", ".aws")] || known[filepath.Join(root, "home", "link")] {
+		t.Errorf("known = %v: want the plain directories only", known)
+	}
+}
