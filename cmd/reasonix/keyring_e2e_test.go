@@ -65,6 +65,9 @@ func TestE2EBashCannotReachTheSecretService(t *testing.T) {
 					bashCall(lookup + " | rev; echo probe-inherited"),
 					bashCall("DBUS_SESSION_BUS_ADDRESS=unix:path=" + bus + " " + lookup + " | rev; echo probe-named"),
 					bashCall("env -u DBUS_SESSION_BUS_ADDRESS XDG_RUNTIME_DIR=" + runtimeDir + " " + lookup + " | rev; echo probe-fallback"),
+					// The keyring's own file (unencrypted where it has no
+					// password) is on the read deny list.
+					bashCall("cat ~/.local/share/keyrings/login.keyring >/dev/null; echo probe-file=$?"),
 				}},
 				scripted.Turn{Text: "done"},
 			)
@@ -128,6 +131,9 @@ exec "$REASONIX" run --yolo "look for keys"`
 			if !strings.Contains(string(d), "D-Bus session bus (Secret Service) "+want) {
 				t.Errorf("doctor does not say %q:\n%s", want, d)
 			}
+			if _, err := os.Stat(filepath.Join(filepath.Dir(e.repo), ".local/share/keyrings/login.keyring")); err != nil {
+				t.Errorf("the keyring file is not where the test looks for it: %v", err)
+			}
 			reqs := e.srv.Requests()
 			results := toolResults(t, reqs[len(reqs)-1])
 			for i, probe := range []string{"probe-inherited", "probe-named", "probe-fallback"} {
@@ -139,6 +145,9 @@ exec "$REASONIX" run --yolo "look for keys"`
 				if strings.Contains(res, reverse(keyringSecret)) || strings.Contains(res, keyringSecret) {
 					t.Errorf("%s: a bash command read the key from the Secret Service", probe)
 				}
+			}
+			if res := results["call_0_3"]; !strings.Contains(res, "probe-file=1") || !strings.Contains(res, "ermission denied") {
+				t.Errorf("a command read the keyring's file: %s", res)
 			}
 		})
 	}

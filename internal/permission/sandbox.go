@@ -441,8 +441,11 @@ type rulesetCache struct {
 // DefaultDenyRead are the credential stores commands and file tools may
 // not read, relative to the user's home directory.
 // .dbus-keyrings holds the cookies a D-Bus bus over TCP authenticates
-// with (see bus.go).
-var DefaultDenyRead = []string{".ssh", ".aws", ".gnupg", ".config/gcloud", ".netrc", ".docker/config.json", ".kube", ".dbus-keyrings"}
+// with (see bus.go); .local/share/keyrings and .local/share/kwalletd are
+// the files GNOME Keyring and KWallet keep the Secret Service's secrets
+// in (unencrypted where the keyring has no password).
+var DefaultDenyRead = []string{".ssh", ".aws", ".gnupg", ".config/gcloud", ".netrc", ".docker/config.json", ".kube",
+	".dbus-keyrings", ".local/share/keyrings", ".local/share/kwalletd"}
 
 // homeReadable are the parts of Reasonix's home a run needs to read (skill
 // scripts, agent and command definitions, plan workers' worktrees); the
