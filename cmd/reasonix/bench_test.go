@@ -23,7 +23,8 @@ import (
 // a minimal tool loop on the standard library alone (testdata/floor), built
 // here with the same flags as reasonix and run against the same scripted
 // server: `version`, process start to the first request, a read + bash +
-// answer loop, and what a bash call costs beyond the command itself. It
+// answer loop (in a fresh project and home, and as the second run in
+// one), and what a bash call costs beyond the command itself. It
 // runs only under `make bench` (REASONIX_BENCH=1) because timings are not
 // assertions.
 func TestStartupBench(t *testing.T) {
@@ -109,6 +110,41 @@ func TestStartupBench(t *testing.T) {
 	countLine("loop: read+bash+answer page faults", loopFlt[0], loopFlt[1])
 	depsLine("loop: read+bash+answer", loop, loopCPU, loopFlt)
 	fmt.Printf("loop: peak RSS %.1f MB (target 25 MB)\n", float64(loopRSS)/1024)
+
+	// The same loop as the second run in one project and home. Every run
+	// above has a fresh project and home, so it also makes what a
+	// project's first run makes once (the sessions directory and its
+	// .gitignore, the checkpoint store, the history and registry files,
+	// the decision log): on the bench machine a file or directory made
+	// costs about a millisecond. A person's runs are mostly this one.
+	var warm, warmCPU [3][]time.Duration
+	var warmFlt [3][]int64
+	for i := 0; i < runs; i++ {
+		for b, bin := range bins {
+			e := newE2E(t, append(loopScript(), loopScript()...)...)
+			e.write("a.txt", "alpha\n")
+			for k := 0; k < 2; k++ {
+				cmd := exec.Command(bin, "run", "go")
+				cmd.Dir, cmd.Env = e.repo, e.env
+				start := time.Now()
+				out, err := cmd.CombinedOutput()
+				wall := time.Since(start)
+				if err != nil {
+					t.Fatalf("%s run %d: %v\n%s", filepath.Base(bin), k+1, err, out)
+				}
+				if k == 1 {
+					warm[b], warmCPU[b], warmFlt[b] = append(warm[b], wall), append(warmCPU[b], cpuTime(cmd)), append(warmFlt[b], minorFaults(cmd))
+				}
+			}
+			if n := len(e.srv.Received()); n != 6 {
+				t.Fatalf("%s made %d requests in two runs, want 6", filepath.Base(bin), n)
+			}
+		}
+	}
+	ratioLine("loop, second run in the project: read+bash+answer", warm[0], warm[1], "")
+	ratioLine("loop, second run in the project: read+bash+answer CPU time", warmCPU[0], warmCPU[1], "")
+	countLine("loop, second run in the project: read+bash+answer page faults", warmFlt[0], warmFlt[1])
+	depsLine("loop, second run in the project: read+bash+answer", warm, warmCPU, warmFlt)
 
 	benchBashStep(t, rx)
 	benchReadStep(t, rx)
@@ -214,10 +250,10 @@ func benchBashStep(t *testing.T, rx string) {
 	ownM := median(own)
 	over := median(gap) - ownM
 	verdict := "met"
-	if over > 3*time.Millisecond {
+	if over > 2*time.Millisecond {
 		verdict = "NOT met"
 	}
-	fmt.Printf("tool: bash call overhead %s ms per call beyond the command's own time (target <= 3 ms: %s); "+
+	fmt.Printf("tool: bash call overhead %s ms per call beyond the command's own time (target <= 2 ms: %s); "+
 		"tool_start to next request %s ms median (fastest %s ms), `bash -c true` alone %s ms\n",
 		ms(over), verdict, ms(median(gap)), ms(slices.Min(gap)), ms(ownM))
 	fmt.Printf("tool: bash call CPU %s ms per call beyond `bash -c true`'s own %s ms (median of 8 runs, fastest %s ms; steadier than wall time under load)\n",
