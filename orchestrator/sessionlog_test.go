@@ -61,8 +61,10 @@ func TestSessionLogSyncsBehind(t *testing.T) {
 
 // TestSessionLogCreatesWhileFirstRequestIsOut: the file, the sessions
 // directory and its .gitignore are made once the first step's request is
-// about to go out (StartStep), not at the step's end, and hold only the
-// header until then; the step's end writes the lines held. Closing after
+// about to go out (StartStep), not at the step's end, and hold the
+// header, the prompt and a state record from then on (a kill before the
+// answer keeps a conversation to continue); the step's end writes the
+// lines that came after, without the prompt a second time. Closing after
 // a StartStep without an end still writes them.
 func TestSessionLogCreatesWhileFirstRequestIsOut(t *testing.T) {
 	for _, end := range []bool{true, false} {
@@ -87,8 +89,10 @@ func TestSessionLogCreatesWhileFirstRequestIsOut(t *testing.T) {
 		if err != nil {
 			t.Fatalf("no file while the first request is out: %v", err)
 		}
-		if bytes.Count(b, []byte("\n")) != 1 || !bytes.Contains(b, []byte(`"type":"session"`)) {
-			t.Errorf("while the request is out the file holds\n%s\nwant the header alone", b)
+		if lines := bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n")); len(lines) != 3 ||
+			!bytes.Contains(lines[0], []byte(`"type":"session"`)) || !bytes.Contains(lines[1], []byte(`"content":"hello"`)) ||
+			!bytes.Contains(lines[2], []byte(`"turns":1`)) {
+			t.Errorf("while the request is out the file holds\n%s\nwant the header, the prompt and the state", b)
 		}
 		if _, err := os.Stat(filepath.Join(dir, ".gitignore")); err != nil {
 			t.Errorf("no .gitignore: %v", err)
@@ -110,7 +114,7 @@ func TestSessionLogCreatesWhileFirstRequestIsOut(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Contains(b, []byte("hello")) || !bytes.Contains(b, []byte("hi there")) {
+		if bytes.Count(b, []byte(`"content":"hello"`)) != 1 || !bytes.Contains(b, []byte("hi there")) {
 			t.Errorf("end of step %v: the file holds\n%s\nwant both messages", end, b)
 		}
 	}

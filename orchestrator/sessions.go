@@ -34,19 +34,24 @@ type sessionLog struct {
 	w *worker
 
 	mu sync.Mutex
-	// t is the open file. A new session writes it (from dir and hdr) at
-	// the end of its first step, holding the messages until then: a
-	// conversation opened and never used leaves no file behind, and no
-	// disk work stands between a run's start and its first request. The
-	// file (and the sessions directory with its .gitignore) is created
-	// while the first request is out (StartStep): that step will end,
-	// whatever the request does, and its end then only writes the lines.
+	// t is the open file. A new session holds its messages until its
+	// first request goes out, so a conversation opened and never used
+	// leaves no file behind. The file (and the sessions directory with
+	// its .gitignore) is made while that request is out (StartStep),
+	// with the header, the messages so far and a state record, so a
+	// process killed before the answer is over keeps the prompt as a
+	// conversation to continue; no disk work stands between a run's
+	// start and its first request.
 	t *store.Transcript
 	// opening is closed once the file started by StartStep is created,
 	// with the result in opened and openErr; nil when none is started.
+	// The goroutine making it never takes mu (Append waits for it with
+	// mu held): it gets what it writes by value, and openedN says how
+	// many of pending it wrote.
 	opening chan struct{}
 	opened  *store.Transcript
 	openErr error
+	openedN int
 	dir     string
 	hdr     store.Header
 	pending []providers.Message
@@ -74,8 +79,9 @@ func (l *sessionLog) waitSync() error {
 }
 
 // StartStep creates the file in the background when it does not exist
-// yet (agents.StepStarter): the step that is starting will end, and its
-// end writes to the file.
+// yet (agents.StepStarter), with the messages so far and the session's
+// state: the step that is starting will end, and its end writes to the
+// file; until then a kill keeps the prompt.
 func (l *sessionLog) StartStep() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -84,19 +90,28 @@ func (l *sessionLog) StartStep() {
 	}
 	done := make(chan struct{})
 	l.opening = done
+	first := make([]any, 0, len(l.pending)+1)
+	for _, m := range l.pending {
+		first = append(first, m)
+	}
+	l.openedN = len(l.pending)
+	if l.turns > 0 {
+		// The state record makes it a conversation --continue finds.
+		first = append(first, l.meta())
+	}
 	dir, hdr := l.dir, l.hdr
 	go func() {
 		defer close(done)
-		l.opened, l.openErr = create(dir, hdr)
+		l.opened, l.openErr = create(dir, hdr, first...)
 	}()
 }
 
 // create makes the sessions directory (ignored by git) and the file.
-func create(dir string, hdr store.Header) (*store.Transcript, error) {
+func create(dir string, hdr store.Header, first ...any) (*store.Transcript, error) {
 	if err := store.EnsureIgnored(dir); err != nil {
 		return nil, err
 	}
-	return store.Create(dir, hdr)
+	return store.Create(dir, hdr, first...)
 }
 
 // file returns the open transcript, creating it on first use (or taking
@@ -108,10 +123,12 @@ func (l *sessionLog) file() (*store.Transcript, error) {
 	}
 	var t *store.Transcript
 	var err error
+	written := 0
 	if l.opening != nil {
 		<-l.opening
 		t, err = l.opened, l.openErr
-		l.opening, l.opened, l.openErr = nil, nil, nil
+		written = l.openedN
+		l.opening, l.opened, l.openErr, l.openedN = nil, nil, nil, 0
 	} else {
 		t, err = create(l.dir, l.hdr)
 	}
@@ -119,7 +136,7 @@ func (l *sessionLog) file() (*store.Transcript, error) {
 		return nil, err
 	}
 	l.t = t
-	for _, m := range l.pending {
+	for _, m := range l.pending[written:] {
 		if err := t.Append(m); err != nil {
 			return nil, err
 		}

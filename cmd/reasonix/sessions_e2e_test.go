@@ -414,3 +414,69 @@ func TestE2EKilledBatchKeepsFinishedResults(t *testing.T) {
 		t.Error("the written file is gone")
 	}
 }
+
+// TestE2EContinueAfterSIGKILLInTheFirstAnswer: a run killed while the
+// model's very first answer is still streaming keeps its prompt: the
+// session file holds the header and the prompt from the time the first
+// request went out, so --continue finds the conversation and sends the
+// prompt again with the new turn.
+func TestE2EContinueAfterSIGKILLInTheFirstAnswer(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, scripted.Turn{Text: strings.Repeat("slow words ", 200), ChunkSize: 4, ChunkDelayMS: 50})
+	cmd := exec.Command(binPath, "run", "FIRST-PROMPT remember the octopus")
+	cmd.Dir, cmd.Env = e.repo, e.env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until the answer streams (its first words are printed).
+	deadline := time.Now().Add(20 * time.Second)
+	for len(e.srv.Requests()) == 0 || !strings.Contains(stdout.String(), "slow words") {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the answer never started streaming; stderr:\n%s", stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+
+	dir := filepath.Join(e.repo, ".reasonix", "sessions")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("session files %v after the kill, want one", files)
+	}
+	l, err := store.Load(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Notices) != 0 || l.Meta.Turns != 1 || !strings.HasPrefix(l.Header.Title, "FIRST-PROMPT") {
+		t.Errorf("the killed session: header %+v meta %+v notices %v", l.Header, l.Meta, l.Notices)
+	}
+
+	e.srv = llmtest.Start(t, &scripted.Script{Turns: []scripted.Turn{{Text: "Continued."}}})
+	e.env = append(e.env, "REASONIX_BASE_URL="+e.srv.URL())
+	r := e.run("", "run", "--continue", "what was it?")
+	if r.code != 0 || !strings.Contains(r.stdout, "Continued.") {
+		t.Fatalf("continue: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("requests = %d", len(reqs))
+	}
+	var roles []string
+	msgs := wireMessages(t, reqs[0])
+	for _, m := range msgs {
+		roles = append(roles, m.Role)
+	}
+	if got := strings.Join(roles, " "); got != "system user user" ||
+		!strings.Contains(msgs[1].Content, "FIRST-PROMPT remember the octopus") || msgs[2].Content != "what was it?" {
+		t.Errorf("the continued request's messages: %s\n%+v", got, msgs)
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl")); len(files) != 1 {
+		t.Errorf("session files %v, want the one continued", files)
+	}
+}

@@ -50,28 +50,57 @@ type Transcript struct {
 // PathFor is the file of session id in dir.
 func PathFor(dir, id string) string { return filepath.Join(dir, id+".jsonl") }
 
-// Create opens a new transcript file <dir>/<id>.jsonl and writes its header.
-func Create(dir string, h Header) (*Transcript, error) {
+// Create makes the transcript file <dir>/<id>.jsonl holding its header
+// and then the records given (a session's first messages and its state),
+// and opens it to append to. They are written to a temporary file that is
+// renamed into place, so the file appears whole or not at all: a crash
+// while it is made leaves no session that cannot be read back, at most a
+// hidden temporary file.
+func Create(dir string, h Header, first ...any) (*Transcript, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create sessions dir: %w", err)
 	}
 	path := filepath.Join(dir, h.ID+".jsonl")
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|os.O_EXCL, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("create session file: %w", err)
-	}
-	t := &Transcript{f: f, path: path}
 	if h.Type == "" {
 		h.Type = "session"
 	}
 	if h.Created.IsZero() {
 		h.Created = time.Now().UTC()
 	}
-	if err := t.writeLine(h); err != nil {
-		f.Close()
-		return nil, err
+	var buf bytes.Buffer
+	for _, v := range append([]any{h}, first...) {
+		if err := encodeLine(&buf, v); err != nil {
+			return nil, err
+		}
 	}
-	return t, nil
+	if _, err := os.Lstat(path); err == nil {
+		// Ids carry 64 random bits; this is the O_EXCL a rename lacks.
+		return nil, fmt.Errorf("create session file: %s exists", path)
+	}
+	tmp, err := os.CreateTemp(dir, "."+h.ID+".jsonl.tmp*")
+	if err != nil {
+		return nil, fmt.Errorf("create session file: %w", err)
+	}
+	_, werr := tmp.Write(buf.Bytes())
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(tmp.Name(), 0o644)
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+		return nil, fmt.Errorf("create session file: %w", werr)
+	}
+	// Opened again under its own name: Windows renames no open file.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open session file: %w", err)
+	}
+	return &Transcript{f: f, path: path}, nil
 }
 
 // Path returns the transcript's file path.
@@ -80,12 +109,20 @@ func (t *Transcript) Path() string { return t.path }
 // Append writes one message as one line.
 func (t *Transcript) Append(m providers.Message) error { return t.writeLine(m) }
 
-func (t *Transcript) writeLine(v any) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+// encodeLine appends v to buf as one JSON line.
+func encodeLine(buf *bytes.Buffer, v any) error {
+	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return fmt.Errorf("encode transcript line: %w", err)
+	}
+	return nil
+}
+
+func (t *Transcript) writeLine(v any) error {
+	var buf bytes.Buffer
+	if err := encodeLine(&buf, v); err != nil {
+		return err
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -90,6 +90,45 @@ func TestCreateRefusesExistingID(t *testing.T) {
 	}
 }
 
+// TestCreateWritesFirstRecordsWhole: the header and the first records
+// are in the file as soon as it exists under its name (they are written
+// beside it and renamed into place), the file is appended to after them,
+// and no temporary file is left in the directory.
+func TestCreateWritesFirstRecordsWhole(t *testing.T) {
+	dir := t.TempDir()
+	first := providers.Message{Role: providers.RoleUser, Content: "the prompt"}
+	tr, err := Create(dir, Header{ID: "s2", Role: "executor"}, first, Meta{Type: TypeMeta, Title: "the prompt", Turns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Before anything else is written (a kill here keeps the prompt).
+	l, err := Load(tr.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Messages) != 1 || l.Messages[0].Content != "the prompt" || l.Meta.Turns != 1 || len(l.Notices) != 0 {
+		t.Fatalf("a new file holds %+v, meta %+v, notices %v", l.Messages, l.Meta, l.Notices)
+	}
+	if err := tr.Append(providers.Message{Role: providers.RoleAssistant, Content: "the answer"}); err != nil {
+		t.Fatal(err)
+	}
+	tr.Close()
+	if _, msgs, err := Read(tr.Path()); err != nil || len(msgs) != 2 || msgs[1].Content != "the answer" {
+		t.Fatalf("after an append: %+v %v", msgs, err)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Fatalf("directory holds %v, want the session file alone", names)
+	}
+	if st, err := os.Stat(tr.Path()); err != nil || st.Mode().Perm()&0o600 != 0o600 {
+		t.Fatalf("mode %v %v", st, err)
+	}
+}
+
 func TestTranscriptConcurrentAppend(t *testing.T) {
 	tr, _ := newTranscript(t)
 	const workers, per = 8, 50
