@@ -2,6 +2,7 @@ package tools
 
 import (
 	"encoding/json"
+	"slices"
 	"sort"
 
 	"github.com/reasonix/reasonix/providers"
@@ -61,7 +62,7 @@ type Registry struct {
 
 // NewRegistry builds a registry from tools; later duplicates win.
 func NewRegistry(ts ...Tool) *Registry {
-	r := &Registry{byName: map[string]Tool{}}
+	r := &Registry{byName: make(map[string]Tool, len(ts)), names: make([]string, 0, len(ts))}
 	for _, t := range ts {
 		r.Add(t)
 	}
@@ -70,11 +71,14 @@ func NewRegistry(ts ...Tool) *Registry {
 
 // Add inserts or replaces a tool.
 func (r *Registry) Add(t Tool) {
-	if _, ok := r.byName[t.Name()]; !ok {
-		r.names = append(r.names, t.Name())
-		sort.Strings(r.names)
+	name := t.Name()
+	if _, ok := r.byName[name]; !ok {
+		// Kept sorted by inserting in place: sessions build several
+		// registries of twenty tools on the way to the first request.
+		i := sort.SearchStrings(r.names, name)
+		r.names = slices.Insert(r.names, i, name)
 	}
-	r.byName[t.Name()] = t
+	r.byName[name] = t
 }
 
 // Get returns the tool named name.
@@ -88,7 +92,7 @@ func (r *Registry) Names() []string { return append([]string(nil), r.names...) }
 
 // Filter returns a registry holding only the tools keep accepts.
 func (r *Registry) Filter(keep func(Tool) bool) *Registry {
-	out := NewRegistry()
+	out := &Registry{byName: make(map[string]Tool, len(r.names)), names: make([]string, 0, len(r.names))}
 	for _, n := range r.names {
 		if t := r.byName[n]; keep(t) {
 			out.Add(t)
