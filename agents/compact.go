@@ -268,6 +268,9 @@ func (s *Session) compact(ctx context.Context, out *Outcome, focus string, force
 	}
 	s.msgs, s.raw = msgs, raw
 	s.lastPrompt, s.stuckAt = 0, 0
+	// Rules a pruned or folded result carried are gone: a call reaching
+	// their folder attaches them again.
+	s.holdNestedRules()
 	reason := "compaction"
 	if changed, err := s.refreshTools(); err != nil {
 		return c, err

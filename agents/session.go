@@ -41,14 +41,28 @@ type StepStarter interface {
 	StartStep()
 }
 
+// NestedRules finds the rules files of folders below the working
+// directory that a session's file tools reach (rules.Nested).
+type NestedRules interface {
+	// Attach returns the rules files of the folders paths reach that
+	// the session does not hold yet, to append to the call's result; ""
+	// when there is none.
+	Attach(paths []string) string
+	// Hold makes what the session holds the prefix's files and those
+	// attached to results (the tool results its history carries): told
+	// after a restored history and after a compaction, which may have
+	// taken some away.
+	Hold(results []string)
+}
+
 // Config assembles a session.
 type Config struct {
-	// NestedRules, when set, returns the rules files of the folders a
-	// file tool's call just reached that the session has not seen (a
+	// NestedRules, when set, finds the rules files of the folders a
+	// file tool's call just reached that the session does not hold (a
 	// subfolder's CLAUDE.md, as Claude Code reads it once work gets
 	// there); they are appended to that call's result, so the prefix
 	// stays as it was.
-	NestedRules func(paths []string) string
+	NestedRules NestedRules
 	ID          string
 	Role        string
 	Parent      string
@@ -274,7 +288,23 @@ func (s *Session) Restore(msgs []providers.Message) error {
 			return err
 		}
 	}
+	s.holdNestedRules()
 	return nil
+}
+
+// holdNestedRules tells NestedRules which rules files the history's
+// tool results carry.
+func (s *Session) holdNestedRules() {
+	if s.cfg.NestedRules == nil {
+		return
+	}
+	var results []string
+	for _, m := range s.msgs {
+		if m.Role == providers.RoleTool {
+			results = append(results, m.Content)
+		}
+	}
+	s.cfg.NestedRules.Hold(results)
 }
 
 func (s *Session) publish(e events.Event) {
@@ -710,7 +740,7 @@ func (s *Session) runOne(ctx context.Context, c providers.ToolCall, reason strin
 		}
 	}
 	if s.cfg.NestedRules != nil && !res.IsError && (acc.Kind == tools.KindRead || acc.Kind == tools.KindWrite) {
-		if extra := s.cfg.NestedRules(acc.Paths()); extra != "" {
+		if extra := s.cfg.NestedRules.Attach(acc.Paths()); extra != "" {
 			res.Content += "\n\n" + extra
 		}
 	}

@@ -137,7 +137,7 @@ type Runtime struct {
 	// its finder of the rules files of folders below the working
 	// directory (rules.Nested): what a file tool reaches there joins
 	// that call's result.
-	NestedRules func(root string) func(paths []string) string
+	NestedRules func(root string) agents.NestedRules
 	Settings    Settings
 	// Roles are the loaded role profiles; nil uses the built-ins.
 	Roles *roles.Set
@@ -487,7 +487,7 @@ func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 		beforeChange = w.fam.turn.before
 	}
 	toolHooks, beforeCompact := c.sessionHooks(id, spec.root)
-	var nested func([]string) string
+	var nested agents.NestedRules
 	if c.rt.NestedRules != nil {
 		root := c.rt.Workspace
 		if spec.root != "" {

@@ -412,7 +412,10 @@ func assemble(o assembleOptions) (*app, error) {
 	ropts := rulesOptions(loaded, workspace, wd, userHome)
 	ropts.Denied = rulesReadDenied(guard, gate.Policy())
 	ropts.Status = gitStatus
-	rulesText := a.startRules(ropts, sink)
+	loadRules := a.startRules(ropts, sink)
+	rulesText := sync.OnceValue(func() string { return loadRules().Text() })
+	// The files the prefix holds, which no file tool's call attaches again.
+	prefixFiles := func() []string { return loadRules().Files() }
 	if extra := languageRules(cfg, os.Getenv); extra != "" {
 		get := rulesText
 		rulesText = func() string { return get() + extra }
@@ -436,10 +439,10 @@ func assemble(o assembleOptions) (*app, error) {
 		Commands:   cmdCatalog,
 		Prompts:    promptsOf(a.mcp),
 		Rules:      rulesText,
-		NestedRules: func(root string) func([]string) string {
+		NestedRules: func(root string) agents.NestedRules {
 			o := ropts
 			if root == workspace || root == guard.Workspace() {
-				return rules.NewNested(o, root).Attach
+				return rules.NewNested(o, root, prefixFiles)
 			}
 			if g, err := guard.WithWorkspace(root); err == nil {
 				// A plan worker's worktree: its imports are judged by the
@@ -448,7 +451,7 @@ func assemble(o assembleOptions) (*app, error) {
 				p.Workspace = g.Workspace()
 				o.Denied = rulesReadDenied(g, p)
 			}
-			return rules.NewNested(o, root).Attach
+			return rules.NewNested(o, root, prefixFiles)
 		},
 		System:      system,
 		Hooks:       a.hooks,
@@ -597,7 +600,7 @@ func compactRatio(r *float64) float64 {
 // environment block) in the background, so that work overlaps the rest of
 // start-up instead of standing before the first request; the first
 // session waits for it. The app waits for it on Close.
-func (a *app) startRules(opts rules.Options, sink events.Sink) func() string {
+func (a *app) startRules(opts rules.Options, sink events.Sink) func() *rules.Prefix {
 	get := rulesOnce(opts, sink)
 	done := make(chan struct{})
 	go func() {

@@ -66,13 +66,13 @@ func contextReadDenied(loaded *config.Loaded, workspace, userHome string) (func(
 
 // rulesOnce reads the rules once per process, publishing its notices the
 // first time, and hands every later caller the same bytes.
-func rulesOnce(opts rules.Options, sink events.Sink) func() string {
-	return sync.OnceValue(func() string {
+func rulesOnce(opts rules.Options, sink events.Sink) func() *rules.Prefix {
+	return sync.OnceValue(func() *rules.Prefix {
 		p := rules.Load(opts)
 		for _, n := range p.Notices {
 			sink.Publish(events.Event{Type: events.Notice, Text: n})
 		}
-		return p.Text()
+		return p
 	})
 }
 

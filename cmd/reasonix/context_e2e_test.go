@@ -266,3 +266,53 @@ func TestE2ENestedRulesJoinTheFirstCallThatReachesThem(t *testing.T) {
 		t.Errorf("the API rules appear %d times", strings.Count(msgs, "API-RULES"))
 	}
 }
+
+// TestE2ENestedRulesOnceAcrossResumeAndImports: a subfolder's rules
+// attached in one run are not attached again when the conversation is
+// continued (the session knows from its history which it holds), and a
+// subfolder's CLAUDE.md the top CLAUDE.md already imports is not attached
+// at all; a file two subfolders' rules both import is attached once.
+func TestE2ENestedRulesOnceAcrossResumeAndImports(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "api/a.go"})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "lib/l.go"})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "web/w.go"})}},
+		scripted.Turn{Text: "done"},
+	)
+	e.write(".git/HEAD", "ref: refs/heads/main\n")
+	e.write("CLAUDE.md", "ROOT-RULES\n@lib/CLAUDE.md\n")
+	e.write("lib/CLAUDE.md", "LIB-RULES\n")
+	e.write("lib/l.go", "package lib\n")
+	e.write("api/CLAUDE.md", "API-RULES\n@../shared.md\n")
+	e.write("api/a.go", "package api\n")
+	e.write("web/CLAUDE.md", "WEB-RULES\n@../shared.md\n")
+	e.write("web/w.go", "package web\n")
+	e.write("shared.md", "SHARED-RULES\n")
+	if r := e.run("", "run", "--yolo", "look around"); r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	reqs := e.srv.Requests()
+	msgs := string(messagesOf(t, reqs[len(reqs)-1]))
+	for word, n := range map[string]int{"ROOT-RULES": 1, "LIB-RULES": 1, "API-RULES": 1, "WEB-RULES": 1, "SHARED-RULES": 1} {
+		if got := strings.Count(msgs, word); got != n {
+			t.Errorf("%s appears %d times in the last request, want %d", word, got, n)
+		}
+	}
+
+	e.srv = llmtest.Start(t, &scripted.Script{Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "api/a.go"})}},
+		{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "web/w.go"})}},
+		{Text: "ok"}}})
+	e.env = append(e.env, "REASONIX_BASE_URL="+e.srv.URL())
+	if r := e.run("", "run", "--yolo", "--continue", "look again"); r.code != 0 {
+		t.Fatalf("continue: exit %d\n%s", r.code, r.stderr)
+	}
+	reqs = e.srv.Requests()
+	msgs = string(messagesOf(t, reqs[len(reqs)-1]))
+	for _, word := range []string{"API-RULES", "WEB-RULES", "SHARED-RULES", "LIB-RULES"} {
+		if got := strings.Count(msgs, word); got != 1 {
+			t.Errorf("after --continue %s appears %d times in the last request, want 1 (from the first run)", word, got)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package rules
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -15,39 +16,129 @@ const KindNested = "nested"
 // that a session's file tools reach, as Claude Code reads a subfolder's
 // CLAUDE.md once it reads a file there. The prefix stays frozen: what it
 // finds joins the result of the call that reached the folder, once per
-// session. Safe for concurrent use.
+// session: a file the prefix already holds (a top CLAUDE.md importing
+// it), or an earlier call's result, is not attached again. Safe for
+// concurrent use.
 type Nested struct {
 	opts Options
 	// cwd is the working directory as seen from the session's root (a
 	// plan worker's worktree holds the same tree elsewhere).
 	cwd string
-	mu  sync.Mutex
+	// prefix returns the files the prefix holds, as seen from the root;
+	// asked once, at the first folder reached.
+	prefix func() []string
+	mu     sync.Mutex
 	// dirs are the folders already looked at.
 	dirs map[string]bool
+	// inPrefix are the identities of the files the prefix holds (nil
+	// until the first folder is reached), attached those of the rules
+	// files attached to results the session's history carries: the
+	// session holds both.
+	inPrefix map[string]bool
+	attached map[string]bool
 }
 
 // NewNested returns the finder of one session whose files live under
 // root (the workspace, or a worktree of it); opts are the options the
-// rules were loaded with.
-func NewNested(opts Options, root string) *Nested {
+// rules were loaded with, and prefix, when set, returns the files the
+// prefix they loaded holds (Prefix.Files), asked when a call first
+// reaches a folder.
+func NewNested(opts Options, root string, prefix func() []string) *Nested {
 	cwd := opts.Cwd
 	if cwd == "" {
 		cwd = opts.Workspace
 	}
+	moved := func(p string) string { return p }
 	if root != "" && opts.Workspace != "" && filepath.Clean(root) != filepath.Clean(opts.Workspace) {
-		if rel, err := filepath.Rel(opts.Workspace, cwd); err == nil && !strings.HasPrefix(rel, "..") {
-			cwd = filepath.Join(root, rel)
+		ws := filepath.Clean(opts.Workspace)
+		moved = func(p string) string {
+			if rel, err := filepath.Rel(ws, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return filepath.Join(root, rel)
+			}
+			return p
 		}
+		cwd = moved(cwd)
 	}
 	if root == "" {
 		root = cwd
 	}
-	n := &Nested{opts: opts, cwd: filepath.Clean(cwd), dirs: map[string]bool{}}
+	n := &Nested{opts: opts, cwd: filepath.Clean(cwd), dirs: map[string]bool{}, attached: map[string]bool{}}
+	if prefix != nil {
+		n.prefix = func() []string {
+			files := prefix()
+			for i, f := range files {
+				files[i] = moved(f)
+			}
+			return files
+		}
+	}
 	n.opts.Workspace = root
 	return n
 }
 
-// Attach returns the rules files, not seen before, of the folders between
+// nestedIntro opens what Attach returns; Hold looks for it.
+const nestedIntro = "This call reached a folder with rules files of its own."
+
+// Hold makes what the session holds the prefix's files and the rules
+// files attached to results (the tool results its history carries, after
+// a resumed session's history is restored or a compaction pruned or
+// folded some away): a folder whose rules are among them is not attached
+// again, one whose rules left the history is, when a call reaches it.
+func (n *Nested) Hold(results []string) {
+	if n == nil {
+		return
+	}
+	attached := map[string]bool{}
+	for _, r := range results {
+		i := strings.Index(r, nestedIntro)
+		if i < 0 {
+			continue
+		}
+		rest := r[i:]
+		for {
+			j := strings.Index(rest, "<rules source=")
+			if j < 0 {
+				break
+			}
+			rest = rest[j+len("<rules source="):]
+			q, err := strconv.QuotedPrefix(rest)
+			if err != nil {
+				continue
+			}
+			rest = rest[len(q):]
+			if p, err := strconv.Unquote(q); err == nil && filepath.IsAbs(p) {
+				attached[identity(p)] = true
+			}
+		}
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.attached = attached
+	n.dirs = map[string]bool{}
+}
+
+// held returns the identities of the files the session holds, the
+// prefix's read the first time. Call with mu held.
+func (n *Nested) held() map[string]bool {
+	if n.inPrefix == nil {
+		n.inPrefix = map[string]bool{}
+		if n.prefix != nil {
+			for _, f := range n.prefix() {
+				n.inPrefix[identity(f)] = true
+			}
+		}
+	}
+	held := make(map[string]bool, len(n.inPrefix)+len(n.attached))
+	for id := range n.inPrefix {
+		held[id] = true
+	}
+	for id := range n.attached {
+		held[id] = true
+	}
+	return held
+}
+
+// Attach returns the rules files the session does not hold, of the folders between
 // the working directory (exclusive) and each of paths (relative to the
 // session's root, or absolute), each in a <rules kind="nested"> block
 // under a line saying what they are; "" when there is none.
@@ -57,6 +148,7 @@ func (n *Nested) Attach(paths []string) string {
 	}
 	var files []string
 	n.mu.Lock()
+	defer n.mu.Unlock()
 	for _, p := range paths {
 		if p == "" {
 			continue
@@ -89,15 +181,20 @@ func (n *Nested) Attach(paths []string) string {
 			}
 		}
 	}
-	n.mu.Unlock()
 	if len(files) == 0 {
 		return ""
 	}
-	l := &loader{opts: n.opts, budget: TotalCap, seen: map[string]bool{}}
+	// The loader skips what the session holds (an import of such a file
+	// says "included above"); what it reads is attached.
+	l := &loader{opts: n.opts, budget: TotalCap, seen: n.held()}
 	var blocks []string
 	for _, f := range files {
 		if pt, ok := l.top(KindNested, f, false); ok {
 			blocks = append(blocks, pt.Text)
+			n.attached[identity(f)] = true
+			for _, imp := range pt.Imports {
+				n.attached[identity(imp)] = true
+			}
 		}
 	}
 	for _, note := range l.notices {
@@ -106,5 +203,5 @@ func (n *Nested) Attach(paths []string) string {
 	if len(blocks) == 0 {
 		return ""
 	}
-	return "This call reached a folder with rules files of its own. Follow them for the files under that folder:\n" + strings.Join(blocks, "\n")
+	return nestedIntro + " Follow them for the files under that folder:\n" + strings.Join(blocks, "\n")
 }

@@ -106,6 +106,22 @@ type Prefix struct {
 	Notices []string
 }
 
+// Files are the files the prefix holds: each part's source and imports.
+func (p *Prefix) Files() []string {
+	if p == nil {
+		return nil
+	}
+	var out []string
+	for _, pt := range p.Parts {
+		if pt.Kind == KindPreamble || pt.Kind == KindEnvironment {
+			continue
+		}
+		out = append(out, pt.Source)
+		out = append(out, pt.Imports...)
+	}
+	return out
+}
+
 // Separator joins the parts of a system prompt.
 const Separator = "\n\n"
 

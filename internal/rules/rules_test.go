@@ -432,7 +432,7 @@ func TestNested(t *testing.T) {
 	f.write(filepath.Join(f.repo, "a", "CLAUDE.md"), "A-RULES\n")
 	f.write(filepath.Join(f.repo, "a", "b", "AGENTS.md"), "B-RULES\n")
 	f.write(filepath.Join(f.repo, "a", "b", "x.go"), "package b\n")
-	n := NewNested(f.opts(f.repo), f.repo)
+	n := NewNested(f.opts(f.repo), f.repo, nil)
 	got := n.Attach([]string{"a/b/x.go"})
 	if !strings.Contains(got, "A-RULES") || !strings.Contains(got, "B-RULES") || strings.Contains(got, "ROOT") ||
 		strings.Index(got, "A-RULES") > strings.Index(got, "B-RULES") {
@@ -445,7 +445,60 @@ func TestNested(t *testing.T) {
 	}
 	tree := filepath.Join(f.root, "worktree")
 	f.write(filepath.Join(tree, "a", "CLAUDE.md"), "WORKTREE-A\n")
-	if got := NewNested(f.opts(f.repo), tree).Attach([]string{"a/y.go"}); !strings.Contains(got, "WORKTREE-A") {
+	if got := NewNested(f.opts(f.repo), tree, nil).Attach([]string{"a/y.go"}); !strings.Contains(got, "WORKTREE-A") {
+		t.Errorf("worktree: %q", got)
+	}
+}
+
+// TestNestedHoldsWhatTheSessionHas: a file the prefix holds (imported by
+// the top CLAUDE.md) is not attached, in the workspace or as a worktree's
+// copy; a file two folders' rules import is attached with the first and
+// "included above" in the second; after Hold with the results a history
+// carries, what they hold is not attached again and what they lost is.
+func TestNestedHoldsWhatTheSessionHas(t *testing.T) {
+	f := newFix(t)
+	f.write(filepath.Join(f.repo, "CLAUDE.md"), "ROOT\n@lib/CLAUDE.md\n")
+	f.write(filepath.Join(f.repo, "lib", "CLAUDE.md"), "LIB-RULES\n")
+	f.write(filepath.Join(f.repo, "api", "CLAUDE.md"), "API-RULES\n@../shared.md\n")
+	f.write(filepath.Join(f.repo, "web", "CLAUDE.md"), "WEB-RULES\n@../shared.md\n")
+	f.write(filepath.Join(f.repo, "shared.md"), "SHARED\n")
+	p := Load(f.opts(f.repo))
+	if files := p.Files(); len(files) != 2 || files[1] != filepath.Join(f.repo, "lib", "CLAUDE.md") {
+		t.Fatalf("prefix files %v", files)
+	}
+	n := NewNested(f.opts(f.repo), f.repo, p.Files)
+	if got := n.Attach([]string{"lib/x.go"}); got != "" {
+		t.Errorf("a file the prefix imports was attached: %q", got)
+	}
+	api := n.Attach([]string{"api/x.go"})
+	web := n.Attach([]string{"web/x.go"})
+	if !strings.Contains(api, "API-RULES") || !strings.Contains(api, "SHARED") ||
+		!strings.Contains(web, "WEB-RULES") || strings.Contains(web, "SHARED") || !strings.Contains(web, "included above") {
+		t.Errorf("api: %q\nweb: %q", api, web)
+	}
+
+	// A resumed session: its history carries the api result only.
+	r := NewNested(f.opts(f.repo), f.repo, p.Files)
+	r.Hold([]string{"file text", "package api\n\n" + api})
+	if got := r.Attach([]string{"api/y.go"}); got != "" {
+		t.Errorf("after Hold, api's rules were attached again: %q", got)
+	}
+	if got := r.Attach([]string{"web/y.go"}); !strings.Contains(got, "WEB-RULES") || strings.Contains(got, "SHARED\n") {
+		t.Errorf("after Hold, web: %q", got)
+	}
+	// A compaction pruned every result: both folders' rules come back.
+	r.Hold([]string{"[output of read_file pruned: 900 bytes; ask again if needed]"})
+	if got := r.Attach([]string{"api/y.go"}); !strings.Contains(got, "API-RULES") || !strings.Contains(got, "SHARED") {
+		t.Errorf("after a compaction, api: %q", got)
+	}
+
+	// A worktree: the prefix's files, read in the workspace, stand for
+	// the worktree's copies.
+	tree := filepath.Join(f.root, "worktree")
+	f.write(filepath.Join(tree, "lib", "CLAUDE.md"), "LIB-RULES\n")
+	f.write(filepath.Join(tree, "api", "CLAUDE.md"), "TREE-API\n")
+	w := NewNested(f.opts(f.repo), tree, p.Files)
+	if got := w.Attach([]string{"lib/x.go", "api/x.go"}); strings.Contains(got, "LIB-RULES") || !strings.Contains(got, "TREE-API") {
 		t.Errorf("worktree: %q", got)
 	}
 }
