@@ -57,6 +57,11 @@ const (
 	// QuestionResolved says it was answered or withdrawn.
 	QuestionRequest  Type = "question"
 	QuestionResolved Type = "question_resolved"
+	// ElicitationRequest is an MCP server's request for input from a
+	// person (Elicitation); ElicitationResolved says it was answered or
+	// withdrawn.
+	ElicitationRequest  Type = "elicitation_request"
+	ElicitationResolved Type = "elicitation_resolved"
 	// JobUpdate reports a background job's state (Job): started, more
 	// output, exited with its code, or killed.
 	JobUpdate Type = "job"
@@ -96,6 +101,9 @@ type Event struct {
 	Messages []providers.Message `json:"messages,omitempty"`
 	// Question is the ask tool's question (QuestionRequest/Resolved).
 	Question *Question `json:"question,omitempty"`
+	// Elicitation is an MCP server's request for input
+	// (ElicitationRequest/Resolved).
+	Elicitation *Elicitation `json:"elicitation,omitempty"`
 	// StepResult is a plan step's state (StepUpdate).
 	StepResult *StepResult `json:"step_result,omitempty"`
 	// Context is how full the session's window is (UsageUpdate,

@@ -349,6 +349,20 @@ func (e *Engine) Answer(id, choice, reason string) error {
 	return e.answer.Answer(id, choice, reason)
 }
 
+// AnswerElicitation answers an MCP server's pending request for input id
+// (events.Elicitation): accept with the form's values, decline or
+// cancel. Values the form refuses are an error, and the request is asked
+// again with the reason.
+func (e *Engine) AnswerElicitation(id string, a events.ElicitAnswer) error {
+	el, ok := e.answer.(interface {
+		AnswerElicitation(id string, a events.ElicitAnswer) error
+	})
+	if !ok {
+		return fmt.Errorf("no request for input %q: this run asks no one", id)
+	}
+	return el.AnswerElicitation(id, a)
+}
+
 // AnswerQuestion answers the ask tool's pending question id.
 func (e *Engine) AnswerQuestion(id, answer string) error {
 	q, ok := e.c.rt.Env.Asker.(interface{ Answer(id, answer string) error })

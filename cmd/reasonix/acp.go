@@ -40,7 +40,10 @@ func cmdACP(ctx context.Context, args []string, io stdio) error {
 	// The ask tool's questions with choices go to the editor as
 	// permission requests; one without choices has no one to answer it.
 	app, err := assemble(assembleOptions{flags: f, sink: hub, stderr: io.err, approver: broker, planApprover: srv.PlanApprover(), editor: srv, askMCPTrust: true,
-		asker: tools.NewChoiceQuestions(hub.Publish)})
+		asker: tools.NewChoiceQuestions(hub.Publish),
+		// ACP has no form an editor shows for a server's request for
+		// input, so it is declined with a notice the editor shows.
+		noForms: "editors over ACP have no form for it"})
 	if err != nil {
 		return err
 	}

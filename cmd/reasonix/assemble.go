@@ -47,6 +47,11 @@ type assembleOptions struct {
 	// asker puts the ask tool's questions to a person; nil answers that
 	// no one can.
 	asker tools.Asker
+	// elicitor puts MCP servers' requests for input to a person; nil
+	// declines them, each with a notice saying why: noForms, or that no
+	// one answers in this run.
+	elicitor elicitor
+	noForms  string
 	// editor is an editor's view of the files (reasonix acp); nil reads
 	// and writes the disk only.
 	editor tools.Editor
@@ -371,8 +376,11 @@ func assemble(o assembleOptions) (*app, error) {
 	// MCP servers start in the background now; sessions take a snapshot
 	// of the tools of the servers that are up when they open.
 	notify := func(msg string) { sink.Publish(events.Event{Type: events.Notice, Text: msg}) }
-	ms := mcpSetup{loaded: loaded, workspace: workspace, userHome: userHome, trustAll: o.flags.mcpTrust, notify: notify, approver: o.approver,
-		signInHint: o.mcpSignInHint}
+	ms := mcpSetup{loaded: loaded, workspace: workspace, userHome: userHome, trustAll: o.flags.mcpTrust, notify: notify,
+		elicitor: o.elicitor, noForms: o.noForms, signInHint: o.mcpSignInHint}
+	if ms.elicitor == nil && ms.noForms == "" {
+		ms.noForms = "no one answers in this run"
+	}
 	if mcfgs := mcpServers(ms); len(mcfgs) > 0 {
 		a.mcp = newMCPManager(ms, mcfgs)
 		a.closers = append(a.closers, a.mcp.Close)

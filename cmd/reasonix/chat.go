@@ -208,7 +208,7 @@ func runChat(ctx context.Context, f runFlags, io stdio, first string) error {
 		mcpSignInHint: func(name string) string {
 			return "type `/mcp login " + name + "` (or run `reasonix mcp login " + name + "`)"
 		},
-		asker: tools.NewQuestions(hub.Publish)})
+		asker: tools.NewQuestions(hub.Publish), elicitor: broker})
 	if err != nil {
 		return err
 	}

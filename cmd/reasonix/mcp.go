@@ -16,6 +16,7 @@ import (
 	"github.com/reasonix/reasonix/internal/config"
 	"github.com/reasonix/reasonix/internal/credentials"
 	"github.com/reasonix/reasonix/internal/permission"
+	"github.com/reasonix/reasonix/internal/text"
 	"github.com/reasonix/reasonix/tools"
 	"github.com/reasonix/reasonix/tools/mcp"
 )
@@ -29,9 +30,12 @@ type mcpSetup struct {
 	// without asking (nothing is recorded).
 	trustAll bool
 	notify   func(string)
-	// approver, when set, is asked about servers' requests for input
-	// (MCP elicitation); without one the client declares none.
-	approver permission.Approver
+	// elicitor, when set, puts servers' requests for input (MCP
+	// elicitation: forms, addresses to open) to a person. Without one,
+	// noForms says why they are declined (each with a notice naming the
+	// server); without either the client declares no elicitation.
+	elicitor elicitor
+	noForms  string
 	// signInHint, when set, says how this front end signs a server in.
 	signInHint func(server string) string
 }
@@ -86,8 +90,15 @@ func mcpOptions(s mcpSetup) mcp.Options {
 		// Only the TUI's /mcp login and `reasonix mcp login` sign in.
 		SignInHint: s.signInHint,
 	}
-	if s.approver != nil {
-		opts.Elicit = askElicitation(s.approver)
+	switch {
+	case s.elicitor != nil:
+		opts.Elicit = func(ctx context.Context, r mcp.ElicitRequest) (events.ElicitAnswer, error) {
+			return s.elicitor.Elicit(ctx, r.Session, r.Elicitation)
+		}
+		// Every front end with a person shows an address to open.
+		opts.ElicitURL = true
+	case s.noForms != "":
+		opts.Elicit = declineElicitation(s.noForms, s.notify)
 	}
 	return opts
 }
@@ -97,22 +108,21 @@ func tokenStore(l *config.Loaded) *credentials.Store {
 	return credentials.Open(l.Home, l.Config.CredentialsStore)
 }
 
-// askElicitation asks a person, through the approval path every front
-// end shows, whether to answer an MCP server's request for input with the
-// server's own defaults (there is no form to type other values).
-func askElicitation(approver permission.Approver) func(context.Context, mcp.Elicitation) (bool, error) {
-	return func(ctx context.Context, e mcp.Elicitation) (bool, error) {
-		reply, err := approver.Approve(ctx, permission.Request{
-			Tool:    "input for mcp server " + e.Server,
-			Subject: firstLine(strings.TrimSpace(e.Message)),
-			Impact: fmt.Sprintf("the MCP server %q asks for input during its tool call. Allow answers with its own defaults: %s. Deny declines. (Reasonix has no form to type other values.)",
-				e.Server, e.Answers()),
-			Choices: []permission.Answer{permission.AllowOnce, permission.DenyAnswer},
-		})
-		if err != nil {
-			return false, err
+// elicitor puts an MCP server's request for input to a person and
+// waits for the answer (permission.Broker.Elicit).
+type elicitor interface {
+	Elicit(ctx context.Context, session string, e events.Elicitation) (events.ElicitAnswer, error)
+}
+
+// declineElicitation declines every request for input with a notice
+// naming the server and why (a run no person answers, an editor without
+// forms): decline, not cancel, so the server knows no answer will come.
+func declineElicitation(why string, notify func(string)) func(context.Context, mcp.ElicitRequest) (events.ElicitAnswer, error) {
+	return func(_ context.Context, r mcp.ElicitRequest) (events.ElicitAnswer, error) {
+		if notify != nil {
+			notify(fmt.Sprintf("MCP server %s asked for input (%s); %s, so Reasonix declined", r.Server, text.Clip(text.OneLine(r.Message), 200), why))
 		}
-		return reply.Answer == permission.AllowOnce, nil
+		return events.ElicitAnswer{Action: events.ElicitDecline}, nil
 	}
 }
 

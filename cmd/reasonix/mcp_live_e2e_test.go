@@ -13,6 +13,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/providers/scripted"
 )
 
@@ -52,7 +53,7 @@ func serveE2EMCP() {
 				})
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "added"}}}, nil, nil
 		})
-	sdk.AddTool(s, &sdk.Tool{Name: "deploy", Description: "Ask the person to confirm, then report the answer."},
+	sdk.AddTool(s, &sdk.Tool{Name: "deploy", Description: "Ask the person where to deploy, then report the answer."},
 		func(_ context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
 			// The protocol the SDK pair speaks asks for input in the result
 			// and gets the answer in the retried call.
@@ -60,8 +61,16 @@ func serveE2EMCP() {
 			if !ok {
 				return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{"confirm": &sdk.ElicitParams{
 					Message: "Deploy to which environment?",
-					RequestedSchema: map[string]any{"type": "object", "required": []string{"env"},
-						"properties": map[string]any{"env": map[string]any{"type": "string", "default": "staging"}}}}}}, nil, nil
+					RequestedSchema: map[string]any{"type": "object", "required": []string{"env", "owner"},
+						"properties": map[string]any{
+							"env": map[string]any{"type": "string", "title": "Environment",
+								"oneOf": []any{map[string]any{"const": "stg", "title": "Staging"}, map[string]any{"const": "prod", "title": "Production"}}, "default": "stg"},
+							"owner":    map[string]any{"type": "string", "format": "email", "title": "Owner", "description": "who is paged"},
+							"replicas": map[string]any{"type": "integer", "minimum": 1, "maximum": 5, "default": 2},
+							"canary":   map[string]any{"type": "boolean", "title": "Canary first"},
+							"checks": map[string]any{"type": "array", "title": "Checks",
+								"items": map[string]any{"type": "string", "enum": []any{"lint", "test", "e2e"}}},
+						}}}}}, nil, nil
 			}
 			b, _ := json.Marshal(res.Content)
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "answer: " + res.Action + " " + string(b)}}}, nil, nil
@@ -276,8 +285,10 @@ func TestE2EStreamJSONTrustAndToolApprovalAnsweredInAnyOrder(t *testing.T) {
 }
 
 // A server's request for input during its tool call (MCP elicitation)
-// reaches the person as an approval question naming the server and the
-// defaults it would send; allow sends them, deny declines.
+// goes out as an elicitation_request naming the server, with its form's
+// fields; an answer the form refuses is an error line and the request is
+// asked again with the reason; an accepted answer reaches the server as
+// given, decline and cancel as themselves.
 func TestE2EStreamJSONMCPElicitationAsksThePerson(t *testing.T) {
 	t.Parallel()
 	e := newE2E(t,
@@ -285,32 +296,84 @@ func TestE2EStreamJSONMCPElicitationAsksThePerson(t *testing.T) {
 		scripted.Turn{Text: "Deployed."},
 		scripted.Turn{ToolCalls: []scripted.Call{call("mcp__live__deploy", map[string]any{})}},
 		scripted.Turn{Text: "Not deployed."},
+		scripted.Turn{ToolCalls: []scripted.Call{call("mcp__live__deploy", map[string]any{})}},
+		scripted.Turn{Text: "Cancelled."},
 	)
 	e.write("reasonix.toml", liveServerConfig(t))
 	c := startStream(t, e)
-	asked := func(m map[string]any) bool {
-		return m["type"] == "approval_request" && m["tool"] == "input for mcp server live"
+	asked := typed("elicitation_request")
+
+	c.send(userLine("deploy"))
+	q := c.await("the request for input", asked)
+	// Read back into the event's own type, so the comparison below sees
+	// the fields in their order and their keys as the type writes them.
+	raw, _ := json.Marshal(q["fields"])
+	var fields []events.ElicitField
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		t.Fatal(err)
 	}
-	for _, decision := range []string{"allow", "deny"} {
+	b, _ := json.Marshal(fields)
+	if q["server"] != "live" || q["message"] != "Deploy to which environment?" || q["mode"] != "form" || q["id"] != "el-1" ||
+		!strings.Contains(string(b), `{"name":"env","title":"Environment","type":"string","required":true,"default":"stg","options":[{"value":"stg","title":"Staging"},{"value":"prod","title":"Production"}]}`) ||
+		!strings.Contains(string(b), `{"name":"replicas","type":"integer","default":2,"minimum":1,"maximum":5}`) ||
+		!strings.Contains(string(b), `{"name":"checks","title":"Checks","type":"array","options":[{"value":"lint"},{"value":"test"},{"value":"e2e"}]}`) {
+		t.Fatalf("request %v\nfields %s", q, b)
+	}
+	c.send(map[string]any{"type": "elicitation", "id": "el-1", "action": "accept",
+		"content": map[string]any{"env": "prod", "owner": "not an address", "replicas": 9}})
+	again := c.await("the request asked again", asked)
+	bad := c.await("the refusal", typed("error"))
+	if !strings.Contains(fmt.Sprint(bad["message"]), "owner: must be an email address") || again["id"] != "el-1" ||
+		again["error"] != "owner: must be an email address such as name@example.com; replicas: must be at most 5" {
+		t.Fatalf("refusal %v, asked again %v", bad, again)
+	}
+	c.send(map[string]any{"type": "elicitation", "id": "el-1", "action": "accept",
+		"content": map[string]any{"env": "prod", "owner": "ops@example.com", "replicas": 3, "canary": true, "checks": []string{"lint", "e2e"}}})
+	done := c.await("the answer's resolution", typed("elicitation_resolved"))
+	if done["action"] != "accept" {
+		t.Fatalf("resolved %v", done)
+	}
+	c.await("the turn's end", turnDone)
+	for _, action := range []string{"decline", "cancel"} {
 		c.send(userLine("deploy"))
 		q := c.await("the request for input", asked)
-		if q["subject"] != "Deploy to which environment?" || !strings.Contains(fmt.Sprint(q["impact"]), `env = "staging"`) ||
-			fmt.Sprint(q["choices"]) != "[allow deny]" {
-			t.Fatalf("question %v", q)
-		}
-		c.send(map[string]any{"type": "approval", "id": q["id"], "decision": decision})
+		c.send(map[string]any{"type": "elicitation", "id": q["id"], "action": action})
 		c.await("the turn's end", turnDone)
 	}
 	c.finish()
 	reqs := e.srv.Requests()
-	if len(reqs) != 4 {
+	if len(reqs) != 6 {
 		t.Fatalf("requests = %d", len(reqs))
 	}
-	if msgs := string(messagesOf(t, reqs[1])); !strings.Contains(msgs, `answer: accept {\"env\":\"staging\"}`) {
-		t.Errorf("allow did not send the default:\n%s", msgs)
+	if msgs := string(messagesOf(t, reqs[1])); !strings.Contains(msgs, `answer: accept {\"canary\":true,\"checks\":[\"lint\",\"e2e\"],\"env\":\"prod\",\"owner\":\"ops@example.com\",\"replicas\":3}`) {
+		t.Errorf("the server did not get the values:\n%s", msgs)
 	}
 	if msgs := string(messagesOf(t, reqs[3])); !strings.Contains(msgs, `answer: decline null`) {
-		t.Errorf("deny did not decline:\n%s", msgs)
+		t.Errorf("decline did not reach the server:\n%s", msgs)
+	}
+	if msgs := string(messagesOf(t, reqs[5])); !strings.Contains(msgs, `answer: cancel null`) {
+		t.Errorf("cancel did not reach the server:\n%s", msgs)
+	}
+}
+
+// A headless run has no one to ask: a server's request for input is
+// declined (not cancelled), with a notice naming the server.
+func TestE2EHeadlessMCPElicitationDeclines(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("mcp__live__deploy", map[string]any{})}},
+		scripted.Turn{Text: "Not deployed."},
+	)
+	e.write("reasonix.toml", liveServerConfig(t))
+	r := e.run("", "run", "deploy")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "MCP server live asked for input (Deploy to which environment?); no one answers in this run, so Reasonix declined") {
+		t.Errorf("no notice:\n%s", r.stderr)
+	}
+	if msgs := string(messagesOf(t, e.srv.Requests()[1])); !strings.Contains(msgs, `answer: decline null`) {
+		t.Errorf("not declined:\n%s", msgs)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/tools/mcp"
 )
 
@@ -55,9 +56,10 @@ func cmdMCPConformance(ctx context.Context, args []string, io stdio) error {
 		mcp.Options{Environ: os.Environ(), Version: version, Notify: func(n string) { fmt.Fprintln(io.err, n) },
 			// The suite plays the server; this entry point plays the
 			// person, who says yes to its request for input.
-			Elicit: func(_ context.Context, e mcp.Elicitation) (bool, error) {
-				fmt.Fprintf(io.out, "input asked by %s: %q; accepting %s\n", e.Server, e.Message, e.Answers())
-				return true, nil
+			Elicit: func(_ context.Context, r mcp.ElicitRequest) (events.ElicitAnswer, error) {
+				defaults := r.Elicitation.Defaults()
+				fmt.Fprintf(io.out, "input asked by %s: %q; accepting the defaults %v\n", r.Server, r.Message, defaults)
+				return events.ElicitAnswer{Action: events.ElicitAccept, Content: defaults}, nil
 			},
 			// ... and who signs in when asked.
 			Tokens: &memTokens{m: map[string]string{}},

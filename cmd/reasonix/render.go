@@ -190,6 +190,11 @@ func (s *streamJSON) Publish(e events.Event) {
 		// Questions too: {"type":"question","id":…,"text":…,"choices":[…]}.
 		v = questionLine{Type: e.Type, Session: e.Session, Role: e.Role, Parent: e.Parent, Step: e.Step, Question: e.Question}
 	}
+	if e.Elicitation != nil && (e.Type == events.ElicitationRequest || e.Type == events.ElicitationResolved) {
+		// And requests for input: {"type":"elicitation_request","id":…,
+		// "server":…,"mode":"form","fields":[…]}.
+		v = elicitationLine{Type: e.Type, Session: e.Session, Role: e.Role, Parent: e.Parent, Elicitation: e.Elicitation}
+	}
 	s.emit(v)
 }
 
@@ -210,6 +215,15 @@ type questionLine struct {
 	Parent  string      `json:"parent,omitempty"`
 	Step    string      `json:"step,omitempty"`
 	*events.Question
+}
+
+// elicitationLine is a request for input as one flat stream-json object.
+type elicitationLine struct {
+	Type    events.Type `json:"type"`
+	Session string      `json:"session,omitempty"`
+	Role    string      `json:"role,omitempty"`
+	Parent  string      `json:"parent,omitempty"`
+	*events.Elicitation
 }
 
 // lineError reports a stdin line that could not be used; the run goes on.

@@ -28,12 +28,14 @@ import (
 //	{"type":"user","message":{"role":"user","content":"…"}}   a turn
 //	{"type":"approval","id":"ap-1","decision":"allow"}          an answer
 //	{"type":"answer","id":"q-1","text":"…"}                     answer an ask question
+//	{"type":"elicitation","id":"el-1","action":"accept","content":{…}}  answer an MCP server's request for input
 //	{"type":"interrupt"}                                         cancel the running turn
 //	{"type":"set_model","model":"provider/model"}               switch the model from the next turn
 //	{"type":"set_effort","effort":"high"}                        reasoning effort from the next turn
 //
 // Approval questions go out as approval_request events on stdout, the
-// ask tool's as question events; the run waits for the answer line. Turns run in order; the run ends when stdin is
+// ask tool's as question events, MCP servers' requests for input as
+// elicitation_request events; the run waits for the answer line. Turns run in order; the run ends when stdin is
 // closed and the last turn is done.
 
 // inputLine is every shape an input line may take.
@@ -46,6 +48,9 @@ type inputLine struct {
 	Reason   string `json:"reason"`
 	// answer (to an ask question)
 	Text string `json:"text"`
+	// elicitation (an answer to an MCP server's request for input)
+	Action  string         `json:"action"`
+	Content map[string]any `json:"content"`
 	// set_model, set_effort
 	Model  string `json:"model"`
 	Effort string `json:"effort"`
@@ -225,6 +230,11 @@ func (s *streamSession) handle(ctx context.Context, line string) error {
 			return errors.New(`an answer line needs "id" (the question's) and "text"`)
 		}
 		return s.eng.AnswerQuestion(in.ID, in.Text)
+	case "elicitation":
+		if in.ID == "" || in.Action == "" {
+			return errors.New(`an elicitation line needs "id" (the request's) and "action" (accept, decline or cancel; accept with "content")`)
+		}
+		return s.eng.AnswerElicitation(in.ID, events.ElicitAnswer{Action: in.Action, Content: in.Content})
 	case "interrupt":
 		s.eng.Interrupt()
 		return nil
@@ -247,9 +257,9 @@ func (s *streamSession) handle(ctx context.Context, line string) error {
 		}})
 		return nil
 	case "":
-		return errors.New(`missing "type" (user, approval, answer, interrupt, set_model or set_effort)`)
+		return errors.New(`missing "type" (user, approval, answer, elicitation, interrupt, set_model or set_effort)`)
 	}
-	return fmt.Errorf("unknown type %q (want user, approval, answer, interrupt, set_model or set_effort)", in.Type)
+	return fmt.Errorf("unknown type %q (want user, approval, answer, elicitation, interrupt, set_model or set_effort)", in.Type)
 }
 
 // run takes the turns in order. It returns the last turn's error, unless
@@ -363,7 +373,7 @@ func runStreamInput(ctx context.Context, f runFlags, prompt string, io stdio) er
 		plans = nil
 	}
 	app, err := assemble(assembleOptions{flags: f, sink: hub, stderr: io.err, approver: broker, planApprover: plans,
-		waitMCP: ctx, asker: questions, askMCPTrust: true})
+		waitMCP: ctx, asker: questions, askMCPTrust: true, elicitor: broker})
 	if err != nil {
 		return err
 	}

@@ -94,6 +94,10 @@ type Broker struct {
 	next    int
 	pending map[string]*pendingApproval
 	closed  string
+	// elicits are the MCP servers' requests for input waiting for an
+	// answer (elicit.go).
+	nextElicit int
+	elicits    map[string]*pendingElicit
 }
 
 type pendingApproval struct {
@@ -197,8 +201,9 @@ func idNum(id string) int {
 	return n
 }
 
-// Close denies every pending and future request with reason: no one is
-// left to answer (stdin closed, the front end quit).
+// Close denies every pending and future request with reason, and
+// declines every request for input: no one is left to answer (stdin
+// closed, the front end quit).
 func (b *Broker) Close(reason string) {
 	b.mu.Lock()
 	if reason == "" {
@@ -212,4 +217,5 @@ func (b *Broker) Close(reason string) {
 		b.resolved(p, string(DenyAnswer))
 		p.reply <- Reply{Answer: DenyAnswer, Reason: reason}
 	}
+	b.declineElicits()
 }

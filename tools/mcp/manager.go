@@ -15,6 +15,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/tools"
 )
 
@@ -41,11 +42,18 @@ type Options struct {
 	// (default 500ms).
 	Restarts int
 	Backoff  time.Duration
-	// Elicit, when set, asks the person about a server's request for
-	// input (see [Elicitation]): true accepts the server's defaults,
-	// false declines. Nil declares no elicitation capability, so servers
-	// do not ask.
-	Elicit func(ctx context.Context, e Elicitation) (bool, error)
+	// Elicit, when set, puts a server's request for input (MCP
+	// elicitation, see [ElicitRequest]) to a person and returns the
+	// answer; an accepted form's values are checked against the form
+	// before they are sent, and asked for again when refused. An error
+	// cancels the request. Nil declares no elicitation capability, so
+	// servers do not ask.
+	Elicit func(ctx context.Context, r ElicitRequest) (events.ElicitAnswer, error)
+	// ElicitURL declares URL-mode elicitation too: Elicit can show a
+	// person an address to open in a browser, which nothing opens without
+	// the person's accept. Without it such requests are declined with a
+	// notice.
+	ElicitURL bool
 	// Tokens keeps the OAuth sign-ins of remote servers; nil keeps none
 	// (a server that asks for one is then left wanting it).
 	Tokens TokenStore

@@ -16,6 +16,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/tools"
 )
 
@@ -480,80 +481,179 @@ func TestServerTrustedMidSessionIsAnnounced(t *testing.T) {
 	}
 }
 
-// elicitServer asks for input during its tool calls: "ask" with defaults
-// for every field, "ask_required" with a required field without one.
+// elicitServer asks for input during its tool calls: "ask" a form with
+// a default for its required field, "ask_required" a form whose
+// required field has none, "ask_odd" a form with a nested object (which
+// no form shows), "open" an address to open, "open_file" a file address,
+// and "needs_url" fails with the URL-required error.
 func elicitServer() *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "elicit", Version: "1"}, nil)
-	ask := func(schema map[string]any) func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+	ask := func(in *sdk.ElicitParams) func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
 		return func(ctx context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
 			// The protocol this SDK pair speaks asks for input in the
 			// result (multi round-trip requests) and gets the answer in the
 			// retried call.
 			res, ok := req.Params.InputResponses["in"].(*sdk.ElicitResult)
 			if !ok {
-				return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{
-					"in": &sdk.ElicitParams{Message: "Confirm the deployment", RequestedSchema: schema}}}, nil, nil
+				return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{"in": in}}, nil, nil
 			}
 			b, _ := json.Marshal(res.Content)
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: res.Action + " " + string(b)}}}, nil, nil
 		}
 	}
-	sdk.AddTool(s, &sdk.Tool{Name: "ask", Description: "ask"}, ask(map[string]any{"type": "object",
+	form := func(schema map[string]any) *sdk.ElicitParams {
+		return &sdk.ElicitParams{Message: "Confirm the deployment", RequestedSchema: schema}
+	}
+	sdk.AddTool(s, &sdk.Tool{Name: "ask", Description: "ask"}, ask(form(map[string]any{"type": "object",
 		"properties": map[string]any{
 			"env":     map[string]any{"type": "string", "description": "target", "default": "staging"},
-			"replica": map[string]any{"type": "integer", "default": 2},
+			"replica": map[string]any{"type": "integer", "default": 2, "minimum": 1, "maximum": 5},
 			"note":    map[string]any{"type": "string"},
-		}, "required": []string{"env"}}))
-	sdk.AddTool(s, &sdk.Tool{Name: "ask_required", Description: "ask"}, ask(map[string]any{"type": "object",
-		"properties": map[string]any{"token": map[string]any{"type": "string"}}, "required": []string{"token"}}))
+			"region":  map[string]any{"type": "string", "oneOf": []any{map[string]any{"const": "eu", "title": "Europe"}, map[string]any{"const": "us", "title": "America"}}},
+			"checks":  map[string]any{"type": "array", "items": map[string]any{"type": "string", "enum": []any{"lint", "test"}}},
+		}, "required": []string{"env"}})))
+	sdk.AddTool(s, &sdk.Tool{Name: "ask_required", Description: "ask"}, ask(form(map[string]any{"type": "object",
+		"properties": map[string]any{"name": map[string]any{"type": "string"}}, "required": []string{"name"}})))
+	sdk.AddTool(s, &sdk.Tool{Name: "open", Description: "open"}, ask(&sdk.ElicitParams{Mode: "url", Message: "Link your account",
+		URL: "https://auth.example.com/link?id=7", ElicitationID: "el-7"}))
+	sdk.AddTool(s, &sdk.Tool{Name: "open_file", Description: "open"}, ask(&sdk.ElicitParams{Mode: "url", Message: "Read this",
+		URL: "file:///etc/passwd", ElicitationID: "el-8"}))
+	sdk.AddTool(s, &sdk.Tool{Name: "needs_url", Description: "needs"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+		return nil, nil, sdk.URLElicitationRequiredError([]*sdk.ElicitParams{{Mode: "url", Message: "Authorize the calendar",
+			URL: "https://auth.example.com/cal", ElicitationID: "el-9"}})
+	})
 	return s
 }
 
-// A server's request for input goes to Options.Elicit with its fields;
-// yes sends the server's defaults, no declines; a required field without
-// a default is declined unasked with a notice. Without Options.Elicit the
-// client declares no elicitation capability.
-func TestElicitation(t *testing.T) {
+// elicitAnswers plays the person: each request is recorded and answered
+// with the next answer of the list.
+type elicitAnswers struct {
+	mu      sync.Mutex
+	asked   []ElicitRequest
+	answers []events.ElicitAnswer
+}
+
+func (a *elicitAnswers) elicit(_ context.Context, r ElicitRequest) (events.ElicitAnswer, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.asked = append(a.asked, r)
+	if len(a.answers) == 0 {
+		return events.ElicitAnswer{Action: events.ElicitCancel}, nil
+	}
+	ans := a.answers[0]
+	a.answers = a.answers[1:]
+	return ans, nil
+}
+
+func (a *elicitAnswers) set(answers ...events.ElicitAnswer) []ElicitRequest {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	asked := a.asked
+	a.asked, a.answers = nil, answers
+	return asked
+}
+
+// A server's form reaches Options.Elicit with its fields (required
+// first, choices with their titles); what the person accepts is sent,
+// an answer the form refuses is asked again with the reason, decline and
+// cancel are passed on. Without Options.Elicit the client declares no
+// elicitation capability.
+func TestElicitationForm(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	var asked []Elicitation
-	answer := true
 	n := &notices{}
-	m := New([]Config{selfServer("e", "elicit")}, Options{Notify: n.add, Environ: os.Environ(),
-		Elicit: func(_ context.Context, e Elicitation) (bool, error) {
-			mu.Lock()
-			defer mu.Unlock()
-			asked = append(asked, e)
-			return answer, nil
-		}})
+	a := &elicitAnswers{}
+	m := New([]Config{selfServer("e", "elicit")}, Options{Notify: n.add, Environ: os.Environ(), Elicit: a.elicit})
 	t.Cleanup(m.Close)
 	m.Start()
 	if err := m.Wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if got := call(t, toolByName(t, m, "mcp__e__ask"), `{}`).Content; got != `accept {"env":"staging","replica":2}` {
+	ask := toolByName(t, m, "mcp__e__ask")
+	a.set(events.ElicitAnswer{Action: events.ElicitAccept, Content: map[string]any{"env": "prod", "replica": 9}},
+		events.ElicitAnswer{Action: events.ElicitAccept, Content: map[string]any{"env": "prod", "replica": 3, "region": "eu", "checks": []any{"test"}}})
+	if got := call(t, ask, `{}`).Content; got != `accept {"checks":["test"],"env":"prod","region":"eu","replica":3}` {
 		t.Fatalf("accepted: %q", got)
 	}
-	mu.Lock()
-	if len(asked) != 1 || asked[0].Server != "e" || asked[0].Message != "Confirm the deployment" || len(asked[0].Fields) != 3 ||
-		asked[0].Answers() != `env = "staging", replica = 2` {
-		t.Fatalf("asked %+v (answers %s)", asked, asked[0].Answers())
+	asked := a.set(events.ElicitAnswer{Action: events.ElicitDecline})
+	if len(asked) != 2 || asked[0].Server != "e" || asked[0].Message != "Confirm the deployment" || asked[0].Mode != events.ElicitForm {
+		t.Fatalf("asked %+v", asked)
 	}
-	answer = false
-	mu.Unlock()
-	if got := call(t, toolByName(t, m, "mcp__e__ask"), `{}`).Content; got != "decline null" {
+	var names []string
+	for _, f := range asked[0].Fields {
+		names = append(names, f.Name)
+	}
+	region := asked[0].Fields[3]
+	if strings.Join(names, ",") != "env,checks,note,region,replica" || !asked[0].Fields[0].Required || asked[0].Fields[0].Default != "staging" ||
+		fmt.Sprint(region.Options) != "[{eu Europe} {us America}]" || fmt.Sprint(asked[0].Fields[1].Options) != "[{lint } {test }]" ||
+		!asked[0].Fields[1].Multiple() {
+		t.Fatalf("fields %+v", asked[0].Fields)
+	}
+	if asked[0].Error != "" || asked[1].Error != "replica: must be at most 5" {
+		t.Fatalf("re-asked with %q then %q", asked[0].Error, asked[1].Error)
+	}
+	if got := call(t, ask, `{}`).Content; got != "decline null" {
 		t.Fatalf("declined: %q", got)
 	}
-	if got := call(t, toolByName(t, m, "mcp__e__ask_required"), `{}`).Content; got != "decline null" {
-		t.Fatalf("required without default: %q", got)
+	a.set(events.ElicitAnswer{Action: events.ElicitCancel})
+	if got := call(t, ask, `{}`).Content; got != "cancel null" {
+		t.Fatalf("cancelled: %q", got)
 	}
-	if len(asked) != 2 || !strings.Contains(n.all(), "required fields that have no default (token)") {
-		t.Fatalf("asked %d times; notices:\n%s", len(asked), n.all())
+	// A required field without a default is simply asked for now.
+	a.set(events.ElicitAnswer{Action: events.ElicitAccept, Content: map[string]any{"name": "Ann"}})
+	if got := call(t, toolByName(t, m, "mcp__e__ask_required"), `{}`).Content; got != `accept {"name":"Ann"}` {
+		t.Fatalf("required: %q", got)
+	}
+	// Without ElicitURL an address is declined unasked, with a notice.
+	a.set()
+	if got := call(t, toolByName(t, m, "mcp__e__open"), `{}`).Content; got != "decline null" {
+		t.Fatalf("url without ElicitURL: %q", got)
+	}
+	if asked := a.set(); len(asked) != 0 || !strings.Contains(n.all(), "MCP server e asked you to open https://auth.example.com/link?id=7 (Link your account); no one here can open it") {
+		t.Fatalf("asked %v; notices:\n%s", asked, n.all())
 	}
 
 	plain, _ := newManager(t, selfServer("e", "elicit"))
 	res, err := toolByName(t, plain, "mcp__e__ask").Execute(context.Background(), nil, json.RawMessage(`{}`))
 	if err == nil || !strings.Contains(err.Error(), "does not support elicitation") {
 		t.Fatalf("without Elicit: %+v, %v", res, err)
+	}
+}
+
+// With ElicitURL an address is put to the person, named and whole; only
+// web addresses are. A call that fails with the URL-required error asks
+// about its address and tells the model to call again once the step is
+// done.
+func TestElicitationURL(t *testing.T) {
+	t.Parallel()
+	n := &notices{}
+	a := &elicitAnswers{}
+	m := New([]Config{selfServer("e", "elicit")}, Options{Notify: n.add, Environ: os.Environ(), Elicit: a.elicit, ElicitURL: true})
+	t.Cleanup(m.Close)
+	m.Start()
+	if err := m.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	a.set(events.ElicitAnswer{Action: events.ElicitAccept, Content: map[string]any{"ignored": true}})
+	if got := call(t, toolByName(t, m, "mcp__e__open"), `{}`).Content; got != "accept null" {
+		t.Fatalf("url: %q", got)
+	}
+	asked := a.set()
+	if len(asked) != 1 || asked[0].Mode != events.ElicitURL || asked[0].URL != "https://auth.example.com/link?id=7" || asked[0].Message != "Link your account" {
+		t.Fatalf("asked %+v", asked)
+	}
+	if got := call(t, toolByName(t, m, "mcp__e__open_file"), `{}`).Content; got != "decline null" {
+		t.Fatalf("file url: %q", got)
+	}
+	if asked := a.set(events.ElicitAnswer{Action: events.ElicitAccept}); len(asked) != 0 || !strings.Contains(n.all(), `the address "file:///etc/passwd" is not a web address`) {
+		t.Fatalf("asked %v; notices:\n%s", asked, n.all())
+	}
+	env := &tools.Env{Session: "s-1"}
+	res, err := toolByName(t, m, "mcp__e__needs_url").Execute(context.Background(), env, json.RawMessage(`{}`))
+	if err != nil || !res.IsError || !strings.Contains(res.Content, "The person agreed to open https://auth.example.com/cal (Authorize the calendar)") ||
+		!strings.Contains(res.Content, "Call needs_url again once the person says the step is done") {
+		t.Fatalf("url required: %+v, %v", res, err)
+	}
+	if asked := a.set(); len(asked) != 1 || asked[0].Session != "s-1" || asked[0].URL != "https://auth.example.com/cal" {
+		t.Fatalf("asked %+v", asked)
 	}
 }

@@ -70,6 +70,12 @@ type server struct {
 	// call can wait for a restart (see awaitSession).
 	wake      chan struct{}
 	readyOnce sync.Once
+	// calls counts the tool calls in flight by session, so a request for
+	// input can name the session it serves (see callSession); opened are
+	// the URL requests the person accepted, by elicitation id, with their
+	// address (see expectCompletion).
+	calls  map[string]int
+	opened map[string]string
 }
 
 func (s *server) markReady() { s.readyOnce.Do(func() { close(s.ready) }) }
@@ -224,7 +230,7 @@ func (s *server) connect(ctx context.Context) (*sdk.ClientSession, error) {
 	opts := &sdk.ClientOptions{
 		// No roots or sampling: the client offers nothing a server could
 		// use to reach into the session. Elicitation (when the front end
-		// can ask a person) carries only the person's yes or no.
+		// can ask a person) carries only what the person types or picks.
 		Capabilities: &sdk.ClientCapabilities{},
 		ToolListChangedHandler: func(_ context.Context, req *sdk.ToolListChangedRequest) {
 			s.m.relist(s, req.Session)
@@ -232,6 +238,11 @@ func (s *server) connect(ctx context.Context) (*sdk.ClientSession, error) {
 	}
 	if s.m.opts.Elicit != nil {
 		opts.ElicitationHandler = s.elicit
+		if s.m.opts.ElicitURL {
+			// Both modes declared; the SDK would infer the form mode only.
+			opts.Capabilities.Elicitation = &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}, URL: &sdk.URLElicitationCapabilities{}}
+			opts.ElicitationCompleteHandler = s.elicitationComplete
+		}
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "reasonix", Version: s.m.opts.Version}, opts)
 	sess, err := client.Connect(cctx, transport, nil)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/reasonix/reasonix/internal/text"
@@ -75,6 +76,11 @@ func (t *Tool) Execute(ctx context.Context, env *tools.Env, args json.RawMessage
 	if err != nil {
 		return tools.Result{}, err
 	}
+	session := ""
+	if env != nil {
+		session = env.Session
+	}
+	defer t.srv.calling(session)()
 	params := &sdk.CallToolParams{Name: t.remote, Arguments: m}
 	res, err := sess.CallTool(ctx, params)
 	if errors.Is(err, sdk.ErrConnectionClosed) && ctx.Err() == nil {
@@ -86,6 +92,14 @@ func (t *Tool) Execute(ctx context.Context, env *tools.Env, args json.RawMessage
 			return tools.Result{}, err
 		}
 		res, err = sess.CallTool(ctx, params)
+	}
+	var rpcErr *jsonrpc.Error
+	if err != nil && ctx.Err() == nil && errors.As(err, &rpcErr) && rpcErr.Code == sdk.CodeURLElicitationRequired && t.srv.m.opts.Elicit != nil {
+		msg, uerr := t.srv.urlRequired(ctx, session, t.remote, rpcErr)
+		if uerr != nil {
+			return tools.Result{}, uerr
+		}
+		return tools.Result{Content: msg, IsError: true, Summary: t.srv.cfg.Name + ": " + t.remote + " needs a step in the browser"}, nil
 	}
 	if err != nil {
 		if ctx.Err() != nil {
