@@ -195,6 +195,14 @@ func runChat(ctx context.Context, f runFlags, io stdio, first string) error {
 			}
 			return servers.SignIn(name, browserSignIn(ctx, &opened, say, say))
 		},
+		// An MCP server's address, once the person agreed to open it.
+		OpenURL: func(u string) {
+			opened.Go(func() {
+				if err := openBrowser(context.WithoutCancel(ctx), u); err != nil {
+					say(fmt.Sprintf("could not open a browser (%v); open the address yourself: %s", err, u))
+				}
+			})
+		},
 		Models:         func() []tui.ModelChoice { return a.providers.choices() },
 		ProviderModels: func(ctx context.Context, name string) ([]string, error) { return a.providers.offered(ctx, name) },
 		Posture:        func() string { return string(a.gate.Posture()) },

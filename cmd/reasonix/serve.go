@@ -58,7 +58,7 @@ func cmdServe(ctx context.Context, args []string, io stdio) error {
 	unsubscribe := hub.Subscribe(srv)
 	defer unsubscribe()
 	a, err := assemble(assembleOptions{flags: f, sink: hub, stderr: io.err, approver: broker, planApprover: srv.PlanApprover(), askMCPTrust: true,
-		asker: tools.NewQuestions(hub.Publish), noForms: "the browser page has no form for it"})
+		asker: tools.NewQuestions(hub.Publish), elicitor: broker})
 	if err != nil {
 		return err
 	}

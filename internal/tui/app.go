@@ -73,6 +73,10 @@ type Options struct {
 	// (GET /models), for /models; it is called off the UI goroutine with
 	// a deadline. nil asks no one.
 	ProviderModels func(ctx context.Context, provider string) ([]string, error)
+	// OpenURL opens an address in the person's browser and returns at
+	// once; an MCP server's address is opened only after the person
+	// agreed. nil: the address is shown to open by hand.
+	OpenURL func(url string)
 	// Posture and SetPosture read and switch the permission gate's
 	// posture (ask, auto, yolo) for Shift-Tab and the status line; nil
 	// hides it.

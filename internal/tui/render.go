@@ -123,6 +123,16 @@ func (a *App) render(e events.Event) {
 			a.closeApproval(e.Question.ID)
 		}
 		return
+	case events.ElicitationRequest:
+		if e.Elicitation != nil {
+			a.openElicitation(e)
+		}
+		return
+	case events.ElicitationResolved:
+		if e.Elicitation != nil {
+			a.closeApproval(e.Elicitation.ID)
+		}
+		return
 	case events.GoalUpdate:
 		a.goal = e.Goal
 		return

@@ -47,6 +47,8 @@ type Engine interface {
 	Answer(id, choice, reason string) error
 	// AnswerQuestion answers the ask tool's question id.
 	AnswerQuestion(id, answer string) error
+	// AnswerElicitation answers an MCP server's request for input id.
+	AnswerElicitation(id string, a events.ElicitAnswer) error
 	Interrupt()
 	SessionID() string
 	Commands() []events.Command
@@ -210,6 +212,14 @@ func (s *Server) route(e events.Event) string {
 		s.owner[e.Session] = s.planning
 		return s.planning
 	}
+	if e.Session == "" && e.Elicitation != nil {
+		// A request for input whose session is unknown (calls of several
+		// sessions were in flight on its server) is shown in an open
+		// one: the page asks one question at a time whatever its session.
+		for id := range s.sessions {
+			return id
+		}
+	}
 	return ""
 }
 
@@ -230,6 +240,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/sessions/{id}/commands", s.commands)
 	mux.HandleFunc("POST /api/approvals/{id}", s.answer)
 	mux.HandleFunc("POST /api/questions/{id}", s.answerQuestion)
+	mux.HandleFunc("POST /api/elicitations/{id}", s.answerElicitation)
 	mux.HandleFunc("POST /api/plans/{id}", s.decidePlan)
 	mux.HandleFunc("GET /api/files", s.files)
 	return s.guard(mux)
@@ -592,6 +603,23 @@ func (s *Server) answerQuestion(w http.ResponseWriter, r *http.Request) {
 	}
 	s.deliver(w, body.Session, func(eng Engine) error {
 		return eng.AnswerQuestion(r.PathValue("id"), answer)
+	})
+}
+
+// answerElicitation answers an MCP server's request for input: accept
+// with the form's values, decline or cancel. Values the form refuses
+// are a 409 whose text says why, and the request stays open.
+func (s *Server) answerElicitation(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Session string         `json:"session"`
+		Action  string         `json:"action"`
+		Content map[string]any `json:"content"`
+	}
+	if !decode(w, r, &body) {
+		return
+	}
+	s.deliver(w, body.Session, func(eng Engine) error {
+		return eng.AnswerElicitation(r.PathValue("id"), events.ElicitAnswer{Action: body.Action, Content: body.Content})
 	})
 }
 

@@ -33,10 +33,13 @@ func (f *fakeEngine) Plan(ctx context.Context, text string) error {
 func (f *fakeEngine) Goal(context.Context, string) error  { return nil }
 func (f *fakeEngine) Answer(string, string, string) error { return errors.New("no such question") }
 func (f *fakeEngine) AnswerQuestion(string, string) error { return errors.New("no such question") }
-func (f *fakeEngine) Interrupt()                          {}
-func (f *fakeEngine) SessionID() string                   { return f.id }
-func (f *fakeEngine) Commands() []events.Command          { return nil }
-func (f *fakeEngine) Close()                              {}
+func (f *fakeEngine) AnswerElicitation(string, events.ElicitAnswer) error {
+	return errors.New("no such request for input")
+}
+func (f *fakeEngine) Interrupt()                 {}
+func (f *fakeEngine) SessionID() string          { return f.id }
+func (f *fakeEngine) Commands() []events.Command { return nil }
+func (f *fakeEngine) Close()                     {}
 
 type fakeHost struct{ srv *Server }
 

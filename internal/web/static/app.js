@@ -277,15 +277,20 @@ function status() {
 
 // ---- questions ------------------------------------------------------
 
-// askID is the id of a queued approval request or question.
-const askID = (e) => (e.approval ? e.approval.id : e.question.id);
+// askID is the id of a queued approval request, question or request for
+// input.
+const askID = (e) => (e.approval ? e.approval.id : e.question ? e.question.id : e.elicitation.id);
 
 function nextApproval() {
   const dlg = $("approval");
-  if (dlg.open || $("question").open || state.approvals.length === 0) return;
+  if (dlg.open || $("question").open || $("elicit").open || state.approvals.length === 0) return;
   const e = state.approvals[0];
   if (e.question) {
     showQuestion(e);
+    return;
+  }
+  if (e.elicitation) {
+    showElicitation(e);
     return;
   }
   const a = e.approval;
@@ -317,7 +322,7 @@ function nextApproval() {
 
 function closeApproval(id) {
   state.approvals = state.approvals.filter((e) => askID(e) !== id);
-  for (const name of ["approval", "question"]) {
+  for (const name of ["approval", "question", "elicit"]) {
     const dlg = $(name);
     if (dlg.open && dlg.dataset.id === id) dlg.close();
   }
@@ -361,6 +366,131 @@ function showQuestion(e) {
   dlg.showModal();
 }
 
+// elicitationRequest queues an MCP server's request for input; the same
+// request asked again (its last answer was refused) only updates the
+// reason shown.
+function elicitationRequest(e) {
+  const id = e.elicitation.id;
+  const i = state.approvals.findIndex((q) => q.elicitation && q.elicitation.id === id);
+  if (i < 0) {
+    state.approvals.push(e);
+    nextApproval();
+    return;
+  }
+  state.approvals[i] = e;
+  if ($("elicit").open && $("elicit").dataset.id === id) $("el-error").textContent = e.elicitation.error || "";
+}
+
+// showElicitation shows an MCP server's request for input: a form built
+// from its fields (values are checked by the server, which answers a bad
+// one with the reason, shown here), or an address the person may open.
+// Nothing is sent or opened until a button is pressed; Esc cancels.
+function showElicitation(e) {
+  const q = e.elicitation;
+  const dlg = $("elicit");
+  dlg.dataset.id = q.id;
+  $("el-title").textContent = `MCP server ${q.server} asks for input`;
+  $("el-message").textContent = q.message || "";
+  $("el-error").textContent = q.error || "";
+  const fields = $("el-fields");
+  const read = [];
+  if (q.mode === "url") {
+    $("el-warning").textContent = "What you enter on that page goes to that site, not through Reasonix.";
+    let host = "";
+    try { host = new URL(q.url).hostname; } catch (err) { host = "?"; }
+    const site = el("p", "", "Site: ");
+    site.append(el("strong", "", host));
+    if (/^xn--|\.xn--|[^\x00-\x7f]/i.test(host)) site.append(el("span", "error", " (careful: the name can imitate another site's)"));
+    if (/^http:/i.test(q.url)) site.append(el("span", "error", " (not encrypted)"));
+    fields.replaceChildren(el("p", "", "It asks you to open this address:"), el("div", "el-url", q.url), site);
+    $("el-accept").textContent = "Open";
+  } else {
+    $("el-warning").textContent = "Do not enter passwords, API keys or other secrets: servers may not ask for them in a form.";
+    $("el-accept").textContent = "Submit";
+    fields.replaceChildren(...(q.fields || []).map((f) => elicitField(f, read)));
+  }
+  const send = async (action) => {
+    const body = { session: e.root, action };
+    if (action === "accept" && q.mode !== "url") {
+      body.content = {};
+      for (const r of read) {
+        const v = r();
+        if (v !== undefined) body.content[v[0]] = v[1];
+      }
+    }
+    try {
+      await api("POST", `/api/elicitations/${encodeURIComponent(q.id)}`, body);
+    } catch (err) {
+      // A refused answer: the request stays open with the reason.
+      $("el-error").textContent = String(err.message || err).replace(/^409 (request for input \S+: )?/, "").replace(/ \(it is asked again\)\s*$/, "");
+      return;
+    }
+    closeApproval(q.id);
+    if (action === "accept" && q.mode === "url") window.open(q.url, "_blank", "noopener,noreferrer");
+  };
+  $("el-form").onsubmit = (ev) => { ev.preventDefault(); send("accept"); };
+  $("el-decline").onclick = () => send("decline");
+  $("el-cancel").onclick = () => send("cancel");
+  dlg.oncancel = (ev) => { ev.preventDefault(); send("cancel"); };
+  dlg.showModal();
+}
+
+// elicitField builds one field of a form and adds to read the function
+// that reads its value back ([name, value], or undefined when empty).
+function elicitField(f, read) {
+  const box = el("div", "field");
+  const label = el("label", "", (f.title || f.name) + (f.required ? " *" : ""));
+  const help = [f.description, f.format, f.minimum !== undefined || f.maximum !== undefined ? `${f.minimum ?? ""}–${f.maximum ?? ""}` : ""]
+    .filter(Boolean).join(" · ");
+  if (help) label.append(el("small", "", help));
+  box.append(label);
+  const opts = f.options || [];
+  if (f.type === "array") {
+    const picks = el("div", "picks");
+    const chosen = new Set(Array.isArray(f.default) ? f.default : []);
+    const boxes = opts.map((o) => {
+      const l = el("label");
+      const c = el("input");
+      c.type = "checkbox";
+      c.checked = chosen.has(o.value);
+      l.append(c, " " + (o.title || o.value));
+      picks.append(l);
+      return [c, o.value];
+    });
+    box.append(picks);
+    read.push(() => {
+      const vs = boxes.filter(([c]) => c.checked).map(([, v]) => v);
+      return vs.length ? [f.name, vs] : undefined;
+    });
+  } else if (opts.length) {
+    const s = el("select");
+    if (!f.required) s.append(new Option("(none)", ""));
+    for (const o of opts) s.append(new Option(o.title || o.value, o.value, false, o.value === f.default));
+    box.append(s);
+    read.push(() => (s.value === "" ? undefined : [f.name, s.value]));
+  } else if (f.type === "boolean") {
+    const c = el("input");
+    c.type = "checkbox";
+    c.checked = f.default === true;
+    label.prepend(c, " ");
+    read.push(() => [f.name, c.checked]);
+  } else {
+    const i = el("input");
+    i.type = { email: "email", uri: "url", date: "date" }[f.format] || (f.type === "number" || f.type === "integer" ? "number" : "text");
+    if (i.type === "number") i.step = f.type === "integer" ? "1" : "any";
+    if (f.format === "date-time") i.placeholder = "YYYY-MM-DDThh:mm:ssZ";
+    if (f.default !== undefined && f.default !== null) i.value = String(f.default);
+    box.append(i);
+    read.push(() => {
+      const v = i.value.trim();
+      if (v === "") return undefined;
+      if (i.type === "number") return [f.name, Number(v)];
+      return [f.name, v];
+    });
+  }
+  return box;
+}
+
 function planRequest(e) {
   state.plan = e;
   $("plan-body").innerHTML = md.render(e.text || planMarkdown(e.plan));
@@ -398,6 +528,8 @@ function handle(e) {
     case "approval_resolved": closeApproval(e.approval.id); break;
     case "question": state.approvals.push(e); nextApproval(); break;
     case "question_resolved": closeApproval(e.question.id); break;
+    case "elicitation_request": elicitationRequest(e); break;
+    case "elicitation_resolved": closeApproval(e.elicitation.id); break;
     case "todo_update": todos(s, e); break;
     case "plan_ready": planBlock(s, e); break;
     case "plan_request": planRequest(e); break;
