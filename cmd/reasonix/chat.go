@@ -31,14 +31,19 @@ func cmdChat(ctx context.Context, args []string, io stdio) error {
 	f.sessionFlags(fs)
 	fs.BoolVar(&f.hooksTrust, "hooks-trust", false, "run this project's hooks without asking")
 	fs.BoolVar(&f.cont, "continue", false, "go on with the newest conversation of this project")
-	fs.StringVar(&f.resume, "resume", "", "go on with the conversation with this id (or a unique prefix)")
+	fs.StringVar(&f.resume, "resume", "", "go on with the conversation with this id (or a unique prefix); without one, pick from a list")
 	fs.BoolVar(&f.mcpTrust, "mcp-trust", false, "start the MCP servers of this project's .mcp.json without asking")
+	// A bare --resume (Claude Code's -r) lists the conversations.
+	args, f.pickResume = bareResume(args)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return usageError{err}
 	}
 	if len(pos) > 0 {
 		return usagef("chat takes no prompt; type it in the composer (or use reasonix run PROMPT)")
+	}
+	if f.pickResume && (f.cont || f.resume != "") {
+		return usagef("--continue and --resume are alternatives; give one")
 	}
 	if !isTerminal(io.in) || !isTerminal(io.out) {
 		return usagef("chat needs a terminal on stdin and stdout; use reasonix run PROMPT in scripts")
@@ -186,7 +191,7 @@ func runChat(ctx context.Context, f runFlags, io stdio, first string) error {
 	var opened sync.WaitGroup
 	defer waitBriefly(&opened, 2*time.Second)
 	say := func(m string) { hub.Publish(events.Event{Type: events.Notice, Text: m}) }
-	ui := tui.New(tui.Options{Version: version, EditPlan: editPlanInTerminal, History: hist, Prompt: first,
+	ui := tui.New(tui.Options{Version: version, EditPlan: editPlanInTerminal, History: hist, Prompt: first, PickResume: f.pickResume,
 		Hooks: func() []string { return hookLines },
 		MCP:   func() []string { return mcpLines(servers) },
 		MCPSignIn: func(name string) error {

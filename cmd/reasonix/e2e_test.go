@@ -588,3 +588,37 @@ func TestE2EHeadlessCannotRewriteItsOwnConfig(t *testing.T) {
 		t.Errorf("refusals not all reported: %s", last)
 	}
 }
+
+// TestE2EClaudeShortFlagsHeadless: `reasonix -c -p PROMPT` and `reasonix
+// -r ID -p PROMPT` add a headless turn to a conversation, as Claude Code's
+// do; the help lists both forms.
+func TestE2EClaudeShortFlagsHeadless(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, scripted.Turn{Text: "one"}, scripted.Turn{Text: "two"}, scripted.Turn{Text: "three"})
+	if r := e.run("", "run", "FIRST PROMPT"); r.code != 0 {
+		t.Fatalf("first: %d %s", r.code, r.stderr)
+	}
+	if r := e.run("", "-c", "-p", "SECOND PROMPT"); r.code != 0 || !strings.Contains(r.stdout, "two") {
+		t.Fatalf("-c -p: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if msgs := wireMessages(t, e.srv.Requests()[1]); len(msgs) != 4 || msgs[1].Content != "FIRST PROMPT" {
+		t.Errorf("-c -p did not continue: %+v", msgs)
+	}
+	files, _ := filepath.Glob(filepath.Join(e.repo, ".reasonix", "sessions", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("sessions %v", files)
+	}
+	id := strings.TrimSuffix(filepath.Base(files[0]), ".jsonl")
+	if r := e.run("", "-p", "THIRD PROMPT", "-r", id[:len(id)-4]); r.code != 0 || !strings.Contains(r.stdout, "three") {
+		t.Fatalf("-p -r ID: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if msgs := wireMessages(t, e.srv.Requests()[2]); len(msgs) != 6 || msgs[3].Content != "SECOND PROMPT" {
+		t.Errorf("-r ID -p did not resume: %+v", msgs)
+	}
+	if r := e.run("", "-p", "x", "-r"); r.code != 2 || !strings.Contains(r.stderr, "--resume needs a session id") {
+		t.Errorf("-p -r without an id: exit %d %s", r.code, r.stderr)
+	}
+	if r := e.run("", "--help"); !strings.Contains(r.stdout, "-c, --continue") || !strings.Contains(r.stdout, "-r, --resume [ID]") {
+		t.Errorf("help does not list -c and -r:\n%s", r.stdout)
+	}
+}

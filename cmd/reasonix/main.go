@@ -95,6 +95,9 @@ const helpText = `reasonix — a terminal coding agent
 
 Usage:
   reasonix [chat] [flags]          interactive mode (in a terminal; /help inside)
+  reasonix -c, --continue          go on with the newest conversation of this project
+  reasonix -r, --resume [ID]       go on with that conversation (a unique prefix will do), or
+                                   pick one from a list; with -p PROMPT (-r then with an ID), headless
   reasonix run [flags] PROMPT      run a task headless (PROMPT "-" reads stdin; -p PROMPT too)
   reasonix plan [flags] PROMPT     research and print a plan (--execute to run it)
   reasonix sessions [--json]       list this project's sessions, newest first
@@ -151,8 +154,10 @@ Run flags:
   --hooks-trust        run this project's hooks (reasonix.toml, .claude/settings*.json)
                        without asking; headless runs skip untrusted project hooks
   --mcp-trust          start this project's .mcp.json servers without asking (also chat)
-  --continue           add the turn to the newest session of this project (also chat)
-  --resume ID          add the turn to that session; a unique prefix will do (also chat)
+  --continue, -c       add the turn to the newest session of this project (also chat;
+                       -c at the top level: reasonix -c -p PROMPT)
+  --resume ID, -r ID   add the turn to that session; a unique prefix will do (also chat,
+                       where a bare --resume or -r opens the list of conversations)
 
 Exit codes: 0 done, 1 model or provider failure, 2 usage or config error, 130 interrupted.
 `
@@ -171,7 +176,9 @@ func dispatch(ctx context.Context, args []string, io stdio) int {
 	case a == "--version" || a == "--help" || a == "-h" || a == "-v":
 	case strings.HasPrefix(a, "-"):
 		// "reasonix [chat] [flags]": reasonix --continue, as Claude Code
-		// users type it; with Claude Code's -p (print), a headless run.
+		// users type it (with its short forms -c and -r); with Claude
+		// Code's -p (print), a headless run.
+		args = claudeShortFlags(args)
 		if i := slices.IndexFunc(args, func(s string) bool { return s == "-p" || s == "--print" }); i >= 0 {
 			args = append([]string{"run"}, slices.Delete(slices.Clone(args), i, i+1)...)
 		} else {
@@ -238,6 +245,23 @@ func dispatch(ctx context.Context, args []string, io stdio) int {
 		return exitUsage
 	}
 	return exitCode(ctx, err, io.err)
+}
+
+// claudeShortFlags spells Claude Code's -c and -r as the --continue and
+// --resume the chat and run flags know.
+func claudeShortFlags(args []string) []string {
+	out := slices.Clone(args)
+	for i, a := range out {
+		switch a {
+		case "--":
+			return out
+		case "-c":
+			out[i] = "--continue"
+		case "-r":
+			out[i] = "--resume"
+		}
+	}
+	return out
 }
 
 // exitCode prints err and maps it to the documented exit codes.

@@ -28,6 +28,9 @@ type runFlags struct {
 	hooksTrust bool
 	// mcpTrust starts the project's .mcp.json servers without asking.
 	mcpTrust bool
+	// pickResume opens the list of conversations to resume from (chat
+	// with a bare --resume).
+	pickResume bool
 }
 
 // sessionFlags registers the flags of every command that runs sessions:

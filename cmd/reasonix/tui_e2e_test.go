@@ -699,3 +699,59 @@ func frameError(screen string, width int) string {
 	}
 	return ""
 }
+
+// TestTUIClaudeShortFlags: Claude Code's short flags at the top level:
+// `reasonix -c` opens the newest conversation, `reasonix -r` the list to
+// pick one from, `reasonix -r ID` that one.
+func TestTUIClaudeShortFlags(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{Text: "FIRST ANSWER"},
+		scripted.Turn{Text: "SECOND ANSWER"},
+		scripted.Turn{Text: "AFTER C"},
+		scripted.Turn{Text: "AFTER R"},
+		scripted.Turn{Text: "AFTER R ID"},
+	)
+	if r := e.run("", "run", "FIRST PROMPT alpha"); r.code != 0 {
+		t.Fatalf("first run: %d %s", r.code, r.stderr)
+	}
+	time.Sleep(20 * time.Millisecond) // the second is the newer
+	if r := e.run("", "run", "SECOND PROMPT beta"); r.code != 0 {
+		t.Fatalf("second run: %d %s", r.code, r.stderr)
+	}
+	tt := startTUI(t, e, "-c")
+	tt.waitFor("› SECOND PROMPT beta", "SECOND ANSWER")
+	tt.typeLine("go on c")
+	tt.waitFor("AFTER C")
+	if msgs := wireMessages(t, e.srv.Requests()[2]); len(msgs) != 4 || msgs[1].Content != "SECOND PROMPT beta" {
+		t.Errorf("-c did not go on with the newest conversation: %+v", msgs)
+	}
+	tt.quit()
+
+	tt = startTUI(t, e, "-r")
+	tt.waitFor("resume a conversation", "FIRST PROMPT alpha", "SECOND PROMPT beta")
+	tt.keys("Down", "Enter") // the list is newest first
+	tt.waitFor("› FIRST PROMPT alpha", "FIRST ANSWER")
+	tt.typeLine("go on r")
+	tt.waitFor("AFTER R")
+	if msgs := wireMessages(t, e.srv.Requests()[3]); len(msgs) != 4 || msgs[1].Content != "FIRST PROMPT alpha" {
+		t.Errorf("-r did not go on with the picked conversation: %+v", msgs)
+	}
+	tt.quit()
+
+	var list []struct{ ID, Title string }
+	if r := e.run("", "sessions", "--json"); r.code != 0 || json.Unmarshal([]byte(r.stdout), &list) != nil {
+		t.Fatalf("sessions: %d %s", r.code, r.stdout)
+	}
+	id := ""
+	for _, s := range list {
+		if strings.HasPrefix(s.Title, "SECOND") {
+			id = s.ID
+		}
+	}
+	tt = startTUI(t, e, "-r", id)
+	tt.waitFor("› go on c", "AFTER C")
+	tt.typeLine("go on r id")
+	tt.waitFor("AFTER R ID")
+	tt.quit()
+}

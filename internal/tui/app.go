@@ -57,6 +57,9 @@ type Options struct {
 	// Prompt, when set, is sent as soon as the UI is up, as if typed
 	// (reasonix demo).
 	Prompt string
+	// PickResume opens the list of the project's conversations to resume
+	// from as soon as the UI is up (reasonix -r).
+	PickResume bool
 	// Hooks lists the loaded hooks, one line each, for /hooks; nil lists
 	// none.
 	Hooks func() []string
@@ -332,6 +335,9 @@ func (a *App) Run(parent context.Context, eng Engine) (err error) {
 	a.post(a.welcome)
 	if p := a.opts.Prompt; p != "" {
 		a.post(func() { a.submit(p) })
+	}
+	if a.opts.PickResume {
+		a.post(a.resumePicker)
 	}
 	a.loadHistory()
 	// After the welcome, so start-up events (a resumed conversation's
