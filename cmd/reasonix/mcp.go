@@ -128,10 +128,18 @@ func declineElicitation(why string, notify func(string)) func(context.Context, m
 
 // askTrust asks a person, through the approval path every front end
 // shows, whether each project server may start. "allow" starts it for this
-// process, "allow_always" also records the trust for this definition.
+// process, "allow_always" also records the trust for this definition. A
+// server whose command cannot be found is not asked about: a notice says
+// it cannot start and why, as doctor does.
 func askTrust(ctx context.Context, m *mcp.Manager, approver permission.Approver, workspace, home string, publish func(events.Event)) {
 	trust := mcp.OpenTrust(home)
 	for _, c := range m.Untrusted() {
+		if c.URL == "" && c.Command != "" {
+			if err := findCommand(c.Command, workspace, c.Cwd); err != nil {
+				publish(events.Event{Type: events.Notice, Text: fmt.Sprintf("MCP server %s (from %s) cannot start: %v; not asking whether to trust it", c.Name, c.Source, err)})
+				continue
+			}
+		}
 		what := c.URL
 		if what == "" {
 			what = strings.Join(append([]string{c.Command}, c.Args...), " ")

@@ -48,6 +48,27 @@ func TestTUIMCPTrustQuestion(t *testing.T) {
 	again.quit()
 }
 
+// A repository's .mcp.json server whose command does not exist is not
+// the subject of a trust question: the TUI says it cannot start and why,
+// and the other server's question still comes.
+func TestTUIMCPMissingCommandIsNotAskedAbout(t *testing.T) {
+	t.Parallel()
+	plugin := pluginExample(t)
+	e := newE2E(t, scripted.Turn{Text: "fine"})
+	e.write(".mcp.json", fmt.Sprintf(`{"mcpServers": {"aaghost": {"command": "reasonix-no-such-server"}, "example": {"command": %q}}}`, plugin))
+	tt := startTUI(t, e, "chat")
+	s := tt.waitFor("mcp server example", "aaghost", "not on PATH")
+	if strings.Contains(s, "mcp server aaghost") {
+		t.Fatalf("asked about a server that cannot start:\n%s", s)
+	}
+	tt.keys("a")
+	waitRunning(tt, "example  running")
+	tt.quit()
+	if trust, _ := os.ReadFile(filepath.Join(e.home, "mcp-trust.json")); strings.Contains(string(trust), "aaghost") {
+		t.Errorf("the missing server was trusted: %s", trust)
+	}
+}
+
 // e2eBrowserEnv makes the test binary a browser that opens the address
 // it is given and follows the redirects: $BROWSER in the sign-in tests.
 const e2eBrowserEnv = "REASONIX_E2E_BROWSER"
