@@ -130,7 +130,11 @@ func (s *server) urlRequired(ctx context.Context, session, tool string, rpcErr *
 		case events.ElicitAccept:
 			lines = append(lines, fmt.Sprintf("The person agreed to open %s (%s) in the browser.", p.URL, text.OneLine(p.Message)))
 		default:
-			lines = append(lines, fmt.Sprintf("The person did not open %s (%s: %s).", p.URL, res.Action, text.OneLine(p.Message)))
+			how := "declined"
+			if res.Action == events.ElicitCancel {
+				how = "cancelled"
+			}
+			lines = append(lines, fmt.Sprintf("%s was not opened (%s: %s).", p.URL, how, text.OneLine(p.Message)))
 		}
 	}
 	if len(lines) == 0 {

@@ -497,6 +497,13 @@ func elicitServer() *sdk.Server {
 			if !ok {
 				return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{"in": in}}, nil, nil
 			}
+			if in.Mode == "url" && res.Action == "accept" {
+				// The step is done at once: one notice for this request,
+				// one for a request the client never saw.
+				for _, id := range []string{"el-bogus", in.ElicitationID} {
+					_ = req.Session.NotifyElicitationComplete(ctx, &sdk.ElicitationCompleteParams{ElicitationID: id})
+				}
+			}
 			b, _ := json.Marshal(res.Content)
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: res.Action + " " + string(b)}}}, nil, nil
 		}
@@ -641,6 +648,15 @@ func TestElicitationURL(t *testing.T) {
 	if len(asked) != 1 || asked[0].Mode != events.ElicitURL || asked[0].URL != "https://auth.example.com/link?id=7" || asked[0].Message != "Link your account" {
 		t.Fatalf("asked %+v", asked)
 	}
+	done := "MCP server e says the step at https://auth.example.com/link?id=7 is done"
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(n.all(), done); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no notice of the completed step:\n%s", n.all())
+		}
+	}
+	if strings.Count(n.all(), "says the step") != 1 {
+		t.Fatalf("a completion for an unknown request was reported:\n%s", n.all())
+	}
 	if got := call(t, toolByName(t, m, "mcp__e__open_file"), `{}`).Content; got != "decline null" {
 		t.Fatalf("file url: %q", got)
 	}
@@ -653,7 +669,11 @@ func TestElicitationURL(t *testing.T) {
 		!strings.Contains(res.Content, "Call needs_url again once the person says the step is done") {
 		t.Fatalf("url required: %+v, %v", res, err)
 	}
-	if asked := a.set(); len(asked) != 1 || asked[0].Session != "s-1" || asked[0].URL != "https://auth.example.com/cal" {
+	if asked := a.set(events.ElicitAnswer{Action: events.ElicitCancel}); len(asked) != 1 || asked[0].Session != "s-1" || asked[0].URL != "https://auth.example.com/cal" {
 		t.Fatalf("asked %+v", asked)
+	}
+	res, err = toolByName(t, m, "mcp__e__needs_url").Execute(context.Background(), env, json.RawMessage(`{}`))
+	if err != nil || !res.IsError || !strings.Contains(res.Content, "https://auth.example.com/cal was not opened (cancelled: Authorize the calendar)") {
+		t.Fatalf("url required, cancelled: %+v, %v", res, err)
 	}
 }
