@@ -109,3 +109,25 @@ func TestElicitFieldHint(t *testing.T) {
 		}
 	}
 }
+
+// Whatever a client sends as content, Check answers without panicking,
+// and what it passes passes again unchanged.
+func FuzzElicitationCheck(f *testing.F) {
+	for _, s := range []string{`{"name":"Ann"}`, `{"tags":["a","a"]}`, `{"age":1e308,"ratio":-0}`, `{"site":"http://[::1"}`, `{"at":"2020-13-01T00:00:00Z"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var content map[string]any
+		if json.Unmarshal([]byte(s), &content) != nil {
+			return
+		}
+		out, err := testForm().Check(content)
+		if err != nil {
+			return
+		}
+		again, err := testForm().Check(out)
+		if err != nil || !reflect.DeepEqual(again, out) {
+			t.Fatalf("checked %v, then %v (%v)", out, again, err)
+		}
+	})
+}
