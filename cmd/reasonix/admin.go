@@ -170,6 +170,18 @@ func cmdDoctor(args []string, io stdio) error {
 				strings.Join(gateOnly, ", "), why)
 		}
 	}
+	if protected := permission.ProtectedWrites(denyRules, wd); protected != nil {
+		ok, why := false, "no Landlock"
+		if enforced && cfg.Sandbox.Bash != "off" {
+			ok, why = permission.HidingAvailable()
+		}
+		if ok {
+			fmt.Fprintf(io.out, "edit rules: inside the workspace, where Landlock cannot deny a write; each command starts with the matching files and folders that exist mounted read-only (a mount namespace; now: %s); new files under a denied folder that does not exist yet are refused by the gate only\n",
+				orDefault(strings.Join(protected.Paths(), ", "), "none exist"))
+		} else {
+			fmt.Fprintf(io.out, "edit rules: inside the workspace: enforced by the gate only (file tools, and commands that name the path): Landlock cannot deny a write inside a writable tree, and the sandbox cannot mount it read-only here (%s)\n", why)
+		}
+	}
 	if lang, _ := cfg.AnswerLanguage(loaded.Getenv); lang != "" {
 		fmt.Fprintf(io.out, "language:   %s\n", lang)
 	}

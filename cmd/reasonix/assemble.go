@@ -285,6 +285,11 @@ func assemble(o assembleOptions) (*app, error) {
 	// deny them, so commands start with those files hidden.
 	mainHidden := permission.HiddenReads(denyRules, guard.Workspace())
 	sbOpts.Hide = []*permission.Hidden{mainHidden}
+	// Edit deny rules for paths inside the workspace: Landlock cannot
+	// deny writing them either, so commands start with those files and
+	// folders mounted read-only.
+	mainProtected := permission.ProtectedWrites(denyRules, guard.Workspace())
+	sbOpts.Protect = []*permission.Hidden{mainProtected}
 	// The D-Bus session bus leads to the Secret Service: commands that
 	// may make unix sockets start with it hidden (the process's own
 	// environment, not the project's .env, says where it is).
@@ -480,6 +485,7 @@ func assemble(o assembleOptions) (*app, error) {
 				// The rules' relative paths name files in this checkout;
 				// the workspace's own stay hidden too.
 				o.Hide = []*permission.Hidden{permission.HiddenReads(denyRules, g.Workspace()), mainHidden}
+				o.Protect = []*permission.Hidden{permission.ProtectedWrites(denyRules, g.Workspace()), mainProtected}
 				sb := permission.NewSandbox(o)
 				wenv.Sandbox, wenv.PrepareSandbox = sb.Start, sb.Prepare
 			}

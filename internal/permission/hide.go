@@ -35,26 +35,56 @@ const SandboxHelperArg = "__reasonix-sandbox"
 // Each call costs a stat per one-path rule, a read of the watch's queue
 // and two system calls per file found; the walk is made only when
 // something it depends on changed.
+//
+// The same list, made by ProtectedWrites for the Edit deny rules, is
+// what the sandbox makes read-only for commands instead of hiding it.
 type Hidden struct {
 	ws    string
 	fixed []string
 	globs []Rule
-	mu    sync.Mutex
-	st    *hiddenState // the platform's part, guarded by mu
+	// readOnly: the files are mounted read-only over themselves
+	// (ProtectedWrites), not hidden.
+	readOnly bool
+	mu       sync.Mutex
+	st       *hiddenState // the platform's part, guarded by mu
 }
 
-// hiddenFile is one path hidden, and which file it was when listed
-// (device and inode number; zero where the platform does not say), so
-// the helper can refuse to hide another file put in its place.
+// hiddenFile is one path hidden (or made read-only), and which file it
+// was when listed (device and inode number; zero where the platform
+// does not say), so the helper can refuse to mount over another file
+// put in its place.
 type hiddenFile struct {
 	path     string
 	dev, ino uint64
+	readOnly bool
 }
 
 // HiddenReads returns what the sandbox hides from commands for the Read
 // deny rules (raw rule text) that name paths inside workspace; nil when
 // none does.
 func HiddenReads(deny []string, workspace string) *Hidden {
+	return pathRules(deny, workspace, FamilyRead)
+}
+
+// ProtectedWrites returns what the sandbox makes read-only for commands
+// for the Edit deny rules (raw rule text; Write(…) is the same family)
+// that name paths inside workspace, where Landlock cannot deny a write
+// (the workspace's rule grants writing all of it); nil when none does.
+// The files and folders are found and followed as HiddenReads' are. Only
+// what exists can be protected: a file made later under a denied folder
+// that did not exist when the command started is the gate's and no
+// mount's.
+func ProtectedWrites(deny []string, workspace string) *Hidden {
+	h := pathRules(deny, workspace, FamilyEdit)
+	if h != nil {
+		h.readOnly = true
+	}
+	return h
+}
+
+// pathRules lists the paths inside workspace that the deny rules of
+// family (Read or Edit) name.
+func pathRules(deny []string, workspace, family string) *Hidden {
 	ws, err := filepath.Abs(workspace)
 	if err != nil || ws == "" {
 		return nil
@@ -62,7 +92,7 @@ func HiddenReads(deny []string, workspace string) *Hidden {
 	h := &Hidden{ws: ws}
 	for _, raw := range deny {
 		r, err := ParseRule(raw)
-		if err != nil || r.Family != FamilyRead || r.pattern == "" {
+		if err != nil || r.Family != family || r.pattern == "" {
 			continue
 		}
 		pat := strings.TrimSuffix(r.pattern, "/**")

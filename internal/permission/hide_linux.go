@@ -165,10 +165,14 @@ func startHidden(cmd *exec.Cmd, c confinement, hide []hiddenFile) error {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	idMap := namespaced(cmd.SysProcAttr)
-	args := make([]string, 0, 7+3*len(hide)+len(cmd.Args))
+	args := make([]string, 0, 7+4*len(hide)+len(cmd.Args))
 	args = append(args, exe, SandboxHelperArg, "run", idMap, strconv.Itoa(3+len(cmd.ExtraFiles)), net, strconv.Itoa(len(hide)))
 	for _, h := range hide {
-		args = append(args, h.path, strconv.FormatUint(h.dev, 10), strconv.FormatUint(h.ino, 10))
+		how := "hide"
+		if h.readOnly {
+			how = "ro"
+		}
+		args = append(args, how, h.path, strconv.FormatUint(h.dev, 10), strconv.FormatUint(h.ino, 10))
 	}
 	args = append(args, path)
 	cmd.Args = append(args, cmd.Args...)
@@ -179,14 +183,14 @@ func startHidden(cmd *exec.Cmd, c confinement, hide []hiddenFile) error {
 
 // RunSandboxHelper is the helper's whole life (args are those after
 // SandboxHelperArg), in the namespaces startHidden made, after mapping
-// its ids (MAP, see namespaced): "probe MAP" hides a folder as a command
-// would and exits 0 when it could; "run MAP FD NET N (PATH DEV INO)…
-// PROGRAM ARGV…" hides the N paths, each only if it is still the file
+// its ids (MAP, see namespaced): "probe MAP" makes a folder read-only
+// and hides it as a command would and exits 0 when it could; "run MAP FD
+// NET N (HOW PATH DEV INO)… PROGRAM ARGV…" hides (HOW "hide") or makes
+// read-only (HOW "ro") the N paths, each only if it is still the file
 // DEV and INO say, restricts itself with the Landlock ruleset on
 // descriptor FD and the filter (its socket part as the socketRule NET
-// says), lowers
-// its capabilities, and execs PROGRAM with ARGV. It returns only on
-// failure, with the error to print; the caller exits 126 then.
+// says), lowers its capabilities, and execs PROGRAM with ARGV. It returns
+// only on failure, with the error to print; the caller exits 126 then.
 func RunSandboxHelper(args []string) error {
 	runtime.LockOSThread() // Landlock and seccomp apply to this thread, which execs
 	// No need to make the mounts private: in a mount namespace owned by a
@@ -200,7 +204,10 @@ func RunSandboxHelper(args []string) error {
 		if err := syscall.Stat(os.TempDir(), &s); err != nil {
 			return fmt.Errorf("sandbox helper: %w", err)
 		}
-		if err := hideAll([]hiddenFile{{os.TempDir(), uint64(s.Dev), uint64(s.Ino)}}); err != nil {
+		tmp := hiddenFile{path: os.TempDir(), dev: uint64(s.Dev), ino: uint64(s.Ino)}
+		ro := tmp
+		ro.readOnly = true
+		if err := hideAll([]hiddenFile{tmp, ro}); err != nil {
 			return err
 		}
 		os.Exit(0)
@@ -211,7 +218,7 @@ func RunSandboxHelper(args []string) error {
 	fd, err1 := strconv.Atoi(args[2])
 	n, err2 := strconv.Atoi(args[4])
 	sockets, err3 := strconv.Atoi(args[3])
-	if err1 != nil || err2 != nil || err3 != nil || n < 0 || len(args) < 5+3*n+1 {
+	if err1 != nil || err2 != nil || err3 != nil || n < 0 || len(args) < 5+4*n+1 {
 		return errors.New("sandbox helper: bad arguments")
 	}
 	if err := mapOwnIDs(args[1]); err != nil {
@@ -219,15 +226,15 @@ func RunSandboxHelper(args []string) error {
 	}
 	hide := make([]hiddenFile, n)
 	for i := range hide {
-		a := args[5+3*i:]
-		dev, err1 := strconv.ParseUint(a[1], 10, 64)
-		ino, err2 := strconv.ParseUint(a[2], 10, 64)
-		if err1 != nil || err2 != nil {
+		a := args[5+4*i:]
+		dev, err1 := strconv.ParseUint(a[2], 10, 64)
+		ino, err2 := strconv.ParseUint(a[3], 10, 64)
+		if err1 != nil || err2 != nil || (a[0] != "hide" && a[0] != "ro") {
 			return errors.New("sandbox helper: bad arguments")
 		}
-		hide[i] = hiddenFile{a[0], dev, ino}
+		hide[i] = hiddenFile{path: a[1], dev: dev, ino: ino, readOnly: a[0] == "ro"}
 	}
-	prog, argv := args[5+3*n], args[5+3*n+1:]
+	prog, argv := args[5+4*n], args[5+4*n+1:]
 	if err := hideAll(hide); err != nil {
 		return err
 	}
@@ -251,15 +258,26 @@ func RunSandboxHelper(args []string) error {
 	return nil
 }
 
-// hideAll mounts an empty read-only file over each file of hide and an
-// empty read-only folder over each folder. Both come from one small
-// tmpfs made for the purpose, never attached anywhere: a copy of its
-// file or its folder (already read-only, no set-id, no devices, no
-// execution) is moved onto the descriptor of the file to hide, opened
-// by its path and checked to be the file listed, so no rename between
-// the check and the mount can put the mount elsewhere.
+// hideAll makes each read-only entry of hide read-only, then mounts an
+// empty read-only file over each file to hide and an empty read-only
+// folder over each folder. The read-only ones come first: a folder
+// bound over itself after a file in it was hidden would bring the file
+// back. The empty ones come from one small tmpfs made for the purpose,
+// never attached anywhere: a copy of its file or its folder (already
+// read-only, no set-id, no devices, no execution) is moved onto the
+// descriptor of the file to hide, opened by its path and checked to be
+// the file listed, so no rename between the check and the mount can put
+// the mount elsewhere.
 func hideAll(hide []hiddenFile) error {
-	if len(hide) == 0 {
+	toHide := 0
+	for _, h := range hide {
+		if !h.readOnly {
+			toHide++
+		} else if err := protectOne(h); err != nil {
+			return err
+		}
+	}
+	if toHide == 0 {
 		return nil
 	}
 	fsfd, err := unix.Fsopen("tmpfs", unix.FSOPEN_CLOEXEC)
@@ -292,6 +310,9 @@ func hideAll(hide []hiddenFile) error {
 		return fmt.Errorf("sandbox helper: mount_setattr: %w", err)
 	}
 	for _, h := range hide {
+		if h.readOnly {
+			continue
+		}
 		if err := hideOne(mnt, h); err != nil {
 			return err
 		}
@@ -299,21 +320,61 @@ func hideAll(hide []hiddenFile) error {
 	return nil
 }
 
+// openListed opens h's path (O_PATH, the last component not followed)
+// and checks that it is still the file it was listed as; verb names
+// what is done to it, for errors.
+func openListed(h hiddenFile, verb string) (int, *unix.Stat_t, error) {
+	target, err := unix.Open(h.path, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, nil, fmt.Errorf("sandbox helper: %s %s: %w (it moved as the command started; run it again)", verb, h.path, err)
+	}
+	var s unix.Stat_t
+	if err := unix.Fstat(target, &s); err != nil {
+		unix.Close(target)
+		return -1, nil, fmt.Errorf("sandbox helper: %s %s: %w", verb, h.path, err)
+	}
+	if uint64(s.Dev) != h.dev || uint64(s.Ino) != h.ino {
+		unix.Close(target)
+		return -1, nil, fmt.Errorf("sandbox helper: %s %s: another file is there now (it moved as the command started; run it again)", verb, h.path)
+	}
+	return target, &s, nil
+}
+
+// protectOne binds h, which must still be the file or folder it was
+// listed as, read-only over itself: writes to it (or, for a folder,
+// anything made, renamed or removed in it) fail with EROFS, and renaming
+// or removing it fails with EBUSY, as a mount point. The copy is of the
+// whole tree beneath it, mounts included (the hidden ones too), made
+// read-only throughout before it is attached, onto the descriptor
+// checked, so there is no moment where it is writable or elsewhere.
+func protectOne(h hiddenFile) error {
+	target, _, err := openListed(h, "protect")
+	if err != nil {
+		return err
+	}
+	defer unix.Close(target)
+	clone, err := unix.OpenTree(target, "", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_EMPTY_PATH|unix.AT_RECURSIVE)
+	if err != nil {
+		return fmt.Errorf("sandbox helper: protect %s: open_tree: %w", h.path, err)
+	}
+	defer unix.Close(clone)
+	if err := unix.MountSetattr(clone, "", unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
+		return fmt.Errorf("sandbox helper: protect %s: mount_setattr: %w", h.path, err)
+	}
+	if err := unix.MoveMount(clone, "", target, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH); err != nil {
+		return fmt.Errorf("sandbox helper: protect %s: %w", h.path, err)
+	}
+	return nil
+}
+
 // hideOne mounts a copy of the empty file or folder of the tmpfs mnt over
 // h, which must still be the file it was listed as.
 func hideOne(mnt int, h hiddenFile) error {
-	target, err := unix.Open(h.path, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	target, s, err := openListed(h, "hide")
 	if err != nil {
-		return fmt.Errorf("sandbox helper: hide %s: %w (it moved as the command started; run it again)", h.path, err)
+		return err
 	}
 	defer unix.Close(target)
-	var s unix.Stat_t
-	if err := unix.Fstat(target, &s); err != nil {
-		return fmt.Errorf("sandbox helper: hide %s: %w", h.path, err)
-	}
-	if uint64(s.Dev) != h.dev || uint64(s.Ino) != h.ino {
-		return fmt.Errorf("sandbox helper: hide %s: another file is there now (it moved as the command started; run it again)", h.path)
-	}
 	src := "f"
 	if s.Mode&unix.S_IFMT == unix.S_IFDIR {
 		src = "d"

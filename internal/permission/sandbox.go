@@ -51,6 +51,13 @@ type SandboxOptions struct {
 	// reads as empty (Linux, where user namespaces are available;
 	// elsewhere the gate alone keeps it). Nil entries are skipped.
 	Hide []*Hidden
+	// Protect is what commands must not write inside writable trees
+	// (ProtectedWrites, one per checkout as for Hide): each command that
+	// has some starts in a mount namespace where those files and folders
+	// are read-only mounts of themselves (Linux, where user namespaces
+	// are available; elsewhere the gate alone keeps them). Nil entries
+	// are skipped.
+	Protect []*Hidden
 	// Bus is the user's D-Bus session bus (FindSessionBus), the way to
 	// the Secret Service: where commands may create unix sockets
 	// (Network), each starts with its socket hidden, or, for an
@@ -62,8 +69,8 @@ type SandboxOptions struct {
 	// all. May be nil (no).
 	KeysOnBus func() bool
 	// Notify is called once, the first time a command runs unconfined
-	// because Landlock is missing, or cannot hide what Hide lists; may be
-	// nil.
+	// because Landlock is missing, or cannot hide what Hide lists or
+	// protect what Protect lists; may be nil.
 	Notify func(string)
 }
 
@@ -250,8 +257,10 @@ type Sandbox struct {
 	keysOnBus func() bool
 	once      sync.Once
 	hideOnce  sync.Once
-	busOnce   sync.Once
-	rulesets  *rulesetCache
+	// protectOnce: the Notify that Protect cannot be kept.
+	protectOnce sync.Once
+	busOnce     sync.Once
+	rulesets    *rulesetCache
 	// denyRead and except are the options' with /dev less devReadable.
 	denyRead, except []string
 }
@@ -288,19 +297,21 @@ func (s *Sandbox) Start(cmd *exec.Cmd) error {
 		return cmd.Err
 	}
 	c := s.confinement()
-	hide := s.hiddenFiles()
+	hide := s.hiddenFiles(s.opts.Hide)
+	protect := s.hiddenFiles(s.opts.Protect)
 	bus := s.busFiles()
-	if len(hide)+len(bus) > 0 {
+	if len(hide)+len(protect)+len(bus) > 0 {
 		if ok, why := hideAvailable(); ok {
-			c.hide = append(hide, bus...)
+			c.hide = append(append(protect, hide...), bus...)
 		} else {
 			if len(hide) > 0 && s.opts.Notify != nil {
 				s.hideOnce.Do(func() {
-					names := make([]string, len(hide))
-					for i, f := range hide {
-						names[i] = f.path
-					}
-					s.opts.Notify("the sandbox cannot hide " + strings.Join(names, ", ") + " from commands (" + why + "); the Read deny rules naming them are enforced by the gate only")
+					s.opts.Notify("the sandbox cannot hide " + pathList(hide) + " from commands (" + why + "); the Read deny rules naming them are enforced by the gate only")
+				})
+			}
+			if len(protect) > 0 && s.opts.Notify != nil {
+				s.protectOnce.Do(func() {
+					s.opts.Notify("the sandbox cannot make " + pathList(protect) + " read-only for commands (" + why + "); the Edit deny rules naming them are enforced by the gate only")
 				})
 			}
 			if len(bus) > 0 {
@@ -314,21 +325,30 @@ func (s *Sandbox) Start(cmd *exec.Cmd) error {
 	return startConfined(cmd, c)
 }
 
-// hiddenFiles lists what each Hidden hides now, each path once (a
-// worktree under the workspace is walked by both).
-func (s *Sandbox) hiddenFiles() []hiddenFile {
+// hiddenFiles lists what each Hidden of list hides (or protects) now,
+// each path once (a worktree under the workspace is walked by both).
+func (s *Sandbox) hiddenFiles(list []*Hidden) []hiddenFile {
 	var out []hiddenFile
-	for _, h := range s.opts.Hide {
+	for _, h := range list {
 		if h == nil {
 			continue
 		}
 		for _, f := range h.files() {
 			if !slices.ContainsFunc(out, func(o hiddenFile) bool { return o.path == f.path }) {
+				f.readOnly = h.readOnly
 				out = append(out, f)
 			}
 		}
 	}
 	return out
+}
+
+func pathList(files []hiddenFile) string {
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = f.path
+	}
+	return strings.Join(names, ", ")
 }
 
 // unixSockets reports whether commands may create unix sockets: with
