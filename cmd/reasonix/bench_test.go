@@ -438,7 +438,8 @@ func median(d []time.Duration) time.Duration {
 // bench): `bash -c true` started by the sandbox as reasonix starts it in a
 // project without a Read deny rule inside the workspace, and in one with
 // a .env such a rule hides (through the helper, in a user and mount
-// namespace). Alternating, median of 40 each.
+// namespace), and in one where an Edit deny rule makes it read-only (the
+// same helper). Alternating, median of 40 each.
 func TestHideBench(t *testing.T) {
 	if os.Getenv("REASONIX_BENCH") == "" {
 		t.Skip("figures only: set REASONIX_BENCH=1 (make bench)")
@@ -461,6 +462,9 @@ func TestHideBench(t *testing.T) {
 	plain := permission.NewSandbox(opts).Start
 	opts.Hide = []*permission.Hidden{permission.HiddenReads([]string{"Read(./.env)"}, ws)}
 	hidden := permission.NewSandbox(opts).Start
+	opts.Hide = nil
+	opts.Protect = []*permission.Hidden{permission.ProtectedWrites([]string{"Edit(./.env)"}, ws)}
+	protected := permission.NewSandbox(opts).Start
 	once := func(start func(*exec.Cmd) error) time.Duration {
 		cmd := exec.Command(bash, "-c", "true")
 		cmd.Dir = ws
@@ -475,11 +479,15 @@ func TestHideBench(t *testing.T) {
 	}
 	once(plain)
 	once(hidden)
-	var p, h []time.Duration
+	once(protected)
+	var p, h, r []time.Duration
 	for i := 0; i < 40; i++ {
 		p = append(p, once(plain))
 		h = append(h, once(hidden))
+		r = append(r, once(protected))
 	}
 	fmt.Printf("tool: bash -c true confined %s ms, with a .env hidden (helper, user and mount namespace) %s ms: +%s ms per command in projects with a Read deny rule inside the workspace\n",
 		ms(median(p)), ms(median(h)), ms(median(h)-median(p)))
+	fmt.Printf("tool: bash -c true with a file mounted read-only (helper, user and mount namespace) %s ms: +%s ms per command in projects with an Edit deny rule naming a file inside the workspace\n",
+		ms(median(r)), ms(median(r)-median(p)))
 }

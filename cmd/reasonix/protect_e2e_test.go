@@ -3,6 +3,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,7 +18,8 @@ import (
 // denies Edit(./locked.txt) and Edit(./conf/**). The commands below name
 // neither path in a way the gate can read (the names are put together at
 // run time), so only the sandbox stands between them and the files:
-// python3 writing, a shell redirect, mv over the file, rm of it, and
+// python3 writing, a shell redirect, mv over the file, rm of it, sed -i
+// (which renames a new file over it), a hard link to it, and
 // writes, removals and a rename in and of the folder. Every one must
 // fail, the files must be unchanged on disk, and a write elsewhere in the
 // workspace must still work. A person allows every command asked about.
@@ -34,6 +36,8 @@ func TestE2EEditDenyRulesHoldAgainstCommands(t *testing.T) {
 		`f=lock; sh -c "echo x > ${f}ed.txt"`,
 		`f=lock; mv other.txt ${f}ed.txt`,
 		`f=lock; rm -f ${f}ed.txt`,
+		`f=lock; sed -i s/original/pwned/ ${f}ed.txt`,
+		`f=lock; ln ${f}ed.txt hard.txt`,
 		`d=con; echo x > ${d}f/a.yml`,
 		`d=con; echo y > ${d}f/new.yml`,
 		`d=con; rm -f ${d}f/a.yml`,
@@ -87,7 +91,7 @@ func TestE2EEditDenyRulesHoldAgainstCommands(t *testing.T) {
 	if got := e.read("conf/a.yml"); got != "a: 1\n" {
 		t.Errorf("conf/a.yml = %q, want it unchanged", got)
 	}
-	for _, p := range []string{"conf/new.yml", "conff2"} {
+	for _, p := range []string{"conf/new.yml", "conf2", "hard.txt"} {
 		if _, err := os.Lstat(filepath.Join(e.repo, p)); err == nil {
 			t.Errorf("%s was made", p)
 		}
@@ -95,14 +99,14 @@ func TestE2EEditDenyRulesHoldAgainstCommands(t *testing.T) {
 	// What the kernel said, as the model saw it: read-only, or busy for
 	// the mount point itself.
 	for i := range cmds[:len(cmds)-1] {
-		out := results["call_"+string(rune('0'+i))+"_0"]
+		out := results[fmt.Sprintf("call_%d_0", i)]
 		t.Logf("%s: %s", cmds[i], out)
-		if !strings.Contains(out, "Read-only file system") && !strings.Contains(out, "busy") {
+		if !strings.Contains(out, "Read-only file system") && !strings.Contains(out, "busy") && !strings.Contains(out, "cross-device") {
 			t.Errorf("command %q did not fail as a read-only file would: %q", cmds[i], out)
 		}
 	}
 	if got := e.read("free.txt"); got != "fine\n" {
-		t.Errorf("free.txt = %q: a write elsewhere in the workspace failed (%s)", got, results["call_8_0"])
+		t.Errorf("free.txt = %q: a write elsewhere in the workspace failed (%s)", got, results["call_10_0"])
 	}
 	if got := e.read("sub/y.txt"); got != "ok\n" {
 		t.Errorf("sub/y.txt = %q", got)

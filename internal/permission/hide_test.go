@@ -52,3 +52,35 @@ func TestHiddenReads(t *testing.T) {
 		t.Errorf("a fixed path created later is not hidden: %q", got)
 	}
 }
+
+// ProtectedWrites lists what Edit (and Write) deny rules match inside the
+// workspace, as HiddenReads does for Read rules, and only that: a Read
+// rule or a rule for one tool id does not make a file read-only.
+func TestProtectedWrites(t *testing.T) {
+	ws := t.TempDir()
+	for _, p := range []string{"locked.txt", ".github/workflows/ci.yml", "app/gen.lock", "free.txt"} {
+		if err := os.MkdirAll(filepath.Join(ws, filepath.Dir(p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ws, p), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ProtectedWrites([]string{"Read(./locked.txt)", "write_file(./locked.txt)", "Edit(/etc/passwd)"}, ws) != nil {
+		t.Error("rules naming no Edit path inside the workspace gave a list")
+	}
+	p := ProtectedWrites([]string{"Edit(./locked.txt)", "Write(./.github/workflows/**)", "Edit(**/*.lock)", "Edit(./not-yet.txt)"}, ws)
+	if p == nil || !p.readOnly {
+		t.Fatalf("ProtectedWrites = %+v, want a read-only list", p)
+	}
+	got := p.Paths()
+	want := []string{filepath.Join(ws, ".github", "workflows"), filepath.Join(ws, "app", "gen.lock"), filepath.Join(ws, "locked.txt")}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("protected %q, want %q", got, want)
+	}
+	if HiddenReads([]string{"Edit(./locked.txt)"}, ws) != nil {
+		t.Error("an Edit rule hid a file")
+	}
+}
