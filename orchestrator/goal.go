@@ -251,7 +251,7 @@ func (c *Coordinator) goalLoop(ctx context.Context, w *worker, st *GoalState, tu
 		res.Total = res.Usage
 		res.Total.Add(acc.get())
 		c.rt.Sink.Publish(events.Event{Type: events.Notice, Session: w.ID(), Role: roles.Executor,
-			Text: fmt.Sprintf("goal %s after %d turns (%s)", status, st.Turns, reason)})
+			Text: fmt.Sprintf("goal %s after %s (%s)", status, text.Plural(st.Turns, "turn"), reason)})
 		u := res.Usage
 		c.rt.Sink.Publish(events.Event{Type: events.Done, Session: w.ID(), Role: roles.Executor, Usage: &u, Text: status})
 		return res, errors.Join(runErr, err)

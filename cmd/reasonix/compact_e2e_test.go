@@ -243,7 +243,7 @@ func TestE2EGoalValidation(t *testing.T) {
 	if got := e.read("x.txt"); got != "good\n" {
 		t.Errorf("x.txt = %q", got)
 	}
-	if !strings.Contains(r.stdout, "goal done after 1 turn") {
+	if !strings.Contains(r.stdout, "goal done after 1 turn (") {
 		t.Errorf("goal did not end done:\n%.2000s", r.stdout)
 	}
 }

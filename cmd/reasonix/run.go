@@ -13,6 +13,7 @@ import (
 
 	"github.com/reasonix/reasonix/agents"
 	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/internal/text"
 	"github.com/reasonix/reasonix/orchestrator"
 	"github.com/reasonix/reasonix/providers"
 )
@@ -317,7 +318,7 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 			fmt.Fprintf(io.err, "plan saved as %s; run it with: reasonix run --plan %s\n", res.PlanID, res.PlanID)
 		}
 		if goal != nil {
-			fmt.Fprintf(io.err, "goal %s after %d turn(s)", goal.Status, goal.Turns)
+			fmt.Fprintf(io.err, "goal %s after %s", goal.Status, text.Plural(goal.Turns, "turn"))
 			if goal.Last != nil && goal.Last.Summary != "" {
 				fmt.Fprintf(io.err, ": %s", goal.Last.Summary)
 			}

@@ -215,7 +215,7 @@ func TestTUIApprovalOverlay(t *testing.T) {
 // reports done; the goal rides in the user turn, the status line shows
 // it, and /goal clear forgets the saved state.
 func TestTUIGoal(t *testing.T) {
-	e := newE2E(t, goalStatus("continue", "half way"), goalStatus("done", "shipped it"))
+	e := newE2E(t, goalStatus("continue", "half way"), goalStatus("done", "shipped it"), goalStatus("done", "at once"))
 	tt := startTUI(t, e, "chat")
 	tt.typeLine("/goal ship it")
 	tt.waitFor("goal done (2 turns)", "goal done after 2 turns")
@@ -246,6 +246,9 @@ func TestTUIGoal(t *testing.T) {
 	if g := savedGoal(t, e); g != nil {
 		t.Errorf("goal still saved after /goal clear: %+v", g)
 	}
+	// One turn is one turn, not "1 turns".
+	tt.typeLine("/goal do it at once")
+	tt.waitFor("goal done (1 turn)", "goal done after 1 turn (")
 	tt.quit()
 }
 

@@ -1,11 +1,22 @@
-// Package text holds the two string helpers every layer needs to show
-// model and user text on one line: [Clip] and [OneLine].
+// Package text holds the string helpers every layer needs to show model
+// and user text on one line ([Clip], [OneLine]) and to count things in
+// English ([Plural]).
 package text
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
+
+// Plural counts n of what, a noun whose plural takes an s: "1 turn",
+// "2 turns", "0 turns".
+func Plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}
 
 // Clip shortens s to at most n bytes, cutting at a rune boundary and
 // marking the cut with an ellipsis, so clipped UTF-8 (CJK, emoji) stays

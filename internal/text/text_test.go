@@ -70,3 +70,11 @@ func TestSentence(t *testing.T) {
 		}
 	}
 }
+
+func TestPlural(t *testing.T) {
+	for n, want := range map[int]string{0: "0 turns", 1: "1 turn", 2: "2 turns", 11: "11 turns"} {
+		if got := Plural(n, "turn"); got != want {
+			t.Errorf("Plural(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -822,7 +822,7 @@ func (a *App) updateStatus() {
 		if g.Status == events.GoalActive && a.goalBusy && g.MaxTurns > 0 {
 			s = a.trf("goal turn %d/%d", g.Turns+1, g.MaxTurns)
 		} else if g.Turns > 0 {
-			s += a.trf(" (%d turns)", g.Turns)
+			s += a.trf(" (%s)", a.plural(g.Turns, "turn"))
 		}
 		add(tview.Escape(s), "", 0, 11)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/internal/text"
 	"github.com/reasonix/reasonix/roles"
 )
 
@@ -596,12 +597,7 @@ func (a *App) plural(n int, what string) string {
 	return plural(n, what)
 }
 
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
-}
+func plural(n int, what string) string { return text.Plural(n, what) }
 
 // seconds renders an elapsed time for a person: "0.4 s", "12 s", "3m 05s".
 func seconds(d time.Duration) string {
