@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -425,7 +426,8 @@ func TestE2EContinueAfterSIGKILLInTheFirstAnswer(t *testing.T) {
 	e := newE2E(t, scripted.Turn{Text: strings.Repeat("slow words ", 200), ChunkSize: 4, ChunkDelayMS: 50})
 	cmd := exec.Command(binPath, "run", "FIRST-PROMPT remember the octopus")
 	cmd.Dir, cmd.Env = e.repo, e.env
-	var stdout, stderr bytes.Buffer
+	// Read while the command writes: exec's copying goroutine fills them.
+	var stdout, stderr lockedBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -479,4 +481,23 @@ func TestE2EContinueAfterSIGKILLInTheFirstAnswer(t *testing.T) {
 	if files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl")); len(files) != 1 {
 		t.Errorf("session files %v, want the one continued", files)
 	}
+}
+
+// lockedBuffer is a bytes.Buffer a test may read while a running
+// command's output is copied into it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
