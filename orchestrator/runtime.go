@@ -385,6 +385,27 @@ func newSessionID(role string) string {
 	return store.NewID(p + "-")
 }
 
+// ToolWithholder is a gate that refuses every call of some tools
+// (permission.Gate: a deny rule without a specifier); a session is not
+// offered them, as Claude Code leaves them out.
+type ToolWithholder interface {
+	Withholds(tool string) bool
+}
+
+// withhold leaves out of reg, and of what refresh returns after a
+// compaction, the tools wh refuses every call of.
+func withhold(wh ToolWithholder, reg *tools.Registry, refresh func(*tools.Registry) *tools.Registry) (*tools.Registry, func(*tools.Registry) *tools.Registry) {
+	keep := func(t tools.Tool) bool { return !wh.Withholds(t.Name()) }
+	if reg != nil {
+		reg = reg.Filter(keep)
+	}
+	if refresh != nil {
+		inner := refresh
+		refresh = func(cur *tools.Registry) *tools.Registry { return inner(cur).Filter(keep) }
+	}
+	return reg, refresh
+}
+
 // open builds a session, its transcript and its gate view.
 func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 	if c.rt.Resolve == nil {
@@ -451,6 +472,9 @@ func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 		InWorkspace(root string) tools.Authorizer
 	}); ok && spec.root != "" {
 		gate = ws.InWorkspace(spec.root)
+	}
+	if wh, ok := gate.(ToolWithholder); ok {
+		spec.tools, spec.refresh = withhold(wh, spec.tools, spec.refresh)
 	}
 	sink := c.rt.Sink
 	if spec.step != "" {

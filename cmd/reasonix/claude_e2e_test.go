@@ -620,3 +620,71 @@ func TestE2EClaudeWildcardBashRules(t *testing.T) {
 		t.Errorf("doctor:\n%s", d.stdout)
 	}
 }
+
+// A call a deny rule refuses still goes through the PreToolUse hook
+// first, as Claude Code orders them (hooks, then deny rules, then ask
+// rules, then the mode): the hook sees it, and the gate refuses it all
+// the same, an "allow" from the hook included.
+func TestE2EPreToolUseHookRunsBeforeADenyRule(t *testing.T) {
+	t.Parallel()
+	skipNoPOSIX(t)
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "rm -f keep.txt"})}},
+		scripted.Turn{Text: "done"},
+	)
+	e.write("keep.txt", "kept\n")
+	e.write(".claude/settings.json", `{
+  "permissions": {"deny": ["Bash(rm:*)"]},
+  "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command",
+    "command": "cat >> pre.log; echo >> pre.log; echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"allow\"}}'"}]}]}
+}`)
+	r := e.run("", "run", "--hooks-trust", "--yolo", "--output-format", "stream-json", "clean up")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if log, err := os.ReadFile(filepath.Join(e.repo, "pre.log")); err != nil || !strings.Contains(string(log), "rm -f keep.txt") {
+		t.Errorf("the PreToolUse hook did not see the denied call: %q %v", log, err)
+	}
+	if _, err := os.Stat(filepath.Join(e.repo, "keep.txt")); err != nil {
+		t.Error("the denied command ran")
+	}
+	msgs := wireMessages(t, e.srv.Requests()[1])
+	if res := msgs[len(msgs)-1]; res.Role != "tool" || !strings.Contains(res.Content, "Bash(rm:*)") || strings.Contains(res.Content, "PreToolUse") {
+		t.Errorf("the result should name the deny rule, not the hook: %+v", res)
+	}
+}
+
+// A deny rule without a specifier (Bash, mcp__server) refuses every call
+// of its tools, and Claude Code leaves such a tool out of what the model
+// is offered, before hooks or rules are consulted: no call, no
+// PreToolUse hook. A scoped deny rule keeps the tool offered.
+func TestE2EBareDenyRuleWithholdsTheTool(t *testing.T) {
+	t.Parallel()
+	skipNoPOSIX(t)
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "touch made.txt"})}},
+		scripted.Turn{Text: "done"},
+	)
+	e.write(".claude/settings.json", `{
+  "permissions": {"deny": ["Bash", "WebFetch(domain:example.com)"]},
+  "hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "cat >> pre.log; echo >> pre.log"}]}]}
+}`)
+	r := e.run("", "run", "--hooks-trust", "--yolo", "make a file")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	reqs := e.srv.Requests()
+	if names := toolNames(t, reqs[0]); hasName(names, "bash") || !hasName(names, "web_fetch") || !hasName(names, "read_file") {
+		t.Errorf("offered tools %v: want bash left out, web_fetch (a scoped rule) and the rest kept", names)
+	}
+	if log, err := os.ReadFile(filepath.Join(e.repo, "pre.log")); err == nil {
+		t.Errorf("a PreToolUse hook ran for a tool the model was not offered: %s", log)
+	}
+	if _, err := os.Stat(filepath.Join(e.repo, "made.txt")); err == nil {
+		t.Error("the withheld tool ran")
+	}
+	r = e.run("", "context", "--json")
+	if r.code != 0 || strings.Contains(r.stdout, `"bash"`) {
+		t.Errorf("context lists the withheld tool: exit %d\n%.3000s", r.code, r.stdout)
+	}
+}

@@ -39,18 +39,19 @@ func rulesOptions(l *config.Loaded, workspace, wd, userHome string) rules.Option
 
 // contextReadDenied is rulesReadDenied as a run would build it (the read
 // deny list and every Read deny rule, Claude Code settings' included),
-// so `reasonix context` shows the imports a session gets.
-func contextReadDenied(loaded *config.Loaded, workspace, userHome string) (func(string) string, error) {
+// so `reasonix context` shows the imports a session gets, and the deny
+// policy that leaves out the tools a deny rule refuses every call of.
+func contextReadDenied(loaded *config.Loaded, workspace, userHome string) (func(string) string, permission.Policy, error) {
 	cfg := loaded.Config
 	set, err := loadSettings(workspace, userHome)
 	if err != nil {
-		return nil, err
+		return nil, permission.Policy{}, err
 	}
 	extraDirs := set.Directories(workspace, userHome)
 	guard, err := permission.NewConfiner(workspace, append(slices.Clone(cfg.Sandbox.AllowRead), extraDirs...),
 		append(slices.Clone(cfg.Sandbox.AllowWrite), extraDirs...), loaded.Home)
 	if err != nil {
-		return nil, usageError{err}
+		return nil, permission.Policy{}, usageError{err}
 	}
 	denyRules := append(slices.Clone(cfg.Permissions.Deny), set.Rules("deny")...)
 	sbOpts := permission.SandboxOptions{Mode: cfg.Sandbox.Bash, Workspace: workspace, Home: loaded.Home,
@@ -58,10 +59,10 @@ func contextReadDenied(loaded *config.Loaded, workspace, userHome string) (func(
 	guard.DenyRead(sandboxDenyRead(sbOpts, userHome, cfg.Sandbox.DenyRead, denyRules))
 	pol, err := permission.ParsePolicy("", nil, nil, denyRules, nil)
 	if err != nil {
-		return nil, usageError{err}
+		return nil, permission.Policy{}, usageError{err}
 	}
 	pol.Workspace = guard.Workspace()
-	return rulesReadDenied(guard, pol), nil
+	return rulesReadDenied(guard, pol), pol, nil
 }
 
 // rulesOnce reads the rules once per process, publishing its notices the
@@ -145,7 +146,8 @@ func cmdContext(args []string, io stdio) error {
 	userHome := userHomeDir()
 
 	ropts := rulesOptions(loaded, workspace, wd, userHome)
-	if ropts.Denied, err = contextReadDenied(loaded, workspace, userHome); err != nil {
+	var denyPol permission.Policy
+	if ropts.Denied, denyPol, err = contextReadDenied(loaded, workspace, userHome); err != nil {
 		return err
 	}
 	pre := rules.Load(ropts)
@@ -165,6 +167,8 @@ func cmdContext(args []string, io stdio) error {
 	if err := preferShell(reg, cfg.Tools.Shell, loaded.Sources); err != nil {
 		return err
 	}
+	// As sessions are: without the tools a deny rule refuses every call of.
+	reg = reg.Filter(func(t tools.Tool) bool { return !denyPol.Withholds(t.Name()) })
 	text := pre.Text() + languageRules(cfg, os.Getenv)
 	system, err := systemPrompt(cfg, loaded)
 	if err != nil {

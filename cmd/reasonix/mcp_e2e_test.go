@@ -584,7 +584,13 @@ func TestE2EClaudeSettingsMCPRules(t *testing.T) {
 	if r := e2.run("", "run", "--mcp-trust", "--yolo", "echo again"); r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
-	if msgs := string(messagesOf(t, e2.srv.Requests()[3])); !strings.Contains(msgs, "denied by rule Deny: mcp__example__echo") {
-		t.Errorf("the deny did not win:\n%s", msgs)
+	// A deny rule naming the tool refuses every call of it: as Claude
+	// Code does, the tool is not offered at all (the others are), and a
+	// call of it anyway does not run.
+	if names := toolNames(t, e2.srv.Requests()[2]); hasName(names, "mcp__example__echo") || !hasName(names, "mcp__example__wordcount") {
+		t.Errorf("the deny did not win: offered %v", names)
+	}
+	if msgs := wireMessages(t, e2.srv.Requests()[3]); msgs[len(msgs)-1].Role != "tool" || !strings.Contains(msgs[len(msgs)-1].Content, `unknown tool "mcp__example__echo"`) {
+		t.Errorf("the withheld tool's call: %+v", msgs[len(msgs)-1])
 	}
 }

@@ -207,6 +207,10 @@ func (g *Gate) Close() error {
 // Policy returns the policy this view applies.
 func (g *Gate) Policy() Policy { return g.policy }
 
+// Withholds reports whether this view's deny rules refuse every call of
+// tool (Policy.Withholds), so its sessions are not offered it.
+func (g *Gate) Withholds(tool string) bool { return g.policy.Withholds(tool) }
+
 // Headless reports whether no person can be asked.
 func (g *Gate) Headless() bool { return g.sh.approver == nil }
 

@@ -193,6 +193,22 @@ func (p Policy) Decide(tool string, readOnly bool, acc tools.Access) Decision {
 	return p.Explain(tool, readOnly, acc).Decision
 }
 
+// Withholds reports whether a deny rule without a specifier (Bash, Edit,
+// mcp__server) refuses every call of tool, whatever its arguments. Such a
+// tool is not offered to the model at all, as Claude Code leaves it out
+// before hooks and rules are consulted: no call of it is made, so no
+// PreToolUse hook runs for one. A scoped rule (Bash(rm:*)) withholds
+// nothing; its calls reach the hooks and then the gate.
+func (p Policy) Withholds(tool string) bool {
+	family, _ := familyOf(tool)
+	for _, r := range p.Deny {
+		if r.Spec == "" && r.glob == "" && r.appliesTo(tool, family) {
+			return true
+		}
+	}
+	return false
+}
+
 // Explain is Decide with the matched rule and any dangerous reasons.
 func (p Policy) Explain(tool string, readOnly bool, acc tools.Access) Outcome {
 	c := newCall(tool, readOnly, acc)

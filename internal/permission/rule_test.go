@@ -38,3 +38,39 @@ func TestBashRuleInnerWildcard(t *testing.T) {
 		t.Errorf("a wildcard allow rule survived a risky option: %+v", rules)
 	}
 }
+
+// TestWithholds: a deny rule without a specifier withholds every tool it
+// applies to (a family's tools, one tool, a whole MCP server); a scoped
+// deny rule, an ask rule or an allow rule withholds nothing.
+func TestWithholds(t *testing.T) {
+	for _, c := range []struct {
+		deny, ask []string
+		tool      string
+		want      bool
+	}{
+		{[]string{"Bash"}, nil, "bash", true},
+		{[]string{"Bash(rm:*)"}, nil, "bash", false},
+		{[]string{"Bash(* --force)"}, nil, "bash", false},
+		{nil, []string{"Bash"}, "bash", false},
+		{[]string{"Edit"}, nil, "write_file", true},
+		{[]string{"Edit"}, nil, "read_file", false},
+		{[]string{"Edit(./x)"}, nil, "write_file", false},
+		{[]string{"WebFetch"}, nil, "web_fetch", true},
+		{[]string{"WebFetch(domain:example.com)"}, nil, "web_fetch", false},
+		{[]string{"Task"}, nil, "task", true},
+		{[]string{"Task(general)"}, nil, "task", false},
+		{[]string{"mcp__gh"}, nil, "mcp__gh__issues", true},
+		{[]string{"mcp__gh__*"}, nil, "mcp__gh__issues", true},
+		{[]string{"mcp__gh__issues"}, nil, "mcp__gh__issues", true},
+		{[]string{"mcp__gh__issues"}, nil, "mcp__gh__pulls", false},
+		{[]string{"todo_write"}, nil, "todo_write", true},
+	} {
+		p, err := ParsePolicy("", nil, c.ask, c.deny, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Withholds(c.tool); got != c.want {
+			t.Errorf("deny %v ask %v: Withholds(%s) = %v, want %v", c.deny, c.ask, c.tool, got, c.want)
+		}
+	}
+}
