@@ -55,7 +55,7 @@ func PathFor(dir, id string) string { return filepath.Join(dir, id+".jsonl") }
 // and opens it to append to. They are written to a temporary file that is
 // renamed into place, so the file appears whole or not at all: a crash
 // while it is made leaves no session that cannot be read back, at most a
-// hidden temporary file.
+// hidden temporary file. The file is readable by its owner alone.
 func Create(dir string, h Header, first ...any) (*Transcript, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create sessions dir: %w", err)
@@ -85,9 +85,8 @@ func Create(dir string, h Header, first ...any) (*Transcript, error) {
 	if cerr := tmp.Close(); werr == nil {
 		werr = cerr
 	}
-	if werr == nil {
-		werr = os.Chmod(tmp.Name(), 0o644)
-	}
+	// The temporary file's mode, 0600, stays: a conversation is the
+	// person's own (and a chmod to 0644 would ignore a stricter umask).
 	if werr == nil {
 		werr = os.Rename(tmp.Name(), path)
 	}
@@ -217,7 +216,7 @@ func NewID(prefix string) string {
 // beside the session file path: the compaction record (without the new
 // history), then each message, one per line, synced.
 func Archive(path string, c Compaction, originals []providers.Message) error {
-	f, err := os.OpenFile(ArchivePath(path), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(ArchivePath(path), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("open session archive: %w", err)
 	}
