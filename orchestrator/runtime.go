@@ -208,7 +208,16 @@ type Coordinator struct {
 	// indexBudgets returns the bytes the agent index and the skill index
 	// may take (see indexSplit); computed once.
 	indexBudgets func() (agents, skills int)
+	// closing owns the session files closed with their last sync still
+	// running (sessionLog.close); Wait waits for them.
+	closing sync.WaitGroup
 }
+
+// Wait waits for the session files of closed sessions to reach the disk
+// and be closed: closing a session leaves its last sync running, so that
+// it overlaps what the program does next. A program calls it before it
+// exits; a coordinator that ran no session has nothing to wait for.
+func (c *Coordinator) Wait() { c.closing.Wait() }
 
 // New returns a coordinator over rt.
 func New(rt Runtime) *Coordinator {
@@ -436,7 +445,7 @@ func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 			return nil, err
 		}
 		l := spec.resume.loaded
-		log = &sessionLog{t: t, w: w, title: l.Meta.Title, turns: store.Turns(l.Messages)}
+		log = &sessionLog{t: t, w: w, title: l.Meta.Title, turns: store.Turns(l.Messages), behind: &c.closing}
 		if log.title == "" {
 			log.title = l.Header.Title
 		}
@@ -448,7 +457,7 @@ func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 		if spec.root != "" {
 			cwd = spec.root
 		}
-		log = &sessionLog{w: w, dir: dir,
+		log = &sessionLog{w: w, dir: dir, behind: &c.closing,
 			hdr: store.Header{ID: id, Role: spec.role, Parent: spec.parent, Model: model, Cwd: cwd, Step: spec.step}}
 		if spec.step != "" && spec.title != "" {
 			// A worker's first prompt is its brief, the same opening for

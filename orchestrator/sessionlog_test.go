@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/reasonix/reasonix/internal/store"
 	"github.com/reasonix/reasonix/providers"
@@ -117,5 +119,63 @@ func TestSessionLogCreatesWhileFirstRequestIsOut(t *testing.T) {
 		if bytes.Count(b, []byte(`"content":"hello"`)) != 1 || !bytes.Contains(b, []byte("hi there")) {
 			t.Errorf("end of step %v: the file holds\n%s\nwant both messages", end, b)
 		}
+	}
+}
+
+// TestSessionLogClosesBehind: with a coordinator's wait group, closing a
+// session returns with its last sync still running, every line already
+// in the file; the wait group waits for that sync and then closes the
+// file. The sync is held back here by standing in for it.
+func TestSessionLogClosesBehind(t *testing.T) {
+	var behind sync.WaitGroup
+	l := &sessionLog{w: &worker{}, dir: t.TempDir(), hdr: store.Header{ID: "s-behind", Role: "executor"}, behind: &behind}
+	if err := l.Append(providers.Message{Role: providers.RoleUser, Content: "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.EndStep(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.waitSync(); err != nil {
+		t.Fatal(err)
+	}
+	syncing := make(chan struct{}) // the last sync, still running
+	l.syncing = syncing
+	tr, path := l.t, l.t.Path()
+	closed := make(chan struct{})
+	go func() {
+		defer close(closed)
+		l.close()
+	}()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		close(syncing)
+		<-closed
+		t.Fatal("closing waited for the last sync")
+	}
+	waited := make(chan struct{})
+	go func() {
+		defer close(waited)
+		behind.Wait()
+	}()
+	select {
+	case <-waited:
+		t.Fatal("the wait group did not wait for the last sync")
+	case <-time.After(50 * time.Millisecond):
+	}
+	if err := tr.Record(store.Mark{Type: store.TypeUnrewind}); err != nil {
+		t.Fatalf("the file was closed before its last sync: %v", err)
+	}
+	close(syncing)
+	<-waited
+	if err := tr.Record(store.Mark{Type: store.TypeUnrewind}); err == nil {
+		t.Error("the file is still open once the wait group is done")
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte(`"type":"meta"`)) || !bytes.Contains(b, []byte("hello")) {
+		t.Errorf("the file lacks the step's lines:\n%s", b)
 	}
 }

@@ -26,7 +26,9 @@ import (
 // before it: it costs a millisecond or more of waiting on the disk, on
 // the path from a tool's result to the model. So does a mark's, which
 // would otherwise stand between a checkpoint and the change it guards.
-// The end of the next step, any mark and closing wait for it first, so the file is still synced
+// The end of the next step, any mark and closing wait for it first (a
+// coordinator's session hands closing's wait to the coordinator, whose
+// Wait the program calls before it exits), so the file is still synced
 // step by step; a crash of the machine within that millisecond can lose
 // the step before the one in flight too. A crash of Reasonix alone loses
 // nothing written: the lines are in the kernel's cache already.
@@ -64,6 +66,9 @@ type sessionLog struct {
 	// step has finished, with its result in syncErr; nil when none runs.
 	syncing chan struct{}
 	syncErr error
+	// behind, when set, owns what closing leaves running: the last sync
+	// and then the file's close (see close).
+	behind *sync.WaitGroup
 }
 
 // waitSync waits for the sync the last step started and returns its
@@ -260,16 +265,35 @@ func (l *sessionLog) turnCount() int {
 }
 
 // close closes the file if it was ever created.
+//
+// With behind set, a sync still running is not waited for here: it and
+// then the file's close go on in behind's care, so a run's last sync
+// overlaps the work of its exit (the coordinator's Wait, which the
+// program calls before it exits, waits for them). Every line is written
+// before close returns; only the wait for the disk moves.
 func (l *sessionLog) close() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	_ = l.waitSync()
+	// syncErr is the sync's to write until syncing is closed: left alone.
+	syncing := l.syncing
+	l.syncing = nil
 	if l.opening != nil {
 		// Created for a step that has not ended: its lines go in too.
 		_, _ = l.file()
 	}
-	if l.t != nil {
-		_ = l.t.Close()
+	t := l.t
+	if syncing != nil && l.behind != nil {
+		l.behind.Go(func() {
+			<-syncing
+			_ = t.Close()
+		})
+		return
+	}
+	if syncing != nil {
+		<-syncing
+	}
+	if t != nil {
+		_ = t.Close()
 	}
 }
 

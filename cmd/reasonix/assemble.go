@@ -514,6 +514,9 @@ func assemble(o assembleOptions) (*app, error) {
 			Budget: budgetOf(cfg.Agent.Budget),
 		},
 	})
+	// A session's last sync is not waited for when it closes: it goes on
+	// beside the rest of the exit's disk work, and the exit waits for it.
+	a.atExit = append(a.atExit, a.coord.Wait)
 	assembled = true
 	return a, nil
 }
