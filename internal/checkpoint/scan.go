@@ -49,71 +49,74 @@ func (s *Store) scan(ctx context.Context) (*Manifest, scanStats, pending, error)
 	// Hashing is CPU work, storing is file-system work that blocks in
 	// system calls: more workers than CPUs keep both busy.
 	workers := min(max(8, 2*runtime.GOMAXPROCS(0)), max(1, len(w.files)))
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(idx.Add(1) - 1)
-				if i >= len(w.files) || ctx.Err() != nil {
-					return
+	work := func() {
+		for {
+			i := int(idx.Add(1) - 1)
+			if i >= len(w.files) || ctx.Err() != nil {
+				return
+			}
+			r := &results[i]
+			rel := w.files[i]
+			abs := filepath.Join(s.workspace, filepath.FromSlash(rel))
+			fi, err := os.Lstat(abs)
+			if err != nil {
+				r.skip = &Skip{Path: rel, Reason: "unreadable: " + errText(err)}
+				continue
+			}
+			if fi.Mode()&fs.ModeSymlink != 0 { // replaced since the walk
+				r.file, r.skip = linkFile(abs, rel)
+				continue
+			}
+			if !fi.Mode().IsRegular() {
+				r.skip = &Skip{Path: rel, Reason: "not a regular file"}
+				continue
+			}
+			if s.maxSize >= 0 && fi.Size() > s.maxSize {
+				r.skip = tooBig(rel, fi.Size(), s.maxSize)
+				continue
+			}
+			ino, ctime := sysStat(fi)
+			k := statKey{size: fi.Size(), mtime: fi.ModTime().UnixNano(), ctime: ctime, ino: ino}
+			f := &File{Path: rel, Mode: fi.Mode().Perm(), Size: fi.Size()}
+			if e, ok := cache[rel]; ok && e.key == k {
+				f.Hash = e.hash
+			} else {
+				if s.testHook != nil {
+					s.testHook(rel)
 				}
-				r := &results[i]
-				rel := w.files[i]
-				abs := filepath.Join(s.workspace, filepath.FromSlash(rel))
-				fi, err := os.Lstat(abs)
+				h, n, added, err := s.storeFile(abs, fi.Size())
+				hashed.Add(1)
+				if errors.Is(err, errTooBig) {
+					r.skip = tooBig(rel, n, s.maxSize)
+					continue
+				}
 				if err != nil {
 					r.skip = &Skip{Path: rel, Reason: "unreadable: " + errText(err)}
 					continue
 				}
-				if fi.Mode()&fs.ModeSymlink != 0 { // replaced since the walk
-					r.file, r.skip = linkFile(abs, rel)
-					continue
+				if added {
+					newBlobs.Add(1)
+					newBytes.Add(n)
+					r.added = true
 				}
-				if !fi.Mode().IsRegular() {
-					r.skip = &Skip{Path: rel, Reason: "not a regular file"}
-					continue
-				}
-				if s.maxSize >= 0 && fi.Size() > s.maxSize {
-					r.skip = tooBig(rel, fi.Size(), s.maxSize)
-					continue
-				}
-				ino, ctime := sysStat(fi)
-				k := statKey{size: fi.Size(), mtime: fi.ModTime().UnixNano(), ctime: ctime, ino: ino}
-				f := &File{Path: rel, Mode: fi.Mode().Perm(), Size: fi.Size()}
-				if e, ok := cache[rel]; ok && e.key == k {
-					f.Hash = e.hash
-				} else {
-					if s.testHook != nil {
-						s.testHook(rel)
-					}
-					h, n, added, err := s.storeFile(abs, fi.Size())
-					hashed.Add(1)
-					if errors.Is(err, errTooBig) {
-						r.skip = tooBig(rel, n, s.maxSize)
-						continue
-					}
-					if err != nil {
-						r.skip = &Skip{Path: rel, Reason: "unreadable: " + errText(err)}
-						continue
-					}
-					if added {
-						newBlobs.Add(1)
-						newBytes.Add(n)
-						r.added = true
-					}
-					f.Hash, f.Size = h, n
-				}
-				r.file = f
-				// A file modified this close to the scan may change again
-				// within the same mtime tick: hash it again next time.
-				if time.Unix(0, k.mtime).Before(start.Add(-s.racyWindow)) && f.Size == k.size {
-					r.cache = &statEntry{key: k, hash: f.Hash}
-				}
+				f.Hash, f.Size = h, n
 			}
-		}()
+			r.file = f
+			// A file modified this close to the scan may change again
+			// within the same mtime tick: hash it again next time.
+			if time.Unix(0, k.mtime).Before(start.Add(-s.racyWindow)) && f.Size == k.size {
+				r.cache = &statEntry{key: k, hash: f.Hash}
+			}
+		}
 	}
+	// One of the workers is this goroutine: a workspace of a few files
+	// needs no other, and a new goroutine can wait a millisecond for a
+	// core on a busy machine.
+	var wg sync.WaitGroup
+	for range workers - 1 {
+		wg.Go(work)
+	}
+	work()
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, st, p, err

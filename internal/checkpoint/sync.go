@@ -24,19 +24,29 @@ const maxFileSyncs = 32
 // disk. So neither can survive a power loss that lost content it names,
 // and a checkpoint waits for the disk once, not once per file.
 func (s *Store) settle(p pending, path string, data []byte) error {
-	type staged struct{ tmp, path, what string }
-	var files []staged
+	type staged struct {
+		f         *os.File // open until synced; nil once closed
+		tmp, path string
+		what      string
+		renamed   bool
+	}
+	var files []*staged
 	defer func() {
 		for _, f := range files {
-			os.Remove(f.tmp) // a no-op once renamed
+			if f.f != nil {
+				f.f.Close()
+			}
+			if !f.renamed {
+				os.Remove(f.tmp)
+			}
 		}
 	}()
 	stage := func(path string, data []byte, what string) error {
-		tmp, err := writeTemp(path, data)
+		f, err := writeTemp(path, data)
 		if err != nil {
 			return fmt.Errorf("checkpoint: %s: %w", what, err)
 		}
-		files = append(files, staged{tmp, path, what})
+		files = append(files, &staged{f: f, tmp: f.Name(), path: path, what: what})
 		return nil
 	}
 	// The cache before the manifest: a cache that cannot be saved fails
@@ -51,46 +61,55 @@ func (s *Store) settle(p pending, path string, data []byte) error {
 			return err
 		}
 	}
-	tmps := make([]string, len(files))
+	// Synced through the descriptors they were written with: opening
+	// them again by name would cost two more system calls each.
+	open := make([]*os.File, len(files))
 	for i, f := range files {
-		tmps[i] = f.tmp
+		open[i] = f.f
 	}
-	if err := s.syncBlobs(p.added, tmps); err != nil {
+	if err := s.syncBlobs(p.added, open); err != nil {
 		return fmt.Errorf("checkpoint: sync store: %w", err)
+	}
+	for _, f := range files {
+		err := f.f.Close()
+		f.f = nil
+		if err != nil {
+			return fmt.Errorf("checkpoint: %s: %w", f.what, err)
+		}
 	}
 	for _, f := range files {
 		if err := os.Rename(f.tmp, f.path); err != nil {
 			return fmt.Errorf("checkpoint: %s: %w", f.what, err)
 		}
+		f.renamed = true
 		s.logSync("rename", f.path)
 	}
 	return nil
 }
 
 // writeTemp writes data to a new temporary file beside path, unsynced,
-// and returns its name.
-func writeTemp(path string, data []byte) (string, error) {
+// and returns it open.
+func writeTemp(path string, data []byte) (*os.File, error) {
 	f, err := os.CreateTemp(filepath.Dir(path), tmpPrefix+"*")
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if _, err := f.Write(data); err != nil {
+		f.Close()
 		os.Remove(f.Name())
-		return "", err
+		return nil, err
 	}
-	return f.Name(), nil
+	return f, nil
 }
 
 // syncBlobs makes the blobs a scan added (by hash), and the directory
 // entries that name them, reach the disk, and with them files (the
-// temporary files of the manifest and stat cache that will name them):
-// all in parallel, as one batch. Where there is no syncfs, each blob was
-// synced before its rename, and only files are synced here.
-func (s *Store) syncBlobs(added, files []string) error {
+// temporary files of the manifest and stat cache that will name them,
+// open): all in parallel, as one batch, the last on the calling goroutine
+// (a goroutine more can wait a millisecond for a core on a busy machine).
+// Where there is no syncfs, each blob was synced before its rename, and
+// only files are synced here.
+func (s *Store) syncBlobs(added []string, files []*os.File) error {
 	s.shardMu.Lock()
 	made, fresh := s.made, s.fresh
 	if len(added) > 0 {
@@ -109,16 +128,13 @@ func (s *Store) syncBlobs(added, files []string) error {
 	// The syncs are independent: all of them, in parallel, come before
 	// the manifest's rename; one at a time they would wait for the disk
 	// in turn.
-	paths := make([]string, 0, 2*len(added)+4+len(files))
+	paths := make([]string, 0, 2*len(added)+4)
 	seen := map[string]bool{}
 	add := func(p string) {
 		if !seen[p] {
 			seen[p] = true
 			paths = append(paths, p)
 		}
-	}
-	for _, p := range files {
-		add(p)
 	}
 	for _, h := range added {
 		add(s.blobPath(h))
@@ -139,13 +155,31 @@ func (s *Store) syncBlobs(added, files []string) error {
 		add(filepath.Dir(s.dir))
 		add(filepath.Dir(filepath.Dir(s.dir)))
 	}
-	errs := make([]error, len(paths))
+	n := len(files) + len(paths)
+	errs := make([]error, n)
+	name := func(i int) string {
+		if i < len(files) {
+			return files[i].Name()
+		}
+		return paths[i-len(files)]
+	}
+	do := func(i int) {
+		if i < len(files) {
+			errs[i] = files[i].Sync()
+		} else {
+			errs[i] = syncPath(paths[i-len(files)])
+		}
+	}
 	var wg sync.WaitGroup
-	for i, p := range paths {
-		wg.Go(func() { errs[i] = syncPath(p) })
+	for i := range n - 1 {
+		wg.Go(func() { do(i) })
+	}
+	if n > 0 {
+		do(n - 1)
 	}
 	wg.Wait()
-	for i, p := range paths {
+	for i := range n {
+		p := name(i)
 		if errs[i] != nil {
 			if fresh {
 				// The marker may not be on disk: the next batch syncs it.
