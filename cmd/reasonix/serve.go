@@ -50,7 +50,8 @@ func cmdServe(ctx context.Context, args []string, io stdio) error {
 	hub := &events.Hub{}
 	broker := permission.NewBroker(hub.Publish)
 	defer broker.Close("the server stopped")
-	h := &serveHost{engines{hub: hub, broker: broker}}
+	questions := tools.NewQuestions(hub.Publish)
+	h := &serveHost{engines: engines{hub: hub, broker: broker}, questions: questions}
 	srv, err := web.New(h, web.Options{Version: version})
 	if err != nil {
 		return err
@@ -58,7 +59,7 @@ func cmdServe(ctx context.Context, args []string, io stdio) error {
 	unsubscribe := hub.Subscribe(srv)
 	defer unsubscribe()
 	a, err := assemble(assembleOptions{flags: f, sink: hub, stderr: io.err, approver: broker, planApprover: srv.PlanApprover(), askMCPTrust: true,
-		asker: tools.NewQuestions(hub.Publish), elicitor: broker})
+		asker: questions, elicitor: broker})
 	if err != nil {
 		return err
 	}
@@ -138,8 +139,21 @@ func openBrowser(ctx context.Context, url string) error {
 	return cmd.Run()
 }
 
-// serveHost opens the page's sessions as engines on the one coordinator.
-type serveHost struct{ engines }
+// serveHost opens the page's sessions as engines on the one coordinator,
+// and answers the questions of no session (the trust questions asked at
+// start-up) through the same broker and question queue the engines use.
+type serveHost struct {
+	engines
+	questions *tools.Questions
+}
+
+func (h *serveHost) Answer(id, choice, reason string) error {
+	return h.broker.Answer(id, choice, reason)
+}
+func (h *serveHost) AnswerQuestion(id, answer string) error { return h.questions.Answer(id, answer) }
+func (h *serveHost) AnswerElicitation(id string, a events.ElicitAnswer) error {
+	return h.broker.AnswerElicitation(id, a)
+}
 
 func (h *serveHost) Open() (web.Engine, error)            { return h.open() }
 func (h *serveHost) Resume(id string) (web.Engine, error) { return h.resume(id) }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,49 +63,9 @@ func TestE2EServeInABrowser(t *testing.T) {
 		t.Fatalf("run: %d %s", r.code, r.stderr)
 	}
 
-	serve := exec.Command(binPath, "serve", "--no-open")
-	serve.Dir = e.repo
-	serve.Env = e.env
-	stdout, _ := serve.StdoutPipe()
-	var stderr bytes.Buffer
-	serve.Stderr = &stderr
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer serve.Process.Kill()
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatalf("no URL printed: %v\nstderr: %s", err, stderr.String())
-	}
-	url := regexp.MustCompile(`http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{32}`).FindString(line)
-	if url == "" {
-		t.Fatalf("serve printed %q, want a loopback URL with a token", line)
-	}
-
-	shots := os.Getenv("REASONIX_ARTIFACTS")
-	if shots == "" {
-		shots = t.TempDir()
-	} else {
-		shots = filepath.Join(shots, "serve")
-	}
-	if err := os.MkdirAll(shots, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	src, err := os.ReadFile(filepath.Join("testdata", "web", "browser.mjs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.Symlink(mods, filepath.Join(dir, "node_modules"))
-	script := filepath.Join(dir, "browser.mjs")
-	os.WriteFile(script, src, 0o644)
-	cmd := exec.Command("node", script)
-	cmd.Env = append(os.Environ(), "SERVE_URL="+url, "CHROMIUM="+chromium, "SHOTS="+shots)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("browser script: %v\n%s\n%s", err, out.String(), errb.String())
-	}
+	serve, url, stderr := startServe(t, e)
+	shots := artifactDir(t, "serve")
+	out := runBrowser(t, "browser.mjs", url, chromium, mods, shots)
 	var rep struct {
 		Steps        []string
 		Error        string
@@ -119,8 +80,8 @@ func TestE2EServeInABrowser(t *testing.T) {
 		Resumed      string
 		PageErrors   []string
 	}
-	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
-		t.Fatalf("report: %v\n%s", err, out.String())
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("report: %v\n%s", err, out)
 	}
 	if rep.Error != "" {
 		t.Fatalf("in the browser: %s (done: %v; screenshots in %s)\nserve stderr: %s", rep.Error, rep.Steps, shots, stderr.String())
@@ -168,5 +129,122 @@ func TestE2EServeInABrowser(t *testing.T) {
 	case <-done:
 	case <-time.After(10 * time.Second):
 		t.Errorf("serve did not stop after SIGINT")
+	}
+}
+
+// startServe starts `reasonix serve --no-open` in e's repository and
+// returns it with the URL it printed and its standard error.
+func startServe(t *testing.T, e *e2e, args ...string) (*exec.Cmd, string, *lockedBuffer) {
+	t.Helper()
+	serve := exec.Command(binPath, append([]string{"serve", "--no-open"}, args...)...)
+	serve.Dir = e.repo
+	serve.Env = e.env
+	stdout, _ := serve.StdoutPipe()
+	stderr := &lockedBuffer{}
+	serve.Stderr = stderr
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { serve.Process.Kill() })
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no URL printed: %v\nstderr: %s", err, stderr.String())
+	}
+	url := regexp.MustCompile(`http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{32}`).FindString(line)
+	if url == "" {
+		t.Fatalf("serve printed %q, want a loopback URL with a token", line)
+	}
+	return serve, url, stderr
+}
+
+// artifactDir is where a browser test's screenshots go: a folder name
+// of $REASONIX_ARTIFACTS, else a temporary folder.
+func artifactDir(t *testing.T, name string) string {
+	t.Helper()
+	shots := os.Getenv("REASONIX_ARTIFACTS")
+	if shots == "" {
+		return t.TempDir()
+	}
+	shots = filepath.Join(shots, name)
+	if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return shots
+}
+
+// runBrowser runs testdata/web/SCRIPT with Node against the page at url
+// and returns what it printed (its JSON report).
+func runBrowser(t *testing.T, script, url, chromium, mods, shots string, env ...string) []byte {
+	t.Helper()
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("testdata", "web", script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink(mods, filepath.Join(dir, "node_modules"))
+	path := filepath.Join(dir, script)
+	os.WriteFile(path, src, 0o644)
+	cmd := exec.Command("node", path)
+	cmd.Env = append(append(os.Environ(), "SERVE_URL="+url, "CHROMIUM="+chromium, "SHOTS="+shots), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("browser script %s: %v\n%s\n%s", script, err, out.String(), errb.String())
+	}
+	return out.Bytes()
+}
+
+// TestE2EServeAsksMCPTrustInThePage: a project's .mcp.json server nobody
+// trusted yet is asked about at start-up, before any page connected or
+// any session opened. The page shows the question from the log, "Allow
+// once" starts the server (the page says it is running), and a session
+// opened then can call its tool.
+func TestE2EServeAsksMCPTrustInThePage(t *testing.T) {
+	t.Parallel()
+	chromium := chromiumPath(t)
+	mods := nodetest.Module(t, "playwright-core")
+	plugin := pluginExample(t)
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("mcp__repo-tools__wordcount", map[string]any{"text": "one two three"})}},
+		scripted.Turn{Text: "Counted them."},
+	)
+	e.write(".mcp.json", fmt.Sprintf(`{"mcpServers": {"repo-tools": {"command": %q, "args": []}}}`, plugin))
+	_, url, stderr := startServe(t, e)
+	// The question is asked before the page connects: the page must find
+	// it in the log.
+	time.Sleep(500 * time.Millisecond)
+	out := runBrowser(t, "trust.mjs", url, chromium, mods, artifactDir(t, "serve-trust"))
+	var rep struct {
+		Steps      []string
+		Error      string
+		TrustText  string
+		Notices    string
+		Transcript string
+		PageErrors []string
+	}
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("report: %v\n%s", err, out)
+	}
+	if rep.Error != "" {
+		t.Fatalf("in the browser: %s (done: %v)\nserve stderr: %s", rep.Error, rep.Steps, stderr.String())
+	}
+	if !strings.Contains(rep.TrustText, "mcp server repo-tools") || !strings.Contains(rep.TrustText, ".mcp.json") {
+		t.Errorf("trust dialog: %q", rep.TrustText)
+	}
+	if !strings.Contains(rep.Notices, "MCP server repo-tools is running") {
+		t.Errorf("notices: %q", rep.Notices)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) < 2 {
+		t.Fatalf("%d requests reached the model server\ntranscript: %s", len(reqs), rep.Transcript)
+	}
+	if names := toolNames(t, reqs[0]); !hasName(names, "mcp__repo-tools__wordcount") {
+		t.Errorf("the trusted server's tools were not offered: %v", names)
+	}
+	if msgs := string(messagesOf(t, reqs[1])); !strings.Contains(msgs, `\"words\":3`) {
+		t.Errorf("the tool did not run: %s", msgs)
+	}
+	if len(rep.PageErrors) > 0 {
+		t.Errorf("page errors: %v", rep.PageErrors)
 	}
 }

@@ -44,20 +44,30 @@ type Engine interface {
 	Send(ctx context.Context, text string) error
 	Plan(ctx context.Context, text string) error
 	Goal(ctx context.Context, text string) error
-	Answer(id, choice, reason string) error
-	// AnswerQuestion answers the ask tool's question id.
-	AnswerQuestion(id, answer string) error
-	// AnswerElicitation answers an MCP server's request for input id.
-	AnswerElicitation(id string, a events.ElicitAnswer) error
+	Answerer
 	Interrupt()
 	SessionID() string
 	Commands() []events.Command
 	Close()
 }
 
+// Answerer takes a person's answers to the questions of the event
+// stream, by id.
+type Answerer interface {
+	// Answer answers the approval request id with one of its choices.
+	Answer(id, choice, reason string) error
+	// AnswerQuestion answers the ask tool's question id.
+	AnswerQuestion(id, answer string) error
+	// AnswerElicitation answers an MCP server's request for input id.
+	AnswerElicitation(id string, a events.ElicitAnswer) error
+}
+
 // Host opens conversations on the assembled application; every engine
 // publishes to the sink the server was given (see [Server.Publish]).
+// As an [Answerer] it takes the answers to questions that belong to no
+// open session (those asked at start-up, before any page connected).
 type Host interface {
+	Answerer
 	Open() (Engine, error)
 	// Resume reopens a saved conversation and publishes its history.
 	Resume(id string) (Engine, error)
@@ -157,12 +167,37 @@ func (s *Server) Close() {
 // Publish records an event of any engine the host opened, for every page
 // to see. Events of subagents are tagged with the browser session they
 // work for ("root").
+//
+// A question a person must answer that belongs to no browser session (an
+// MCP server's or the hooks' trust question asked at start-up, a request
+// for input whose session is unknown) is kept with root "", as are
+// notices and errors of no session (such as "MCP server X is running"):
+// the page shows them whatever session it shows, and a page that
+// connects later gets them from the log.
 func (s *Server) Publish(e events.Event) {
 	root := s.route(e)
-	if root == "" {
+	if root == "" && !(e.Session == "" && sessionless(e.Type)) && !asks(e.Type) {
 		return
 	}
 	s.log.add(wire{Event: e, Root: root})
+}
+
+// asks reports whether events of type t put a question to a person or
+// close one: these reach the page whatever session they carry, so no
+// question is left waiting for an answer no page can give.
+func asks(t events.Type) bool {
+	switch t {
+	case events.ApprovalRequest, events.ApprovalResolved, events.QuestionRequest, events.QuestionResolved,
+		events.ElicitationRequest, events.ElicitationResolved:
+		return true
+	}
+	return false
+}
+
+// sessionless reports whether an event of type t without a session is
+// the page's to show (the process's own notices and errors).
+func sessionless(t events.Type) bool {
+	return t == events.Notice || t == events.Error
 }
 
 // wire is one event as the page receives it.
@@ -211,14 +246,6 @@ func (s *Server) route(e events.Event) string {
 	if s.planning != "" && e.Session != "" {
 		s.owner[e.Session] = s.planning
 		return s.planning
-	}
-	if e.Session == "" && e.Elicitation != nil {
-		// A request for input whose session is unknown (calls of several
-		// sessions were in flight on its server) is shown in an open
-		// one: the page asks one question at a time whatever its session.
-		for id := range s.sessions {
-			return id
-		}
 	}
 	return ""
 }
@@ -547,39 +574,27 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &body) {
 		return
 	}
-	s.deliver(w, body.Session, func(eng Engine) error {
+	s.deliver(w, body.Session, func(eng Answerer) error {
 		return eng.Answer(r.PathValue("id"), body.Choice, body.Reason)
 	})
 }
 
-// deliver gives an answer to the engine of the browser session named id
-// (see answering): 404 when no session is open, 409 when the engine
-// refuses the answer, else 204.
-func (s *Server) deliver(w http.ResponseWriter, id string, give func(Engine) error) {
-	ss := s.answering(id)
-	if ss == nil {
-		http.Error(w, "no open session", http.StatusNotFound)
-		return
+// deliver gives an answer to the engine of the browser session named id,
+// or to the host when the question belongs to no open session: 409 when
+// the answer is refused (no such question, a choice not offered), else
+// 204.
+func (s *Server) deliver(w http.ResponseWriter, id string, give func(Answerer) error) {
+	var to Answerer = s.host
+	s.mu.Lock()
+	if ss := s.sessions[id]; ss != nil {
+		to = ss.eng
 	}
-	if err := give(ss.eng); err != nil {
+	s.mu.Unlock()
+	if err := give(to); err != nil {
 		http.Error(w, err.Error(), http.StatusConflict)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
-}
-
-// answering is the browser session whose engine takes an answer: the
-// named one, else any (every engine answers through the one broker).
-func (s *Server) answering(id string) *session {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if ss := s.sessions[id]; ss != nil {
-		return ss
-	}
-	for _, x := range s.sessions {
-		return x
-	}
-	return nil
 }
 
 // answerQuestion answers the ask tool's question: text, or skip, which
@@ -601,7 +616,7 @@ func (s *Server) answerQuestion(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "empty answer", http.StatusBadRequest)
 		return
 	}
-	s.deliver(w, body.Session, func(eng Engine) error {
+	s.deliver(w, body.Session, func(eng Answerer) error {
 		return eng.AnswerQuestion(r.PathValue("id"), answer)
 	})
 }
@@ -618,7 +633,7 @@ func (s *Server) answerElicitation(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &body) {
 		return
 	}
-	s.deliver(w, body.Session, func(eng Engine) error {
+	s.deliver(w, body.Session, func(eng Answerer) error {
 		return eng.AnswerElicitation(r.PathValue("id"), events.ElicitAnswer{Action: body.Action, Content: body.Content})
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -41,7 +42,26 @@ func (f *fakeEngine) SessionID() string          { return f.id }
 func (f *fakeEngine) Commands() []events.Command { return nil }
 func (f *fakeEngine) Close()                     {}
 
-type fakeHost struct{ srv *Server }
+type fakeHost struct {
+	srv *Server
+	// answered records the answers the host took.
+	mu       sync.Mutex
+	answered []string
+}
+
+func (h *fakeHost) Answer(id, choice, _ string) error {
+	if id != "ap-1" {
+		return errors.New("no pending approval request " + id)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.answered = append(h.answered, id+"="+choice)
+	return nil
+}
+func (h *fakeHost) AnswerQuestion(id, answer string) error { return errors.New("no such question") }
+func (h *fakeHost) AnswerElicitation(string, events.ElicitAnswer) error {
+	return errors.New("no such request for input")
+}
 
 func (h *fakeHost) Open() (Engine, error)              { return &fakeEngine{id: "e-1", srv: h.srv}, nil }
 func (h *fakeHost) Resume(string) (Engine, error)      { return nil, errors.New("none") }
@@ -51,6 +71,12 @@ func (h *fakeHost) Workspace() string                  { return "/ws" }
 const token = "0123456789abcdef0123"
 
 func newTest(t *testing.T) (*Server, *httptest.Server) {
+	t.Helper()
+	s, ts, _ := newTestHost(t)
+	return s, ts
+}
+
+func newTestHost(t *testing.T) (*Server, *httptest.Server, *fakeHost) {
 	t.Helper()
 	h := &fakeHost{}
 	s, err := New(h, Options{Token: token})
@@ -63,7 +89,7 @@ func newTest(t *testing.T) (*Server, *httptest.Server) {
 		s.Close()
 		ts.Close()
 	})
-	return s, ts
+	return s, ts, h
 }
 
 func do(t *testing.T, method, url string, hdr map[string]string) *http.Response {
@@ -228,5 +254,57 @@ func TestPlanWaitsForThePage(t *testing.T) {
 	if !strings.Contains(evs[3], `"plan_resolved"`) || !strings.Contains(evs[3], `"decision":"reject"`) ||
 		!strings.Contains(evs[4], `"turn_done"`) || !strings.Contains(evs[4], "plan rejected") {
 		t.Errorf("after the decision: %q", evs)
+	}
+}
+
+// A question of no session (an MCP server's trust question at start-up,
+// before any page connected or any session opened) is kept in the log
+// for the page, with its notices, and the answer goes to the host.
+func TestSessionlessQuestionWaitsForThePage(t *testing.T) {
+	s, ts, h := newTestHost(t)
+	ask := &events.Approval{ID: "ap-1", Tool: "mcp server repo-tools", Choices: []string{"allow", "deny"}}
+	s.Publish(events.Event{Type: events.ApprovalRequest, Approval: ask})
+	s.Publish(events.Event{Type: events.Notice, Text: "MCP server repo-tools is running (2 tools)"})
+	// A session-less event that is neither a question nor a notice is not
+	// the page's.
+	s.Publish(events.Event{Type: events.TextDelta, Text: "stray"})
+	evs := readEvents(t, ts.URL+"/api/events", nil, 2)
+	if len(evs) != 2 || !strings.Contains(evs[0], `"approval_request"`) || !strings.Contains(evs[0], `"root":""`) ||
+		!strings.Contains(evs[0], "repo-tools") || !strings.Contains(evs[1], "is running") {
+		t.Fatalf("events: %q", evs)
+	}
+	if b, _, _ := s.log.after(2); len(b) != 0 {
+		t.Errorf("a stray session-less event was logged: %s", b[0].data)
+	}
+	post := func(body string) int {
+		req, _ := http.NewRequest("POST", ts.URL+"/api/approvals/ap-1", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	// No session is open: the host takes the answer.
+	if code := post(`{"session":"","choice":"allow"}`); code != 204 {
+		t.Fatalf("answer with no session open: %d", code)
+	}
+	// With a session open, an answer naming no session still goes to the
+	// host, not to the session's engine (which knows no ap-1 here).
+	do(t, "POST", ts.URL+"/api/sessions", map[string]string{"Authorization": "Bearer " + token})
+	if code := post(`{"session":"","choice":"deny"}`); code != 204 {
+		t.Fatalf("answer with a session open: %d", code)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if strings.Join(h.answered, ",") != "ap-1=allow,ap-1=deny" {
+		t.Errorf("the host took %v", h.answered)
+	}
+	// A question a subagent of an unknown session asks still reaches the
+	// page rather than waiting for an answer no one can give.
+	s.Publish(events.Event{Type: events.QuestionRequest, Session: "unknown", Question: &events.Question{ID: "q-1", Text: "which?"}})
+	if b, _, _ := s.log.after(3); len(b) != 1 || !strings.Contains(string(b[0].data), `"type":"question"`) {
+		t.Errorf("a question of an unknown session was not logged: %d", len(b))
 	}
 }

@@ -507,9 +507,34 @@ async function decidePlan(decision) {
 
 // ---- events ---------------------------------------------------------
 
+// asked handles the events that put a question to a person or close
+// one, whatever session they belong to (root "" is none: a trust
+// question asked at start-up); true when e was one.
+function asked(e) {
+  switch (e.type) {
+    case "approval_request": case "question": state.approvals.push(e); nextApproval(); return true;
+    case "approval_resolved": closeApproval(e.approval.id); return true;
+    case "question_resolved": closeApproval(e.question.id); return true;
+    case "elicitation_request": elicitationRequest(e); return true;
+    case "elicitation_resolved": closeApproval(e.elicitation.id); return true;
+  }
+  return false;
+}
+
+// serverNotice shows a notice or error of no session (an MCP server
+// that came up or failed) in the side panel.
+function serverNotice(e) {
+  $("server-head").hidden = false;
+  $("server-notices").append(el("li", e.type === "error" ? "error" : "notice", e.text || e.error || ""));
+}
+
 function handle(e) {
-  const s = e.root ? sessionView(e.root) : null;
-  if (!s) return;
+  if (asked(e)) return;
+  if (!e.root) {
+    if (e.type === "notice" || e.type === "error") serverNotice(e);
+    return;
+  }
+  const s = sessionView(e.root);
   switch (e.type) {
     case "session_open": s.commands = e.commands || []; if (!state.current) show(s.id); break;
     case "turn_start": s.running = true; userTurn(s, e.text); status(); break;
@@ -524,12 +549,6 @@ function handle(e) {
     case "reasoning_delta": reasoning(s, e); break;
     case "tool_start": toolStart(s, e); break;
     case "tool_end": toolEnd(s, e); break;
-    case "approval_request": state.approvals.push(e); nextApproval(); break;
-    case "approval_resolved": closeApproval(e.approval.id); break;
-    case "question": state.approvals.push(e); nextApproval(); break;
-    case "question_resolved": closeApproval(e.question.id); break;
-    case "elicitation_request": elicitationRequest(e); break;
-    case "elicitation_resolved": closeApproval(e.elicitation.id); break;
     case "todo_update": todos(s, e); break;
     case "plan_ready": planBlock(s, e); break;
     case "plan_request": planRequest(e); break;
