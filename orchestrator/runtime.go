@@ -210,14 +210,14 @@ type Coordinator struct {
 	indexBudgets func() (agents, skills int)
 	// closing owns the session files closed with their last sync still
 	// running (sessionLog.close); Wait waits for them.
-	closing sync.WaitGroup
+	closing closings
 }
 
 // Wait waits for the session files of closed sessions to reach the disk
 // and be closed: closing a session leaves its last sync running, so that
 // it overlaps what the program does next. A program calls it before it
 // exits; a coordinator that ran no session has nothing to wait for.
-func (c *Coordinator) Wait() { c.closing.Wait() }
+func (c *Coordinator) Wait() { c.closing.wait() }
 
 // New returns a coordinator over rt.
 func New(rt Runtime) *Coordinator {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -122,12 +121,12 @@ func TestSessionLogCreatesWhileFirstRequestIsOut(t *testing.T) {
 	}
 }
 
-// TestSessionLogClosesBehind: with a coordinator's wait group, closing a
+// TestSessionLogClosesBehind: with a coordinator's closings, closing a
 // session returns with its last sync still running, every line already
-// in the file; the wait group waits for that sync and then closes the
+// in the file; their wait waits for that sync and then closes the
 // file. The sync is held back here by standing in for it.
 func TestSessionLogClosesBehind(t *testing.T) {
-	var behind sync.WaitGroup
+	var behind closings
 	l := &sessionLog{w: &worker{}, dir: t.TempDir(), hdr: store.Header{ID: "s-behind", Role: "executor"}, behind: &behind}
 	if err := l.Append(providers.Message{Role: providers.RoleUser, Content: "hello"}); err != nil {
 		t.Fatal(err)
@@ -156,11 +155,11 @@ func TestSessionLogClosesBehind(t *testing.T) {
 	waited := make(chan struct{})
 	go func() {
 		defer close(waited)
-		behind.Wait()
+		behind.wait()
 	}()
 	select {
 	case <-waited:
-		t.Fatal("the wait group did not wait for the last sync")
+		t.Fatal("closings' wait did not wait for the last sync")
 	case <-time.After(50 * time.Millisecond):
 	}
 	if err := tr.Record(store.Mark{Type: store.TypeUnrewind}); err != nil {
@@ -169,7 +168,7 @@ func TestSessionLogClosesBehind(t *testing.T) {
 	close(syncing)
 	<-waited
 	if err := tr.Record(store.Mark{Type: store.TypeUnrewind}); err == nil {
-		t.Error("the file is still open once the wait group is done")
+		t.Error("the file is still open once closings' wait is done")
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -178,4 +177,33 @@ func TestSessionLogClosesBehind(t *testing.T) {
 	if !bytes.Contains(b, []byte(`"type":"meta"`)) || !bytes.Contains(b, []byte("hello")) {
 		t.Errorf("the file lacks the step's lines:\n%s", b)
 	}
+}
+
+// TestClosingsWaitForLateOnes: a session closing while the coordinator's
+// Wait runs (a subagent ending as the program exits) is waited for too.
+func TestClosingsWaitForLateOnes(t *testing.T) {
+	var q closings
+	open := func() *store.Transcript {
+		tr, err := store.Create(t.TempDir(), store.Header{ID: "s-late", Role: "executor"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	first, second := make(chan struct{}), make(chan struct{})
+	q.add(first, open())
+	waited := make(chan struct{})
+	go func() {
+		defer close(waited)
+		q.wait()
+	}()
+	q.add(second, open())
+	close(first)
+	select {
+	case <-waited:
+		t.Fatal("wait returned before the file added while it ran was closed")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(second)
+	<-waited
 }

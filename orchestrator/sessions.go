@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -68,7 +69,7 @@ type sessionLog struct {
 	syncErr error
 	// behind, when set, owns what closing leaves running: the last sync
 	// and then the file's close (see close).
-	behind *sync.WaitGroup
+	behind *closings
 }
 
 // waitSync waits for the sync the last step started and returns its
@@ -283,10 +284,7 @@ func (l *sessionLog) close() {
 	}
 	t := l.t
 	if syncing != nil && l.behind != nil {
-		l.behind.Go(func() {
-			<-syncing
-			_ = t.Close()
-		})
+		l.behind.add(syncing, t)
 		return
 	}
 	if syncing != nil {
@@ -294,6 +292,54 @@ func (l *sessionLog) close() {
 	}
 	if t != nil {
 		_ = t.Close()
+	}
+}
+
+// closings are the session files closed with their last sync still
+// running (sessionLog.close), each done once its sync has finished and the
+// file is closed. Not a sync.WaitGroup: a session may close while wait
+// runs (a subagent ending as the program exits), which a WaitGroup does
+// not allow.
+type closings struct {
+	mu   sync.Mutex
+	done []chan struct{}
+}
+
+// add closes t once syncing is closed.
+func (q *closings) add(syncing <-chan struct{}, t *store.Transcript) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		<-syncing
+		_ = t.Close()
+	}()
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	// The finished ones go, so a long session of the TUI keeps no list.
+	q.done = slices.DeleteFunc(q.done, func(c chan struct{}) bool {
+		select {
+		case <-c:
+			return true
+		default:
+			return false
+		}
+	})
+	q.done = append(q.done, done)
+}
+
+// wait waits for every file added, those added meanwhile too.
+func (q *closings) wait() {
+	for {
+		q.mu.Lock()
+		d := q.done
+		q.done = nil
+		q.mu.Unlock()
+		if len(d) == 0 {
+			return
+		}
+		for _, c := range d {
+			<-c
+		}
 	}
 }
 
