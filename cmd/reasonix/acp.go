@@ -106,3 +106,7 @@ func (h *engines) Posture() string { return string(h.app.gate.Posture()) }
 
 // SetPosture switches the gate's posture, as a person chose in a front end.
 func (h *engines) SetPosture(mode string) error { return h.app.gate.SetPosture(permission.Mode(mode)) }
+
+// Answer answers an approval request of no session (the trust questions
+// of the project's MCP servers and hooks) through the one broker.
+func (h *acpHost) Answer(id, choice, reason string) error { return h.broker.Answer(id, choice, reason) }

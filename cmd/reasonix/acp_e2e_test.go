@@ -320,3 +320,37 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestE2EACPHooksTrust: the trust question for an untrusted project's
+// hooks belongs to no session; the first prompt that would run a hook
+// puts it to the editor in that prompt's session, as a tool call of its
+// own, and the editor's allow runs the hook, so the prompt ends instead
+// of waiting for an answer no one is asked for.
+func TestE2EACPHooksTrust(t *testing.T) {
+	t.Parallel()
+	skipNoPOSIX(t)
+	e := newE2E(t, scripted.Turn{Text: "Hooked."})
+	e.write(".claude/settings.json", `{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "touch hook-ran"}]}]}}`)
+	seen := runACPClient(t, e, "prompts", "ACP_PROMPTS=say hi", "ACP_ANSWER=allow")
+	if len(seen.Stops) != 1 || seen.Stops[0] != "end_turn" {
+		t.Errorf("stop reasons %v, want [end_turn]\n%s", seen.Stops, dumpUpdates(seen))
+	}
+	if len(seen.Permissions) != 1 {
+		t.Fatalf("permission requests = %d, want 1 (the hooks' trust)\n%s", len(seen.Permissions), dumpUpdates(seen))
+	}
+	p := seen.Permissions[0]
+	if p.SessionID != seen.SessionID || !strings.HasPrefix(p.ToolCall.Title, "hooks: run this project's hooks") {
+		t.Errorf("trust request: %+v (session %s)", p, seen.SessionID)
+	}
+	var started bool
+	for _, u := range seen.Updates {
+		d := decodeUpdate(t, u.Update)
+		started = started || d.Kind == "tool_call" && d.ToolCallID == p.ToolCall.ToolCallID
+	}
+	if !started {
+		t.Errorf("the trust question has no tool call of its own (%s)\n%s", p.ToolCall.ToolCallID, dumpUpdates(seen))
+	}
+	if _, err := os.Stat(filepath.Join(e.repo, "hook-ran")); err != nil {
+		t.Errorf("the trusted hook did not run: %v", err)
+	}
+}

@@ -60,6 +60,9 @@ type Host interface {
 	Sessions() ([]store.Summary, error)
 	// Workspace is the absolute root the conversations work in.
 	Workspace() string
+	// Answer answers an approval request that belongs to no session (a
+	// project MCP server's or the hooks' trust question) by id.
+	Answer(id, choice, reason string) error
 	// Posture is the gate's posture (ask, auto or yolo); SetPosture
 	// switches it for the whole process, as a person chose in the editor.
 	Posture() string
@@ -112,6 +115,13 @@ type Server struct {
 	// yet answered, by their id: a cancelled prompt, a closed session or
 	// a request the engine withdrew takes them back from the editor.
 	inflight map[string]*editorAsk
+	// held are the approval requests of no session (the trust questions
+	// of a project's MCP servers and hooks) not yet put to the editor:
+	// a permission request needs a session, and an editor shows one
+	// best in a running prompt, so they wait for the next one. shown
+	// names the session each such request was put to, by its id.
+	held  []events.Event
+	shown map[string]string
 }
 
 // editorAsk is a permission request the editor has not answered.
@@ -150,7 +160,7 @@ type fileText struct {
 // publish, and [Server.PlanApprover] approves plans from plan mode.
 func New(version string) *Server {
 	return &Server{version: version, sessions: map[string]*session{}, owner: map[string]string{}, speaks: map[string]bool{},
-		inflight: map[string]*editorAsk{}}
+		inflight: map[string]*editorAsk{}, shown: map[string]string{}}
 }
 
 // Serve speaks ACP on in and out until the editor disconnects or ctx
@@ -451,6 +461,15 @@ func (s *Server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 		ss.running = false
 		ss.mu.Unlock()
 	}()
+	// Set running first: a question of no session that comes after
+	// this finds the session running (see sessionless).
+	s.mu.Lock()
+	held := s.held
+	s.held = nil
+	s.mu.Unlock()
+	for _, e := range held {
+		s.askHeld(ss, e)
+	}
 	if plan {
 		s.planMu.Lock()
 		s.mu.Lock()

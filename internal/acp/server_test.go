@@ -8,10 +8,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/internal/permission"
 	"github.com/reasonix/reasonix/internal/store"
 	"github.com/reasonix/reasonix/tools"
 	_ "github.com/reasonix/reasonix/tools/builtin" // the ask tool
@@ -83,6 +85,8 @@ type fakeHost struct {
 	posture string
 	// open, when set, is the engine Open returns instead of eng.
 	open Engine
+	// broker, when set, takes the answers to questions of no session.
+	broker *permission.Broker
 }
 
 func (h *fakeHost) Open() (Engine, error) {
@@ -95,7 +99,13 @@ func (h *fakeHost) Resume(string) (Engine, error)      { return nil, errors.New(
 func (h *fakeHost) Sessions() ([]store.Summary, error) { return nil, nil }
 func (h *fakeHost) Workspace() string                  { return "/work/space" }
 func (h *fakeHost) Posture() string                    { return h.posture }
-func (h *fakeHost) SetPosture(m string) error          { h.posture = m; return nil }
+func (h *fakeHost) Answer(id, choice, reason string) error {
+	if h.broker != nil {
+		return h.broker.Answer(id, choice, reason)
+	}
+	return h.eng.Answer(id, choice, reason)
+}
+func (h *fakeHost) SetPosture(m string) error { h.posture = m; return nil }
 
 // client is an editor: it records updates and answers plan questions
 // with answer.
@@ -327,5 +337,73 @@ func TestAskToolQuestionsAsPermissionRequests(t *testing.T) {
 		if !started || !completed {
 			t.Errorf("%s: question call started %v, completed %v", tc.name, started, completed)
 		}
+	}
+}
+
+// A question of no session asked before any session opens (an untrusted
+// project MCP server's trust question at start-up) is held and put to the
+// editor at the first prompt, as a tool call of its own, and the
+// editor's choice answers it; one withdrawn while held is never asked.
+func TestSessionlessQuestionWaitsForAPrompt(t *testing.T) {
+	ctx := context.Background()
+	c := &client{answer: "allow"}
+	conn, eng := connect(t, c)
+	srv := eng.srv
+	broker := permission.NewBroker(srv.Publish)
+	srv.host.(*fakeHost).broker = broker
+	gone, withdraw := context.WithCancel(ctx)
+	withdrawn := make(chan error, 1)
+	go func() {
+		_, err := broker.Approve(gone, permission.Request{Tool: "mcp server old", Subject: "old-server"})
+		withdrawn <- err
+	}()
+	replies := make(chan permission.Reply, 1)
+	go func() {
+		r, _ := broker.Approve(ctx, permission.Request{Tool: "mcp server docs", Subject: "docs-server --stdio",
+			Choices: []permission.Answer{permission.AllowOnce, permission.AllowAlways, permission.DenyAnswer}})
+		replies <- r
+	}()
+	held := func() int {
+		srv.mu.Lock()
+		defer srv.mu.Unlock()
+		return len(srv.held)
+	}
+	for held() < 2 {
+		time.Sleep(time.Millisecond)
+	}
+	withdraw()
+	if err := <-withdrawn; err == nil {
+		t.Fatal("the withdrawn question was answered")
+	}
+	if n := held(); n != 1 {
+		t.Fatalf("%d questions held after one was withdrawn, want 1", n)
+	}
+	s, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: "/work/space", McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: s.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("hi")}}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case r := <-replies:
+		if r.Answer != permission.AllowOnce {
+			t.Errorf("answer %q, want allow", r.Answer)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the held question was not answered")
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.asked) != 1 || c.asked[0].SessionId != s.SessionId || !strings.Contains(*c.asked[0].ToolCall.Title, "docs-server") {
+		t.Fatalf("permission requests: %+v", c.asked)
+	}
+	id := c.asked[0].ToolCall.ToolCallId
+	var started bool
+	for _, u := range c.updates {
+		started = started || u.ToolCall != nil && u.ToolCall.ToolCallId == id
+	}
+	if !started {
+		t.Errorf("the question has no tool call of its own (%s)", id)
 	}
 }

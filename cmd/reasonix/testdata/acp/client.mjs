@@ -10,7 +10,8 @@
 //   MODE "load":  initialize and load the session $ACP_SESSION.
 //   MODE "prompts": initialize, open a session and send each line of
 //                 $ACP_PROMPTS as a prompt, in order (stop reasons in
-//                 "stops").
+//                 "stops"). With $ACP_ANSWER set, every permission
+//                 request is answered with that option when it offers it.
 //   MODE "dangling": initialize, open a session and send a prompt; at its
 //                 permission request, cancel the prompt and keep the
 //                 request open until the agent cancels it ($/cancel_request,
@@ -90,6 +91,11 @@ try {
       return;
     }
     if (mode === "prompts") {
+      const pick = process.env.ACP_ANSWER;
+      if (pick) {
+        onPermission = (p) => p.options.some((o) => o.optionId === pick)
+          ? { outcome: { outcome: "selected", optionId: pick } } : { outcome: { outcome: "cancelled" } };
+      }
       seen.stops = [];
       for (const text of process.env.ACP_PROMPTS.split("\n")) {
         const r = await ctx.request(methods.agent.session.prompt, { sessionId: s.sessionId, prompt: [{ type: "text", text }] });
