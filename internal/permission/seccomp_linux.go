@@ -89,35 +89,33 @@ func sandboxFilter(sockets socketRule) []unix.SockFilter {
 	for _, nr := range mountCalls {
 		prog = append(prog, jump(jeq, nr, 0, 1), stmt(ret, denyMount))
 	}
-	switch sockets {
-	case socketsAll:
+	if sockets == socketsAll {
 		return append(prog, stmt(ret, seccompRetAllow))
-	case socketsNoUnix:
+	}
+	// Both other rules refuse io_uring and look at socket(2)'s family.
+	prog = append(prog,
+		jump(jeq, uint32(unix.SYS_IO_URING_SETUP), 0, 1),
+		stmt(ret, deny),
+		jump(jeq, uint32(unix.SYS_SOCKET), 1, 0),
+		stmt(ret, seccompRetAllow),
+		stmt(ld, offArg0),
+	)
+	if sockets == socketsNoUnix {
 		return append(prog,
-			/* 0 */ jump(jeq, uint32(unix.SYS_IO_URING_SETUP), 0, 1),
+			/* 0 */ jump(jeq, unix.AF_UNIX, 0, 1),
 			/* 1 */ stmt(ret, deny),
-			/* 2 */ jump(jeq, uint32(unix.SYS_SOCKET), 1, 0),
-			/* 3 */ stmt(ret, seccompRetAllow),
-			/* 4 */ stmt(ld, offArg0),
-			/* 5 */ jump(jeq, unix.AF_UNIX, 0, 1),
-			/* 6 */ stmt(ret, deny),
-			/* 7 */ stmt(ret, seccompRetAllow),
+			/* 2 */ stmt(ret, seccompRetAllow),
 		)
 	}
 	// Indexes relative to the start of this part.
 	return append(prog,
-		/* 0 */ jump(jeq, uint32(unix.SYS_IO_URING_SETUP), 0, 1),
-		/* 1 */ stmt(ret, deny),
-		/* 2 */ jump(jeq, uint32(unix.SYS_SOCKET), 1, 0),
-		/* 3 */ stmt(ret, seccompRetAllow),
-		/* 4 */ stmt(ld, offArg0),
-		/* 5 */ jump(jeq, unix.AF_INET, 1, 0),
-		/* 6 */ jump(jeq, unix.AF_INET6, 0, 4),
-		/* 7 */ stmt(ld, offArg1),
-		/* 8 */ stmt(and, 0xf), // the type without SOCK_NONBLOCK, SOCK_CLOEXEC
-		/* 9 */ jump(jeq, unix.SOCK_STREAM, 0, 1),
-		/* 10 */ stmt(ret, seccompRetAllow),
-		/* 11 */ stmt(ret, deny),
+		/* 0 */ jump(jeq, unix.AF_INET, 1, 0),
+		/* 1 */ jump(jeq, unix.AF_INET6, 0, 4),
+		/* 2 */ stmt(ld, offArg1),
+		/* 3 */ stmt(and, 0xf), // the type without SOCK_NONBLOCK, SOCK_CLOEXEC
+		/* 4 */ jump(jeq, unix.SOCK_STREAM, 0, 1),
+		/* 5 */ stmt(ret, seccompRetAllow),
+		/* 6 */ stmt(ret, deny),
 	)
 }
 
