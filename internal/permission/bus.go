@@ -118,11 +118,7 @@ func busProtection(opts SandboxOptions) (p Protection, ok bool) {
 	if len(socks) > 0 {
 		ok, w := hideAvailable()
 		if ok {
-			names := make([]string, len(socks))
-			for i, s := range socks {
-				names[i] = s.path
-			}
-			p.Active, p.Detail = true, "each command starts with "+strings.Join(names, ", ")+" hidden (a mount namespace)"
+			p.Active, p.Detail = true, "each command starts with "+pathList(socks)+" hidden (a mount namespace)"
 		} else {
 			why = "it cannot be hidden here: " + w
 		}

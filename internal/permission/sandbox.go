@@ -368,7 +368,7 @@ func (s *Sandbox) busFiles() []hiddenFile {
 // scope (why says why): where Reasonix's keys are in the Secret Service,
 // c refuses unix sockets, and the person is told once either way.
 func (s *Sandbox) busUnguarded(c *confinement, why string) {
-	keys := s.opts.KeysOnBus != nil && s.keysOnBus()
+	keys := s.keysOnBus()
 	if keys && seccompAvailable() {
 		c.noUnix = true
 	}
