@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"weak"
 
 	"github.com/reasonix/reasonix/agents"
 	"github.com/reasonix/reasonix/commands"
@@ -285,6 +286,9 @@ func assemble(o assembleOptions) (*app, error) {
 	// deny them, so commands start with those files hidden.
 	mainHidden := permission.HiddenReads(denyRules, guard.Workspace())
 	sbOpts.Hide = []*permission.Hidden{mainHidden}
+	// A plan worker's worktree has its own list, which its sandbox and
+	// the gate's questions about it share.
+	workerHidden := hiddenByRoot{make: func(root string) *permission.Hidden { return permission.HiddenReads(denyRules, root) }}
 	// Edit deny rules for paths inside the workspace: Landlock cannot
 	// deny writing them either, so commands start with those files and
 	// folders mounted read-only.
@@ -335,7 +339,7 @@ func assemble(o assembleOptions) (*app, error) {
 		if ws != guard.Workspace() {
 			// A plan worker's worktree: its sandbox hides what the
 			// rules match there (WorkspaceFor), as this walk finds it.
-			h = permission.HiddenReads(denyRules, ws)
+			h = workerHidden.get(ws)
 		}
 		if h == nil {
 			return nil
@@ -484,7 +488,7 @@ func assemble(o assembleOptions) (*app, error) {
 				o.Workspace = g.Workspace()
 				// The rules' relative paths name files in this checkout;
 				// the workspace's own stay hidden too.
-				o.Hide = []*permission.Hidden{permission.HiddenReads(denyRules, g.Workspace()), mainHidden}
+				o.Hide = []*permission.Hidden{workerHidden.get(g.Workspace()), mainHidden}
 				o.Protect = []*permission.Hidden{permission.ProtectedWrites(denyRules, g.Workspace()), mainProtected}
 				sb := permission.NewSandbox(o)
 				wenv.Sandbox, wenv.PrepareSandbox = sb.Start, sb.Prepare
@@ -634,6 +638,34 @@ func budgetOf(b *float64) float64 {
 		return 0
 	}
 	return *b
+}
+
+// hiddenByRoot keeps the HiddenReads of each plan worker's worktree, so
+// the gate's question about a recursive reader there reads the list its
+// sandbox keeps up to date instead of walking the worktree (and taking an
+// inotify instance and descriptors until the collector runs) once per
+// question. The lists are held weakly: each goes with the last sandbox
+// that uses it.
+type hiddenByRoot struct {
+	make func(root string) *permission.Hidden
+	mu   sync.Mutex
+	m    map[string]weak.Pointer[permission.Hidden]
+}
+
+func (c *hiddenByRoot) get(root string) *permission.Hidden {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if h := c.m[root].Value(); h != nil {
+		return h
+	}
+	h := c.make(root)
+	if h != nil {
+		if c.m == nil {
+			c.m = map[string]weak.Pointer[permission.Hidden]{}
+		}
+		c.m[root] = weak.Make(h)
+	}
+	return h
 }
 
 // rulesReadDenied is what a repository's rules files may not import:
