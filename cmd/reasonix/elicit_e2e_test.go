@@ -1,14 +1,10 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -177,51 +173,9 @@ func TestE2EServeElicitationInABrowser(t *testing.T) {
 		scripted.Turn{Text: "Deployed."},
 	)
 	e.write("reasonix.toml", liveServerConfig(t))
-	serve := exec.Command(binPath, "serve", "--no-open")
-	serve.Dir, serve.Env = e.repo, e.env
-	stdout, _ := serve.StdoutPipe()
-	var stderr bytes.Buffer
-	serve.Stderr = &stderr
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = serve.Process.Kill(); _ = serve.Wait() }()
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatalf("no URL printed: %v\nstderr: %s", err, stderr.String())
-	}
-	url := regexp.MustCompile(`http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{32}`).FindString(line)
-	if url == "" {
-		t.Fatalf("serve printed %q", line)
-	}
-	shots := os.Getenv("REASONIX_ARTIFACTS")
-	if shots == "" {
-		shots = t.TempDir()
-	} else {
-		shots = filepath.Join(shots, "serve")
-	}
-	if err := os.MkdirAll(shots, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	src, err := os.ReadFile(filepath.Join("testdata", "web", "elicit.mjs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(mods, filepath.Join(dir, "node_modules")); err != nil {
-		t.Fatal(err)
-	}
-	script := filepath.Join(dir, "elicit.mjs")
-	if err := os.WriteFile(script, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("node", script)
-	cmd.Env = append(os.Environ(), "SERVE_URL="+url, "CHROMIUM="+chromium, "SHOTS="+shots)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("browser script: %v\n%s\n%s", err, out.String(), errb.String())
-	}
+	_, url, stderr := startServe(t, e)
+	shots := artifactDir(t, "serve")
+	out := runBrowser(t, "elicit.mjs", url, chromium, mods, shots)
 	var rep struct {
 		Steps      []string
 		Error      string
@@ -230,8 +184,8 @@ func TestE2EServeElicitationInABrowser(t *testing.T) {
 		Open       bool
 		PageErrors []string
 	}
-	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
-		t.Fatalf("report: %v\n%s", err, out.String())
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("report: %v\n%s", err, out)
 	}
 	if rep.Error != "" {
 		t.Fatalf("in the browser: %s (done: %v; screenshots in %s)\nserve stderr: %s", rep.Error, rep.Steps, shots, stderr.String())

@@ -172,18 +172,25 @@ func artifactDir(t *testing.T, name string) string {
 	return shots
 }
 
-// runBrowser runs testdata/web/SCRIPT with Node against the page at url
-// and returns what it printed (its JSON report).
+// runBrowser runs testdata/web/SCRIPT (with the harness.mjs it imports)
+// with Node against the page at url and returns what it printed (its JSON
+// report).
 func runBrowser(t *testing.T, script, url, chromium, mods, shots string, env ...string) []byte {
 	t.Helper()
 	dir := t.TempDir()
-	src, err := os.ReadFile(filepath.Join("testdata", "web", script))
-	if err != nil {
+	for _, name := range []string{script, "harness.mjs"} {
+		src, err := os.ReadFile(filepath.Join("testdata", "web", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(mods, filepath.Join(dir, "node_modules")); err != nil {
 		t.Fatal(err)
 	}
-	os.Symlink(mods, filepath.Join(dir, "node_modules"))
 	path := filepath.Join(dir, script)
-	os.WriteFile(path, src, 0o644)
 	cmd := exec.Command("node", path)
 	cmd.Env = append(append(os.Environ(), "SERVE_URL="+url, "CHROMIUM="+chromium, "SHOTS="+shots), env...)
 	var out, errb bytes.Buffer

@@ -1,24 +1,9 @@
-// Drives the page of `reasonix serve` in a real Chromium through
-// playwright-core. Env: SERVE_URL (with the token), CHROMIUM (binary),
-// SHOTS (folder for screenshots). Prints a JSON report the Go test checks;
-// a step that fails throws, and the report says which.
-import { chromium } from "playwright-core";
+// Drives the page of `reasonix serve` in a real Chromium: chat, approvals,
+// /plan, a question, a reload mid-stream and a resumed session. Env and
+// report as harness.mjs.
+import { drive } from "./harness.mjs";
 
-const shots = process.env.SHOTS;
-const report = { steps: [] };
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM, headless: true, args: ["--no-sandbox"] });
-const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
-const errors = [];
-page.on("pageerror", (e) => errors.push(String(e)));
-const step = async (name, f) => {
-  report.current = name;
-  await f();
-  report.steps.push(name);
-  await page.screenshot({ path: `${shots}/${report.steps.length}-${name}.png` });
-};
-const transcript = () => page.locator(".transcript:not([hidden])");
-
-try {
+await drive({}, async ({ page, report, step, transcript }) => {
   await step("open", async () => {
     await page.goto(process.env.SERVE_URL);
     report.urlAfterLogin = page.url();
@@ -75,10 +60,4 @@ try {
     await transcript().locator(".answer", { hasText: "PINEAPPLE noted" }).waitFor();
     report.resumed = await transcript().innerText();
   });
-} catch (e) {
-  report.error = `${report.current}: ${e.message}`;
-  await page.screenshot({ path: `${shots}/failed-${report.current}.png` }).catch(() => {});
-}
-report.pageErrors = errors;
-await browser.close();
-process.stdout.write(JSON.stringify(report));
+});

@@ -1,24 +1,10 @@
 // Fills in an MCP server's request for input on the page of `reasonix
-// serve` in a real Chromium through playwright-core. Env as browser.mjs.
+// serve` in a real Chromium through playwright-core. Env as harness.mjs.
 // Prints a JSON report the Go test checks.
-import { chromium } from "playwright-core";
+import { drive } from "./harness.mjs";
 
-const shots = process.env.SHOTS;
-const report = { steps: [] };
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM, headless: true, args: ["--no-sandbox"] });
-const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-const errors = [];
-page.on("pageerror", (e) => errors.push(String(e)));
-const step = async (name, f) => {
-  report.current = name;
-  await f();
-  report.steps.push(name);
-  await page.screenshot({ path: `${shots}/elicit-${report.steps.length}-${name}.png` });
-};
-const transcript = () => page.locator(".transcript:not([hidden])");
-const field = (label) => page.locator("#el-fields .field", { hasText: label });
-
-try {
+await drive({ height: 900, prefix: "elicit-" }, async ({ page, report, step, transcript }) => {
+  const field = (label) => page.locator("#el-fields .field", { hasText: label });
   await step("open", async () => {
     await page.goto(process.env.SERVE_URL);
     await page.click("#new-session");
@@ -46,10 +32,4 @@ try {
     await transcript().locator(".answer", { hasText: "Deployed." }).waitFor();
     report.open = await page.locator("#elicit").evaluate((d) => d.open);
   });
-} catch (e) {
-  report.error = `${report.current}: ${e.message}`;
-  await page.screenshot({ path: `${shots}/elicit-failed-${report.current}.png` }).catch(() => {});
-}
-report.pageErrors = errors;
-await browser.close();
-process.stdout.write(JSON.stringify(report));
+});
