@@ -95,6 +95,21 @@ func oauthManager(t *testing.T, c Config, opts Options) (*Manager, *notices) {
 	return m, n
 }
 
+// remoteConfig is the streamable-HTTP server "remote" at srv.
+func remoteConfig(srv *oauthtest.Server) Config {
+	return Config{Name: "remote", Type: TypeHTTP, URL: srv.URL, Timeout: 10 * time.Second}
+}
+
+// signInOnce signs c in through the browser, as a person would, and
+// keeps the grant in store.
+func signInOnce(t *testing.T, c Config, store TokenStore) {
+	t.Helper()
+	b := &browser{}
+	m, _ := oauthManager(t, c, Options{Tokens: store, SignIn: b.open})
+	m.Close()
+	b.wg.Wait()
+}
+
 func whoami(t *testing.T, m *Manager) string {
 	t.Helper()
 	return call(t, toolByName(t, m, "mcp__remote__whoami"), `{}`).Content
@@ -105,7 +120,7 @@ func whoami(t *testing.T, m *Manager) string {
 // nothing was registered with the authorization server.
 func TestOAuthHeadlessWithoutSignInNeedsOne(t *testing.T) {
 	srv := oauthtest.New(t, oauthtest.Options{})
-	c := Config{Name: "remote", Type: TypeHTTP, URL: srv.URL, Timeout: 10 * time.Second}
+	c := remoteConfig(srv)
 	m, n := oauthManager(t, c, Options{Tokens: newMemStore()})
 	st, _ := m.Status("remote")
 	if st.State != StateSignIn || !strings.Contains(st.Err, "reasonix mcp login remote") {
@@ -126,7 +141,7 @@ func TestOAuthHeadlessWithoutSignInNeedsOne(t *testing.T) {
 // server needing a new one.
 func TestOAuthSignInKeepRefreshRevoke(t *testing.T) {
 	srv := oauthtest.New(t, oauthtest.Options{ExpiresIn: 3600})
-	c := Config{Name: "remote", Type: TypeHTTP, URL: srv.URL, Timeout: 10 * time.Second}
+	c := remoteConfig(srv)
 	store := newMemStore()
 	b := &browser{}
 	m, n := oauthManager(t, c, Options{Tokens: store, SignIn: b.open})
@@ -198,12 +213,9 @@ func TestOAuthSignInKeepRefreshRevoke(t *testing.T) {
 // sent, so the server never sees it.
 func TestOAuthExpiredTokenRefreshedBeforeUse(t *testing.T) {
 	srv := oauthtest.New(t, oauthtest.Options{ExpiresIn: 3600})
-	c := Config{Name: "remote", Type: TypeHTTP, URL: srv.URL, Timeout: 10 * time.Second}
+	c := remoteConfig(srv)
 	store := newMemStore()
-	b := &browser{}
-	m, _ := oauthManager(t, c, Options{Tokens: store, SignIn: b.open})
-	m.Close()
-	b.wg.Wait()
+	signInOnce(t, c, store)
 	g := store.stored(t, c)
 	if g == nil {
 		t.Fatal("nothing kept")
@@ -227,7 +239,7 @@ func TestOAuthExpiredTokenRefreshedBeforeUse(t *testing.T) {
 // fails the server with the authorization server's reason.
 func TestOAuthReloginAndRefusal(t *testing.T) {
 	srv := oauthtest.New(t, oauthtest.Options{})
-	c := Config{Name: "remote", Type: TypeHTTP, URL: srv.URL, Timeout: 10 * time.Second}
+	c := remoteConfig(srv)
 	store := newMemStore()
 	b := &browser{}
 	m, _ := oauthManager(t, c, Options{Tokens: store, SignIn: b.open})
@@ -414,7 +426,7 @@ func TestOAuthPreregisteredClient(t *testing.T) {
 // the front end's way.
 func TestManagerSignInLater(t *testing.T) {
 	srv := oauthtest.New(t, oauthtest.Options{})
-	c := Config{Name: "remote", Type: TypeHTTP, URL: srv.URL, Timeout: 10 * time.Second}
+	c := remoteConfig(srv)
 	store := newMemStore()
 	m, n := oauthManager(t, c, Options{Tokens: store, SignInHint: func(s string) string { return "type /mcp login " + s }})
 	if st, _ := m.Status("remote"); st.State != StateSignIn || !strings.Contains(st.Err, "type /mcp login remote") {
@@ -461,12 +473,9 @@ func TestManagerSignInLater(t *testing.T) {
 // the tool's error says a new sign-in is wanted and how to give it.
 func TestOAuthWithdrawnMidSession(t *testing.T) {
 	srv := oauthtest.New(t, oauthtest.Options{})
-	c := Config{Name: "remote", Type: TypeHTTP, URL: srv.URL, Timeout: 10 * time.Second}
+	c := remoteConfig(srv)
 	store := newMemStore()
-	b := &browser{}
-	m, _ := oauthManager(t, c, Options{Tokens: store, SignIn: b.open})
-	m.Close()
-	b.wg.Wait()
+	signInOnce(t, c, store)
 	m2, _ := oauthManager(t, c, Options{Tokens: store})
 	tl := toolByName(t, m2, "mcp__remote__whoami")
 	srv.Revoke()
@@ -497,12 +506,9 @@ func (s *lockingStore) Lock() (func(), error) {
 // longer takes.
 func TestOAuthConcurrentRefreshOnce(t *testing.T) {
 	srv := oauthtest.New(t, oauthtest.Options{ExpiresIn: 3600})
-	c := Config{Name: "remote", Type: TypeHTTP, URL: srv.URL, Timeout: 10 * time.Second}
+	c := remoteConfig(srv)
 	store := &lockingStore{memStore: newMemStore()}
-	b := &browser{}
-	m, _ := oauthManager(t, c, Options{Tokens: store, SignIn: b.open})
-	m.Close()
-	b.wg.Wait()
+	signInOnce(t, c, store)
 	g := store.stored(t, c)
 	g.Token.Expiry = time.Now().Add(-time.Minute)
 	if err := saveGrant(store, GrantKey(c), g); err != nil {
