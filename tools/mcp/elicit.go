@@ -341,6 +341,8 @@ func field(name string, w wireField, required bool) (events.ElicitField, error) 
 	return f, err
 }
 
+// enumOptions reads an enum's values, titled by names where a name says
+// more than its value.
 func enumOptions(values []any, names []string) ([]events.ElicitOption, error) {
 	out := make([]events.ElicitOption, 0, len(values))
 	for i, v := range values {
@@ -357,18 +359,12 @@ func enumOptions(values []any, names []string) ([]events.ElicitOption, error) {
 	return out, nil
 }
 
+// choiceOptions reads titled choices (oneOf, anyOf) as enumOptions reads
+// a plain enum with its names.
 func choiceOptions(choices []wireChoice) ([]events.ElicitOption, error) {
-	out := make([]events.ElicitOption, 0, len(choices))
-	for _, c := range choices {
-		s, ok := c.Const.(string)
-		if !ok {
-			return nil, fmt.Errorf("choice %v is not text", c.Const)
-		}
-		o := events.ElicitOption{Value: s}
-		if c.Title != s {
-			o.Title = text.Clip(c.Title, maxText)
-		}
-		out = append(out, o)
+	values, names := make([]any, len(choices)), make([]string, len(choices))
+	for i, c := range choices {
+		values[i], names[i] = c.Const, c.Title
 	}
-	return out, nil
+	return enumOptions(values, names)
 }
