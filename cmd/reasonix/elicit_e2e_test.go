@@ -24,8 +24,7 @@ func TestTUIMCPElicitationForm(t *testing.T) {
 	)
 	e.write("reasonix.toml", liveServerConfig(t))
 	tt := startTUI(t, e, "chat")
-	tt.typeLine("/mcp")
-	tt.waitFor("live  running")
+	waitRunning(tt, "live  running")
 	tt.typeLine("deploy it")
 	tt.waitFor("input for MCP server live", "MCP server live asks: Deploy to which environment?",
 		"Do not enter passwords", "Environment*", "Staging", "Owner*", "[ ] lint", "Submit", "Decline", "Cancel")
