@@ -594,10 +594,8 @@ func (a *App) plural(n int, what string) string {
 	if a.zh {
 		return fmt.Sprintf("%d %s", n, a.tr(what))
 	}
-	return plural(n, what)
+	return text.Plural(n, what)
 }
-
-func plural(n int, what string) string { return text.Plural(n, what) }
 
 // seconds renders an elapsed time for a person: "0.4 s", "12 s", "3m 05s".
 func seconds(d time.Duration) string {
