@@ -77,22 +77,11 @@ func Create(dir string, h Header, first ...any) (*Transcript, error) {
 		// Ids carry 64 random bits; this is the O_EXCL a rename lacks.
 		return nil, fmt.Errorf("create session file: %s exists", path)
 	}
-	tmp, err := os.CreateTemp(dir, "."+h.ID+".jsonl.tmp*")
-	if err != nil {
+	// The temporary file's mode, 0600, stays (perm 0): a conversation is
+	// the person's own (and a chmod to 0644 would ignore a stricter
+	// umask). Not synced: the session syncs behind its steps.
+	if err := renameInto(path, buf.Bytes(), 0, false); err != nil {
 		return nil, fmt.Errorf("create session file: %w", err)
-	}
-	_, werr := tmp.Write(buf.Bytes())
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	// The temporary file's mode, 0600, stays: a conversation is the
-	// person's own (and a chmod to 0644 would ignore a stricter umask).
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return nil, fmt.Errorf("create session file: %w", werr)
 	}
 	// Opened again under its own name: Windows renames no open file.
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o644)
@@ -173,19 +162,31 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
+	if err := renameInto(path, data, perm, true); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// renameInto writes data to a hidden temporary file beside path (in an
+// existing directory) and renames it into place, so path holds all of
+// data or is as it was; the temporary file is removed on failure. With
+// sync it reaches the disk before the rename; perm, unless 0, replaces
+// the temporary file's 0600.
+func renameInto(path string, data []byte, perm os.FileMode, sync bool) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
 	}
 	name := tmp.Name()
 	_, werr := tmp.Write(data)
-	if werr == nil {
+	if werr == nil && sync {
 		werr = tmp.Sync()
 	}
 	if cerr := tmp.Close(); werr == nil {
 		werr = cerr
 	}
-	if werr == nil {
+	if werr == nil && perm != 0 {
 		werr = os.Chmod(name, perm)
 	}
 	if werr == nil {
@@ -193,9 +194,8 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	}
 	if werr != nil {
 		os.Remove(name)
-		return fmt.Errorf("write %s: %w", path, werr)
 	}
-	return nil
+	return werr
 }
 
 // NewID returns a time-sortable id with a random suffix, so concurrent
