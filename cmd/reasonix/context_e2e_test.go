@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reasonix/reasonix/internal/llmtest"
 	"github.com/reasonix/reasonix/providers/scripted"
 )
 
@@ -252,9 +251,7 @@ func TestE2ENestedRulesJoinTheFirstCallThatReachesThem(t *testing.T) {
 	assertPrefixStable(t, reqs)
 
 	// Started in that folder, its rules are in the prefix instead.
-	e.srv = llmtest.Start(t, &scripted.Script{Turns: []scripted.Turn{
-		{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "handler.go"})}}, {Text: "ok"}}})
-	e.env = append(e.env, "REASONIX_BASE_URL="+e.srv.URL())
+	withScript(t, e, scripted.Turn{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "handler.go"})}}, scripted.Turn{Text: "ok"})
 	if r := e.runIn("services/api", "", "run", "again"); r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
@@ -300,11 +297,10 @@ func TestE2ENestedRulesOnceAcrossResumeAndImports(t *testing.T) {
 		}
 	}
 
-	e.srv = llmtest.Start(t, &scripted.Script{Turns: []scripted.Turn{
-		{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "api/a.go"})}},
-		{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "web/w.go"})}},
-		{Text: "ok"}}})
-	e.env = append(e.env, "REASONIX_BASE_URL="+e.srv.URL())
+	withScript(t, e,
+		scripted.Turn{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "api/a.go"})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "web/w.go"})}},
+		scripted.Turn{Text: "ok"})
 	if r := e.run("", "run", "--yolo", "--continue", "look again"); r.code != 0 {
 		t.Fatalf("continue: exit %d\n%s", r.code, r.stderr)
 	}

@@ -89,6 +89,14 @@ func newE2E(t *testing.T, turns ...scripted.Turn) *e2e {
 	return e
 }
 
+// withScript starts the scripted server for e (after its files exist,
+// or in place of the one a finished run used up).
+func withScript(t *testing.T, e *e2e, turns ...scripted.Turn) *e2e {
+	e.srv = llmtest.Start(t, &scripted.Script{Turns: turns})
+	e.env = append(e.env, "REASONIX_BASE_URL="+e.srv.URL())
+	return e
+}
+
 func (e *e2e) write(rel, content string) {
 	e.t.Helper()
 	p := filepath.Join(e.repo, rel)

@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reasonix/reasonix/internal/llmtest"
 	"github.com/reasonix/reasonix/internal/permission"
 	"github.com/reasonix/reasonix/providers/scripted"
 )
@@ -210,13 +209,6 @@ func (f *rtFixture) check(t *testing.T) {
 	if n, _, err := f.udp.ReadFrom(make([]byte, 64)); err == nil {
 		t.Errorf("a UDP datagram of %d bytes got out", n)
 	}
-}
-
-// withScript starts the scripted server for e, after its files exist.
-func withScript(t *testing.T, e *e2e, turns ...scripted.Turn) *e2e {
-	e.srv = llmtest.Start(t, &scripted.Script{Turns: turns})
-	e.env = append(e.env, "REASONIX_BASE_URL="+e.srv.URL())
-	return e
 }
 
 // toolResults maps call ids to the tool results of the last request.

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reasonix/reasonix/internal/llmtest"
 	"github.com/reasonix/reasonix/internal/store"
 	"github.com/reasonix/reasonix/providers/scripted"
 )
@@ -46,37 +45,18 @@ func TestE2EContinueAfterSIGKILL(t *testing.T) {
 		scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "sleep 30"})}},
 		scripted.Turn{Text: "never reached"},
 	)
-	cmd := exec.Command(binPath, "run", "--yolo", "FIRST-PROMPT do two things")
-	cmd.Dir, cmd.Env = e.repo, e.env
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	// Wait until the second call is in the file (the bash sleep runs).
+	// Killed once the second call is in the file (the bash sleep runs).
 	dir := filepath.Join(e.repo, ".reasonix", "sessions")
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	e.killRun(t, "the second call never reached the session file", 100*time.Millisecond, func(string) bool {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
-		if len(files) == 1 {
-			if b, _ := os.ReadFile(files[0]); bytes.Contains(b, []byte("sleep 30")) {
-				break
-			}
+		if len(files) != 1 {
+			return false
 		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("the second call never reached the session file; stderr:\n%s", stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	time.Sleep(100 * time.Millisecond)
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = cmd.Wait()
+		b, _ := os.ReadFile(files[0])
+		return bytes.Contains(b, []byte("sleep 30"))
+	}, "run", "--yolo", "FIRST-PROMPT do two things")
 
-	e.srv = llmtest.Start(t, &scripted.Script{Turns: []scripted.Turn{{Text: "Continued."}}})
-	e.env = append(e.env, "REASONIX_BASE_URL="+e.srv.URL())
+	withScript(t, e, scripted.Turn{Text: "Continued."})
 	r := e.run("", "run", "--continue", "go on")
 	if r.code != 0 || !strings.Contains(r.stdout, "Continued.") {
 		t.Fatalf("continue: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
@@ -375,30 +355,12 @@ func TestE2EKilledBatchKeepsFinishedResults(t *testing.T) {
 		}},
 		scripted.Turn{Text: "never reached"},
 	)
-	cmd := exec.Command(binPath, "run", "--yolo", "write then wait")
-	cmd.Dir, cmd.Env = e.repo, e.env
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if _, err := os.Stat(filepath.Join(e.repo, "started")); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("the bash call never started")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	time.Sleep(100 * time.Millisecond)
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = cmd.Wait()
+	e.killRun(t, "the bash call never started", 100*time.Millisecond, func(string) bool {
+		_, err := os.Stat(filepath.Join(e.repo, "started"))
+		return err == nil
+	}, "run", "--yolo", "write then wait")
 
-	e.srv = llmtest.Start(t, &scripted.Script{Turns: []scripted.Turn{{Text: "Continued."}}})
-	e.env = append(e.env, "REASONIX_BASE_URL="+e.srv.URL())
+	withScript(t, e, scripted.Turn{Text: "Continued."})
 	if r := e.run("", "run", "--continue", "go on"); r.code != 0 {
 		t.Fatalf("continue: exit %d\n%s", r.code, r.stderr)
 	}
@@ -424,27 +386,10 @@ func TestE2EKilledBatchKeepsFinishedResults(t *testing.T) {
 func TestE2EContinueAfterSIGKILLInTheFirstAnswer(t *testing.T) {
 	t.Parallel()
 	e := newE2E(t, scripted.Turn{Text: strings.Repeat("slow words ", 200), ChunkSize: 4, ChunkDelayMS: 50})
-	cmd := exec.Command(binPath, "run", "FIRST-PROMPT remember the octopus")
-	cmd.Dir, cmd.Env = e.repo, e.env
-	// Read while the command writes: exec's copying goroutine fills them.
-	var stdout, stderr lockedBuffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	// Wait until the answer streams (its first words are printed).
-	deadline := time.Now().Add(20 * time.Second)
-	for len(e.srv.Requests()) == 0 || !strings.Contains(stdout.String(), "slow words") {
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("the answer never started streaming; stderr:\n%s", stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = cmd.Wait()
+	// Killed once the answer streams (its first words are printed).
+	e.killRun(t, "the answer never started streaming", 0, func(stdout string) bool {
+		return len(e.srv.Requests()) > 0 && strings.Contains(stdout, "slow words")
+	}, "run", "FIRST-PROMPT remember the octopus")
 
 	dir := filepath.Join(e.repo, ".reasonix", "sessions")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
@@ -459,8 +404,7 @@ func TestE2EContinueAfterSIGKILLInTheFirstAnswer(t *testing.T) {
 		t.Errorf("the killed session: header %+v meta %+v notices %v", l.Header, l.Meta, l.Notices)
 	}
 
-	e.srv = llmtest.Start(t, &scripted.Script{Turns: []scripted.Turn{{Text: "Continued."}}})
-	e.env = append(e.env, "REASONIX_BASE_URL="+e.srv.URL())
+	withScript(t, e, scripted.Turn{Text: "Continued."})
 	r := e.run("", "run", "--continue", "what was it?")
 	if r.code != 0 || !strings.Contains(r.stdout, "Continued.") {
 		t.Fatalf("continue: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
@@ -481,6 +425,35 @@ func TestE2EContinueAfterSIGKILLInTheFirstAnswer(t *testing.T) {
 	if files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl")); len(files) != 1 {
 		t.Errorf("session files %v, want the one continued", files)
 	}
+}
+
+// killRun starts `reasonix args...` in the repository, waits up to 20 s
+// for reached (told what the command printed so far) and then settle,
+// and kills the command with SIGKILL; when reached never comes, the test
+// fails naming what, with the command's stderr.
+func (e *e2e) killRun(t *testing.T, what string, settle time.Duration, reached func(stdout string) bool, args ...string) {
+	t.Helper()
+	cmd := exec.Command(binPath, args...)
+	cmd.Dir, cmd.Env = e.repo, e.env
+	// Read while the command writes: exec's copying goroutine fills them.
+	var stdout, stderr lockedBuffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for !reached(stdout.String()) {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("%s; stderr:\n%s", what, stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(settle)
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
 }
 
 // lockedBuffer is a bytes.Buffer a test may read while a running
