@@ -151,6 +151,9 @@ func call(name string, args any) scripted.Call {
 	return scripted.Call{Name: name, Arguments: string(b)}
 }
 
+// bashCall is a scripted call of the bash tool.
+func bashCall(cmd string) scripted.Call { return call("bash", map[string]any{"command": cmd}) }
+
 // messagesOf returns the raw bytes of the messages array of a request body.
 func messagesOf(t *testing.T, body []byte) []byte {
 	t.Helper()

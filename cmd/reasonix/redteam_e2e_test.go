@@ -48,8 +48,6 @@ func refused(_, res string) bool {
 	return false
 }
 
-func bashCall(cmd string) scripted.Call { return call("bash", map[string]any{"command": cmd}) }
-
 const canarySecret = "SECRET-KEY-CANARY-7f3a"
 
 func redteamCases(outside, tmpCanary string, udpPort int) []rtCase {
