@@ -688,3 +688,51 @@ func TestE2EBareDenyRuleWithholdsTheTool(t *testing.T) {
 		t.Errorf("context lists the withheld tool: exit %d\n%.3000s", r.code, r.stdout)
 	}
 }
+
+// A bare deny rule naming one Claude Code tool withholds that tool alone,
+// as in Claude Code: Grep in reasonix.toml and Write in
+// .claude/settings.json leave out grep and write_file, not every reader
+// and writer; a bare Read still withholds them all.
+func TestE2EBareClaudeToolDenyWithholdsThatToolOnly(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "notes.txt"})}},
+		scripted.Turn{Text: "done"},
+	)
+	e.write("notes.txt", "marker-7f3a\n")
+	e.write("reasonix.toml", "[permissions]\ndeny = [\"Grep\"]\n")
+	e.write(".claude/settings.json", `{"permissions": {"deny": ["Write", "NotebookEdit"]}}`)
+	r := e.run("", "run", "read notes.txt")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	reqs := e.srv.Requests()
+	names := toolNames(t, reqs[0])
+	for _, gone := range []string{"grep", "write_file"} {
+		if hasName(names, gone) {
+			t.Errorf("offered tools %v: %s should be withheld", names, gone)
+		}
+	}
+	for _, kept := range []string{"read_file", "ls", "glob", "edit_file", "multi_edit"} {
+		if !hasName(names, kept) {
+			t.Errorf("offered tools %v: %s withheld by a rule that names another tool", names, kept)
+		}
+	}
+	if msgs := string(messagesOf(t, reqs[1])); !strings.Contains(msgs, "marker-7f3a") {
+		t.Errorf("read_file did not run under a Grep deny:\n%s", msgs)
+	}
+
+	if r = e.run("", "context", "--json"); !strings.Contains(r.stdout, `"read_file"`) || strings.Contains(r.stdout, `"grep"`) {
+		t.Errorf("context under a Grep deny should list read_file and not grep: exit %d\n%.3000s", r.code, r.stdout)
+	}
+	e.write("reasonix.toml", "[permissions]\ndeny = [\"Read\"]\n")
+	r = e.run("", "context", "--json")
+	if r.code != 0 {
+		t.Fatalf("context: exit %d\n%s", r.code, r.stderr)
+	}
+	for _, gone := range []string{`"read_file"`, `"grep"`, `"glob"`, `"ls"`} {
+		if strings.Contains(r.stdout, gone) {
+			t.Errorf("a bare Read deny kept %s offered:\n%.3000s", gone, r.stdout)
+		}
+	}
+}

@@ -79,6 +79,31 @@ func familyAlias(name string) (string, bool) {
 	return "", false
 }
 
+// claudeOneTool maps the Claude Code names of single tools inside a family
+// to the Reasonix tool a bare rule naming them applies to: in Claude Code
+// a bare Grep deny withholds Grep alone, while a bare Read or Edit covers
+// every file reader or writer. ok with an empty id is a tool Reasonix
+// does not have (NotebookEdit). A scoped rule (Grep(secrets/**)) stays a
+// path rule of its family, so a deny still reaches every reader and the
+// sandbox.
+func claudeOneTool(name string) (id string, ok bool) {
+	switch name {
+	case "Grep":
+		return "grep", true
+	case "Glob":
+		return "glob", true
+	case "LS":
+		return "ls", true
+	case "Write":
+		return "write_file", true
+	case "MultiEdit":
+		return "multi_edit", true
+	case "NotebookEdit":
+		return "", true
+	}
+	return "", false
+}
+
 // ruleFamily returns the rule family of a tool id: Bash, Read, Edit, Skill,
 // Task, or the id itself for tools outside the built-in families.
 func ruleFamily(tool string) string {
@@ -93,7 +118,8 @@ type Rule struct {
 	// Raw is the rule as written, used in messages and logs.
 	Raw string
 	// Family is set when the rule names a family (Bash, Read, Edit, Skill,
-	// Task); Tool is set when it names one tool id (write_file, mcp__s__t).
+	// Task); Tool is set when it names one tool id (write_file, mcp__s__t),
+	// or one Claude Code tool without a specifier (Grep is grep).
 	Family string
 	Tool   string
 	// Spec is the specifier inside the parentheses; empty matches every call.
@@ -151,6 +177,13 @@ func ParseRule(s string) (Rule, error) {
 		name = strings.TrimSuffix(name, "__*")
 		r.Tool = name
 	case name[0] >= 'A' && name[0] <= 'Z':
+		if id, ok := claudeOneTool(name); ok && !hasSpec {
+			if id == "" {
+				return Rule{}, fmt.Errorf("permission rule %q: %w %q (Reasonix has no such tool; %s(path) is an Edit path rule)", raw, ErrUnknownTool, name, name)
+			}
+			r.Tool = id
+			break
+		}
 		f, ok := familyAlias(name)
 		if !ok {
 			return Rule{}, fmt.Errorf("permission rule %q: %w %q (known: Bash, PowerShell, Read, Edit, Skill, Task, WebFetch, or a tool id such as write_file or mcp__server__tool)", raw, ErrUnknownTool, name)

@@ -1,8 +1,11 @@
 package permission
 
 import (
+	"errors"
 	"strings"
 	"testing"
+
+	"github.com/reasonix/reasonix/tools"
 )
 
 // TestBashRuleInnerWildcard: Claude Code's Bash(git * main) and
@@ -64,6 +67,24 @@ func TestWithholds(t *testing.T) {
 		{[]string{"mcp__gh__issues"}, nil, "mcp__gh__issues", true},
 		{[]string{"mcp__gh__issues"}, nil, "mcp__gh__pulls", false},
 		{[]string{"todo_write"}, nil, "todo_write", true},
+		// Claude Code: a bare Read covers every file reader, a bare Grep,
+		// Glob or LS that tool alone; likewise Edit and Write, MultiEdit.
+		{[]string{"Read"}, nil, "grep", true},
+		{[]string{"Read"}, nil, "ls", true},
+		{[]string{"Grep"}, nil, "grep", true},
+		{[]string{"Grep"}, nil, "read_file", false},
+		{[]string{"Grep"}, nil, "ls", false},
+		{[]string{"Grep"}, nil, "glob", false},
+		{[]string{"Glob"}, nil, "glob", true},
+		{[]string{"Glob"}, nil, "grep", false},
+		{[]string{"LS"}, nil, "ls", true},
+		{[]string{"LS"}, nil, "read_file", false},
+		{[]string{"Write"}, nil, "write_file", true},
+		{[]string{"Write"}, nil, "edit_file", false},
+		{[]string{"MultiEdit"}, nil, "multi_edit", true},
+		{[]string{"MultiEdit"}, nil, "edit_file", false},
+		{[]string{"Edit"}, nil, "multi_edit", true},
+		{[]string{"Grep(secrets/**)"}, nil, "grep", false},
 	} {
 		p, err := ParsePolicy("", nil, c.ask, c.deny, nil)
 		if err != nil {
@@ -72,5 +93,42 @@ func TestWithholds(t *testing.T) {
 		if got := p.Withholds(c.tool); got != c.want {
 			t.Errorf("deny %v ask %v: Withholds(%s) = %v, want %v", c.deny, c.ask, c.tool, got, c.want)
 		}
+	}
+}
+
+// A bare Claude Code rule naming one reader or writer decides that tool's
+// calls only, while a scoped one is a path rule of its family: Grep(x)
+// denies reading x by every reader, as Read(x) does.
+func TestClaudeOneToolRules(t *testing.T) {
+	read := func(p string) tools.Access { return tools.Access{Kind: tools.KindRead, Reads: []string{p}} }
+	write := tools.Access{Kind: tools.KindWrite, Writes: []string{"a.txt"}}
+	p, err := ParsePolicy("ask", nil, nil, []string{"Grep", "Write", "Glob(secrets/**)"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Workspace = t.TempDir()
+	for _, c := range []struct {
+		tool string
+		ro   bool
+		acc  tools.Access
+		want Decision
+	}{
+		{"grep", true, read("src"), Deny},
+		{"read_file", true, read("src/a.go"), Allow},
+		{"glob", true, read("src"), Allow},
+		{"ls", true, read("src"), Allow},
+		{"read_file", true, read("secrets/key"), Deny},
+		{"write_file", false, write, Deny},
+		{"edit_file", false, write, Ask},
+	} {
+		if got := p.Explain(c.tool, c.ro, c.acc); got.Decision != c.want {
+			t.Errorf("%s %+v: %v, want %v (%s)", c.tool, c.acc, got.Decision, c.want, got.Reason)
+		}
+	}
+	if _, err := ParseRule("NotebookEdit"); !errors.Is(err, ErrUnknownTool) {
+		t.Errorf("a bare NotebookEdit (no such tool) parsed: %v", err)
+	}
+	if r, err := ParseRule("NotebookEdit(docs/**)"); err != nil || r.Family != FamilyEdit {
+		t.Errorf("NotebookEdit(docs/**) = %+v, %v; want an Edit path rule", r, err)
 	}
 }
