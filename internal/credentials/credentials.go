@@ -146,36 +146,59 @@ func (s *Store) Get(name string) (string, bool) {
 }
 
 // Set stores value under name and returns where it went.
-func (s *Store) Set(name, value string) (string, error) {
-	m, err := s.read()
+func (s *Store) Set(name, value string) (where string, err error) {
+	err = s.update(func(m map[string]entry) error {
+		if s.useOS() {
+			err := s.os.set(name, value)
+			if err == nil {
+				m[name] = entry{Store: Keyring}
+				where = s.os.name()
+				return nil
+			}
+			if s.kind == Keyring {
+				return fmt.Errorf("credentials: %s: %w", s.os.name(), err)
+			}
+			// auto: the OS store refused; the file still works.
+		}
+		m[name] = entry{Store: FileKey, Value: value}
+		where = s.path()
+		return nil
+	})
 	if err != nil {
 		return "", err
 	}
-	if s.useOS() {
-		if err := s.os.set(name, value); err != nil {
-			if s.kind == Keyring {
-				return "", fmt.Errorf("credentials: %s: %w", s.os.name(), err)
-			}
-			// auto: the OS store refused; the file still works.
-		} else {
-			m[name] = entry{Store: Keyring}
-			return s.os.name(), s.write(m)
-		}
-	}
-	m[name] = entry{Store: FileKey, Value: value}
-	return s.path(), s.write(m)
+	return where, nil
 }
 
 // Delete forgets name wherever it is kept.
 func (s *Store) Delete(name string) error {
+	return s.update(func(m map[string]entry) error {
+		if e, ok := m[name]; ok && e.Store == Keyring {
+			_ = s.os.del(name)
+		}
+		delete(m, name)
+		return nil
+	})
+}
+
+// update reads the index, lets change alter it and writes it back, all
+// under the index lock: two processes that store at once (a `reasonix
+// setup` while a run keeps a refreshed sign-in) each see the other's
+// entry instead of writing back an index read before it was added.
+// Readers need no lock: the index is replaced by a rename.
+func (s *Store) update(change func(map[string]entry) error) error {
+	unlock, err := s.lock(indexLockFile)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	m, err := s.read()
 	if err != nil {
 		return err
 	}
-	if e, ok := m[name]; ok && e.Store == Keyring {
-		_ = s.os.del(name)
+	if err := change(m); err != nil {
+		return err
 	}
-	delete(m, name)
 	return s.write(m)
 }
 
@@ -183,21 +206,30 @@ func (s *Store) Delete(name string) error {
 // together (the refresh of an MCP server's sign-in).
 const LockFile = "credentials.lock"
 
+// indexLockFile is held while the index is read, changed and written
+// back (Set, Delete). It is another file than LockFile because a holder
+// of that one stores what it refreshed; taking the index lock inside it
+// keeps one order, so the two never wait on each other in a circle.
+const indexLockFile = "credentials.json.lock"
+
 // Lock holds an exclusive lock on the store, across processes, until
 // unlock is called: one refresh of a rotating token at a time, so another
 // run does not spend a refresh token this one just replaced. Set and
-// Delete do not take it themselves.
-func (s *Store) Lock() (unlock func(), err error) {
+// Delete may be called while it is held: they take the index's own lock.
+func (s *Store) Lock() (unlock func(), err error) { return s.lock(LockFile) }
+
+// lock waits for an exclusive lock on the file name under the home.
+func (s *Store) lock(name string) (unlock func(), err error) {
 	if err := os.MkdirAll(s.home, 0o700); err != nil {
 		return nil, fmt.Errorf("credentials: %w", err)
 	}
-	f, err := os.OpenFile(filepath.Join(s.home, LockFile), os.O_CREATE|os.O_RDWR, 0o600)
+	f, err := os.OpenFile(filepath.Join(s.home, name), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("credentials: %w", err)
 	}
 	if err := flock.Lock(f, true); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("credentials: lock: %w", err)
+		return nil, fmt.Errorf("credentials: lock %s: %w", name, err)
 	}
 	return func() {
 		flock.Unlock(f)

@@ -2,10 +2,13 @@ package credentials
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -139,5 +142,124 @@ func TestLockExcludes(t *testing.T) {
 	case <-got:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the lock was not handed on")
+	}
+}
+
+// Writers in several processes (and goroutines of this one) that store
+// and delete at once lose none of each other's entries: each change of
+// the index is made under its lock, also by a writer that holds the
+// refresh lock meanwhile, as a run keeping a refreshed sign-in does.
+func TestConcurrentWritersLoseNothing(t *testing.T) {
+	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" && runtime.GOOS != "windows" {
+		t.Skip("no file locks on this platform")
+	}
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	home := t.TempDir()
+	const procs, goroutines = 4, 2
+	var cmds []*exec.Cmd
+	for p := range procs {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestWriterProcess$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "CREDENTIALS_WRITER="+home+"\n"+fmt.Sprint("p", p))
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Logf("writer %d:\n%s", p, out.String())
+			}
+		})
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, goroutines)
+	for g := range goroutines {
+		wg.Go(func() { errs[g] = write(home, fmt.Sprint("g", g)) })
+	}
+	wg.Wait()
+	for _, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("writer process: %v", err)
+		}
+	}
+	for _, err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	var want []string
+	for p := range procs {
+		want = append(want, writerKeys(fmt.Sprint("p", p))...)
+	}
+	for g := range goroutines {
+		want = append(want, writerKeys(fmt.Sprint("g", g))...)
+	}
+	s := Open(home, FileKey)
+	got := s.Names()
+	if len(got) != len(want) {
+		t.Errorf("%d names kept, want %d", len(got), len(want))
+	}
+	for _, k := range want {
+		if v, ok := s.Get(k); !ok || v != "v-"+k {
+			t.Errorf("%s: %q %v (lost)", k, v, ok)
+		}
+	}
+}
+
+// writerRounds is how many entries each writer keeps.
+const writerRounds = 25
+
+func writerKeys(who string) []string {
+	out := make([]string, writerRounds)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s-%d", who, i)
+	}
+	return out
+}
+
+// write is one writer: it stores its keys, every fifth under the
+// refresh lock, and stores and deletes a scratch key between them.
+func write(home, who string) error {
+	s := Open(home, FileKey)
+	for i, k := range writerKeys(who) {
+		if i%5 == 0 {
+			unlock, err := s.Lock()
+			if err != nil {
+				return err
+			}
+			_, err = s.Set(k, "v-"+k)
+			unlock()
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		if _, err := s.Set(k, "v-"+k); err != nil {
+			return err
+		}
+		scratch := who + "-scratch"
+		if _, err := s.Set(scratch, "x"); err != nil {
+			return err
+		}
+		if err := s.Delete(scratch); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TestWriterProcess is one writer process of
+// TestConcurrentWritersLoseNothing.
+func TestWriterProcess(t *testing.T) {
+	env := os.Getenv("CREDENTIALS_WRITER")
+	if env == "" {
+		t.Skip("helper for TestConcurrentWritersLoseNothing")
+	}
+	home, who, _ := strings.Cut(env, "\n")
+	if err := write(home, who); err != nil {
+		t.Fatal(err)
 	}
 }
