@@ -480,3 +480,33 @@ func TestSandboxDevices(t *testing.T) {
 		}
 	}
 }
+
+// TestRulesetKeyHasAttributes: a ruleset's network restriction and
+// abstract socket scope are set when it is created, so two confinements
+// that differ only there must not share one.
+func TestRulesetKeyHasAttributes(t *testing.T) {
+	ws := t.TempDir()
+	secret := filepath.Join(ws, "secret")
+	base := confinement{write: []string{ws}, denyRead: []string{secret}}
+	keyOf := func(c confinement) string {
+		onPath, isDenied := deniedRoots(c.denyRead)
+		k, _ := rulesetKey(c, onPath, isDenied)
+		return string(k)
+	}
+	want := keyOf(base)
+	if again := keyOf(base); again != want {
+		t.Fatalf("the same confinement gave two keys:\n%s\n%s", want, again)
+	}
+	net, abstract, both := base, base, base
+	net.network = true
+	abstract.scopeAbstract = true
+	both.network, both.scopeAbstract = true, true
+	seen := map[string]string{want: "base"}
+	for name, c := range map[string]confinement{"network": net, "scopeAbstract": abstract, "both": both} {
+		k := keyOf(c)
+		if other, ok := seen[k]; ok {
+			t.Errorf("%s has the key of %s:\n%s", name, other, k)
+		}
+		seen[k] = name
+	}
+}

@@ -557,10 +557,12 @@ func deniedRoots(deny []string) (onPath, isDenied map[string]bool) {
 	return onPath, isDenied
 }
 
-// rulesetKey describes what the fixed rules of a ruleset were built from:
-// each directory on the way to a denied path and each denied path (which
-// file it is), and which file each writable path (symlinks followed, as
-// its rule does) and each exception is, "-" for one that does not exist.
+// rulesetKey describes what a ruleset was built from: whether it
+// restricts the network and scopes abstract unix sockets (attributes
+// fixed when it is created), each directory on the way to a denied path
+// and each denied path (which file it is), and which file each writable
+// path (symlinks followed, as its rule does) and each exception is, "-"
+// for one that does not exist.
 // It is built at every command, so into one buffer, without fmt; it also
 // returns what the stat of each directory on the way said (see
 // grantEntries), the paths that could not be stat'ed left out.
@@ -586,6 +588,9 @@ func rulesetKey(c confinement, onPath, isDenied map[string]bool) ([]byte, map[st
 		b = append(b, '\n')
 		return true
 	}
+	// Fixed for one Sandbox today, but a ruleset kept across a change
+	// of either would confine the next command as the last one.
+	b = append(b, 'n', ' ', keyFlag(c.network), ' ', 'a', ' ', keyFlag(c.scopeAbstract), '\n')
 	for _, p := range c.write {
 		stat('w', p, true)
 	}
@@ -601,6 +606,14 @@ func rulesetKey(c confinement, onPath, isDenied map[string]bool) ([]byte, map[st
 		stat('e', p, false)
 	}
 	return b, stamps
+}
+
+// keyFlag is a bool as one key byte.
+func keyFlag(v bool) byte {
+	if v {
+		return '1'
+	}
+	return '0'
 }
 
 func stampOf(st *syscall.Stat_t) dirStamp {
