@@ -28,7 +28,7 @@ func lastUser(t *testing.T, body []byte) string {
 func gitInit(t *testing.T, e *e2e) {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed: the command's !`git status` span needs it")
+		t.Skip("git is not installed: this test needs a git repository")
 	}
 	cmd := exec.Command("git", "init", "-q")
 	cmd.Dir, cmd.Env = e.repo, e.env

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/reasonix/reasonix/events"
 )
@@ -38,6 +39,12 @@ type ControlGuard struct {
 	mu       sync.Mutex
 	inflight int
 	base     *ctlSnap
+	// last is the latest look and lastAt when it began: a file that has
+	// not changed since (the same inode, size, times and mode) and whose
+	// last change was well before that look keeps the hash and copy made
+	// then, rather than being read again at every call (see reuse).
+	last   *ctlSnap
+	lastAt int64
 	// homeRoots says whether the home's control paths are watched apart
 	// from the workspace's .reasonix (they are not when the home is that
 	// directory). Decided at the first scan: resolving both paths stats
@@ -69,11 +76,21 @@ type ctlSnap struct {
 	dirs  map[string]bool
 }
 
+// lookup is the entry for path in s, which may be nil.
+func (s *ctlSnap) lookup(path string) (ctlEntry, bool) {
+	if s == nil {
+		return ctlEntry{}, false
+	}
+	e, ok := s.files[path]
+	return e, ok
+}
+
 type ctlEntry struct {
 	mode    fs.FileMode // type and permission bits
 	size    int64
 	mtime   int64
 	ino     uint64
+	ctime   int64 // status change time; 0 where unknown
 	sum     [32]byte
 	hashed  bool   // sum is valid
 	content []byte // kept copy; nil when over the caps
@@ -150,26 +167,62 @@ func samePath(a, b string) bool {
 	return a == b
 }
 
-// scan fingerprints every control path.
+// racyMargin is how long before a look a file must have last changed for
+// the look's hash of it to be trusted later (reuse). The kernel stamps a
+// change with a coarse clock, a tick (at most 10 ms) behind; a second
+// also covers the clock being slewed.
+const racyMargin = int64(time.Second)
+
+// reuse says whether the hash prev holds for a file can stand for the file
+// now described by e. Its change time must be the same, which no call can
+// forge (touch sets the modification time, not this one), and must
+// predate the look that hashed it by more than the clock's coarseness: a
+// change made in the same tick as that look could carry the very same
+// stamp (git's "racy clean" entries).
+func reuse(prev, e ctlEntry, prevAt int64) bool {
+	return prev.hashed && e.ctime != 0 && prev.ctime == e.ctime && prev.ino == e.ino &&
+		prev.size == e.size && prev.mtime == e.mtime && prev.mode == e.mode && e.ctime < prevAt-racyMargin
+}
+
+// scan fingerprints every control path. Called with cg.mu held.
 func (cg *ControlGuard) scan() *ctlSnap {
 	out := &ctlSnap{files: map[string]ctlEntry{}, dirs: map[string]bool{}}
+	at := time.Now().UnixNano()
+	prev, prevAt := cg.last, cg.lastAt
 	var total int64
+	keep := func(e *ctlEntry, b []byte) {
+		if total+int64(len(b)) <= cg.MaxTotal {
+			e.content, e.kept = b, true
+			total += int64(len(b))
+		}
+	}
+	hooks := filepath.Join(cg.ws, ".git", "hooks")
 	add := func(path string, fi fs.FileInfo) {
 		if fi.IsDir() {
 			out.dirs[path] = true
 			return
 		}
-		e := ctlEntry{mode: fi.Mode() & (fs.ModeType | fs.ModePerm), size: fi.Size(), mtime: fi.ModTime().UnixNano(), ino: inode(fi)}
+		e := ctlEntry{mode: fi.Mode() & (fs.ModeType | fs.ModePerm), size: fi.Size(), mtime: fi.ModTime().UnixNano(), ino: inode(fi), ctime: changeTime(fi)}
 		switch {
 		case fi.Mode()&fs.ModeSymlink != 0:
 			e.link, _ = os.Readlink(path)
+		case fi.Mode().IsRegular() && strings.HasSuffix(path, ".sample") && filepath.Dir(path) == hooks:
+			// Git never runs a hook sample, so only that it is there
+			// counts, not what it says or its mode (reading a fresh
+			// repository's dozen at every look was most of a look); a
+			// sample renamed to a hook's name is a new file.
+			e = ctlEntry{}
 		case fi.Mode().IsRegular() && fi.Size() <= cg.MaxFile:
+			if p, ok := prev.lookup(path); ok && reuse(p, e, prevAt) {
+				e.sum, e.hashed = p.sum, true
+				if p.kept {
+					keep(&e, p.content)
+				}
+				break
+			}
 			if b, err := os.ReadFile(path); err == nil && int64(len(b)) <= cg.MaxFile {
 				e.sum, e.hashed = sha256.Sum256(b), true
-				if total+int64(len(b)) <= cg.MaxTotal {
-					e.content, e.kept = b, true
-					total += int64(len(b))
-				}
+				keep(&e, b)
 			}
 		}
 		out.files[path] = e
@@ -205,6 +258,7 @@ func (cg *ControlGuard) scan() *ctlSnap {
 			return nil
 		})
 	}
+	cg.last, cg.lastAt = out, at
 	return out
 }
 

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reasonix/reasonix/events"
 )
@@ -89,9 +90,9 @@ func TestControlGuardRevertsEachKindOfChange(t *testing.T) {
 				}
 			}},
 		{"delete", ".reasonix/agents/rev.md", func(f *guardFix) { _ = os.RemoveAll(f.path(".reasonix/agents")) }, nil},
-		{"chmod", ".git/hooks/pre-commit.sample", func(f *guardFix) { _ = os.Chmod(f.path(".git/hooks/pre-commit.sample"), 0o755) },
+		{"chmod", ".git/config", func(f *guardFix) { _ = os.Chmod(f.path(".git/config"), 0o755) },
 			func(f *guardFix) {
-				fi, _ := os.Stat(f.path(".git/hooks/pre-commit.sample"))
+				fi, _ := os.Stat(f.path(".git/config"))
 				if fi.Mode().Perm() != 0o644 {
 					t.Errorf("mode = %v, want 0644", fi.Mode().Perm())
 				}
@@ -374,5 +375,80 @@ func TestControlGuardBaselineAtTurnStarts(t *testing.T) {
 	}
 	if got, _ := f.read("reasonix.toml"); !strings.Contains(got, "Bash(ls:*)") {
 		t.Fatalf("a person's edit was reverted: %q", got)
+	}
+}
+
+// A hook sample is never run by git, so the guard does not read it; a
+// sample renamed to a hook's name is a new hook and is removed.
+func TestControlGuardHookSamples(t *testing.T) {
+	f := newGuardFix(t)
+	if msg := f.call(false, func() { f.write(".git/hooks/pre-commit.sample", "#!/bin/sh\nanything\n") }); msg != "" {
+		t.Errorf("editing a sample: %q, want no message", msg)
+	}
+	msg := f.call(false, func() {
+		_ = os.Rename(f.path(".git/hooks/pre-commit.sample"), f.path(".git/hooks/pre-commit"))
+	})
+	if !strings.Contains(msg, ".git/hooks/pre-commit") {
+		t.Errorf("renaming a sample to a hook: %q", msg)
+	}
+	if _, ok := f.read(".git/hooks/pre-commit"); ok {
+		t.Error("the sample renamed to a hook is still there")
+	}
+}
+
+// A file the guard hashed once is not read again while nothing about it
+// changed; a change that keeps its size and sets its modification time
+// back is still seen, by its change time, which no call can set.
+func TestControlGuardSeesChangesBehindForgedTimes(t *testing.T) {
+	t.Parallel()
+	f := newGuardFix(t)
+	forge := func() {
+		p := f.path("reasonix.toml")
+		fi, _ := os.Stat(p)
+		old, _ := f.read("reasonix.toml")
+		f.write("reasonix.toml", strings.Replace(old, "default", "yolo!!!", 1))
+		_ = os.Chtimes(p, fi.ModTime(), fi.ModTime())
+	}
+	// At once: the file changed within the margin of the first look.
+	if msg := f.call(false, forge); !strings.Contains(msg, "reasonix.toml") {
+		t.Fatalf("a same-size change with its time set back at once was not reverted: %q", msg)
+	}
+	// Later, when the looks trust their earlier hash of it.
+	time.Sleep(time.Duration(racyMargin) + 200*time.Millisecond)
+	_ = f.call(false, func() {}) // a look that may reuse the hash
+	if msg := f.call(false, forge); !strings.Contains(msg, "reasonix.toml") {
+		t.Fatalf("a same-size change with its time set back later was not reverted: %q", msg)
+	}
+	if got, _ := f.read("reasonix.toml"); !strings.Contains(got, `"default"`) {
+		t.Errorf("reasonix.toml = %q, want the original", got)
+	}
+}
+
+func TestGuardReuseNeedsAnOldChangeTime(t *testing.T) {
+	at := time.Now().UnixNano()
+	old := ctlEntry{mode: 0o644, size: 3, mtime: 1, ino: 7, ctime: at - 2*racyMargin, hashed: true}
+	if !reuse(old, old, at) {
+		t.Error("an entry unchanged for long is not reused")
+	}
+	fresh := old
+	fresh.ctime = at - racyMargin/2
+	if reuse(fresh, fresh, at) {
+		t.Error("an entry changed within the margin of the look is reused")
+	}
+	unknown := old
+	unknown.ctime = 0
+	if reuse(unknown, unknown, at) {
+		t.Error("an entry without a change time is reused")
+	}
+	for name, mut := range map[string]func(*ctlEntry){
+		"ctime": func(e *ctlEntry) { e.ctime++ }, "ino": func(e *ctlEntry) { e.ino++ },
+		"size": func(e *ctlEntry) { e.size++ }, "mtime": func(e *ctlEntry) { e.mtime++ },
+		"mode": func(e *ctlEntry) { e.mode = 0o755 },
+	} {
+		now := old
+		mut(&now)
+		if reuse(old, now, at) {
+			t.Errorf("reused with another %s", name)
+		}
 	}
 }
