@@ -446,8 +446,8 @@ func TestE2EMCPOAuthLoginRunRefreshLogout(t *testing.T) {
 	if !strings.Contains(again, "signed-in answer for token access-") {
 		t.Fatalf("no answer after the token was dropped:\n%s\n%s", again, r.stderr)
 	}
-	if c := srv.Counts(); c.Refreshes != 1 || c.CodeGrants != 1 || c.Calls != 2 {
-		t.Errorf("after expiry: %+v", c)
+	if c := srv.Counts(); c.Refreshes != 1 || c.CodeGrants != 1 || c.Calls != 2 || c.RefreshResource != srv.URL {
+		t.Errorf("after expiry (the refresh names the resource, RFC 8707): %+v", c)
 	}
 	// The refreshed token was kept: a new run needs no refresh.
 	if g := e.run("", "mcp", "get", "remote"); !strings.Contains(g.stdout, "remote: running") || !strings.Contains(g.stdout, "signed in (OAuth") {

@@ -4,8 +4,10 @@
 // authorization server (RFC 8414 metadata, dynamic client registration,
 // the authorization-code grant with PKCE S256, rotating refresh tokens).
 // It checks what a real server would (the redirect address a client
-// registered, the code verifier, the refresh token) and counts what
-// happened, so tests can assert on it. Only tests import it.
+// registered, the code verifier, the refresh token and the client it was
+// given to, the resource indicator of RFC 8707 on every token request)
+// and counts what happened, so tests can assert on it. Only tests import
+// it.
 package oauthtest
 
 import (
@@ -67,8 +69,8 @@ type Server struct {
 	clients map[string][]string // client id -> redirect addresses
 	secrets map[string]string   // client id -> secret
 	codes   map[string]code
-	access  map[string]bool // live access tokens
-	refresh map[string]bool // live refresh tokens
+	access  map[string]bool   // live access tokens
+	refresh map[string]issued // live refresh tokens
 	n       int
 	counts  Counts
 }
@@ -80,6 +82,14 @@ type Counts struct {
 	Calls int
 	// Scope is the scope the last authorization asked for.
 	Scope string
+	// RefreshResource is the resource parameter of the last refresh
+	// request, refused or not.
+	RefreshResource string
+}
+
+// issued is who a refresh token was given to, for which resource.
+type issued struct {
+	client, resource string
 }
 
 type code struct {
@@ -89,7 +99,7 @@ type code struct {
 // New starts a server for t; it stops when t ends.
 func New(t testing.TB, opts Options) *Server {
 	t.Helper()
-	s := &Server{opts: opts, clients: map[string][]string{}, secrets: map[string]string{}, codes: map[string]code{}, access: map[string]bool{}, refresh: map[string]bool{}}
+	s := &Server{opts: opts, clients: map[string][]string{}, secrets: map[string]string{}, codes: map[string]code{}, access: map[string]bool{}, refresh: map[string]issued{}}
 	if c := opts.Client; c != nil {
 		s.clients[c.ID] = []string{c.Redirect}
 		s.secrets[c.ID] = c.Secret
@@ -270,6 +280,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "invalid_client"})
 		return
 	}
+	var grant issued
 	switch f.Get("grant_type") {
 	case "authorization_code":
 		c, ok := s.codes[f.Get("code")]
@@ -280,22 +291,37 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant"})
 			return
 		}
+		if f.Get("resource") != c.resource {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_target"})
+			return
+		}
 		s.counts.CodeGrants++
+		grant = issued{client: client, resource: c.resource}
 	case "refresh_token":
-		if !s.refresh[f.Get("refresh_token")] {
+		s.counts.RefreshResource = f.Get("resource")
+		g, ok := s.refresh[f.Get("refresh_token")]
+		if !ok || g.client != client {
 			s.counts.RefusedRefreshes++
 			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant"})
 			return
 		}
+		if f.Get("resource") != g.resource {
+			// RFC 8707 2: a refresh names the resource again; one
+			// outside the grant is refused.
+			s.counts.RefusedRefreshes++
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_target"})
+			return
+		}
 		delete(s.refresh, f.Get("refresh_token")) // rotated
 		s.counts.Refreshes++
+		grant = g
 	default:
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "unsupported_grant_type"})
 		return
 	}
 	s.n++
 	at, rt := fmt.Sprintf("access-%d", s.n), fmt.Sprintf("refresh-%d", s.n)
-	s.access[at], s.refresh[rt] = true, true
+	s.access[at], s.refresh[rt] = true, grant
 	out := map[string]any{"access_token": at, "token_type": "Bearer", "refresh_token": rt, "scope": "tools"}
 	if s.opts.ExpiresIn > 0 {
 		out["expires_in"] = s.opts.ExpiresIn

@@ -66,8 +66,8 @@ type OAuthClient struct {
 // give in this process.
 var ErrSignIn = errors.New("needs an OAuth sign-in")
 
-// refreshTimeout bounds one request to an authorization server: oauth2's
-// token sources take no context.
+// refreshTimeout bounds one request to an authorization server: a token
+// source's Token takes no context.
 const refreshTimeout = 30 * time.Second
 
 // signInWait is how long a sign-in waits for the browser to come back.
@@ -76,18 +76,16 @@ const signInWait = 10 * time.Minute
 // grant is what one sign-in gave: enough to use and refresh the tokens
 // without asking the person or the server's metadata again.
 type grant struct {
-	URL          string        `json:"url"`
-	ClientID     string        `json:"client_id"`
-	ClientSecret string        `json:"client_secret,omitempty"`
-	TokenURL     string        `json:"token_url"`
-	AuthStyle    int           `json:"auth_style,omitempty"`
-	Scopes       []string      `json:"scopes,omitempty"`
-	Token        *oauth2.Token `json:"token"`
-}
-
-func (g *grant) config() *oauth2.Config {
-	return &oauth2.Config{ClientID: g.ClientID, ClientSecret: g.ClientSecret, Scopes: g.Scopes,
-		Endpoint: oauth2.Endpoint{TokenURL: g.TokenURL, AuthStyle: oauth2.AuthStyle(g.AuthStyle)}}
+	URL          string   `json:"url"`
+	ClientID     string   `json:"client_id"`
+	ClientSecret string   `json:"client_secret,omitempty"`
+	TokenURL     string   `json:"token_url"`
+	AuthStyle    int      `json:"auth_style,omitempty"`
+	Scopes       []string `json:"scopes,omitempty"`
+	// Resource is the resource indicator (RFC 8707) the sign-in asked
+	// for; refreshes send it again.
+	Resource string        `json:"resource,omitempty"`
+	Token    *oauth2.Token `json:"token"`
 }
 
 // GrantKey is the name a server's sign-in is stored under: its name and
@@ -214,8 +212,9 @@ func (t *tokenSource) token(stale string) (*oauth2.Token, error) {
 		t.dead = true
 		return nil, errors.New("the sign-in expired and gave no refresh token")
 	}
-	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, t.client)
-	nt, err := t.g.config().TokenSource(ctx, &oauth2.Token{RefreshToken: cur.RefreshToken}).Token()
+	ctx, cancel := context.WithTimeout(context.Background(), refreshTimeout)
+	defer cancel()
+	nt, err := refreshGrant(ctx, t.client, t.g)
 	if err != nil {
 		var re *oauth2.RetrieveError
 		if errors.As(err, &re) && (re.ErrorCode == "invalid_grant" || re.ErrorCode == "invalid_client" || re.ErrorCode == "unauthorized_client") {
@@ -271,6 +270,9 @@ type connAuth struct {
 
 	mu  sync.Mutex
 	src *tokenSource // nil while nothing is stored
+	// resource is the resource indicator the sign-in in progress sent
+	// to the authorization page, kept with its grant.
+	resource string
 }
 
 func (a *connAuth) source() *tokenSource {
@@ -554,9 +556,19 @@ func (s *server) newAuth(clock *pausable) (a *connAuth, cleanup func(), err erro
 		return nil, nil, err
 	}
 	redirect := l.redirectURL()
+	fetch := s.fetchCode(l, clock, open)
 	cfg := &auth.AuthorizationCodeHandlerConfig{
-		RedirectURL:              redirect,
-		AuthorizationCodeFetcher: s.fetchCode(l, clock, open),
+		RedirectURL: redirect,
+		AuthorizationCodeFetcher: func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
+			// The SDK sends the same resource to the token endpoint
+			// but does not hand it to NewTokenSource.
+			if u, err := url.Parse(args.URL); err == nil {
+				a.mu.Lock()
+				a.resource = u.Query().Get("resource")
+				a.mu.Unlock()
+			}
+			return fetch(ctx, args)
+		},
 		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
 			RedirectURIs:    []string{redirect},
 			ClientName:      "Reasonix",
@@ -584,8 +596,11 @@ func (s *server) newAuth(clock *pausable) (a *connAuth, cleanup func(), err erro
 			return found
 		},
 		NewTokenSource: func(_ context.Context, c *oauth2.Config, tok *oauth2.Token) (oauth2.TokenSource, error) {
+			a.mu.Lock()
+			resource := a.resource
+			a.mu.Unlock()
 			g := &grant{URL: s.cfg.URL, ClientID: c.ClientID, ClientSecret: c.ClientSecret, TokenURL: c.Endpoint.TokenURL,
-				AuthStyle: int(c.Endpoint.AuthStyle), Scopes: c.Scopes, Token: tok}
+				AuthStyle: int(c.Endpoint.AuthStyle), Scopes: c.Scopes, Resource: resource, Token: tok}
 			if st := s.m.opts.Tokens; st != nil {
 				if err := saveGrant(st, key, g); err != nil {
 					return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/reasonix/reasonix/internal/oauthtest"
+	"golang.org/x/oauth2"
 )
 
 // memStore is a TokenStore in memory.
@@ -163,7 +165,7 @@ func TestOAuthSignInKeepRefreshRevoke(t *testing.T) {
 		}
 	}
 	g := store.stored(t, c)
-	if g == nil || g.ClientID == "" || g.Token.RefreshToken == "" || g.URL != srv.URL {
+	if g == nil || g.ClientID == "" || g.Token.RefreshToken == "" || g.URL != srv.URL || g.Resource != srv.URL {
 		t.Fatalf("kept grant: %+v", g)
 	}
 	if got := srv.Counts(); got.Registrations != 1 || got.CodeGrants != 1 {
@@ -179,7 +181,8 @@ func TestOAuthSignInKeepRefreshRevoke(t *testing.T) {
 	m2.Close()
 
 	// The server drops the access token: the refusal is met with a
-	// refresh, and the refreshed token is kept.
+	// refresh, which names the resource again (RFC 8707, as the MCP
+	// authorization spec requires), and the refreshed token is kept.
 	srv.Expire()
 	m3, n3 := oauthManager(t, c, Options{Tokens: store})
 	if st, _ := m3.Status("remote"); st.State != StateRunning {
@@ -188,7 +191,7 @@ func TestOAuthSignInKeepRefreshRevoke(t *testing.T) {
 	out := whoami(t, m3)
 	m3.Close()
 	g2 := store.stored(t, c)
-	if got := srv.Counts(); got.Refreshes != 1 || got.Registrations != 1 || got.CodeGrants != 1 {
+	if got := srv.Counts(); got.Refreshes != 1 || got.Registrations != 1 || got.CodeGrants != 1 || got.RefreshResource != srv.URL {
 		t.Errorf("counts after expiry: %+v", got)
 	}
 	if g2.Token.AccessToken == first || !strings.Contains(out, g2.Token.AccessToken) || g2.Token.RefreshToken == g.Token.RefreshToken {
@@ -210,7 +213,8 @@ func TestOAuthSignInKeepRefreshRevoke(t *testing.T) {
 }
 
 // A token whose announced lifetime is over is refreshed before it is
-// sent, so the server never sees it.
+// sent, so the server never sees it. The grant is one kept before its
+// resource indicator was: the refresh names the server's address.
 func TestOAuthExpiredTokenRefreshedBeforeUse(t *testing.T) {
 	srv := oauthtest.New(t, oauthtest.Options{ExpiresIn: 3600})
 	c := remoteConfig(srv)
@@ -221,13 +225,14 @@ func TestOAuthExpiredTokenRefreshedBeforeUse(t *testing.T) {
 		t.Fatal("nothing kept")
 	}
 	g.Token.Expiry = time.Now().Add(-time.Minute)
+	g.Resource = ""
 	if err := saveGrant(store, GrantKey(c), g); err != nil {
 		t.Fatal(err)
 	}
 	before := srv.Counts()
 	m2, _ := oauthManager(t, c, Options{Tokens: store})
 	out := whoami(t, m2)
-	if got := srv.Counts(); got.Refreshes != before.Refreshes+1 || strings.HasSuffix(out, " "+g.Token.AccessToken) {
+	if got := srv.Counts(); got.Refreshes != before.Refreshes+1 || got.RefreshResource != srv.URL || strings.HasSuffix(out, " "+g.Token.AccessToken) {
 		t.Errorf("expired token: counts %+v, answer %q", got, out)
 	}
 	if g2 := store.stored(t, c); g2.Token.AccessToken == g.Token.AccessToken || !g2.Token.Valid() {
@@ -409,6 +414,33 @@ func TestOAuthPreregisteredClient(t *testing.T) {
 		t.Errorf("kept %+v", g)
 	}
 
+	// The kept grant refreshes with the client's secret, in the body as
+	// the server's metadata prefers, as HTTP Basic, and (a way not
+	// settled at the sign-in) Basic first; each names the resource.
+	key := GrantKey(c)
+	for _, style := range []oauth2.AuthStyle{oauth2.AuthStyleInParams, oauth2.AuthStyleInHeader, oauth2.AuthStyleAutoDetect} {
+		g := store.stored(t, c)
+		if style == oauth2.AuthStyleInParams && g.AuthStyle != int(style) {
+			t.Errorf("the sign-in settled auth style %d, want the body", g.AuthStyle)
+		}
+		g.AuthStyle = int(style)
+		before := srv.Counts().Refreshes
+		tok, err := refreshGrant(context.Background(), http.DefaultClient, g)
+		if err != nil || srv.Counts().Refreshes != before+1 || srv.Counts().RefreshResource != srv.URL {
+			t.Fatalf("refresh with style %d: %v %+v", style, err, srv.Counts())
+		}
+		g.Token = tok
+		if err := saveGrant(store, key, g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g := store.stored(t, c)
+	g.ClientSecret = "wrong"
+	var re *oauth2.RetrieveError
+	if _, err := refreshGrant(context.Background(), http.DefaultClient, g); !errors.As(err, &re) || re.ErrorCode != "invalid_client" {
+		t.Errorf("refresh with a wrong secret: %v", err)
+	}
+
 	// A wrong secret is refused at the token endpoint.
 	c.OAuth.ClientSecret = "wrong"
 	b2 := &browser{}
@@ -533,5 +565,47 @@ func TestOAuthConcurrentRefreshOnce(t *testing.T) {
 	if errs[0] != nil || errs[1] != nil || toks[0] != toks[1] || toks[0] == g.Token.AccessToken ||
 		got.Refreshes != before.Refreshes+1 || got.RefusedRefreshes != 0 {
 		t.Errorf("tokens %v errors %v counts %+v", toks, errs, got)
+	}
+}
+
+// A token endpoint's answer is read as JSON or (some older servers) form
+// encoding; an error is a RetrieveError with the server's code even in
+// an answer whose status says success.
+func TestParseToken(t *testing.T) {
+	for _, c := range []struct {
+		status      int
+		ctype, body string
+		access      string
+		expires     bool
+		// refused: a RetrieveError with code; else msg in the error.
+		refused   bool
+		code, msg string
+	}{
+		{status: 200, ctype: "application/json", body: `{"access_token":"a","refresh_token":"r","expires_in":60}`, access: "a", expires: true},
+		{status: 200, ctype: "application/json; charset=utf-8", body: `{"access_token":"a","expires_in":"60"}`, access: "a", expires: true},
+		{status: 200, ctype: "application/x-www-form-urlencoded", body: `access_token=a&expires_in=60`, access: "a", expires: true},
+		{status: 200, ctype: "application/json", body: `{"access_token":"a"}`, access: "a"},
+		{status: 400, ctype: "application/json", body: `{"error":"invalid_grant","error_description":"spent"}`, refused: true, code: "invalid_grant"},
+		{status: 200, ctype: "application/json", body: `{"error":"invalid_grant"}`, refused: true, code: "invalid_grant"},
+		{status: 200, ctype: "text/plain", body: `error=invalid_client`, refused: true, code: "invalid_client"},
+		{status: 502, ctype: "text/html", body: `<h1>bad gateway</h1>`, refused: true},
+		{status: 200, ctype: "application/json", body: `{"token_type":"Bearer"}`, msg: "no access_token"},
+		{status: 200, ctype: "text/html", body: `<h1>hello</h1>`, msg: "answer"},
+	} {
+		resp := &http.Response{StatusCode: c.status, Header: http.Header{"Content-Type": {c.ctype}}}
+		tok, err := parseToken(resp, []byte(c.body))
+		var re *oauth2.RetrieveError
+		switch {
+		case c.refused:
+			if !errors.As(err, &re) || re.ErrorCode != c.code || re.Response.StatusCode != c.status {
+				t.Errorf("%s: %v, want a refusal %q", c.body, err, c.code)
+			}
+		case c.msg != "":
+			if err == nil || errors.As(err, &re) || !strings.Contains(err.Error(), c.msg) {
+				t.Errorf("%s: %v, want %q", c.body, err, c.msg)
+			}
+		case err != nil || tok.AccessToken != c.access || tok.Expiry.IsZero() == c.expires:
+			t.Errorf("%s: %+v %v", c.body, tok, err)
+		}
 	}
 }

@@ -1,0 +1,164 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/oauth2"
+)
+
+// The token requests a kept grant makes after its sign-in (a refresh)
+// are written here rather than left to oauth2's token source: that one
+// sends only grant_type and refresh_token, and the MCP authorization
+// spec requires the resource parameter (RFC 8707) on every token
+// request, so the authorization server can keep the new token bound to
+// the server it was granted for.
+
+// resource is the resource indicator the grant was asked for: what the
+// sign-in sent, else (a grant kept before that was recorded) the
+// server's address, which is what the sign-in sends.
+func (g *grant) resource() string {
+	if g.Resource != "" {
+		return g.Resource
+	}
+	return g.URL
+}
+
+// refreshGrant asks the authorization server for a new access token with
+// the grant's refresh token. A refusal is an *oauth2.RetrieveError with
+// the server's error code. A server that sends no new refresh token
+// keeps the old one valid (RFC 6749 6).
+func refreshGrant(ctx context.Context, client *http.Client, g *grant) (*oauth2.Token, error) {
+	form := url.Values{
+		"grant_type":    {"refresh_token"},
+		"refresh_token": {g.Token.RefreshToken},
+		"resource":      {g.resource()},
+	}
+	resp, body, err := g.post(ctx, client, g.TokenURL, form)
+	if err != nil {
+		return nil, err
+	}
+	tok, err := parseToken(resp, body)
+	if err != nil {
+		return nil, err
+	}
+	if tok.RefreshToken == "" {
+		tok.RefreshToken = g.Token.RefreshToken
+	}
+	return tok, nil
+}
+
+// post sends form to an endpoint of the grant's authorization server
+// with the client's authentication (RFC 6749 2.3.1), as its sign-in
+// settled: in the body, or as HTTP Basic. A client whose way was not
+// settled (registered by hand with a server that names none) tries Basic
+// first and the body after a refusal, as oauth2 does. The answer's body
+// is read (at most 1 MiB) and the response closed.
+func (g *grant) post(ctx context.Context, client *http.Client, endpoint string, form url.Values) (*http.Response, []byte, error) {
+	styles := []oauth2.AuthStyle{oauth2.AuthStyle(g.AuthStyle)}
+	if styles[0] == oauth2.AuthStyleAutoDetect {
+		styles = []oauth2.AuthStyle{oauth2.AuthStyleInParams}
+		if g.ClientSecret != "" {
+			styles = []oauth2.AuthStyle{oauth2.AuthStyleInHeader, oauth2.AuthStyleInParams}
+		}
+	}
+	var (
+		resp *http.Response
+		body []byte
+	)
+	for _, style := range styles {
+		v := url.Values{}
+		for k, vs := range form {
+			v[k] = vs
+		}
+		if style == oauth2.AuthStyleInParams {
+			v.Set("client_id", g.ClientID)
+			if g.ClientSecret != "" {
+				v.Set("client_secret", g.ClientSecret)
+			}
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(v.Encode()))
+		if err != nil {
+			return nil, nil, err
+		}
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Accept", "application/json")
+		if style == oauth2.AuthStyleInHeader {
+			// RFC 6749 2.3.1: both are form-encoded before Basic.
+			req.SetBasicAuth(url.QueryEscape(g.ClientID), url.QueryEscape(g.ClientSecret))
+		}
+		resp, err = client.Do(req)
+		if err != nil {
+			return nil, nil, err
+		}
+		body, err = io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		resp.Body.Close()
+		if err != nil {
+			return nil, nil, err
+		}
+		if resp.StatusCode/100 == 2 {
+			break
+		}
+	}
+	return resp, body, nil
+}
+
+// parseToken reads a token endpoint's answer: JSON, or the form
+// encoding some servers still send. A refusal, or an error in an answer
+// with a good status, is an *oauth2.RetrieveError.
+func parseToken(resp *http.Response, body []byte) (*oauth2.Token, error) {
+	var fields struct {
+		AccessToken      string      `json:"access_token"`
+		TokenType        string      `json:"token_type"`
+		RefreshToken     string      `json:"refresh_token"`
+		ExpiresIn        json.Number `json:"expires_in"`
+		Error            string      `json:"error"`
+		ErrorDescription string      `json:"error_description"`
+		ErrorURI         string      `json:"error_uri"`
+	}
+	bad := resp.StatusCode/100 != 2
+	refused := &oauth2.RetrieveError{Response: resp, Body: body}
+	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch media {
+	case "application/x-www-form-urlencoded", "text/plain":
+		v, err := url.ParseQuery(string(body))
+		if err != nil {
+			if bad {
+				return nil, refused
+			}
+			return nil, fmt.Errorf("the token endpoint's answer: %w", err)
+		}
+		fields.AccessToken, fields.TokenType, fields.RefreshToken = v.Get("access_token"), v.Get("token_type"), v.Get("refresh_token")
+		fields.ExpiresIn = json.Number(v.Get("expires_in"))
+		fields.Error, fields.ErrorDescription, fields.ErrorURI = v.Get("error"), v.Get("error_description"), v.Get("error_uri")
+	default:
+		if err := json.Unmarshal(body, &fields); err != nil {
+			if bad {
+				return nil, refused
+			}
+			return nil, fmt.Errorf("the token endpoint's answer: %w", err)
+		}
+	}
+	if bad || fields.Error != "" {
+		refused.ErrorCode, refused.ErrorDescription, refused.ErrorURI = fields.Error, fields.ErrorDescription, fields.ErrorURI
+		return nil, refused
+	}
+	if fields.AccessToken == "" {
+		return nil, errors.New("the token endpoint's answer has no access_token")
+	}
+	tok := &oauth2.Token{AccessToken: fields.AccessToken, TokenType: fields.TokenType, RefreshToken: fields.RefreshToken}
+	if secs, err := strconv.ParseInt(fields.ExpiresIn.String(), 10, 64); err == nil && secs > 0 {
+		tok.ExpiresIn = secs
+		tok.Expiry = time.Now().Add(time.Duration(secs) * time.Second)
+	}
+	return tok, nil
+}
