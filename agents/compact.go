@@ -237,6 +237,7 @@ func (s *Session) compact(ctx context.Context, out *Outcome, focus string, force
 		}
 		c.Archived = append(c.Archived, m)
 		m.Content = fmt.Sprintf("[output of %s pruned: %d bytes; ask again if needed]", orDefault(names[m.ToolCallID], "tool"), len(m.Content))
+		m.Rules = nil // the rules attached to it went with it
 		msgs[i] = m
 		c.Pruned++
 	}

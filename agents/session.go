@@ -45,14 +45,16 @@ type StepStarter interface {
 // directory that a session's file tools reach (rules.Nested).
 type NestedRules interface {
 	// Attach returns the rules files of the folders paths reach that
-	// the session does not hold yet, to append to the call's result; ""
-	// when there is none.
-	Attach(paths []string) string
-	// Hold makes what the session holds the prefix's files and those
-	// attached to results (the tool results its history carries): told
+	// the session does not hold yet, as text to append to the call's
+	// result ("" when there is none), and the files that text holds,
+	// which the result's message records (providers.Message.Rules).
+	Attach(paths []string) (text string, files []string)
+	// Hold makes what the session holds the prefix's files and files,
+	// those recorded on the tool results its history carries: told
 	// after a restored history and after a compaction, which may have
-	// taken some away.
-	Hold(results []string)
+	// taken some away. The results' text is never the evidence: a file
+	// the model read may imitate an attachment.
+	Hold(files []string)
 }
 
 // Config assembles a session.
@@ -293,18 +295,18 @@ func (s *Session) Restore(msgs []providers.Message) error {
 }
 
 // holdNestedRules tells NestedRules which rules files the history's
-// tool results carry.
+// tool results carry, as recorded on them when they were attached.
 func (s *Session) holdNestedRules() {
 	if s.cfg.NestedRules == nil {
 		return
 	}
-	var results []string
+	var files []string
 	for _, m := range s.msgs {
 		if m.Role == providers.RoleTool {
-			results = append(results, m.Content)
+			files = append(files, m.Rules...)
 		}
 	}
-	s.cfg.NestedRules.Hold(results)
+	s.cfg.NestedRules.Hold(files)
 }
 
 func (s *Session) publish(e events.Event) {
@@ -542,6 +544,11 @@ type callResult struct {
 	denied bool
 	// writes are the paths a successful call described as written.
 	writes []string
+	// rules are the rules files NestedRules attached to the result, and
+	// rulesText the text it appended; the message records rules when
+	// that text ends the result as it went into the history.
+	rules     []string
+	rulesText string
 }
 
 // runCalls executes the calls of one assistant message. Consecutive
@@ -559,7 +566,13 @@ func (s *Session) runCalls(ctx context.Context, msg providers.Message, out *Outc
 			if r.IsError && !strings.HasPrefix(content, "Error") {
 				content = "Error: " + content
 			}
-			if err := s.append(providers.Message{Role: providers.RoleTool, ToolCallID: c.ID, Content: content}); err != nil {
+			m := providers.Message{Role: providers.RoleTool, ToolCallID: c.ID, Content: content}
+			if rr := results[done]; len(rr.rules) > 0 && strings.HasSuffix(content, rr.rulesText) {
+				// Cut by the output limit or changed by redaction, the
+				// rules are not held whole: a later call attaches them.
+				m.Rules = rr.rules
+			}
+			if err := s.append(m); err != nil {
 				return err
 			}
 			out.Calls = append(out.Calls, CallRecord{ID: c.ID, Name: c.Function.Name, Args: recordArgs(c.Function.Arguments),
@@ -740,8 +753,9 @@ func (s *Session) runOne(ctx context.Context, c providers.ToolCall, reason strin
 		}
 	}
 	if s.cfg.NestedRules != nil && !res.IsError && (acc.Kind == tools.KindRead || acc.Kind == tools.KindWrite) {
-		if extra := s.cfg.NestedRules.Attach(acc.Paths()); extra != "" {
+		if extra, files := s.cfg.NestedRules.Attach(acc.Paths()); extra != "" {
 			res.Content += "\n\n" + extra
+			r.rules, r.rulesText = files, extra
 		}
 	}
 	r.res = res

@@ -17,8 +17,9 @@ import (
 // on final answers would only grow the prompt. The stored message (and the
 // transcript) keeps the reasoning; only the wire form drops it.
 //
-// The bytes are encoding/json's for Message with HTML escaping off (a test
-// holds them equal), written without reflection: the first message of a
+// Rules are session state and never sent. Otherwise the bytes are
+// encoding/json's for Message with HTML escaping off (a test holds them
+// equal), written without reflection: the first message of a
 // process is its system prompt, on the way to the first request, and
 // building encoding/json's reflected encoder for these types and growing
 // its buffer cost more than the rest of the encoding.

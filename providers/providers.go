@@ -32,6 +32,13 @@ type Message struct {
 	ToolCalls        []ToolCall `json:"tool_calls,omitempty"`
 	ToolCallID       string     `json:"tool_call_id,omitempty"`
 	Name             string     `json:"name,omitempty"`
+	// Rules, on a tool result, are the rules files Reasonix attached to
+	// it (a subfolder's CLAUDE.md, agents.NestedRules), as absolute
+	// paths. Session state, not wire: the session file keeps them, so a
+	// resumed session knows which rules its history holds without
+	// trusting the result's text (a file the model read may imitate an
+	// attachment); EncodeMessage leaves them out.
+	Rules []string `json:"rules,omitempty"`
 }
 
 // ToolCall is one complete function call requested by the model.

@@ -3,7 +3,6 @@ package rules
 import (
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 )
@@ -32,7 +31,8 @@ type Nested struct {
 	dirs map[string]bool
 	// inPrefix are the identities of the files the prefix holds (nil
 	// until the first folder is reached), attached those of the rules
-	// files attached to results the session's history carries: the
+	// files attached to results the session's history carries (as the
+	// session recorded them, never as the results' text says): the
 	// session holds both.
 	inPrefix map[string]bool
 	attached map[string]bool
@@ -76,39 +76,25 @@ func NewNested(opts Options, root string, prefix func() []string) *Nested {
 	return n
 }
 
-// nestedIntro opens what Attach returns; Hold looks for it.
+// nestedIntro opens what Attach returns.
 const nestedIntro = "This call reached a folder with rules files of its own."
 
-// Hold makes what the session holds the prefix's files and the rules
-// files attached to results (the tool results its history carries, after
-// a resumed session's history is restored or a compaction pruned or
-// folded some away): a folder whose rules are among them is not attached
-// again, one whose rules left the history is, when a call reaches it.
-func (n *Nested) Hold(results []string) {
+// Hold makes what the session holds the prefix's files and files, the
+// rules files Attach returned for the tool results its history still
+// carries (after a resumed session's history is restored or a compaction
+// pruned or folded some away), as the session recorded them beside each
+// result: never read from a result's text, which a file the model read
+// could fill with an imitation of an attachment to keep a folder's rules
+// out. A folder whose rules are among them is not attached again, one
+// whose rules left the history is, when a call reaches it.
+func (n *Nested) Hold(files []string) {
 	if n == nil {
 		return
 	}
 	attached := map[string]bool{}
-	for _, r := range results {
-		i := strings.Index(r, nestedIntro)
-		if i < 0 {
-			continue
-		}
-		rest := r[i:]
-		for {
-			j := strings.Index(rest, "<rules source=")
-			if j < 0 {
-				break
-			}
-			rest = rest[j+len("<rules source="):]
-			q, err := strconv.QuotedPrefix(rest)
-			if err != nil {
-				continue
-			}
-			rest = rest[len(q):]
-			if p, err := strconv.Unquote(q); err == nil && filepath.IsAbs(p) {
-				attached[identity(p)] = true
-			}
+	for _, p := range files {
+		if filepath.IsAbs(p) {
+			attached[identity(p)] = true
 		}
 	}
 	n.mu.Lock()
@@ -141,12 +127,14 @@ func (n *Nested) held() map[string]bool {
 // Attach returns the rules files the session does not hold, of the folders between
 // the working directory (exclusive) and each of paths (relative to the
 // session's root, or absolute), each in a <rules kind="nested"> block
-// under a line saying what they are; "" when there is none.
-func (n *Nested) Attach(paths []string) string {
+// under a line saying what they are; "" when there is none. files are
+// the files that text holds (the rules files and their imports), for
+// the session to record beside the result and give back to Hold.
+func (n *Nested) Attach(paths []string) (text string, files []string) {
 	if n == nil || n.cwd == "" {
-		return ""
+		return "", nil
 	}
-	var files []string
+	var found []string
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	for _, p := range paths {
@@ -176,24 +164,24 @@ func (n *Nested) Attach(paths []string) string {
 			for _, name := range ProjectFiles {
 				f := filepath.Join(cur, name)
 				if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() {
-					files = append(files, f)
+					found = append(found, f)
 				}
 			}
 		}
 	}
-	if len(files) == 0 {
-		return ""
+	if len(found) == 0 {
+		return "", nil
 	}
 	// The loader skips what the session holds (an import of such a file
 	// says "included above"); what it reads is attached.
 	l := &loader{opts: n.opts, budget: TotalCap, seen: n.held()}
 	var blocks []string
-	for _, f := range files {
+	for _, f := range found {
 		if pt, ok := l.top(KindNested, f, false); ok {
 			blocks = append(blocks, pt.Text)
-			n.attached[identity(f)] = true
-			for _, imp := range pt.Imports {
-				n.attached[identity(imp)] = true
+			for _, p := range append([]string{f}, pt.Imports...) {
+				n.attached[identity(p)] = true
+				files = append(files, p)
 			}
 		}
 	}
@@ -201,7 +189,7 @@ func (n *Nested) Attach(paths []string) string {
 		blocks = append(blocks, "("+note+")")
 	}
 	if len(blocks) == 0 {
-		return ""
+		return "", nil
 	}
-	return nestedIntro + " Follow them for the files under that folder:\n" + strings.Join(blocks, "\n")
+	return nestedIntro + " Follow them for the files under that folder:\n" + strings.Join(blocks, "\n"), files
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -433,19 +434,22 @@ func TestNested(t *testing.T) {
 	f.write(filepath.Join(f.repo, "a", "b", "AGENTS.md"), "B-RULES\n")
 	f.write(filepath.Join(f.repo, "a", "b", "x.go"), "package b\n")
 	n := NewNested(f.opts(f.repo), f.repo, nil)
-	got := n.Attach([]string{"a/b/x.go"})
+	got, files := n.Attach([]string{"a/b/x.go"})
+	if want := []string{filepath.Join(f.repo, "a", "CLAUDE.md"), filepath.Join(f.repo, "a", "b", "AGENTS.md")}; !slices.Equal(files, want) {
+		t.Errorf("attached files %v, want %v", files, want)
+	}
 	if !strings.Contains(got, "A-RULES") || !strings.Contains(got, "B-RULES") || strings.Contains(got, "ROOT") ||
 		strings.Index(got, "A-RULES") > strings.Index(got, "B-RULES") {
 		t.Errorf("first reach: %q", got)
 	}
 	for _, p := range []string{"a/b/x.go", "a", "README.md", "../elsewhere/x", filepath.Join(f.root, "x")} {
-		if got := n.Attach([]string{p}); got != "" {
+		if got, files := n.Attach([]string{p}); got != "" || files != nil {
 			t.Errorf("%s: %q, want nothing", p, got)
 		}
 	}
 	tree := filepath.Join(f.root, "worktree")
 	f.write(filepath.Join(tree, "a", "CLAUDE.md"), "WORKTREE-A\n")
-	if got := NewNested(f.opts(f.repo), tree, nil).Attach([]string{"a/y.go"}); !strings.Contains(got, "WORKTREE-A") {
+	if got, _ := NewNested(f.opts(f.repo), tree, nil).Attach([]string{"a/y.go"}); !strings.Contains(got, "WORKTREE-A") {
 		t.Errorf("worktree: %q", got)
 	}
 }
@@ -454,7 +458,7 @@ func TestNested(t *testing.T) {
 // the top CLAUDE.md) is not attached, in the workspace or as a worktree's
 // copy; a file two folders' rules import is attached with the first and
 // "included above" in the second; after Hold with the results a history
-// carries, what they hold is not attached again and what they lost is.
+// records, what they hold is not attached again and what they lost is.
 func TestNestedHoldsWhatTheSessionHas(t *testing.T) {
 	f := newFix(t)
 	f.write(filepath.Join(f.repo, "CLAUDE.md"), "ROOT\n@lib/CLAUDE.md\n")
@@ -467,28 +471,32 @@ func TestNestedHoldsWhatTheSessionHas(t *testing.T) {
 		t.Fatalf("prefix files %v", files)
 	}
 	n := NewNested(f.opts(f.repo), f.repo, p.Files)
-	if got := n.Attach([]string{"lib/x.go"}); got != "" {
+	if got, _ := n.Attach([]string{"lib/x.go"}); got != "" {
 		t.Errorf("a file the prefix imports was attached: %q", got)
 	}
-	api := n.Attach([]string{"api/x.go"})
-	web := n.Attach([]string{"web/x.go"})
+	api, apiFiles := n.Attach([]string{"api/x.go"})
+	web, _ := n.Attach([]string{"web/x.go"})
 	if !strings.Contains(api, "API-RULES") || !strings.Contains(api, "SHARED") ||
 		!strings.Contains(web, "WEB-RULES") || strings.Contains(web, "SHARED") || !strings.Contains(web, "included above") {
 		t.Errorf("api: %q\nweb: %q", api, web)
 	}
 
+	if want := []string{filepath.Join(f.repo, "api", "CLAUDE.md"), filepath.Join(f.repo, "shared.md")}; !slices.Equal(apiFiles, want) {
+		t.Errorf("api attached %v, want %v", apiFiles, want)
+	}
+
 	// A resumed session: its history carries the api result only.
 	r := NewNested(f.opts(f.repo), f.repo, p.Files)
-	r.Hold([]string{"file text", "package api\n\n" + api})
-	if got := r.Attach([]string{"api/y.go"}); got != "" {
+	r.Hold(apiFiles)
+	if got, _ := r.Attach([]string{"api/y.go"}); got != "" {
 		t.Errorf("after Hold, api's rules were attached again: %q", got)
 	}
-	if got := r.Attach([]string{"web/y.go"}); !strings.Contains(got, "WEB-RULES") || strings.Contains(got, "SHARED\n") {
+	if got, _ := r.Attach([]string{"web/y.go"}); !strings.Contains(got, "WEB-RULES") || strings.Contains(got, "SHARED\n") {
 		t.Errorf("after Hold, web: %q", got)
 	}
 	// A compaction pruned every result: both folders' rules come back.
-	r.Hold([]string{"[output of read_file pruned: 900 bytes; ask again if needed]"})
-	if got := r.Attach([]string{"api/y.go"}); !strings.Contains(got, "API-RULES") || !strings.Contains(got, "SHARED") {
+	r.Hold(nil)
+	if got, _ := r.Attach([]string{"api/y.go"}); !strings.Contains(got, "API-RULES") || !strings.Contains(got, "SHARED") {
 		t.Errorf("after a compaction, api: %q", got)
 	}
 
@@ -498,7 +506,7 @@ func TestNestedHoldsWhatTheSessionHas(t *testing.T) {
 	f.write(filepath.Join(tree, "lib", "CLAUDE.md"), "LIB-RULES\n")
 	f.write(filepath.Join(tree, "api", "CLAUDE.md"), "TREE-API\n")
 	w := NewNested(f.opts(f.repo), tree, p.Files)
-	if got := w.Attach([]string{"lib/x.go", "api/x.go"}); strings.Contains(got, "LIB-RULES") || !strings.Contains(got, "TREE-API") {
+	if got, _ := w.Attach([]string{"lib/x.go", "api/x.go"}); strings.Contains(got, "LIB-RULES") || !strings.Contains(got, "TREE-API") {
 		t.Errorf("worktree: %q", got)
 	}
 }
