@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,8 +23,9 @@ import (
 	"github.com/reasonix/reasonix/tools/mcp"
 )
 
-// cmdChat opens the interactive front end. It needs a terminal on both
-// stdin and stdout: the TUI draws there and reads keys from it.
+// cmdChat opens the interactive front end, with a PROMPT given as its
+// first turn. It needs a terminal on both stdin and stdout: the TUI draws
+// there and reads keys from it.
 func cmdChat(ctx context.Context, args []string, io stdio) error {
 	var f runFlags
 	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
@@ -39,11 +41,17 @@ func cmdChat(ctx context.Context, args []string, io stdio) error {
 	if err != nil {
 		return usageError{err}
 	}
-	if len(pos) > 0 {
-		return usagef("chat takes no prompt; type it in the composer (or use reasonix run PROMPT)")
+	// A prompt is the first turn, sent as if typed, as Claude Code's
+	// claude -r ID "query" resumes that conversation with it.
+	prompt := strings.Join(pos, " ")
+	if prompt == "-" {
+		return usagef("chat does not read its prompt from stdin (its stdin is the terminal); use reasonix run - in scripts")
 	}
 	if f.pickResume && (f.cont || f.resume != "") {
 		return usagef("--continue and --resume are alternatives; give one")
+	}
+	if f.pickResume && prompt != "" {
+		return usagef("a bare --resume opens the list of conversations; give the session id to send a prompt to it (reasonix -r ID PROMPT)")
 	}
 	if !isTerminal(io.in) || !isTerminal(io.out) {
 		return usagef("chat needs a terminal on stdin and stdout; use reasonix run PROMPT in scripts")
@@ -51,7 +59,7 @@ func cmdChat(ctx context.Context, args []string, io stdio) error {
 	if err := firstRun(ctx, f, io); err != nil {
 		return err
 	}
-	return runChat(ctx, f, io, "")
+	return runChat(ctx, f, io, prompt)
 }
 
 // firstRun opens the setup screen when no provider is usable, so a first

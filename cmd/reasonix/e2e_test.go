@@ -605,7 +605,8 @@ func TestE2EHeadlessCannotRewriteItsOwnConfig(t *testing.T) {
 // do; the help lists both forms.
 func TestE2EClaudeShortFlagsHeadless(t *testing.T) {
 	t.Parallel()
-	e := newE2E(t, scripted.Turn{Text: "one"}, scripted.Turn{Text: "two"}, scripted.Turn{Text: "three"})
+	e := newE2E(t, scripted.Turn{Text: "one"}, scripted.Turn{Text: "two"}, scripted.Turn{Text: "three"},
+		scripted.Turn{Text: "four"}, scripted.Turn{Text: "five"})
 	if r := e.run("", "run", "FIRST PROMPT"); r.code != 0 {
 		t.Fatalf("first: %d %s", r.code, r.stderr)
 	}
@@ -625,6 +626,21 @@ func TestE2EClaudeShortFlagsHeadless(t *testing.T) {
 	}
 	if msgs := wireMessages(t, e.srv.Requests()[2]); len(msgs) != 6 || msgs[3].Content != "SECOND PROMPT" {
 		t.Errorf("-r ID -p did not resume: %+v", msgs)
+	}
+	// Claude Code's order, -r ID -p PROMPT, and the prompt before -p.
+	if r := e.run("", "-r", id, "-p", "FOURTH PROMPT"); r.code != 0 || !strings.Contains(r.stdout, "four") {
+		t.Fatalf("-r ID -p PROMPT: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if r := e.run("", "-r", id, "FIFTH PROMPT", "-p"); r.code != 0 || !strings.Contains(r.stdout, "five") {
+		t.Fatalf("-r ID PROMPT -p: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if msgs := wireMessages(t, e.srv.Requests()[4]); len(msgs) != 10 || msgs[7].Content != "FOURTH PROMPT" || msgs[9].Content != "FIFTH PROMPT" {
+		t.Errorf("-r ID -p did not resume: %+v", msgs)
+	}
+	// Without -p it is the interactive mode, which needs a terminal
+	// (TestTUIResumeWithAPrompt runs it in one).
+	if r := e.run("", "-r", id, "SIXTH PROMPT"); r.code != 2 || !strings.Contains(r.stderr, "needs a terminal") {
+		t.Errorf("-r ID PROMPT without a terminal: exit %d %s", r.code, r.stderr)
 	}
 	if r := e.run("", "-p", "x", "-r"); r.code != 2 || !strings.Contains(r.stderr, "--resume needs a session id") {
 		t.Errorf("-p -r without an id: exit %d %s", r.code, r.stderr)

@@ -94,9 +94,11 @@ func instant(cmd string) bool {
 const helpText = `reasonix — a terminal coding agent
 
 Usage:
-  reasonix [chat] [flags]          interactive mode (in a terminal; /help inside)
-  reasonix -c, --continue          go on with the newest conversation of this project
-  reasonix -r, --resume [ID]       go on with that conversation (a unique prefix will do), or
+  reasonix [chat] [flags] [PROMPT]
+                                   interactive mode (in a terminal; /help inside), PROMPT its first turn
+  reasonix -c, --continue [PROMPT] go on with the newest conversation of this project
+  reasonix -r, --resume [ID] [PROMPT]
+                                   go on with that conversation (a unique prefix will do), or
                                    pick one from a list; with -p PROMPT (-r then with an ID), headless
   reasonix run [flags] PROMPT      run a task headless (PROMPT "-" reads stdin; -p PROMPT too)
   reasonix plan [flags] PROMPT     research and print a plan (--execute to run it)

@@ -758,3 +758,62 @@ func TestTUIClaudeShortFlags(t *testing.T) {
 	tt.waitFor("AFTER R ID")
 	tt.quit()
 }
+
+// TestTUIResumeWithAPrompt: `reasonix -r ID PROMPT`, as Claude Code's
+// `claude -r ID "query"`, opens that conversation interactively with
+// PROMPT as its first turn, shown below the history it continues;
+// `reasonix -c PROMPT` does the same with the newest one. A bare -r (the
+// list) with a prompt is a usage error.
+func TestTUIResumeWithAPrompt(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{Text: "FIRST ANSWER"},
+		scripted.Turn{Text: "SECOND ANSWER"},
+		scripted.Turn{Text: "AFTER R PROMPT"},
+		scripted.Turn{Text: "AFTER C PROMPT"},
+	)
+	if r := e.run("", "run", "FIRST PROMPT alpha"); r.code != 0 {
+		t.Fatalf("first run: %d %s", r.code, r.stderr)
+	}
+	time.Sleep(20 * time.Millisecond) // the second is the newer
+	if r := e.run("", "run", "SECOND PROMPT beta"); r.code != 0 {
+		t.Fatalf("second run: %d %s", r.code, r.stderr)
+	}
+	var list []struct{ ID, Title string }
+	if r := e.run("", "sessions", "--json"); r.code != 0 || json.Unmarshal([]byte(r.stdout), &list) != nil {
+		t.Fatalf("sessions: %d %s", r.code, r.stdout)
+	}
+	id := ""
+	for _, s := range list {
+		if strings.HasPrefix(s.Title, "FIRST") {
+			id = s.ID
+		}
+	}
+	if id == "" {
+		t.Fatalf("no FIRST session in %+v", list)
+	}
+
+	tt := startTUI(t, e, "-r", id, "QUERY ONE gamma")
+	screen := tt.waitFor("› FIRST PROMPT alpha", "FIRST ANSWER", "› QUERY ONE gamma", "AFTER R PROMPT")
+	if strings.Index(screen, "FIRST ANSWER") > strings.Index(screen, "QUERY ONE gamma") {
+		t.Errorf("the prompt shows above the history it continues:\n%s", screen)
+	}
+	msgs := wireMessages(t, e.srv.Requests()[2])
+	if len(msgs) != 4 || msgs[1].Content != "FIRST PROMPT alpha" || msgs[3].Content != "QUERY ONE gamma" {
+		t.Errorf("-r ID PROMPT did not send PROMPT in that conversation: %+v", msgs)
+	}
+	tt.quit()
+
+	tt = startTUI(t, e, "-c", "QUERY TWO delta")
+	tt.waitFor("› QUERY ONE gamma", "AFTER R PROMPT", "› QUERY TWO delta", "AFTER C PROMPT")
+	if msgs := wireMessages(t, e.srv.Requests()[3]); len(msgs) != 6 || msgs[5].Content != "QUERY TWO delta" {
+		t.Errorf("-c PROMPT did not go on with the newest conversation: %+v", msgs)
+	}
+	tt.quit()
+	if n := len(e.srv.Requests()); n != 4 {
+		t.Errorf("%d requests, want 4 (each prompt sent once)", n)
+	}
+
+	tt = startTerm(t, e, "EXIT CODE", "-r", "--yolo", "QUERY THREE")
+	tt.waitFor("a bare --resume opens the list", "EXIT CODE 2")
+}

@@ -54,8 +54,9 @@ type Options struct {
 	// Theme is "dark", "light" or "auto" (also ""): the terminal's
 	// background from COLORFGBG, else dark.
 	Theme string
-	// Prompt, when set, is sent as soon as the UI is up, as if typed
-	// (reasonix demo).
+	// Prompt, when set, is sent as soon as the UI is up, as if typed,
+	// below a resumed conversation's history (reasonix demo, reasonix
+	// -r ID PROMPT).
 	Prompt string
 	// PickResume opens the list of the project's conversations to resume
 	// from as soon as the UI is up (reasonix -r).
@@ -333,9 +334,6 @@ func (a *App) Run(parent context.Context, eng Engine) (err error) {
 		a.app.SetScreen(a.opts.Screen)
 	}
 	a.post(a.welcome)
-	if p := a.opts.Prompt; p != "" {
-		a.post(func() { a.submit(p) })
-	}
 	if a.opts.PickResume {
 		a.post(a.resumePicker)
 	}
@@ -344,6 +342,11 @@ func (a *App) Run(parent context.Context, eng Engine) (err error) {
 	// history, notices) come below it.
 	unsubscribe := eng.Subscribe(a)
 	defer unsubscribe()
+	// After them (Subscribe hands over the events published before it),
+	// so the first prompt shows below the history it continues.
+	if p := a.opts.Prompt; p != "" {
+		a.post(func() { a.submit(p) })
+	}
 	// Run owns both goroutines and waits for them once the UI is gone.
 	var bg sync.WaitGroup
 	bg.Go(a.pump)
