@@ -269,7 +269,7 @@ func cmdMCP(ctx context.Context, args []string, io stdio) error {
 	case "login":
 		return mcpLogin(ctx, s, cfgs[0], io)
 	case "logout":
-		return mcpLogout(s, cfgs[0], io)
+		return mcpLogout(ctx, s, cfgs[0], io)
 	}
 	m := newMCPManager(s, cfgs)
 	defer m.Close()
@@ -373,15 +373,18 @@ func waitBriefly(wg *sync.WaitGroup, d time.Duration) {
 	}
 }
 
-// mcpLogout is `reasonix mcp logout NAME`: it forgets the server's kept
-// sign-in.
-func mcpLogout(s mcpSetup, c mcp.Config, io stdio) error {
-	had, err := mcp.SignOut(tokenStore(s.loaded), c)
+// mcpLogout is `reasonix mcp logout NAME`: it revokes the server's kept
+// sign-in at its authorization server where that one offers revocation,
+// forgets it either way, and says which happened.
+func mcpLogout(ctx context.Context, s mcpSetup, c mcp.Config, io stdio) error {
+	out, err := mcp.SignOut(ctx, tokenStore(s.loaded), c)
 	switch {
 	case err != nil:
 		return err
-	case had:
-		fmt.Fprintf(io.out, "Signed out of %s: its sign-in is forgotten.\n", c.Name)
+	case out.Revoked:
+		fmt.Fprintf(io.out, "Signed out of %s: its sign-in was revoked at its authorization server and is forgotten.\n", c.Name)
+	case out.Had:
+		fmt.Fprintf(io.out, "Signed out of %s: its sign-in is forgotten here but was not revoked at its authorization server (%s).\n", c.Name, out.NotRevoked)
 	default:
 		fmt.Fprintf(io.out, "No sign-in to %s was kept.\n", c.Name)
 	}

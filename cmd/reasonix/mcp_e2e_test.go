@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -20,6 +22,7 @@ import (
 	"github.com/reasonix/reasonix/internal/credentials"
 	"github.com/reasonix/reasonix/internal/oauthtest"
 	"github.com/reasonix/reasonix/providers/scripted"
+	"github.com/reasonix/reasonix/tools/mcp"
 )
 
 var (
@@ -457,9 +460,13 @@ func TestE2EMCPOAuthLoginRunRefreshLogout(t *testing.T) {
 		t.Errorf("the refreshed token was not kept: %+v", c)
 	}
 
+	kept := keptGrant(t, e, "remote", srv.URL)
 	lo := e.run("", "mcp", "logout", "remote")
-	if lo.code != 0 || !strings.Contains(lo.stdout, "Signed out of remote") {
+	if lo.code != 0 || !strings.Contains(lo.stdout, "Signed out of remote: its sign-in was revoked at its authorization server and is forgotten.") {
 		t.Errorf("logout: exit %d\n%s\n%s", lo.code, lo.stdout, lo.stderr)
+	}
+	if c := srv.Counts(); c.Revocations != 2 || srv.Valid(kept.access) || srv.Live(kept.refresh) {
+		t.Errorf("logout did not revoke the grant at the server (RFC 7009): %+v", c)
 	}
 	if b, _ := os.ReadFile(filepath.Join(e.home, credentials.File)); strings.Contains(string(b), "mcp-oauth") {
 		t.Errorf("logout left the sign-in:\n%s", b)
@@ -542,6 +549,68 @@ func TestE2EMCPOAuthConfiguredClient(t *testing.T) {
 	}
 	if c := e.run("", "config"); strings.Contains(c.stdout, "hand-secret") || !strings.Contains(c.stdout, `client_id = "by-hand"`) {
 		t.Errorf("config shows the secret or not the client:\n%s", c.stdout)
+	}
+	// The revocation authenticates with the client's secret, as the
+	// token requests do; a wrong one would be refused.
+	kept := keptGrant(t, e, "hand", srv.URL)
+	if lo := e.run("", "mcp", "logout", "hand"); lo.code != 0 || !strings.Contains(lo.stdout, "revoked at its authorization server") {
+		t.Errorf("logout: exit %d\n%s\n%s", lo.code, lo.stdout, lo.stderr)
+	}
+	if c := srv.Counts(); c.Revocations != 2 || srv.Live(kept.refresh) {
+		t.Errorf("logout did not revoke: %+v", c)
+	}
+}
+
+// keptTokens are a kept grant's tokens.
+type keptTokens struct{ access, refresh string }
+
+// keptGrant reads the tokens of the sign-in to the server name at url
+// that the file store under e's home keeps.
+func keptGrant(t *testing.T, e *e2e, name, url string) keptTokens {
+	t.Helper()
+	v, ok := credentials.Open(e.home, credentials.FileKey).Get(mcp.GrantKey(mcp.Config{Name: name, URL: url}))
+	if !ok {
+		t.Fatalf("no sign-in to %s kept", name)
+	}
+	raw, err := base64.StdEncoding.DecodeString(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g struct {
+		Token struct {
+			Access  string `json:"access_token"`
+			Refresh string `json:"refresh_token"`
+		} `json:"token"`
+	}
+	if err := json.Unmarshal(raw, &g); err != nil || g.Token.Access == "" || g.Token.Refresh == "" {
+		t.Fatalf("kept grant: %v %s", err, raw)
+	}
+	return keptTokens{g.Token.Access, g.Token.Refresh}
+}
+
+// A sign-in whose authorization server offers no revocation is still
+// forgotten by `reasonix mcp logout`, which says it was not revoked and
+// why.
+func TestE2EMCPOAuthLogoutWithoutRevocation(t *testing.T) {
+	t.Parallel()
+	srv := oauthtest.New(t, oauthtest.Options{NoRevocation: true})
+	e := newE2E(t)
+	if err := os.WriteFile(filepath.Join(e.home, "config.toml"), []byte("credentials_store = \"file\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.write("reasonix.toml", fmt.Sprintf("[[plugins]]\nname = \"remote\"\ntype = \"http\"\nurl = %q\n", srv.URL))
+	grant, _ := json.Marshal(map[string]any{"url": srv.URL, "client_id": "client-1", "token_url": srv.Base + "/token",
+		"token": map[string]any{"access_token": "access-kept", "refresh_token": "refresh-kept"}})
+	key := mcp.GrantKey(mcp.Config{Name: "remote", URL: srv.URL})
+	if _, err := credentials.Open(e.home, credentials.FileKey).Set(key, base64.StdEncoding.EncodeToString(grant)); err != nil {
+		t.Fatal(err)
+	}
+	lo := e.run("", "mcp", "logout", "remote")
+	if lo.code != 0 || !strings.Contains(lo.stdout, "Signed out of remote: its sign-in is forgotten here but was not revoked at its authorization server (the authorization server offers no revocation).") {
+		t.Errorf("logout: exit %d\n%s\n%s", lo.code, lo.stdout, lo.stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(e.home, credentials.File)); strings.Contains(string(b), "mcp-oauth") {
+		t.Errorf("logout left the sign-in:\n%s", b)
 	}
 }
 

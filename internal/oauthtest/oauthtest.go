@@ -2,7 +2,8 @@
 // MCP client's sign-in: one HTTP server that is both the protected MCP
 // endpoint (/mcp, with its resource metadata, RFC 9728) and its
 // authorization server (RFC 8414 metadata, dynamic client registration,
-// the authorization-code grant with PKCE S256, rotating refresh tokens).
+// the authorization-code grant with PKCE S256, rotating refresh tokens,
+// revocation, RFC 7009).
 // It checks what a real server would (the redirect address a client
 // registered, the code verifier, the refresh token and the client it was
 // given to, the resource indicator of RFC 8707 on every token request)
@@ -45,6 +46,13 @@ type Options struct {
 	// Client is a client registered by hand; with one, the server offers
 	// no dynamic registration.
 	Client *Client
+	// NoRevocation leaves the revocation endpoint out of the metadata;
+	// RevocationEndpoint, when set, is named there instead of its own.
+	NoRevocation       bool
+	RevocationEndpoint string
+	// RevokeStatus, when set, is the revocation endpoint's answer to
+	// every request (a server that is down); nothing is revoked.
+	RevokeStatus int
 }
 
 // Client is a client registered with the authorization server by hand.
@@ -85,6 +93,10 @@ type Counts struct {
 	// RefreshResource is the resource parameter of the last refresh
 	// request, refused or not.
 	RefreshResource string
+	// Revocations are the revocation requests answered with 200, and
+	// RevokedHints their token_type_hint parameters in order.
+	Revocations  int
+	RevokedHints []string
 }
 
 // issued is who a refresh token was given to, for which resource.
@@ -139,6 +151,7 @@ func New(t testing.TB, opts Options) *Server {
 	mux.HandleFunc("/register", s.register)
 	mux.HandleFunc("/authorize", s.authorize)
 	mux.HandleFunc("/token", s.token)
+	mux.HandleFunc("/revoke", s.revoke)
 	return s
 }
 
@@ -146,7 +159,9 @@ func New(t testing.TB, opts Options) *Server {
 func (s *Server) Counts() Counts {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.counts
+	c := s.counts
+	c.RevokedHints = slices.Clone(c.RevokedHints)
+	return c
 }
 
 // Expire makes every access token handed out so far invalid, as if
@@ -173,6 +188,14 @@ func (s *Server) Valid(tok string) bool {
 	return s.access[tok]
 }
 
+// Live reports whether a refresh token would be taken.
+func (s *Server) Live(refresh string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.refresh[refresh]
+	return ok
+}
+
 func (s *Server) verify(_ context.Context, tok string, _ *http.Request) (*auth.TokenInfo, error) {
 	if !s.Valid(tok) {
 		return nil, auth.ErrInvalidToken
@@ -191,6 +214,13 @@ func (s *Server) metadata(w http.ResponseWriter, _ *http.Request) {
 		"code_challenge_methods_supported":      []string{"S256"},
 		"token_endpoint_auth_methods_supported": []string{"none"},
 		"scopes_supported":                      []string{"tools", "offline_access"},
+		"revocation_endpoint":                   s.Base + "/revoke",
+	}
+	if s.opts.NoRevocation {
+		delete(m, "revocation_endpoint")
+	}
+	if e := s.opts.RevocationEndpoint; e != "" {
+		m["revocation_endpoint"] = e
 	}
 	if s.opts.Client != nil {
 		delete(m, "registration_endpoint")
@@ -272,11 +302,8 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	f := r.PostForm
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	client, secret, basic := r.BasicAuth()
-	if !basic {
-		client, secret = f.Get("client_id"), f.Get("client_secret")
-	}
-	if want, known := s.secrets[client]; known && want != secret {
+	client, ok := s.authenticate(r)
+	if !ok {
 		writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "invalid_client"})
 		return
 	}
@@ -327,6 +354,56 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		out["expires_in"] = s.opts.ExpiresIn
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// authenticate is the client a token or revocation request comes from
+// (RFC 6749 2.3.1: HTTP Basic, else client_id and client_secret in the
+// body); false when its secret is wrong. s.mu is held.
+func (s *Server) authenticate(r *http.Request) (string, bool) {
+	client, secret, basic := r.BasicAuth()
+	if basic {
+		client, _ = url.QueryUnescape(client)
+		secret, _ = url.QueryUnescape(secret)
+	} else {
+		client, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
+	}
+	if want, known := s.secrets[client]; known && want != secret {
+		return "", false
+	}
+	return client, true
+}
+
+// revoke is the revocation endpoint (RFC 7009): a client withdraws a
+// token it was given; 200 also for a token that is unknown already.
+func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil || r.Method != http.MethodPost || r.PostForm.Get("token") == "" {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_request"})
+		return
+	}
+	if s.opts.RevokeStatus != 0 {
+		w.WriteHeader(s.opts.RevokeStatus)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	client, ok := s.authenticate(r)
+	if !ok {
+		writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "invalid_client"})
+		return
+	}
+	tok := r.PostForm.Get("token")
+	if g, ok := s.refresh[tok]; ok {
+		if g.client != client {
+			// RFC 7009 2.1: a token of another client is not revoked.
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "unauthorized_client"})
+			return
+		}
+		delete(s.refresh, tok)
+	}
+	delete(s.access, tok)
+	s.counts.Revocations++
+	s.counts.RevokedHints = append(s.counts.RevokedHints, r.PostForm.Get("token_type_hint"))
+	w.WriteHeader(http.StatusOK)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -84,8 +84,12 @@ type grant struct {
 	Scopes       []string `json:"scopes,omitempty"`
 	// Resource is the resource indicator (RFC 8707) the sign-in asked
 	// for; refreshes send it again.
-	Resource string        `json:"resource,omitempty"`
-	Token    *oauth2.Token `json:"token"`
+	Resource string `json:"resource,omitempty"`
+	// ResourceMetadata is where the server's challenge at the sign-in
+	// said its resource metadata is (RFC 9728), for finding the
+	// authorization server again at sign-out.
+	ResourceMetadata string        `json:"resource_metadata,omitempty"`
+	Token            *oauth2.Token `json:"token"`
 }
 
 // GrantKey is the name a server's sign-in is stored under: its name and
@@ -132,16 +136,46 @@ func saveGrant(st TokenStore, key string, g *grant) error {
 // SignedIn reports whether a sign-in to the server is stored.
 func SignedIn(st TokenStore, c Config) bool { return loadGrant(st, GrantKey(c)) != nil }
 
-// SignOut forgets the server's stored sign-in; false when there was none.
-func SignOut(st TokenStore, c Config) (bool, error) {
+// SignedOut is what SignOut did.
+type SignedOut struct {
+	// Had is set when a sign-in was kept (and is forgotten now, unless
+	// SignOut returned an error).
+	Had bool
+	// Revoked is set when the authorization server took the grant's
+	// revocation (RFC 7009).
+	Revoked bool
+	// NotRevoked says why it was not revoked, when it was kept.
+	NotRevoked string
+}
+
+// SignOut withdraws the server's kept sign-in at its authorization
+// server, when that one offers revocation (RFC 7009; best effort, within
+// revokeTimeout), and forgets it whatever the server said. The store is
+// held throughout: a run refreshing the grant meanwhile has stored its
+// new tokens before they are read and revoked, or refreshes after, with
+// a refresh token the server no longer takes.
+func SignOut(ctx context.Context, st TokenStore, c Config) (SignedOut, error) {
+	if l, ok := st.(storeLocker); ok {
+		if unlock, err := l.Lock(); err == nil {
+			defer unlock()
+		}
+	}
 	key := GrantKey(c)
 	if _, ok := st.Get(key); !ok {
-		return false, nil
+		return SignedOut{}, nil
+	}
+	out := SignedOut{Had: true}
+	if g := loadGrant(st, key); g == nil {
+		out.NotRevoked = "the kept sign-in could not be read"
+	} else {
+		ctx, cancel := context.WithTimeout(ctx, revokeTimeout)
+		out.Revoked, out.NotRevoked = revoke(ctx, &http.Client{Timeout: revokeTimeout}, g)
+		cancel()
 	}
 	if err := st.Delete(key); err != nil {
-		return true, fmt.Errorf("forgetting the sign-in of %s: %w", c.Name, err)
+		return out, fmt.Errorf("forgetting the sign-in of %s: %w", c.Name, err)
 	}
-	return true, nil
+	return out, nil
 }
 
 // tokenSource hands out a server's access token, refreshing it with the
@@ -242,6 +276,21 @@ func bearerOf(r *http.Request) string {
 	return ""
 }
 
+// resourceMetadataOf is where a challenge says the server's resource
+// metadata is (RFC 9728 5.1), or "".
+func resourceMetadataOf(resp *http.Response) string {
+	cs, err := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
+	if err != nil {
+		return ""
+	}
+	for _, c := range cs {
+		if c.Scheme == "bearer" && c.Params["resource_metadata"] != "" {
+			return c.Params["resource_metadata"]
+		}
+	}
+	return ""
+}
+
 // insufficientScope reports a 403 that asks for more scopes (step-up).
 func insufficientScope(resp *http.Response) bool {
 	cs, err := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
@@ -271,8 +320,10 @@ type connAuth struct {
 	mu  sync.Mutex
 	src *tokenSource // nil while nothing is stored
 	// resource is the resource indicator the sign-in in progress sent
-	// to the authorization page, kept with its grant.
-	resource string
+	// to the authorization page, and resourceMetadata where the
+	// challenge that started it said the server's resource metadata is;
+	// both are kept with its grant.
+	resource, resourceMetadata string
 }
 
 func (a *connAuth) source() *tokenSource {
@@ -312,6 +363,11 @@ func (a *connAuth) Authorize(ctx context.Context, req *http.Request, resp *http.
 		drain(resp)
 		a.wanted.Store(true)
 		return ErrSignIn
+	}
+	if u := resourceMetadataOf(resp); u != "" {
+		a.mu.Lock()
+		a.resourceMetadata = u
+		a.mu.Unlock()
 	}
 	if err := a.signIn.Authorize(ctx, req, resp); err != nil {
 		a.wanted.Store(true)
@@ -597,10 +653,10 @@ func (s *server) newAuth(clock *pausable) (a *connAuth, cleanup func(), err erro
 		},
 		NewTokenSource: func(_ context.Context, c *oauth2.Config, tok *oauth2.Token) (oauth2.TokenSource, error) {
 			a.mu.Lock()
-			resource := a.resource
+			resource, prm := a.resource, a.resourceMetadata
 			a.mu.Unlock()
 			g := &grant{URL: s.cfg.URL, ClientID: c.ClientID, ClientSecret: c.ClientSecret, TokenURL: c.Endpoint.TokenURL,
-				AuthStyle: int(c.Endpoint.AuthStyle), Scopes: c.Scopes, Resource: resource, Token: tok}
+				AuthStyle: int(c.Endpoint.AuthStyle), Scopes: c.Scopes, Resource: resource, ResourceMetadata: prm, Token: tok}
 			if st := s.m.opts.Tokens; st != nil {
 				if err := saveGrant(st, key, g); err != nil {
 					return nil, err

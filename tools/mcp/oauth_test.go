@@ -352,9 +352,11 @@ func TestLoopbackChecksState(t *testing.T) {
 // The grant is stored as base64 (the macOS keychain command takes no
 // quotes) of JSON, under a name no ${VAR} can reach.
 func TestGrantStorage(t *testing.T) {
-	c := Config{Name: "x", URL: "https://a.example/mcp"}
+	// Port 1 refuses: SignOut's look for a revocation endpoint fails at
+	// once, without the network.
+	c := Config{Name: "x", URL: "http://127.0.0.1:1/mcp"}
 	key := GrantKey(c)
-	if !strings.HasPrefix(key, "mcp-oauth:x:") || GrantKey(Config{Name: "x", URL: "https://b.example/mcp"}) == key {
+	if !strings.HasPrefix(key, "mcp-oauth:x:") || GrantKey(Config{Name: "x", URL: "http://127.0.0.1:1/other"}) == key {
 		t.Errorf("key %s", key)
 	}
 	st := newMemStore()
@@ -365,16 +367,97 @@ func TestGrantStorage(t *testing.T) {
 	if SignedIn(st, c) {
 		t.Error("garbage read as a grant")
 	}
-	raw, _ := json.Marshal(map[string]any{"url": c.URL, "client_id": "c", "token_url": "https://a.example/token", "token": map[string]any{"access_token": "at"}})
+	raw, _ := json.Marshal(map[string]any{"url": c.URL, "client_id": "c", "token_url": "http://127.0.0.1:1/token", "token": map[string]any{"access_token": "at"}})
 	st.m[key] = base64.StdEncoding.EncodeToString(raw)
 	if !SignedIn(st, c) {
 		t.Error("a stored grant was not read")
 	}
-	if ok, err := SignOut(st, c); !ok || err != nil || SignedIn(st, c) {
-		t.Errorf("SignOut: %v %v", ok, err)
+	if out, err := SignOut(context.Background(), st, c); !out.Had || out.Revoked || out.NotRevoked == "" || err != nil || SignedIn(st, c) {
+		t.Errorf("SignOut: %+v %v", out, err)
 	}
-	if ok, _ := SignOut(st, c); ok {
+	if out, _ := SignOut(context.Background(), st, c); out.Had {
 		t.Error("second SignOut found something")
+	}
+	st.m[key] = "not base64 {"
+	if out, err := SignOut(context.Background(), st, c); !out.Had || out.NotRevoked != "the kept sign-in could not be read" || err != nil || len(st.m) != 0 {
+		t.Errorf("SignOut of an unreadable grant: %+v %v %v", out, err, st.m)
+	}
+}
+
+// SignOut revokes the kept grant where the authorization server offers
+// revocation (RFC 7009): the refresh token, then the access token, both
+// dead at the server afterwards; it forgets the grant whatever the
+// server said, and says why it did not revoke.
+func TestOAuthSignOutRevokes(t *testing.T) {
+	ctx := context.Background()
+	srv := oauthtest.New(t, oauthtest.Options{ExpiresIn: 3600})
+	c := remoteConfig(srv)
+	store := &lockingStore{memStore: newMemStore()}
+	signInOnce(t, c, store)
+	g := store.stored(t, c)
+	if g == nil || g.ResourceMetadata != srv.Base+"/.well-known/oauth-protected-resource/mcp" {
+		t.Fatalf("kept grant: %+v", g)
+	}
+	// The store is held: a refresh in another run waits for the sign-out.
+	store.lock.Lock()
+	done := make(chan SignedOut, 1)
+	go func() {
+		out, err := SignOut(ctx, store, c)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- out
+	}()
+	select {
+	case <-done:
+		t.Fatal("SignOut did not wait for the store's lock")
+	case <-time.After(100 * time.Millisecond):
+	}
+	store.lock.Unlock()
+	out := <-done
+	got := srv.Counts()
+	if !out.Had || !out.Revoked || out.NotRevoked != "" || got.Revocations != 2 || !slices.Equal(got.RevokedHints, []string{"refresh_token", "access_token"}) {
+		t.Errorf("sign-out %+v, counts %+v", out, got)
+	}
+	if srv.Valid(g.Token.AccessToken) || srv.Live(g.Token.RefreshToken) || SignedIn(store, c) {
+		t.Error("the grant outlived the sign-out")
+	}
+	if _, err := refreshGrant(ctx, http.DefaultClient, g); err == nil {
+		t.Error("a revoked refresh token was taken")
+	}
+
+	// Forgotten anyway, with the reason, and no token sent anywhere.
+	for _, tc := range []struct {
+		name string
+		opts oauthtest.Options
+		edit func(*grant)
+		why  string
+	}{
+		{"no revocation endpoint", oauthtest.Options{NoRevocation: true}, nil, "the authorization server offers no revocation"},
+		{"revocation down", oauthtest.Options{RevokeStatus: http.StatusServiceUnavailable}, nil, "refused the revocation: 503"},
+		{"another token endpoint", oauthtest.Options{}, func(g *grant) { g.TokenURL += "-old" }, "no longer names the token endpoint"},
+		{"revocation elsewhere", oauthtest.Options{RevocationEndpoint: "http://127.0.0.2:1/revoke"}, nil, "on another host than the token endpoint"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := oauthtest.New(t, tc.opts)
+			c := remoteConfig(srv)
+			store := newMemStore()
+			signInOnce(t, c, store)
+			g := store.stored(t, c)
+			if tc.edit != nil {
+				tc.edit(g)
+				if err := saveGrant(store, GrantKey(c), g); err != nil {
+					t.Fatal(err)
+				}
+			}
+			out, err := SignOut(ctx, store, c)
+			if err != nil || !out.Had || out.Revoked || !strings.Contains(out.NotRevoked, tc.why) || SignedIn(store, c) {
+				t.Errorf("%+v %v", out, err)
+			}
+			if got := srv.Counts(); got.Revocations != 0 || !srv.Valid(g.Token.AccessToken) {
+				t.Errorf("revoked after all: %+v", got)
+			}
+		})
 	}
 }
 
