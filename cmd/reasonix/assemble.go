@@ -22,6 +22,7 @@ import (
 	"github.com/reasonix/reasonix/internal/rules"
 	"github.com/reasonix/reasonix/internal/runtmp"
 	"github.com/reasonix/reasonix/internal/settings"
+	"github.com/reasonix/reasonix/internal/store"
 	"github.com/reasonix/reasonix/orchestrator"
 	"github.com/reasonix/reasonix/providers"
 	"github.com/reasonix/reasonix/roles"
@@ -91,7 +92,8 @@ type app struct {
 	// atExit is disk work for the end of a run that nothing else waits
 	// for and that depends on nothing but the closers having run (the
 	// run's TMPDIR and the stale ones' sweep, the project registry, the
-	// prompt history): Close does it all at once, after the closers.
+	// prompt history, the sweep of temporary files killed runs left in
+	// .reasonix): Close does it all at once, after the closers.
 	atExit []func()
 }
 
@@ -231,6 +233,15 @@ func assemble(o assembleOptions) (*app, error) {
 	a.atExit = append(a.atExit, func() {
 		if _, err := os.Stat(filepath.Join(workspace, ".reasonix", "sessions")); err == nil {
 			_ = recall.RegisterProject(loaded.Home, workspace)
+		}
+	})
+	// A run killed between a session or plan file's temporary file and
+	// its rename left the temporary file behind; later runs remove it,
+	// on the way out like the registry, so start-up never pays.
+	a.atExit = append(a.atExit, func() {
+		state, now := filepath.Join(workspace, ".reasonix"), time.Now()
+		for _, dir := range []string{"sessions", "plans", filepath.Join("plans", "runs")} {
+			store.SweepTemps(filepath.Join(state, dir), now)
 		}
 	})
 

@@ -7,9 +7,9 @@ import (
 	"syscall"
 )
 
-// alive reports whether a process with this id exists. EPERM means it
+// Alive reports whether a process with this id exists. EPERM means it
 // exists but belongs to someone else: alive.
-func alive(pid int) bool {
+func Alive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
 }

@@ -110,7 +110,7 @@ func Sweep(root string, now time.Time) int {
 	removed := 0
 	for _, name := range names {
 		pid, ok := pidOf(name)
-		if !ok || pid == os.Getpid() || alive(pid) {
+		if !ok || pid == os.Getpid() || Alive(pid) {
 			continue
 		}
 		info, err := os.Lstat(filepath.Join(root, name))

@@ -45,6 +45,10 @@ type Transcript struct {
 	mu   sync.Mutex
 	f    *os.File
 	path string
+	// dirMu guards newName: set by Create, whose rename made the file's
+	// name, until a Sync has synced the directory that holds it.
+	dirMu   sync.Mutex
+	newName bool
 }
 
 // PathFor is the file of session id in dir.
@@ -55,7 +59,11 @@ func PathFor(dir, id string) string { return filepath.Join(dir, id+".jsonl") }
 // and opens it to append to. They are written to a temporary file that is
 // renamed into place, so the file appears whole or not at all: a crash
 // while it is made leaves no session that cannot be read back, at most a
-// hidden temporary file. The file is readable by its owner alone.
+// hidden temporary file (SweepTemps removes it later). The temporary file
+// reaches the disk before the rename, so after a power cut the name holds
+// those records or does not exist, never an empty or partial file; the
+// name itself is made durable by the first Sync, which syncs the
+// directory too. The file is readable by its owner alone.
 func Create(dir string, h Header, first ...any) (*Transcript, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create sessions dir: %w", err)
@@ -79,8 +87,11 @@ func Create(dir string, h Header, first ...any) (*Transcript, error) {
 	}
 	// The temporary file's mode, 0600, stays (perm 0): a conversation is
 	// the person's own (and a chmod to 0644 would ignore a stricter
-	// umask). Not synced: the session syncs behind its steps.
-	if err := renameInto(path, buf.Bytes(), 0, false); err != nil {
+	// umask). Synced before the rename; the directory's sync waits for
+	// the first Sync, which a session runs behind its next request, so a
+	// new session's file costs one wait for the disk before it can be
+	// appended to, not two.
+	if err := renameInto(path, buf.Bytes(), 0); err != nil {
 		return nil, fmt.Errorf("create session file: %w", err)
 	}
 	// Opened again under its own name: Windows renames no open file.
@@ -88,7 +99,7 @@ func Create(dir string, h Header, first ...any) (*Transcript, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open session file: %w", err)
 	}
-	return &Transcript{f: f, path: path}, nil
+	return &Transcript{f: f, path: path, newName: true}, nil
 }
 
 // Path returns the transcript's file path.
@@ -141,10 +152,20 @@ func (t *Transcript) Record(v any) error { return t.writeLine(v) }
 // Sync flushes the file to disk; sessions call it at the end of each
 // step. Appends go on while it waits for the disk (an *os.File may be
 // used concurrently), so a sync running behind the next request does not
-// hold up the lines that request adds.
+// hold up the lines that request adds. The first Sync of a file Create
+// made also syncs its directory, so the file's name survives a power cut
+// as its content does.
 func (t *Transcript) Sync() error {
 	if err := t.f.Sync(); err != nil {
 		return fmt.Errorf("sync %s: %w", t.path, err)
+	}
+	t.dirMu.Lock()
+	defer t.dirMu.Unlock()
+	if t.newName {
+		if err := syncDir(filepath.Dir(t.path)); err != nil {
+			return fmt.Errorf("sync %s: %w", filepath.Dir(t.path), err)
+		}
+		t.newName = false
 	}
 	return nil
 }
@@ -162,25 +183,28 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	if err := renameInto(path, data, perm, true); err != nil {
+	if err := renameInto(path, data, perm); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }
 
 // renameInto writes data to a hidden temporary file beside path (in an
-// existing directory) and renames it into place, so path holds all of
-// data or is as it was; the temporary file is removed on failure. With
-// sync it reaches the disk before the rename; perm, unless 0, replaces
-// the temporary file's 0600.
-func renameInto(path string, data []byte, perm os.FileMode, sync bool) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+// existing directory), syncs it and renames it into place, so path holds
+// all of data or is as it was, even after a power cut (without the sync
+// the rename may reach the disk before the data, leaving an empty file
+// under the name); the temporary file is removed on failure. perm,
+// unless 0, replaces the temporary file's 0600. The temporary file's
+// name carries the process id (see tempName), so SweepTemps can tell one
+// a killed process left from one still being written.
+func renameInto(path string, data []byte, perm os.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), tempPattern(filepath.Base(path)))
 	if err != nil {
 		return err
 	}
 	name := tmp.Name()
 	_, werr := tmp.Write(data)
-	if werr == nil && sync {
+	if werr == nil {
 		werr = tmp.Sync()
 	}
 	if cerr := tmp.Close(); werr == nil {
