@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reasonix/reasonix/internal/store"
 	"github.com/reasonix/reasonix/providers/scripted"
 )
 
@@ -120,6 +121,43 @@ func TestE2ESessionFileIsDurableBeforeItIsNamed(t *testing.T) {
 	pid, _, _ := strings.Cut(lines[0], " ")
 	if !regexp.MustCompile(`\.tmp` + pid + `-\d+$`).MatchString(tmp) {
 		t.Errorf("temporary file %s does not carry the process id %s", tmp, pid)
+	}
+}
+
+// TestE2EForkIsWrittenWhole: `reasonix fork` makes the new session the
+// way a run makes one, whole through a synced temporary file and a
+// rename, and never writes into it under its name, where a crash would
+// leave a fork cut short.
+func TestE2EForkIsWrittenWhole(t *testing.T) {
+	needStrace(t)
+	t.Parallel()
+	e := newE2E(t, scripted.Turn{Text: "one"}, scripted.Turn{Text: "two"})
+	if r := e.run("", "run", "first question"); r.code != 0 {
+		t.Fatalf("first: %d %s", r.code, r.stderr)
+	}
+	if r := e.run("", "run", "--continue", "second question"); r.code != 0 {
+		t.Fatalf("second: %d %s", r.code, r.stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(e.repo, ".reasonix", "sessions", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("session files %v", files)
+	}
+	id := strings.TrimSuffix(filepath.Base(files[0]), ".jsonl")
+	lines, out, err := e.straceRun(t, nil, "fork", id)
+	forked := strings.TrimSpace(strings.SplitN(out, "\n", 2)[0])
+	if err != nil || !strings.HasPrefix(forked, "e-") {
+		t.Fatalf("fork: %v\n%s", err, out)
+	}
+	final := filepath.Join(realRepo(t, e), ".reasonix", "sessions", forked+".jsonl")
+	renamedDurably(t, lines, final)
+	for _, l := range lines {
+		if strings.Contains(l, "write(") && strings.Contains(l, "<"+final+">") {
+			t.Errorf("the fork was written to under its name: %s", l)
+		}
+	}
+	l, err := store.Load(final)
+	if err != nil || store.Turns(l.Messages) != 2 || l.Meta.Turns != 2 || l.Header.ForkOf != id || len(l.Messages) != 4 {
+		t.Fatalf("the fork: %v %+v", err, l)
 	}
 }
 

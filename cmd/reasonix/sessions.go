@@ -143,30 +143,28 @@ func cmdFork(args []string, io stdio) error {
 	if *at != 0 {
 		from = fmt.Sprintf("%s@%d", l.Header.ID, *at)
 	}
-	t, err := store.Create(dir, store.Header{ID: id, Role: l.Header.Role, Model: l.Header.Model, Cwd: l.Header.Cwd,
-		Title: "fork of " + title, ForkOf: from})
-	if err != nil {
-		return err
-	}
+	// The whole fork goes in through Create's rename, so a crash leaves
+	// the fork whole or absent, never a session cut short.
+	first := make([]any, 0, len(msgs)+1)
 	for _, m := range msgs {
 		if m.Role == providers.RoleSystem {
 			continue // the resumed session writes its own system prompt
 		}
-		if err := t.Append(m); err != nil {
-			t.Close()
-			return err
-		}
+		first = append(first, m)
 	}
-	meta := store.Meta{Type: store.TypeMeta, Updated: time.Now().UTC(), Title: "fork of " + title, Model: l.Meta.Model, Turns: store.Turns(msgs)}
-	if err := t.Record(meta); err != nil {
-		t.Close()
+	first = append(first, store.Meta{Type: store.TypeMeta, Updated: time.Now().UTC(), Title: "fork of " + title, Model: l.Meta.Model, Turns: store.Turns(msgs)})
+	t, err := store.Create(dir, store.Header{ID: id, Role: l.Header.Role, Model: l.Header.Model, Cwd: l.Header.Cwd,
+		Title: "fork of " + title, ForkOf: from}, first...)
+	if err != nil {
 		return err
 	}
-	if err := t.Sync(); err != nil {
-		t.Close()
-		return err
+	// Create synced the content; this syncs the directory, so the fork's
+	// id, once printed, survives a power cut.
+	err = t.Sync()
+	if cerr := t.Close(); err == nil {
+		err = cerr
 	}
-	if err := t.Close(); err != nil {
+	if err != nil {
 		return err
 	}
 	fmt.Fprintln(io.out, id)
