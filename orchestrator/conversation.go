@@ -26,8 +26,13 @@ type Conversation struct {
 	sent     atomic.Bool
 }
 
-// used reports whether a turn has run in the conversation.
-func (cv *Conversation) used() bool { return cv.sent.Load() }
+// used reports whether the conversation has anything of its own that
+// opening it again would lose: a turn ran (or it was resumed with
+// history), or something waits for its next turn (a note) or was saved
+// (its file exists).
+func (cv *Conversation) used() bool {
+	return cv.sent.Load() || len(cv.w.notesSnapshot()) > 0 || cv.w.log != nil && cv.w.log.begun()
+}
 
 func toolNames(ts []tools.Tool) []string {
 	out := make([]string, len(ts))
@@ -50,9 +55,13 @@ func sameNames(a, b []string) bool {
 }
 
 // Converse opens an interactive executor session.
-func (c *Coordinator) Converse() (*Conversation, error) {
+func (c *Coordinator) Converse() (*Conversation, error) { return c.converse("") }
+
+// converse opens an interactive executor session under id, or a new id
+// when it is "".
+func (c *Coordinator) converse(id string) (*Conversation, error) {
 	names := toolNames(c.extensionTools())
-	w, err := c.openGoalSession()
+	w, err := c.openGoalSessionWith(nil, id, "")
 	if err != nil {
 		return nil, err
 	}

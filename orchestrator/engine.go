@@ -104,13 +104,16 @@ func (e *Engine) track(ctx context.Context, f func(context.Context) error) error
 // fresh returns the conversation, first reopened when no turn has run in
 // it yet and the extension tools have changed since it opened (MCP
 // servers that came up after the front end started): nothing is cached
-// yet, so the first request may as well carry them.
+// yet, so the first request may as well carry them. It is reopened under
+// its own id: a front end knows the conversation by it (an editor's ACP
+// session is the conversation of the same id) and routes its events by
+// it.
 func (e *Engine) fresh() *Conversation {
 	conv := e.conversation()
 	if conv.used() || e.c.rt.Extensions == nil || sameNames(conv.extNames, toolNames(e.c.extensionTools())) {
 		return conv
 	}
-	if next, err := e.c.Converse(); err == nil {
+	if next, err := e.c.converse(conv.ID()); err == nil {
 		e.adopt(next)
 		e.replace(next)
 		return next

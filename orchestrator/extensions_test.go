@@ -3,6 +3,8 @@ package orchestrator
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -137,5 +139,60 @@ func TestCompactionRefreshesExtensionTools(t *testing.T) {
 	}
 	if !noticed {
 		t.Errorf("no notice of the refreshed tool list")
+	}
+}
+
+// TestLateToolsReopenTheConversationUnderItsID: a server that comes up
+// before the conversation's first turn has its tools in that turn's
+// request, and the conversation keeps its id: its events, its file and
+// the front end's name for it (an editor's session) stay one. One with a
+// note waiting for its next turn is not reopened: the note would be
+// lost.
+func TestLateToolsReopenTheConversationUnderItsID(t *testing.T) {
+	for _, noted := range []bool{false, true} {
+		ext := &liveExtensions{}
+		h := newHarness(t, []scripted.Turn{{Match: "FIRST", Text: "first answer"}}, func(rt *Runtime) { rt.Extensions = ext })
+		rec := &events.Recorder{}
+		h.coord.rt.Sink = rec
+		eng, err := NewEngine(h.coord, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := eng.SessionID()
+		if noted {
+			eng.conversation().Note("NOTED: the build passed")
+		}
+		ext.set("mcp__srv__late")
+		if err := eng.Send(context.Background(), "FIRST turn"); err != nil {
+			t.Fatal(err)
+		}
+		eng.Close()
+		if got := eng.SessionID(); got != id {
+			t.Errorf("noted %v: the conversation is %s after the turn, was %s", noted, got, id)
+		}
+		reqs := h.session("FIRST").requests()
+		if len(reqs) != 1 {
+			t.Fatalf("noted %v: %d requests", noted, len(reqs))
+		}
+		names, last := toolNamesIn(reqs[0]), reqs[0].Messages[len(reqs[0].Messages)-1].Content
+		if noted {
+			if slices.Contains(names, "mcp__srv__late") || !strings.Contains(last, "NOTED: the build passed") {
+				t.Errorf("a conversation with a note was reopened: tools %v, turn %q", names, last)
+			}
+			continue
+		}
+		if !slices.Contains(names, "mcp__srv__late") {
+			t.Errorf("the first request lacks the late tool: %v", names)
+		}
+		var text bool
+		for _, e := range rec.Events() {
+			text = text || e.Type == events.TextDelta && e.Session == id
+		}
+		if !text {
+			t.Errorf("the turn's text was not published as session %s", id)
+		}
+		if _, err := os.Stat(filepath.Join(h.state, "sessions", id+".jsonl")); err != nil {
+			t.Errorf("the conversation's file: %v", err)
+		}
 	}
 }

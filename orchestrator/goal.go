@@ -152,13 +152,14 @@ func (c *Coordinator) goalMaxTurns() int {
 // executor's tools plus goal_status, with the executor's unchanged system
 // prompt, because the goal rides in user turns, never in the prefix.
 func (c *Coordinator) openGoalSession() (*worker, error) {
-	return c.openGoalSessionWith(nil, "")
+	return c.openGoalSessionWith(nil, "", "")
 }
 
 // openGoalSessionWith is openGoalSession resuming a saved session (when
-// r is set) on modelRef ("" is the executor's model).
-func (c *Coordinator) openGoalSessionWith(r *resumeState, modelRef string) (*worker, error) {
-	w, err := c.openExecutorWith(nil, r, modelRef, goalStatusTool{})
+// r is set), or opening one under id when it is not empty, on modelRef
+// ("" is the executor's model).
+func (c *Coordinator) openGoalSessionWith(r *resumeState, id, modelRef string) (*worker, error) {
+	w, err := c.openExecutorWith(nil, r, id, modelRef, goalStatusTool{})
 	if err != nil {
 		return nil, fmt.Errorf("start goal session: %w", err)
 	}

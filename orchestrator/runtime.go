@@ -746,17 +746,20 @@ func (c *Coordinator) runExecutor(ctx context.Context, first string, seed func(i
 // plus extra (which bypass the role's filter); seed, when set, prepares
 // the session's environment before the session exists.
 func (c *Coordinator) openExecutor(seed func(id string, env *tools.Env), extra ...tools.Tool) (*worker, error) {
-	return c.openExecutorWith(seed, nil, "", extra...)
+	return c.openExecutorWith(seed, nil, "", "", extra...)
 }
 
 // openExecutorWith is openExecutor resuming a saved session when res is
-// set, on modelRef when it is not empty.
-func (c *Coordinator) openExecutorWith(seed func(id string, env *tools.Env), res *resumeState, modelRef string, extra ...tools.Tool) (*worker, error) {
+// set, under the id given when it is not empty (else a new one), on
+// modelRef when it is not empty.
+func (c *Coordinator) openExecutorWith(seed func(id string, env *tools.Env), res *resumeState, id, modelRef string, extra ...tools.Tool) (*worker, error) {
 	r := c.executorRole()
 	if modelRef == "" {
 		modelRef = r.Model
 	}
-	id := newSessionID(roles.Executor)
+	if id == "" {
+		id = newSessionID(roles.Executor)
+	}
 	if res != nil {
 		id = res.loaded.Header.ID
 	}

@@ -84,6 +84,13 @@ func (l *sessionLog) waitSync() error {
 	return err
 }
 
+// begun reports whether the file exists or is being created.
+func (l *sessionLog) begun() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.t != nil || l.opening != nil
+}
+
 // StartStep creates the file in the background when it does not exist
 // yet (agents.StepStarter), with the messages so far and the session's
 // state: the step that is starting will end, and its end writes to the
@@ -462,7 +469,7 @@ func (c *Coordinator) Resume(path, modelRef string) (*Conversation, error) {
 			}
 		}
 	}
-	w, err := c.openGoalSessionWith(&resumeState{loaded: l}, modelRef)
+	w, err := c.openGoalSessionWith(&resumeState{loaded: l}, "", modelRef)
 	if err != nil {
 		return nil, err
 	}
