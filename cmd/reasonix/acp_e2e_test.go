@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -352,5 +353,34 @@ func TestE2EACPHooksTrust(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(e.repo, "hook-ran")); err != nil {
 		t.Errorf("the trusted hook did not run: %v", err)
+	}
+}
+
+// TestE2EACPMCPTrustFlag: `reasonix acp --mcp-trust` starts the project's
+// .mcp.json servers without asking; once the server is up, a prompt's
+// request offers its tools.
+func TestE2EACPMCPTrustFlag(t *testing.T) {
+	t.Parallel()
+	skipNoPOSIX(t)
+	plugin := pluginExample(t)
+	e := newE2E(t, scripted.Turn{Text: "Trusted by flag."})
+	// The server's answers are copied to a file, so the editor can send
+	// its prompt once the server has listed its resources (the last of
+	// its start-up answers).
+	seenByServer := filepath.Join(t.TempDir(), "server-out")
+	e.write(".mcp.json", fmt.Sprintf(`{"mcpServers": {"repo-tools": {"command": "sh", "args": ["-c", "\"$0\" | tee \"$1\"", %q, %q]}}}`, plugin, seenByServer))
+	seen := runACPClient(t, e, "prompts", "ACP_ARGS=--mcp-trust", "ACP_PROMPTS=say hi",
+		"ACP_WAIT_FILE="+seenByServer, "ACP_WAIT_TEXT=example://greeting")
+	if len(seen.Stops) != 1 || seen.Stops[0] != "end_turn" {
+		t.Errorf("stop reasons %v, want [end_turn]\n%s", seen.Stops, dumpUpdates(seen))
+	}
+	if len(seen.Permissions) != 0 {
+		t.Errorf("asked %d times with --mcp-trust: %+v", len(seen.Permissions), seen.Permissions)
+	}
+	if reqs := e.srv.Requests(); len(reqs) != 1 || !hasName(toolNames(t, reqs[0]), "mcp__repo-tools__echo") {
+		t.Errorf("the request does not offer the server's tools (%d requests)", len(reqs))
+	}
+	if _, err := os.Stat(filepath.Join(e.home, "mcp-trust.json")); err == nil {
+		t.Error("--mcp-trust recorded trust")
 	}
 }

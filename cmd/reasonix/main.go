@@ -107,6 +107,7 @@ Usage:
   reasonix rewind [ID] [--to TURN] [--files-only|--conversation-only] [--undo]
                                    take the conversation and the files back to before a turn
   reasonix acp [--auto|--yolo]     serve an editor over the Agent Client Protocol on stdio
+                                   (--mcp-trust / --hooks-trust: trust the project's MCP servers / hooks)
   reasonix serve [--addr A] [--no-open]
                                    a browser UI on a loopback address, behind a token
   reasonix stats [ID] [--json]     tokens, cache hits, cost and cache resets of a session, turn by turn

@@ -11,20 +11,25 @@
 //   MODE "prompts": initialize, open a session and send each line of
 //                 $ACP_PROMPTS as a prompt, in order (stop reasons in
 //                 "stops"). With $ACP_ANSWER set, every permission
-//                 request is answered with that option when it offers it.
+//                 request is answered with that option when it offers it;
+//                 with $ACP_WAIT_FILE set, the first prompt waits until
+//                 that file holds $ACP_WAIT_TEXT.
 //   MODE "dangling": initialize, open a session and send a prompt; at its
 //                 permission request, cancel the prompt and keep the
 //                 request open until the agent cancels it ($/cancel_request,
 //                 "withdrawn": true) or 10 s pass, then answer allow (an
 //                 editor that ignores the protocol's cancelled outcome).
+// $ACP_ARGS (words split at spaces) are added to `reasonix acp`.
 // It prints one JSON object with everything it saw; the Go test checks it.
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { Readable, Writable } from "node:stream";
 import { client, methods, ndJsonStream, PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 
 const mode = process.argv[2];
 const cwd = process.env.ACP_CWD;
-const child = spawn(process.env.REASONIX_BIN, ["acp"], { cwd, stdio: ["pipe", "pipe", "inherit"] });
+const args = ["acp", ...(process.env.ACP_ARGS || "").split(" ").filter((a) => a)];
+const child = spawn(process.env.REASONIX_BIN, args, { cwd, stdio: ["pipe", "pipe", "inherit"] });
 const stream = ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
 
 const seen = { updates: [], permissions: [], reads: [], writes: [] };
@@ -97,6 +102,13 @@ try {
           ? { outcome: { outcome: "selected", optionId: pick } } : { outcome: { outcome: "cancelled" } };
       }
       seen.stops = [];
+      const file = process.env.ACP_WAIT_FILE;
+      while (file) {
+        let text = "";
+        try { text = readFileSync(file, "utf8"); } catch { /* not there yet */ }
+        if (text.includes(process.env.ACP_WAIT_TEXT)) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       for (const text of process.env.ACP_PROMPTS.split("\n")) {
         const r = await ctx.request(methods.agent.session.prompt, { sessionId: s.sessionId, prompt: [{ type: "text", text }] });
         seen.stops.push(r.stopReason);
