@@ -111,3 +111,21 @@ func (h *engines) SetPosture(mode string) error { return h.app.gate.SetPosture(p
 // Answer answers an approval request of no session (the trust questions
 // of the project's MCP servers and hooks) through the one broker.
 func (h *acpHost) Answer(id, choice, reason string) error { return h.broker.Answer(id, choice, reason) }
+
+// Ready waits until the start-up trust questions of the project's MCP
+// servers are answered, then until the servers started so far (those
+// they let start among them) have come up or failed, each within its
+// own timeout, as a headless run waits for its servers.
+func (h *acpHost) Ready(ctx context.Context) error {
+	if h.app.trustAsked != nil {
+		select {
+		case <-h.app.trustAsked:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	if h.app.mcp == nil {
+		return nil
+	}
+	return h.app.mcp.Wait(ctx)
+}

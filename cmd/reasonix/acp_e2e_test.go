@@ -356,6 +356,74 @@ func TestE2EACPHooksTrust(t *testing.T) {
 	}
 }
 
+// TestE2EACPProjectMCPTrust: an untrusted server of the project's
+// .mcp.json is asked about in the editor, in the first prompt, as a
+// permission request on a tool call of its own. Allowed, the server
+// starts and that session's request (the first after the answer)
+// offers its tools, the session keeps its id and gets its answer; denied,
+// the server never starts and its tools are not offered.
+func TestE2EACPProjectMCPTrust(t *testing.T) {
+	t.Parallel()
+	plugin := pluginExample(t)
+	for _, answer := range []string{"allow", "deny"} {
+		e := newE2E(t, scripted.Turn{Text: "Ready for work."}, scripted.Turn{Text: "Still here."})
+		e.write(".mcp.json", fmt.Sprintf(`{"mcpServers": {"repo-tools": {"command": %q}}}`, plugin))
+		seen := runACPClient(t, e, "prompts", "ACP_PROMPTS=say hi\nand again", "ACP_ANSWER="+answer)
+		if len(seen.Stops) != 2 || seen.Stops[0] != "end_turn" || seen.Stops[1] != "end_turn" {
+			t.Errorf("%s: stop reasons %v, want [end_turn end_turn]\n%s", answer, seen.Stops, dumpUpdates(seen))
+		}
+		if len(seen.Permissions) != 1 {
+			t.Fatalf("%s: permission requests = %d, want 1 (the server's trust)\n%s", answer, len(seen.Permissions), dumpUpdates(seen))
+		}
+		p := seen.Permissions[0]
+		var ids []string
+		for _, o := range p.Options {
+			ids = append(ids, o.OptionID)
+		}
+		if p.SessionID != seen.SessionID || p.ToolCall.Title != "mcp server repo-tools: "+plugin ||
+			strings.Join(ids, ",") != "allow,allow_always,deny" {
+			t.Errorf("%s: trust request %+v (session %s)", answer, p, seen.SessionID)
+		}
+		var started bool
+		var status, text string
+		for _, u := range seen.Updates {
+			d := decodeUpdate(t, u.Update)
+			started = started || d.Kind == "tool_call" && d.ToolCallID == p.ToolCall.ToolCallID
+			if d.Kind == "tool_call_update" && d.ToolCallID == p.ToolCall.ToolCallID {
+				status = d.Status
+			}
+			if d.Kind == "agent_message_chunk" {
+				text += d.Text
+			}
+		}
+		if want := map[string]string{"allow": "completed", "deny": "failed"}[answer]; !started || status != want {
+			t.Errorf("%s: the trust call started %v, ended %q (want %s)\n%s", answer, started, status, want, dumpUpdates(seen))
+		}
+		if text != "Ready for work.Still here." {
+			t.Errorf("%s: the editor got the answers %q", answer, text)
+		}
+		reqs := e.srv.Requests()
+		if len(reqs) != 2 {
+			t.Fatalf("%s: %d model requests, want 2", answer, len(reqs))
+		}
+		for i, r := range reqs {
+			if offered := hasName(toolNames(t, r), "mcp__repo-tools__echo"); offered != (answer == "allow") {
+				t.Errorf("%s: request %d offers the server's tools: %v", answer, i, offered)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(e.repo, ".reasonix", "sessions", seen.SessionID+".jsonl")); err != nil {
+			t.Errorf("%s: the session's file: %v", answer, err)
+		}
+		_, err := os.Stat(filepath.Join(e.home, "logs", "mcp", "repo-tools.log"))
+		if started := err == nil; started != (answer == "allow") {
+			t.Errorf("%s: the server started: %v", answer, started)
+		}
+		if _, err := os.Stat(filepath.Join(e.home, "mcp-trust.json")); err == nil {
+			t.Errorf("%s: trust was recorded for an answer for this run only", answer)
+		}
+	}
+}
+
 // TestE2EACPMCPTrustFlag: `reasonix acp --mcp-trust` starts the project's
 // .mcp.json servers without asking; once the server is up, a prompt's
 // request offers its tools.

@@ -86,6 +86,9 @@ type app struct {
 	gate      *permission.Gate
 	skills    *skills.Catalog
 	mcp       *mcp.Manager
+	// trustAsked is closed once the start-up trust questions of the
+	// project's MCP servers are answered (nil when none is asked).
+	trustAsked chan struct{}
 	// providers are the configured providers (/model, /models).
 	providers *providerSet
 	closers   []func()
@@ -420,6 +423,7 @@ func assemble(o assembleOptions) (*app, error) {
 		if o.askMCPTrust && o.approver != nil && len(a.mcp.Untrusted()) > 0 {
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan struct{})
+			a.trustAsked = done
 			go func() {
 				defer close(done)
 				askTrust(ctx, a.mcp, o.approver, workspace, loaded.Home, sink.Publish)

@@ -63,6 +63,11 @@ type Host interface {
 	// Answer answers an approval request that belongs to no session (a
 	// project MCP server's or the hooks' trust question) by id.
 	Answer(id, choice, reason string) error
+	// Ready waits until the trust questions of the project's MCP servers
+	// asked at start-up are answered and the servers they let start
+	// have come up or failed, or ctx ends: a prompt that put them to the
+	// editor waits, so its first request has those servers' tools.
+	Ready(ctx context.Context) error
 	// Posture is the gate's posture (ask, auto or yolo); SetPosture
 	// switches it for the whole process, as a person chose in the editor.
 	Posture() string
@@ -116,12 +121,14 @@ type Server struct {
 	// a request the engine withdrew takes them back from the editor.
 	inflight map[string]*editorAsk
 	// held are the approval requests of no session (the trust questions
-	// of a project's MCP servers and hooks) not yet put to the editor:
-	// a permission request needs a session, and an editor shows one
-	// best in a running prompt, so they wait for the next one. shown
-	// names the session each such request was put to, by its id.
-	held  []events.Event
-	shown map[string]string
+	// of a project's MCP servers and hooks) waiting for a prompt, and
+	// shown those put to the editor in one, by id (see sessionless.go).
+	// turns numbers the prompts as they start; looseSeq the requests of
+	// no session as they come.
+	held     []*loose
+	shown    map[string]*loose
+	turns    uint64
+	looseSeq uint64
 }
 
 // editorAsk is a permission request the editor has not answered.
@@ -141,10 +148,17 @@ type session struct {
 	id  string
 	eng Engine
 
+	// turn numbers the running prompt while it takes questions of no
+	// session (0: none); guarded by Server.mu.
+	turn uint64
+
 	mu sync.Mutex
 	// plan sends prompts through the planner.
 	plan    bool
 	running bool
+	// stop ends the running prompt's wait for what the questions it was
+	// given at its start decide (see Host.Ready).
+	stop context.CancelFunc
 	// before holds each running write call's files as they were when it
 	// started, so its end can be shown as a diff.
 	before map[string][]fileText
@@ -160,7 +174,7 @@ type fileText struct {
 // publish, and [Server.PlanApprover] approves plans from plan mode.
 func New(version string) *Server {
 	return &Server{version: version, sessions: map[string]*session{}, owner: map[string]string{}, speaks: map[string]bool{},
-		inflight: map[string]*editorAsk{}, shown: map[string]string{}}
+		inflight: map[string]*editorAsk{}, shown: map[string]*loose{}}
 }
 
 // Serve speaks ACP on in and out until the editor disconnects or ctx
@@ -189,6 +203,7 @@ func (s *Server) Serve(ctx context.Context, host Host, in io.Reader, out io.Writ
 	}
 	s.mu.Unlock()
 	for _, ss := range all {
+		ss.stopPrompt()
 		if ss.eng != nil {
 			ss.eng.Interrupt()
 		}
@@ -321,8 +336,14 @@ func (s *Server) CloseSession(_ context.Context, p sdk.CloseSessionRequest) (sdk
 	if ss == nil {
 		return sdk.CloseSessionResponse{}, sdk.NewInvalidParams(map[string]any{"error": "no session " + string(p.SessionId)})
 	}
-	if eng := ss.engine(); eng != nil {
+	ss.stopPrompt()
+	eng := ss.engine()
+	if eng != nil {
 		eng.Interrupt()
+	}
+	// The questions of no session it shows go on to another prompt.
+	s.endTurn(ss)
+	if eng != nil {
 		s.withdraw(ss)
 		eng.Close()
 	}
@@ -397,10 +418,13 @@ func (s *Server) Cancel(_ context.Context, p sdk.CancelNotification) error {
 	ss := s.sessions[string(p.SessionId)]
 	s.mu.Unlock()
 	if ss != nil {
+		ss.stopPrompt()
 		if eng := ss.engine(); eng != nil {
 			// Interrupted first, so a denial cannot let the turn go on
-			// to another model request before the interrupt lands.
+			// to another model request before the interrupt lands. The
+			// questions of no session it shows go on to another prompt.
 			eng.Interrupt()
+			s.endTurn(ss)
 			s.withdraw(ss)
 		}
 	}
@@ -455,20 +479,27 @@ func (s *Server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 	}
 	ss.running = true
 	plan, eng := ss.plan, ss.eng
+	wait, stop := context.WithCancel(ctx)
+	ss.stop = stop
 	ss.mu.Unlock()
 	defer func() {
+		s.endTurn(ss)
 		ss.mu.Lock()
 		ss.running = false
+		ss.stop = nil
 		ss.mu.Unlock()
+		stop()
 	}()
-	// Set running first: a question of no session that comes after
-	// this finds the session running (see sessionless).
-	s.mu.Lock()
-	held := s.held
-	s.held = nil
-	s.mu.Unlock()
-	for _, e := range held {
-		s.askHeld(ss, e)
+	// The questions of no session held until now are put to the editor
+	// here first; the turn waits for what they decide, so its first
+	// request has the tools of the MCP servers they let start.
+	if held := s.beginTurn(ss); len(held) > 0 {
+		for _, q := range held {
+			s.askLoose(q)
+		}
+		if err := s.host.Ready(wait); err != nil && wait.Err() != nil {
+			return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
+		}
 	}
 	if plan {
 		s.planMu.Lock()
@@ -503,6 +534,16 @@ func (s *Server) session(id sdk.SessionId) (*session, error) {
 		return nil, sdk.NewInvalidParams(map[string]any{"error": "no session " + string(id) + " (create it with session/new or session/load)"})
 	}
 	return ss, nil
+}
+
+// stopPrompt ends the running prompt's wait, if it waits.
+func (ss *session) stopPrompt() {
+	ss.mu.Lock()
+	stop := ss.stop
+	ss.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
 }
 
 func (ss *session) engine() Engine {

@@ -83,13 +83,22 @@ func (f *fakeEngine) Close()                              {}
 type fakeHost struct {
 	eng     *fakeEngine
 	posture string
-	// open, when set, is the engine Open returns instead of eng.
-	open Engine
+	// open, when set, is the engine Open returns instead of eng;
+	// engines, when set, are returned one by one before it.
+	open    Engine
+	engines []Engine
 	// broker, when set, takes the answers to questions of no session.
 	broker *permission.Broker
+	// ready, when set, is what Ready waits for.
+	ready func(context.Context) error
 }
 
 func (h *fakeHost) Open() (Engine, error) {
+	if len(h.engines) > 0 {
+		e := h.engines[0]
+		h.engines = h.engines[1:]
+		return e, nil
+	}
 	if h.open != nil {
 		return h.open, nil
 	}
@@ -106,14 +115,22 @@ func (h *fakeHost) Answer(id, choice, reason string) error {
 	return h.eng.Answer(id, choice, reason)
 }
 func (h *fakeHost) SetPosture(m string) error { h.posture = m; return nil }
+func (h *fakeHost) Ready(ctx context.Context) error {
+	if h.ready != nil {
+		return h.ready(ctx)
+	}
+	return nil
+}
 
 // client is an editor: it records updates and answers plan questions
 // with answer.
 type client struct {
 	mu      sync.Mutex
 	updates []sdk.SessionUpdate
-	asked   []sdk.RequestPermissionRequest
-	answer  string
+	// of names the session of each update.
+	of     []sdk.SessionId
+	asked  []sdk.RequestPermissionRequest
+	answer string
 	// cancel answers every request as cancelled.
 	cancel bool
 	// onAsk, when set, answers every request instead (outside c.mu).
@@ -140,6 +157,7 @@ func (c *client) SessionUpdate(_ context.Context, n sdk.SessionNotification) err
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.updates = append(c.updates, n.Update)
+	c.of = append(c.of, n.SessionId)
 	return nil
 }
 
@@ -343,7 +361,8 @@ func TestAskToolQuestionsAsPermissionRequests(t *testing.T) {
 // A question of no session asked before any session opens (an untrusted
 // project MCP server's trust question at start-up) is held and put to the
 // editor at the first prompt, as a tool call of its own, and the
-// editor's choice answers it; one withdrawn while held is never asked.
+// editor's choice answers it before the prompt's turn runs; one
+// withdrawn while held is never asked.
 func TestSessionlessQuestionWaitsForAPrompt(t *testing.T) {
 	ctx := context.Background()
 	c := &client{answer: "allow"}
@@ -382,16 +401,28 @@ func TestSessionlessQuestionWaitsForAPrompt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The prompt's turn runs once what the question decided has settled
+	// (Ready, here: once it is answered).
+	answered := make(chan permission.Reply, 1)
+	srv.host.(*fakeHost).ready = func(ctx context.Context) error {
+		select {
+		case r := <-replies:
+			answered <- r
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	if _, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: s.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("hi")}}); err != nil {
 		t.Fatal(err)
 	}
 	select {
-	case r := <-replies:
+	case r := <-answered:
 		if r.Answer != permission.AllowOnce {
 			t.Errorf("answer %q, want allow", r.Answer)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the held question was not answered")
+	default:
+		t.Fatal("the prompt did not wait for the held question's answer")
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -405,5 +436,238 @@ func TestSessionlessQuestionWaitsForAPrompt(t *testing.T) {
 	}
 	if !started {
 		t.Errorf("the question has no tool call of its own (%s)", id)
+	}
+}
+
+// busyEngine's turn runs until it is interrupted or told to end.
+type busyEngine struct {
+	fakeEngine
+	mu   sync.Mutex
+	stop context.CancelFunc
+	end  chan struct{}
+}
+
+func newBusy(id string) *busyEngine {
+	return &busyEngine{fakeEngine: fakeEngine{id: id}, end: make(chan struct{}, 1)}
+}
+
+func (b *busyEngine) Send(ctx context.Context, _ string) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	b.mu.Lock()
+	b.stop = cancel
+	b.mu.Unlock()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-b.end:
+		return nil
+	}
+}
+
+func (b *busyEngine) Interrupt() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.stop != nil {
+		b.stop()
+	}
+}
+
+// TestSessionlessQuestionFollowsTheRunningPrompts: with two prompts
+// running, a question of no session goes to the one that started first;
+// cancelling that prompt passes the question on to the other (not a
+// denial), where the editor's allow answers it; one whose session closes
+// with no other prompt running is held and asked again (as a new tool
+// call) in the next prompt; and one whose prompt's turn ends unanswered
+// is held too.
+func TestSessionlessQuestionFollowsTheRunningPrompts(t *testing.T) {
+	ctx := context.Background()
+	c := &client{}
+	conn, eng := connect(t, c)
+	srv := eng.srv
+	host := srv.host.(*fakeHost)
+	host.broker = permission.NewBroker(srv.Publish)
+	a, b, third := newBusy("e-a"), newBusy("e-b"), newBusy("e-c")
+	host.engines = []Engine{a, b, third}
+	// The editor answers allow, except where a question should stay
+	// open (its request then waits until it is withdrawn).
+	var mu sync.Mutex
+	open := map[string]bool{}
+	keepOpen := func(session, title string, on bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		open[session+" "+title] = on
+	}
+	c.onAsk = func(ctx context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+		mu.Lock()
+		wait := open[string(p.SessionId)+" "+*p.ToolCall.Title]
+		mu.Unlock()
+		if wait {
+			<-ctx.Done()
+			return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeCancelled()}, nil
+		}
+		return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeSelected("allow")}, nil
+	}
+	asked := func(n int) []sdk.RequestPermissionRequest {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			c.mu.Lock()
+			got := append([]sdk.RequestPermissionRequest(nil), c.asked...)
+			c.mu.Unlock()
+			if len(got) >= n {
+				return got
+			}
+		}
+		t.Fatalf("the editor was not asked %d times", n)
+		return nil
+	}
+	held := func() int {
+		srv.mu.Lock()
+		defer srv.mu.Unlock()
+		return len(srv.held)
+	}
+	running := func(id sdk.SessionId, e *busyEngine) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			e.mu.Lock()
+			on := e.stop != nil
+			e.mu.Unlock()
+			if on {
+				return
+			}
+		}
+		t.Fatalf("the turn of %s did not start", id)
+	}
+	type result struct {
+		stop sdk.StopReason
+		err  error
+	}
+	prompt := func(id sdk.SessionId, e *busyEngine) chan result {
+		done := make(chan result, 1)
+		go func() {
+			r, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock("work")}})
+			done <- result{r.StopReason, err}
+		}()
+		running(id, e)
+		return done
+	}
+	question := func(qctx context.Context, name string) chan permission.Reply {
+		replies := make(chan permission.Reply, 1)
+		go func() {
+			r, err := host.broker.Approve(qctx, permission.Request{Tool: "mcp server " + name, Subject: name + "-server",
+				Choices: []permission.Answer{permission.AllowOnce, permission.AllowAlways, permission.DenyAnswer}})
+			if err != nil {
+				r.Answer = "withdrawn"
+			}
+			replies <- r
+		}()
+		return replies
+	}
+	newSession := func() sdk.SessionId {
+		s, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: "/work/space", McpServers: []sdk.McpServer{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.SessionId
+	}
+	sa, sb, sc := newSession(), newSession(), newSession()
+
+	// Two prompts run; the question goes to the one that started first.
+	doneA := prompt(sa, a)
+	doneB := prompt(sb, b)
+	keepOpen(string(sa), "mcp server one: one-server", true)
+	one := question(ctx, "one")
+	if p := asked(1)[0]; p.SessionId != sa {
+		t.Fatalf("the question went to %s, want %s (its prompt started first)", p.SessionId, sa)
+	}
+	// Cancelling that prompt passes it on; allowed there.
+	if err := conn.Cancel(ctx, sdk.CancelNotification{SessionId: sa}); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-doneA; r.err != nil || r.stop != sdk.StopReasonCancelled {
+		t.Fatalf("cancelled prompt: %v %v", r.stop, r.err)
+	}
+	if p := asked(2)[1]; p.SessionId != sb || *p.ToolCall.Title != "mcp server one: one-server" {
+		t.Fatalf("after the cancel the question went to %s (%s), want %s", p.SessionId, *p.ToolCall.Title, sb)
+	}
+	if r := <-one; r.Answer != permission.AllowOnce {
+		t.Fatalf("the passed-on question was answered %q, want allow", r.Answer)
+	}
+
+	// The only running prompt's session closes: held, then asked in the
+	// next prompt as a new call.
+	keepOpen(string(sb), "mcp server two: two-server", true)
+	two := question(ctx, "two")
+	if p := asked(3)[2]; p.SessionId != sb {
+		t.Fatalf("the second question went to %s, want %s", p.SessionId, sb)
+	}
+	if _, err := conn.CloseSession(ctx, sdk.CloseSessionRequest{SessionId: sb}); err != nil {
+		t.Fatal(err)
+	}
+	<-doneB
+	if n := held(); n != 1 {
+		t.Fatalf("%d questions held after the session closed, want 1", n)
+	}
+	select {
+	case r := <-two:
+		t.Fatalf("the question was answered %q when its session closed", r.Answer)
+	default:
+	}
+	doneC := prompt(sc, third)
+	p := asked(4)[3]
+	if p.SessionId != sc || *p.ToolCall.Title != "mcp server two: two-server" {
+		t.Fatalf("the held question went to %s (%s), want %s", p.SessionId, *p.ToolCall.Title, sc)
+	}
+	if r := <-two; r.Answer != permission.AllowOnce {
+		t.Fatalf("the held question was answered %q, want allow", r.Answer)
+	}
+	if first := asked(3)[2].ToolCall.ToolCallId; p.ToolCall.ToolCallId == first {
+		t.Errorf("asked again under the same call %s", first)
+	}
+
+	// A prompt whose turn ends with the question unanswered: held.
+	keepOpen(string(sc), "mcp server three: three-server", true)
+	qctx, withdraw := context.WithCancel(ctx)
+	defer withdraw()
+	three := question(qctx, "three")
+	if p := asked(5)[4]; p.SessionId != sc {
+		t.Fatalf("the third question went to %s, want %s", p.SessionId, sc)
+	}
+	third.end <- struct{}{}
+	if r := <-doneC; r.err != nil || r.stop != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %v %v", r.stop, r.err)
+	}
+	if n := held(); n != 1 {
+		t.Fatalf("%d questions held after the prompt ended, want 1", n)
+	}
+	withdraw()
+	if r := <-three; r.Answer != "withdrawn" {
+		t.Fatalf("the question left open was answered %q", r.Answer)
+	}
+	if n := held(); n != 0 {
+		t.Errorf("%d questions held after the last was withdrawn", n)
+	}
+
+	// Each call ended in the prompt that showed it: failed where the
+	// question moved on, completed where it was allowed.
+	all := asked(5)
+	want := []struct {
+		at     sdk.SessionId
+		status sdk.ToolCallStatus
+	}{{sa, sdk.ToolCallStatusFailed}, {sb, sdk.ToolCallStatusCompleted}, {sb, sdk.ToolCallStatusFailed},
+		{sc, sdk.ToolCallStatusCompleted}, {sc, sdk.ToolCallStatusFailed}}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, w := range want {
+		id := all[i].ToolCall.ToolCallId
+		var got []sdk.ToolCallStatus
+		for j, u := range c.updates {
+			if c.of[j] == w.at && u.ToolCallUpdate != nil && u.ToolCallUpdate.ToolCallId == id && u.ToolCallUpdate.Status != nil {
+				got = append(got, *u.ToolCallUpdate.Status)
+			}
+		}
+		if len(got) != 1 || got[0] != w.status {
+			t.Errorf("request %d (%s in %s): call statuses %v, want [%s]", i, id, w.at, got, w.status)
+		}
 	}
 }

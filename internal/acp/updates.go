@@ -113,62 +113,6 @@ func (s *Server) route(e events.Event) (*session, bool) {
 	return nil, false
 }
 
-// sessionless handles an approval request of no session (the trust
-// question of a project's MCP server at start-up, or of the project's
-// hooks when a prompt first would run one) and its resolution. The
-// request is put to the editor in a session running a prompt (where the
-// editor shows it, and the hooks' question comes from), else held for
-// the next prompt of any session; it is answered through the host.
-func (s *Server) sessionless(e events.Event) {
-	a := e.Approval
-	if a == nil {
-		return
-	}
-	s.mu.Lock()
-	if e.Type == events.ApprovalResolved {
-		for i, h := range s.held {
-			if h.Approval.ID == a.ID {
-				s.held = append(s.held[:i:i], s.held[i+1:]...)
-				break
-			}
-		}
-		shown := s.sessions[s.shown[a.ID]]
-		delete(s.shown, a.ID)
-		s.mu.Unlock()
-		s.settled(a.ID)
-		if shown != nil {
-			status := sdk.ToolCallStatusCompleted
-			if a.Choice == "" || a.Choice == events.ChoiceDeny {
-				status = sdk.ToolCallStatusFailed
-			}
-			s.update(shown.id, sdk.UpdateToolCall(heldID(a.ID), sdk.WithUpdateStatus(status)))
-		}
-		return
-	}
-	var to *session
-	for _, ss := range s.sessions {
-		ss.mu.Lock()
-		running := ss.running
-		ss.mu.Unlock()
-		if running {
-			to = ss
-			break
-		}
-	}
-	if to == nil {
-		s.held = append(s.held, e)
-	}
-	s.mu.Unlock()
-	if to != nil {
-		s.askHeld(to, e)
-	}
-}
-
-// heldID names the tool call a question of no session is shown as.
-func heldID(id string) sdk.ToolCallId {
-	return sdk.ToolCallId("reasonix/" + id)
-}
-
 // callID names a tool call uniquely within an ACP session: model call ids
 // repeat across subagent sessions.
 func callID(session, call string) sdk.ToolCallId {
@@ -359,43 +303,6 @@ func (s *Server) ask(ss *session, e events.Event) {
 		// After a withdrawal the approval is no longer pending and this
 		// answer is refused, which is what is wanted.
 		_ = eng.Answer(a.ID, choice, reason)
-	}()
-}
-
-// askHeld puts an approval request of no session to the editor in ss,
-// as a tool call of its own (it is no call of the session's), and the
-// editor's choice to the host. A cancelled prompt or a closed session
-// denies it, as it denies the session's own.
-func (s *Server) askHeld(ss *session, e events.Event) {
-	a := e.Approval
-	conn, ctx, done, ok := s.startAsk(ss, a.ID, func() { _ = s.host.Answer(a.ID, events.ChoiceDeny, "the prompt was cancelled in the editor") })
-	if !ok {
-		_ = s.host.Answer(a.ID, events.ChoiceDeny, "the editor disconnected")
-		return
-	}
-	s.mu.Lock()
-	s.shown[a.ID] = ss.id
-	s.mu.Unlock()
-	call := s.approvalCall("", a)
-	call.ToolCallId = heldID(a.ID)
-	call.Kind = sdk.Ptr(sdk.ToolKindOther)
-	opts := []sdk.ToolCallStartOpt{sdk.WithStartKind(sdk.ToolKindOther), sdk.WithStartStatus(sdk.ToolCallStatusPending)}
-	if len(call.Content) > 0 {
-		opts = append(opts, sdk.WithStartContent(call.Content))
-	}
-	s.update(ss.id, sdk.StartToolCall(call.ToolCallId, *call.Title, opts...))
-	req := sdk.RequestPermissionRequest{SessionId: sdk.SessionId(ss.id), Options: options(a), ToolCall: call}
-	go func() {
-		defer done()
-		choice, reason := events.ChoiceDeny, "cancelled in the editor"
-		resp, err := conn.RequestPermission(ctx, req)
-		switch {
-		case err != nil:
-			reason = "the editor did not answer: " + err.Error()
-		case resp.Outcome.Selected != nil && a.Offers(string(resp.Outcome.Selected.OptionId)):
-			choice, reason = string(resp.Outcome.Selected.OptionId), ""
-		}
-		_ = s.host.Answer(a.ID, choice, reason)
 	}()
 }
 
