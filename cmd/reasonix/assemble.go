@@ -314,6 +314,13 @@ func assemble(o assembleOptions) (*app, error) {
 	sbOpts.Bus = permission.FindSessionBus(os.Getenv, os.Getuid())
 	sbOpts.KeysOnBus = func() bool { return credentials.Open(loaded.Home, cfg.CredentialsStore).InOSStore() }
 	if cfg.Sandbox.Bash != "off" {
+		// What a command leaves running outside its process group ends
+		// after it, and at the latest when Reasonix does (closers run
+		// last to first: this one after the sessions and their jobs).
+		sbOpts.Orphans = permission.NewOrphans(func(n int) {
+			sink.Publish(events.Event{Type: events.Notice, Text: fmt.Sprintf("sandbox: ended %d process(es) a command left running outside its process group", n)})
+		})
+		a.closers = append(a.closers, sbOpts.Orphans.Close)
 		sb := permission.NewSandbox(sbOpts)
 		env.Sandbox, env.PrepareSandbox = sb.Start, sb.Prepare
 	}

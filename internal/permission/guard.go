@@ -448,11 +448,38 @@ func (cg *ControlGuard) restore(p string, b ctlEntry) error {
 // for approved calls and [ControlGuard.Accept]: a change that a process
 // left running by an earlier call makes between two calls is undone after
 // the next one.
+//
+// What changed since the previous baseline is kept, but said: a notice
+// names it and the decision log records it ("kept", by "turn start"), so
+// a change that a process left running made after the last turn (which
+// cannot be told from the person's own edit) does not pass unseen.
 func (cg *ControlGuard) TurnStart() {
 	cg.mu.Lock()
 	defer cg.mu.Unlock()
-	if cg.inflight == 0 {
-		cg.base = cg.scan()
+	if cg.inflight != 0 {
+		return
+	}
+	prev := cg.base
+	cg.base = cg.scan()
+	if prev == nil {
+		return
+	}
+	changed := diff(prev.files, cg.base.files)
+	if len(changed) == 0 {
+		return
+	}
+	names := make([]string, len(changed))
+	for i, p := range changed {
+		names[i] = cg.name(p)
+	}
+	if cg.publish != nil {
+		cg.publish(events.Event{Type: events.Notice, Text: fmt.Sprintf("control files changed since the last turn, kept: %s "+
+			"(if you did not change them, a process left running may have: check them)", strings.Join(names, ", "))})
+	}
+	if cg.log != nil {
+		for _, n := range names {
+			_ = cg.log.append(logEntry{Subject: n, Decision: "kept", By: "turn start"})
+		}
 	}
 }
 

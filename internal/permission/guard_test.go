@@ -376,6 +376,20 @@ func TestControlGuardBaselineAtTurnStarts(t *testing.T) {
 	if got, _ := f.read("reasonix.toml"); !strings.Contains(got, "Bash(ls:*)") {
 		t.Fatalf("a person's edit was reverted: %q", got)
 	}
+	// ... but it is said, in a notice and the decision log.
+	if n := f.notices[len(f.notices)-1]; !strings.Contains(n, "changed since the last turn, kept: reasonix.toml") {
+		t.Errorf("last notice = %q", n)
+	}
+	_ = f.cg.log.close()
+	if b, _ := os.ReadFile(filepath.Join(f.home, "permissions.log")); !strings.Contains(string(b), `"subject":"reasonix.toml","decision":"kept","by":"turn start"`) {
+		t.Errorf("decision log:\n%s", b)
+	}
+	// A turn with nothing changed says nothing.
+	before := len(f.notices)
+	f.cg.TurnStart()
+	if len(f.notices) != before {
+		t.Errorf("a turn start without changes published %q", f.notices[before:])
+	}
 }
 
 // A hook sample is never run by git, so the guard does not read it; a

@@ -178,7 +178,7 @@ func startHidden(cmd *exec.Cmd, c confinement, hide []hiddenFile) error {
 	cmd.Args = append(args, cmd.Args...)
 	cmd.Path = exe
 	cmd.ExtraFiles = append(cmd.ExtraFiles, f)
-	return cmd.Start()
+	return c.orphans.start(cmd)
 }
 
 // RunSandboxHelper is the helper's whole life (args are those after

@@ -68,6 +68,10 @@ type SandboxOptions struct {
 	// from commands that way: then they may not create unix sockets at
 	// all. May be nil (no).
 	KeysOnBus func() bool
+	// Orphans, when set, ends what commands leave running outside their
+	// process group (see [Orphans]); every Sandbox of a process must
+	// share the one it has.
+	Orphans *Orphans
 	// Notify is called once, the first time a command runs unconfined
 	// because Landlock is missing, or cannot hide what Hide lists or
 	// protect what Protect lists; may be nil.
@@ -400,7 +404,7 @@ func (s *Sandbox) Prepare() {
 func (s *Sandbox) confinement() confinement {
 	return confinement{write: s.write, network: s.opts.Network,
 		scopeAbstract: (!s.opts.Network || s.opts.Bus.Abstract) && landlockABI() >= 6,
-		denyRead:      s.denyRead, except: s.except, rulesets: s.rulesets}
+		denyRead:      s.denyRead, except: s.except, rulesets: s.rulesets, orphans: s.opts.Orphans}
 }
 
 // devReadable are the device files and folders under /dev a command may
@@ -425,6 +429,8 @@ type confinement struct {
 	rulesets              *rulesetCache // shared by the commands of one Sandbox
 	// hide are what the command starts with hidden (startHidden).
 	hide []hiddenFile
+	// orphans records the command and sweeps after it (nil: neither).
+	orphans *Orphans
 }
 
 // socketRule is what the seccomp filter lets a command do with sockets

@@ -101,7 +101,7 @@ func startConfined(cmd *exec.Cmd, c confinement) error {
 			// restricted thread could not mount.
 			err = startHidden(cmd, c, c.hide)
 		} else if err = restrictThread(c); err == nil {
-			err = cmd.Start()
+			err = c.orphans.start(cmd)
 		}
 		done <- err
 		if err != nil || cmd.SysProcAttr == nil || cmd.SysProcAttr.Pdeathsig == 0 {
@@ -111,9 +111,11 @@ func startConfined(cmd *exec.Cmd, c confinement) error {
 		for {
 			err := unix.Waitid(unix.P_PID, cmd.Process.Pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
 			if err != unix.EINTR {
-				return
+				break
 			}
 		}
+		// What the command left behind outside its process group.
+		c.orphans.ended()
 	}()
 	return <-done
 }
