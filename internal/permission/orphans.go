@@ -50,6 +50,21 @@ func NewOrphans(notify func(n int)) *Orphans {
 	return &Orphans{known: map[int]uint64{}, base: -1, notify: notify}
 }
 
+// prepare makes the process a subreaper and finds the filter count of its
+// unconfined threads, once, before the first command; it is called on
+// the goroutine that starts the command, not the restricted thread.
+func (o *Orphans) prepare() {
+	if o == nil {
+		return
+	}
+	o.setUp.Do(func() {
+		base := becomeSubreaper()
+		o.mu.Lock()
+		o.base = base
+		o.mu.Unlock()
+	})
+}
+
 // start starts cmd and records it as a confined command, under the lock
 // a sweep holds: a sweep between the two would take the new command for
 // a leftover.
@@ -58,7 +73,6 @@ func (o *Orphans) start(cmd *exec.Cmd) error {
 		return cmd.Start()
 	}
 	o.mu.Lock()
-	o.setUp.Do(func() { o.base = becomeSubreaper() })
 	if o.base < 0 {
 		o.mu.Unlock()
 		return cmd.Start()

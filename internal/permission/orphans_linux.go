@@ -12,9 +12,12 @@ import (
 
 // becomeSubreaper makes the process a child subreaper and returns its own
 // seccomp filter count, or -1 (sweeping off) when the kernel does not
-// report that count (before Linux 5.9) or refuses.
+// report that count (before Linux 5.9) or refuses. It must run on a thread
+// no command was started from: the count is the calling thread's, since
+// the process's first thread may itself have started a command (a Go
+// program's threads are not told apart) and carry the sandbox's filter.
 func becomeSubreaper() int {
-	n := seccompFilters("self")
+	n := seccompFilters("thread-self")
 	if n < 0 {
 		return -1
 	}

@@ -300,6 +300,7 @@ func (s *Sandbox) Start(cmd *exec.Cmd) error {
 	if cmd.Err != nil {
 		return cmd.Err
 	}
+	s.opts.Orphans.prepare()
 	c := s.confinement()
 	hide := s.hiddenFiles(s.opts.Hide)
 	protect := s.hiddenFiles(s.opts.Protect)
