@@ -42,4 +42,13 @@ func TestEnsureIgnoredHidesStateFromGit(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dir, ".gitignore")); string(b) != "custom\n" {
 		t.Errorf("existing .gitignore overwritten: %q", b)
 	}
+	// An empty one, as a kill or a power cut leaves it, is written again.
+	os.WriteFile(filepath.Join(dir, ".gitignore"), nil, 0o644)
+	if err := EnsureIgnored(dir); err != nil {
+		t.Fatal(err)
+	}
+	out, err = exec.Command("git", "-C", repo, "status", "--porcelain", "--untracked-files=all").Output()
+	if err != nil || strings.Contains(string(out), "sessions") {
+		t.Errorf("after an empty .gitignore git sees the sessions dir (%v):\n%s", err, out)
+	}
 }
