@@ -36,6 +36,7 @@ func cmdChat(ctx context.Context, args []string, io stdio) error {
 	fs.StringVar(&f.resume, "resume", "", "go on with the conversation with this id (or a unique prefix); without one, pick from a list")
 	fs.BoolVar(&f.mcpTrust, "mcp-trust", false, "start the MCP servers of this project's .mcp.json without asking")
 	// A bare --resume (Claude Code's -r) lists the conversations.
+	typed := args
 	args, f.pickResume = bareResume(args)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -54,6 +55,11 @@ func cmdChat(ctx context.Context, args []string, io stdio) error {
 		return usagef("a bare --resume opens the list of conversations; give the session id to send a prompt to it (reasonix -r ID PROMPT)")
 	}
 	if !isTerminal(io.in) || !isTerminal(io.out) {
+		if prompt != "" {
+			// A script that typed reasonix "a task" (or -c "a task")
+			// meant the print mode: the same command with -p runs it.
+			return usagef("the interactive mode needs a terminal on stdin and stdout; to run the prompt headless: reasonix -p %s", shellArgs(typed))
+		}
 		return usagef("chat needs a terminal on stdin and stdout; use reasonix run PROMPT in scripts")
 	}
 	if err := firstRun(ctx, f, io); err != nil {

@@ -381,16 +381,47 @@ func TestE2ESubcommandHelp(t *testing.T) {
 }
 
 // TestE2EClaudeStyleInvocations: `reasonix -p PROMPT` is Claude Code's
-// print mode, a headless run; `reasonix "a task"`, as claude or codex
-// take one, says how to give it instead of printing the whole help.
+// print mode, a headless run, and so is `reasonix "a task" -p`;
+// `reasonix "a task"` is the interactive mode, which without a terminal
+// says how to run it headless. A single ASCII word is a command: a typo
+// gets the command it is near, words typed unquoted are told to quote the
+// prompt, and none of them reaches the model.
 func TestE2EClaudeStyleInvocations(t *testing.T) {
-	e := newE2E(t, scripted.Turn{Text: "printed answer"})
+	e := newE2E(t, scripted.Turn{Text: "printed answer"}, scripted.Turn{Text: "second answer"})
 	if r := e.run("", "-p", "say something", "--output-format", "json"); r.code != 0 || !strings.Contains(r.stdout, `"answer": "printed answer"`) {
 		t.Errorf("-p: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
+	if r := e.run("", "say more", "-p"); r.code != 0 || !strings.Contains(r.stdout, "second answer") {
+		t.Errorf("PROMPT -p: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if msgs := wireMessages(t, e.srv.Requests()[1]); msgs[len(msgs)-1].Content != "say more" {
+		t.Errorf("PROMPT -p sent %+v", msgs)
+	}
 	r := e.run("", "explain this project")
-	if r.code != 2 || !strings.Contains(r.stderr, `reasonix run "explain this project"`) || strings.Contains(r.stderr, "Usage:") {
-		t.Errorf("a task as the command: exit %d\n%s", r.code, r.stderr)
+	if r.code != 2 || !strings.Contains(r.stderr, "needs a terminal") || !strings.Contains(r.stderr, `reasonix -p 'explain this project'`) ||
+		strings.Contains(r.stderr, "Usage:") {
+		t.Errorf("a prompt without a terminal: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := e.run("", "--yolo", "explain it", "-c"); r.code != 2 || !strings.Contains(r.stderr, `reasonix -p --yolo 'explain it' --continue`) {
+		t.Errorf("flags and a prompt without a terminal: exit %d\n%s", r.code, r.stderr)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"seesions"}, `unknown command "seesions"; did you mean "sessions"?`},
+		{[]string{"sesions", "--json"}, `unknown command "sesions"; did you mean "sessions"?`},
+		{[]string{"mpc", "list"}, `unknown command "mpc"; did you mean "mcp"?`},
+		{[]string{"fix"}, "reasonix chat fix"},
+		{[]string{"fix", "the", "bug", "--yolo"}, `a prompt goes in quotes, as one argument: reasonix 'fix the bug' --yolo`},
+	} {
+		r := e.run("", c.args...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) || strings.Contains(r.stderr, "needs a terminal") {
+			t.Errorf("%q: exit %d, want 2 and %q:\n%s", c.args, r.code, c.want, r.stderr)
+		}
+	}
+	if n := len(e.srv.Requests()); n != 2 {
+		t.Errorf("%d model requests, want 2", n)
 	}
 }
 

@@ -95,12 +95,14 @@ const helpText = `reasonix — a terminal coding agent
 
 Usage:
   reasonix [chat] [flags] [PROMPT]
-                                   interactive mode (in a terminal; /help inside), PROMPT its first turn
+                                   interactive mode (in a terminal; /help inside), PROMPT its first turn:
+                                   reasonix "fix the bug" (a prompt of one ASCII word needs chat:
+                                   reasonix chat WORD; a near miss of a command says which it meant)
   reasonix -c, --continue [PROMPT] go on with the newest conversation of this project
   reasonix -r, --resume [ID] [PROMPT]
                                    go on with that conversation (a unique prefix will do), or
                                    pick one from a list; with -p PROMPT (-r then with an ID), headless
-  reasonix run [flags] PROMPT      run a task headless (PROMPT "-" reads stdin; -p PROMPT too)
+  reasonix run [flags] PROMPT      run a task headless (PROMPT "-" reads stdin; reasonix -p PROMPT too)
   reasonix plan [flags] PROMPT     research and print a plan (--execute to run it)
   reasonix sessions [--json]       list this project's sessions, newest first
   reasonix fork ID [--at TURN]     start a new session from a session (before turn TURN)
@@ -177,10 +179,11 @@ func dispatch(ctx context.Context, args []string, io stdio) int {
 	}
 	switch a := args[0]; {
 	case a == "--version" || a == "--help" || a == "-h" || a == "-v":
-	case strings.HasPrefix(a, "-"):
-		// "reasonix [chat] [flags]": reasonix --continue, as Claude Code
-		// users type it (with its short forms -c and -r); with Claude
-		// Code's -p (print), a headless run.
+	case strings.HasPrefix(a, "-") || barePrompt(a):
+		// "reasonix [chat] [flags] [PROMPT]": reasonix --continue or
+		// reasonix "fix the bug", as Claude Code users type them (with its
+		// short forms -c and -r); with Claude Code's -p (print), a
+		// headless run.
 		args = claudeShortFlags(args)
 		if i := slices.IndexFunc(args, func(s string) bool { return s == "-p" || s == "--print" }); i >= 0 {
 			args = append([]string{"run"}, slices.Delete(slices.Clone(args), i, i+1)...)
@@ -239,12 +242,7 @@ func dispatch(ctx context.Context, args []string, io stdio) int {
 	case "compact":
 		err = cmdCompact(ctx, args[1:], io)
 	default:
-		if strings.ContainsAny(args[0], " \t\n") {
-			// A task typed as claude "…" or codex "…" would be.
-			fmt.Fprintf(io.err, "reasonix: %q is not a command; to give it as a task, run: reasonix run %q\n(or start reasonix and type it; reasonix --help lists the commands)\n", args[0], strings.Join(args, " "))
-			return exitUsage
-		}
-		fmt.Fprintf(io.err, "reasonix: unknown command %q\n\n%s", args[0], helpText)
+		unknownCommand(io.err, args)
 		return exitUsage
 	}
 	return exitCode(ctx, err, io.err)

@@ -817,3 +817,35 @@ func TestTUIResumeWithAPrompt(t *testing.T) {
 	tt = startTerm(t, e, "EXIT CODE", "-r", "--yolo", "QUERY THREE")
 	tt.waitFor("a bare --resume opens the list", "EXIT CODE 2")
 }
+
+// TestTUIBarePrompt: `reasonix "a task"`, as Claude Code's
+// `claude "query"`, opens the interactive mode with the task as its first
+// turn; so does a prompt with no spaces in a script without them (Chinese),
+// and flags after the prompt still apply. A mistyped command does not
+// start a chat even at a terminal: it exits 2 naming the command meant.
+func TestTUIBarePrompt(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{Text: "BARE ANSWER"},
+		scripted.Turn{Text: "CJK ANSWER"},
+	)
+	tt := startTUI(t, e, "explain the project alpha")
+	tt.waitFor("› explain the project alpha", "BARE ANSWER")
+	if msgs := wireMessages(t, e.srv.Requests()[0]); len(msgs) != 2 || msgs[1].Content != "explain the project alpha" {
+		t.Errorf("the bare prompt was not the first turn: %+v", msgs)
+	}
+	tt.quit()
+
+	tt = startTUI(t, e, "修复登录错误", "--yolo")
+	tt.waitFor("› 修复登录错误", "CJK ANSWER", "yolo")
+	if msgs := wireMessages(t, e.srv.Requests()[1]); len(msgs) != 2 || msgs[1].Content != "修复登录错误" {
+		t.Errorf("the prompt without spaces was not the first turn: %+v", msgs)
+	}
+	tt.quit()
+
+	tt = startTerm(t, e, "EXIT CODE", "seesions")
+	tt.waitFor(`unknown command "seesions"; did you mean "sessions"?`, "EXIT CODE 2")
+	if n := len(e.srv.Requests()); n != 2 {
+		t.Errorf("%d requests, want 2 (one per prompt, none for the typo)", n)
+	}
+}
