@@ -112,6 +112,7 @@ Usage:
                                    (--mcp-trust / --hooks-trust: trust the project's MCP servers / hooks)
   reasonix serve [--addr A] [--no-open]
                                    a browser UI on a loopback address, behind a token
+                                   (--mcp-trust / --hooks-trust: trust the project's MCP servers / hooks)
   reasonix stats [ID] [--json]     tokens, cache hits, cost and cache resets of a session, turn by turn
   reasonix compact [ID] [--focus TEXT]
                                    fold a conversation's earlier work into a digest now
@@ -158,7 +159,8 @@ Run flags:
   --yolo / --auto      permission posture for this run
   --hooks-trust        run this project's hooks (reasonix.toml, .claude/settings*.json)
                        without asking; headless runs skip untrusted project hooks
-  --mcp-trust          start this project's .mcp.json servers without asking (also chat)
+  --mcp-trust          start this project's .mcp.json servers without asking (also chat,
+                       acp and serve)
   --continue, -c       add the turn to the newest session of this project (also chat;
                        -c at the top level: reasonix -c -p PROMPT)
   --resume ID, -r ID   add the turn to that session; a unique prefix will do (also chat,

@@ -33,6 +33,7 @@ func cmdServe(ctx context.Context, args []string, io stdio) error {
 	fs.BoolVar(&noOpen, "no-open", false, "do not open the page in a browser")
 	f.sessionFlags(fs)
 	fs.BoolVar(&f.hooksTrust, "hooks-trust", false, "run this project's hooks without asking")
+	fs.BoolVar(&f.mcpTrust, "mcp-trust", false, "start the MCP servers of this project's .mcp.json without asking")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return usageError{err}

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -253,5 +255,67 @@ func TestE2EServeAsksMCPTrustInThePage(t *testing.T) {
 	}
 	if len(rep.PageErrors) > 0 {
 		t.Errorf("page errors: %v", rep.PageErrors)
+	}
+}
+
+// TestE2EServeMCPTrustFlag: `reasonix serve --mcp-trust` starts the
+// project's .mcp.json servers without asking (no page needs to answer),
+// records no trust, and a session's first request offers their tools.
+func TestE2EServeMCPTrustFlag(t *testing.T) {
+	t.Parallel()
+	skipNoPOSIX(t)
+	plugin := pluginExample(t)
+	e := newE2E(t, scripted.Turn{Text: "Trusted by flag."})
+	// The server's answers are copied to a file: it has started, and
+	// listed its resources (the last of its start-up answers), once the
+	// file shows them.
+	seenByServer := filepath.Join(t.TempDir(), "server-out")
+	e.write(".mcp.json", fmt.Sprintf(`{"mcpServers": {"repo-tools": {"command": "sh", "args": ["-c", "\"$0\" | tee \"$1\"", %q, %q]}}}`, plugin, seenByServer))
+	_, url, stderr := startServe(t, e, "--mcp-trust")
+	base, token, _ := strings.Cut(url, "/?token=")
+	waitUntil(t, 15*time.Second, func() bool {
+		b, _ := os.ReadFile(seenByServer)
+		return strings.Contains(string(b), "example://greeting")
+	}, func() string { return "the server did not start without a question\nserve stderr: " + stderr.String() })
+	api := func(path, body string) []byte {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, base+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode/100 != 2 {
+			t.Fatalf("POST %s: %s %s", path, resp.Status, b)
+		}
+		return b
+	}
+	var opened struct{ ID string }
+	if err := json.Unmarshal(api("/api/sessions", "{}"), &opened); err != nil || opened.ID == "" {
+		t.Fatalf("open a session: %v %+v", err, opened)
+	}
+	api("/api/sessions/"+opened.ID+"/prompt", `{"text":"say hi"}`)
+	waitUntil(t, 15*time.Second, func() bool { return len(e.srv.Requests()) == 1 },
+		func() string { return "no request reached the model\nserve stderr: " + stderr.String() })
+	if names := toolNames(t, e.srv.Requests()[0]); !hasName(names, "mcp__repo-tools__echo") {
+		t.Errorf("the request does not offer the server's tools: %v", names)
+	}
+	if _, err := os.Stat(filepath.Join(e.home, "mcp-trust.json")); err == nil {
+		t.Error("--mcp-trust recorded trust")
+	}
+}
+
+// waitUntil polls ok until it holds, or fails with why() after d.
+func waitUntil(t *testing.T, d time.Duration, ok func() bool, why func() string) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatal(why())
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
