@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -48,6 +49,78 @@ func TestTUIMCPElicitationForm(t *testing.T) {
 	if msgs := string(messagesOf(t, reqs[len(reqs)-1])); !strings.Contains(msgs,
 		`answer: accept {\"canary\":true,\"checks\":[\"test\"],\"env\":\"prod\",\"owner\":\"ops@example.com\",\"replicas\":2}`) {
 		t.Errorf("the server did not get the form's values:\n%s", msgs)
+	}
+	tt.quit()
+}
+
+// overlayRows is the text inside the overlay's border on screen, a row
+// each, from its first row to its last.
+func overlayRows(screen string) []string {
+	var rows []string
+	for _, r := range strings.Split(screen, "\n") {
+		// The border is double while the overlay has the focus.
+		_, in, ok := strings.Cut(r, "║ ")
+		if !ok {
+			continue
+		}
+		if i := strings.LastIndex(in, " ║"); i >= 0 {
+			in = in[:i]
+		}
+		rows = append(rows, strings.TrimRight(in, " "))
+	}
+	return rows
+}
+
+// headerError is "" when rows show the form's header whole, in n rows
+// (the request's words, then the warning's, ending "in a form."), with
+// the form's first field on the next row; else what is wrong.
+func headerError(rows []string, n int) string {
+	start := slices.IndexFunc(rows, func(r string) bool { return strings.HasPrefix(r, "MCP server live asks:") })
+	field := slices.IndexFunc(rows, func(r string) bool { return strings.HasPrefix(r, "Environment*") })
+	if start < 0 || field < 0 {
+		return fmt.Sprintf("no header or no first field in %q", rows)
+	}
+	head := rows[start:field]
+	var words []string
+	for _, r := range head {
+		words = append(words, strings.Fields(r)...)
+	}
+	want := "MCP server live asks: Deploy to which environment? Do not enter passwords, API keys or other secrets: servers may not ask for them in a form."
+	if got := strings.Join(words, " "); got != want {
+		return fmt.Sprintf("the header reads %q, want %q", got, want)
+	}
+	if len(head) != n {
+		return fmt.Sprintf("the header takes %d rows, want %d: %q", len(head), n, head)
+	}
+	return ""
+}
+
+// The form's header (who asks, what for, the warning about secrets) is
+// wrapped again when the terminal is resized: narrower, it takes more
+// rows and every word still shows; wider again, it takes its two rows
+// and the fields follow right under it.
+func TestTUIMCPElicitationFormHeaderReflowsOnResize(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("mcp__live__deploy", map[string]any{})}},
+		scripted.Turn{Text: "Not deployed."},
+	)
+	e.write("reasonix.toml", liveServerConfig(t))
+	tt := startTUI(t, e, "chat")
+	waitRunning(tt, "live  running")
+	tt.typeLine("deploy it")
+	tt.waitFor("input for MCP server live", "Environment*", "Submit")
+	tt.waitLayout("at 120 columns", func(s string) string { return headerError(overlayRows(s), 2) })
+	// At 60 columns the overlay has 46 inside its border: the request
+	// continues under its text (2 rows), the warning takes 3.
+	tt.tmux("resize-window", "-t", "rx", "-x", "60", "-y", "40")
+	tt.waitLayout("resized to 60 columns", func(s string) string { return headerError(overlayRows(s), 5) })
+	tt.tmux("resize-window", "-t", "rx", "-x", "120", "-y", "40")
+	tt.waitLayout("resized to 120 columns again", func(s string) string { return headerError(overlayRows(s), 2) })
+	tt.keys("Escape")
+	s := tt.waitFor("Not deployed.")
+	if strings.Contains(s, "input for MCP server live") {
+		t.Errorf("the form stayed open:\n%s", s)
 	}
 	tt.quit()
 }

@@ -182,17 +182,24 @@ func (a *App) showForm(el *events.Elicitation, ea elicitationAnswerer) (closeFn 
 		return ev
 	})
 	head := &widthText{TextView: newOverlayText(a.elicitHeader(el, a.overlayWidth())), build: func(w int) string { return a.elicitHeader(el, w) }}
-	headLines := min(strings.Count(a.elicitHeader(el, a.overlayWidth()), "\n")+1, 8)
 	rows := form.GetFormItemCount() + 2 // the items, a gap and the buttons
 	frame := tview.NewFlex().SetDirection(tview.FlexRow).
-		AddItem(head, headLines, 0, false).
+		AddItem(head, 1, 0, false).
 		AddItem(form, 0, 1, true).
 		AddItem(hint, 2, 0, false).
 		AddItem(keyLine, 1, 0, false)
+	// The header takes the rows its text wraps to at the width the form
+	// is drawn at (up to 8, leaving the form room), again after a resize:
+	// wrapped to more lines on a narrower terminal, it grows.
+	fit := func(width int) int {
+		n := min(newRowCounter(width).rows(a.elicitHeader(el, width)), 8)
+		frame.ResizeItem(head, n, 0)
+		return n + rows + 3
+	}
 	if len(inputs) > 0 {
 		showHint(inputs[0].field)
 	}
-	return a.showFrame(fmt.Sprintf(a.tr("input for MCP server %s"), el.Server), frame, form, headLines+rows+3),
+	return a.showFrameFit(fmt.Sprintf(a.tr("input for MCP server %s"), el.Server), frame, form, fit),
 		func(n int) { keyLine.set(keys+a.waitingNote(n), short+a.waitingNote(n)) }
 }
 
@@ -364,7 +371,10 @@ func (a *App) showOpenURL(el *events.Elicitation, ea elicitationAnswerer) (close
 	})
 	keys := a.tr("[::b]o[::-] open in the browser  [::b]d[::-] decline  [::b]Esc[::-] cancel")
 	keyLine := newOverlayText(keys)
-	return a.showOverlay(fmt.Sprintf(a.tr("input for MCP server %s"), el.Server), body, keyLine, strings.Count(text, "\n")+1),
+	// As high as the text wraps to at the width it is drawn at, again
+	// after a resize.
+	fit := func(width int) int { return newRowCounter(width).rows(build(width)) }
+	return a.showOverlayFit(fmt.Sprintf(a.tr("input for MCP server %s"), el.Server), body, keyLine, fit),
 		func(n int) { keyLine.SetText(keys + a.waitingNote(n)) }
 }
 

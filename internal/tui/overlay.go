@@ -22,25 +22,35 @@ var errClosed = errors.New("tui: closed before the question was answered")
 // focused on body. The returned function removes it; calling it again does
 // nothing. UI goroutine only.
 func (a *App) showOverlay(title string, body, keys tview.Primitive, lines int) (closeFn func()) {
-	frame := tview.NewFlex().SetDirection(tview.FlexRow).
-		AddItem(body, 0, 1, true).
-		AddItem(keys, 1, 0, false)
-	return a.showFrame(title, frame, body, lines)
+	return a.showOverlayFit(title, body, keys, func(int) int { return lines })
 }
 
 // showFrame shows frame centred above the UI with focus on focus; lines
 // is the height its content wants. UI goroutine only.
 func (a *App) showFrame(title string, frame *tview.Flex, focus tview.Primitive, lines int) (closeFn func()) {
+	return a.showFrameFit(title, frame, focus, func(int) int { return lines })
+}
+
+// showOverlayFit is showOverlay whose height is fit's for the width
+// inside its border, asked again at every draw (see showFrameFit).
+func (a *App) showOverlayFit(title string, body, keys tview.Primitive, fit func(width int) int) (closeFn func()) {
+	frame := tview.NewFlex().SetDirection(tview.FlexRow).
+		AddItem(body, 0, 1, true).
+		AddItem(keys, 1, 0, false)
+	return a.showFrameFit(title, frame, body, fit)
+}
+
+// showFrameFit is showFrame whose height is asked of fit at every draw,
+// given the width inside the overlay's border and padding then: text
+// wrapped for a terminal made narrower takes more rows, and fit may lay
+// frame's own items out again for it (a header that grows). UI goroutine
+// only.
+func (a *App) showFrameFit(title string, frame *tview.Flex, focus tview.Primitive, fit func(width int) int) (closeFn func()) {
 	a.overlayN++
 	name := fmt.Sprintf("overlay-%d", a.overlayN)
 	// A title is plain text: it can hold a model's or a tool's name, whose
 	// brackets tview would otherwise read as style tags and drop.
 	frame.SetBorder(true).SetTitle(" "+tview.Escape(title)+" ").SetBorderPadding(0, 0, 1, 1)
-	h := a.screenH
-	if h <= 0 {
-		h = 24
-	}
-	height := min(lines+3, h-2)
 	// The rows the overlay stands on are cleared from edge to edge (blank
 	// boxes beside it, not transparent gaps): a wide character of the
 	// transcript straddling the overlay's edge would otherwise leave half
@@ -49,9 +59,9 @@ func (a *App) showFrame(title string, frame *tview.Flex, focus tview.Primitive, 
 		AddItem(tview.NewBox(), 0, 1, false).
 		AddItem(opaque{frame}, 0, 10, true).
 		AddItem(tview.NewBox(), 0, 1, false)
-	centred := tview.NewFlex().SetDirection(tview.FlexRow).
-		AddItem(nil, 0, 1, false).
-		AddItem(row, height, 0, true).
+	centred := &fitted{Flex: tview.NewFlex().SetDirection(tview.FlexRow), row: row, fit: fit}
+	centred.AddItem(nil, 0, 1, false).
+		AddItem(row, centred.height(a.screenW, a.screenH), 0, true).
 		AddItem(nil, 0, 1, false)
 	a.pages.AddPage(name, centred, true, true)
 	a.overlays = append(a.overlays, name)
@@ -75,6 +85,40 @@ func (a *App) showFrame(title string, frame *tview.Flex, focus tview.Primitive, 
 	}
 }
 
+// fitted centres an overlay's row vertically, as high as its content
+// wants at the size it is drawn at, measured again at every draw: after a
+// resize the overlay grows or shrinks with its wrapped text instead of
+// cutting it off.
+type fitted struct {
+	*tview.Flex
+	row *tview.Flex
+	fit func(width int) int
+}
+
+// height is the overlay's height on a screen of w by h (0: not drawn
+// yet, 80 by 24 assumed): what fit wants, its border included, leaving a
+// row above and below.
+func (f *fitted) height(w, h int) int {
+	if w <= 0 {
+		w = 80
+	}
+	if h <= 0 {
+		h = 24
+	}
+	return max(min(f.fit(frameWidth(w)-4)+3, h-2), 0)
+}
+
+// Draw sizes the overlay for the screen it is drawn on, then draws it.
+func (f *fitted) Draw(screen tcell.Screen) {
+	_, _, w, h := f.GetRect()
+	f.ResizeItem(f.row, f.height(w, h), 0)
+	f.Flex.Draw(screen)
+}
+
+// frameWidth is the width of an overlay's frame on a screen w wide: ten
+// twelfths, as tview's Flex shares w out among the row's 1, 10 and 1.
+func frameWidth(w int) int { return (w - w/12) * 10 / 11 }
+
 // overlayWidth is the width inside an overlay's border and padding on
 // the screen as it is now (see showFrame).
 func (a *App) overlayWidth() int {
@@ -82,7 +126,7 @@ func (a *App) overlayWidth() int {
 	if w <= 0 {
 		w = 80
 	}
-	return w*10/12 - 4
+	return frameWidth(w) - 4
 }
 
 // opaque draws a Flex over whatever was below it: tview's Flex is
@@ -658,4 +702,22 @@ func (w *widthText) Draw(screen tcell.Screen) {
 		w.ScrollTo(row, col)
 	}
 	w.TextView.Draw(screen)
+}
+
+// rowCounter measures how many rows markup takes in a word-wrapping
+// TextView at a width, with tview's own line breaking (a scratch view
+// that is never drawn), so a layout computed here matches the screen.
+type rowCounter struct {
+	tv *tview.TextView
+}
+
+func newRowCounter(width int) rowCounter {
+	return rowCounter{tv: tview.NewTextView().SetDynamicColors(true).SetRegions(true).
+		SetWrap(true).SetWordWrap(true).SetSize(1, width)}
+}
+
+// rows is the number of rows markup takes; an empty line takes one.
+func (c rowCounter) rows(markup string) int {
+	c.tv.SetText(markup)
+	return max(c.tv.GetWrappedLineCount(), 1)
 }
