@@ -187,6 +187,13 @@ func cmdDoctor(args []string, io stdio) error {
 	}
 	if loaded.DotEnv != "" {
 		fmt.Fprintf(io.out, ".env:       %s (for ${VAR} and api_key_env; never passed to commands)\n", loaded.DotEnv)
+		if r := dotEnvKeys(loaded, pcfgs); len(r) > 0 {
+			if ok, why := permission.HidingAvailable(); ok {
+				fmt.Fprintf(io.out, "            commands read it without the lines of %s (Reasonix's API keys; each command starts through the namespace helper, a few ms more; the credential store avoids that)\n", strings.Join(r[0].Names, ", "))
+			} else {
+				fmt.Fprintf(io.out, "            WARNING: commands can read %s, Reasonix's API keys, from it: the sandbox cannot keep lines from them here (%s); keep the keys in the credential store (reasonix setup) instead\n", strings.Join(r[0].Names, ", "), why)
+			}
+		}
 		if n := loaded.DotEnvSkipped; len(n) > 0 {
 			fmt.Fprintf(io.out, "            IGNORED lines %v: not KEY=VALUE (multi-line values are not read)\n", n)
 		}

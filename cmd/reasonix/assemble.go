@@ -311,6 +311,7 @@ func assemble(o assembleOptions) (*app, error) {
 	// The D-Bus session bus leads to the Secret Service: commands that
 	// may make unix sockets start with it hidden (the process's own
 	// environment, not the project's .env, says where it is).
+	sbOpts.Redact = dotEnvKeys(loaded, pcfgs)
 	sbOpts.Bus = permission.FindSessionBus(os.Getenv, os.Getuid())
 	sbOpts.KeysOnBus = func() bool { return credentials.Open(loaded.Home, cfg.CredentialsStore).InOSStore() }
 	if cfg.Sandbox.Bash != "off" {
@@ -545,6 +546,31 @@ func assemble(o assembleOptions) (*app, error) {
 	a.atExit = append(a.atExit, a.coord.Wait)
 	assembled = true
 	return a, nil
+}
+
+// dotEnvKeys is what commands may not read of the workspace's .env: the
+// lines of the API key variables Reasonix took from there (the
+// environment's own are scrubbed from commands already), nil when none.
+func dotEnvKeys(l *config.Loaded, pcfgs []providers.Config) []permission.Redaction {
+	if l.DotEnv == "" {
+		return nil
+	}
+	var names []string
+	add := func(n string) {
+		if n != "" && l.FromDotEnv(n) && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	for _, p := range l.Config.Providers {
+		add(p.APIKeyEnv)
+	}
+	for _, pc := range pcfgs {
+		add(pc.APIKeyEnv)
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return []permission.Redaction{{Path: l.DotEnv, Names: names}}
 }
 
 // extensionsOf adapts the MCP manager, nil when there is none.

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 )
 
@@ -347,6 +348,14 @@ type Loaded struct {
 	// its lines that were not KEY=VALUE and were left out.
 	DotEnv        string
 	DotEnvSkipped []int
+	// fromDot says whether Getenv takes a variable from DotEnv.
+	fromDot func(string) bool
+}
+
+// FromDotEnv reports whether [Loaded.Getenv] reads name from the
+// working directory's .env (set there, and not in the environment).
+func (l *Loaded) FromDotEnv(name string) bool {
+	return l.fromDot != nil && l.fromDot(name)
 }
 
 // Home returns the Reasonix home: REASONIX_HOME when set; on Windows
@@ -418,6 +427,7 @@ func Load(opts Options) (*Loaded, error) {
 	var errs []error
 	dotPath := ""
 	var dotSkipped []int
+	var fromDot func(string) bool
 	if opts.Workspace != "" {
 		p := filepath.Join(opts.Workspace, DotEnvFile)
 		dot, skipped, derrs := readDotEnv(p)
@@ -425,6 +435,8 @@ func Load(opts Options) (*Loaded, error) {
 		if dot != nil {
 			dotPath, dotSkipped = p, skipped
 		}
+		base := env
+		fromDot = func(k string) bool { return dot[k] != "" && base(k) == "" && !strings.HasPrefix(k, "REASONIX_") }
 		env = withDotEnv(env, dot)
 	}
 	m := newMerger(env)
@@ -463,5 +475,5 @@ func Load(opts Options) (*Loaded, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	return &Loaded{Config: m.cfg, Sources: m.sources, Files: m.files, Home: home, Getenv: env, DotEnv: dotPath, DotEnvSkipped: dotSkipped}, nil
+	return &Loaded{Config: m.cfg, Sources: m.sources, Files: m.files, Home: home, Getenv: env, DotEnv: dotPath, DotEnvSkipped: dotSkipped, fromDot: fromDot}, nil
 }

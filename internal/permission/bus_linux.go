@@ -25,3 +25,18 @@ func busSockets(paths []string) []hiddenFile {
 	}
 	return out
 }
+
+// redactFiles lists the files of list that exist now, each as the file it
+// is, with the variables the helper leaves out of the copy it mounts.
+func redactFiles(list []Redaction) []hiddenFile {
+	var out []hiddenFile
+	for _, r := range list {
+		p, err := filepath.EvalSymlinks(r.Path)
+		var st unix.Stat_t
+		if err != nil || len(r.Names) == 0 || unix.Lstat(p, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+			continue
+		}
+		out = append(out, hiddenFile{path: p, dev: uint64(st.Dev), ino: st.Ino, redact: r.Names})
+	}
+	return out
+}

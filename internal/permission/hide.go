@@ -1,8 +1,10 @@
 package permission
 
 import (
+	"bytes"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -57,6 +59,9 @@ type hiddenFile struct {
 	path     string
 	dev, ino uint64
 	readOnly bool
+	// redact, when set, names the variables whose lines are left out of
+	// a copy of the file (a dotenv file) mounted over it instead.
+	redact []string
 }
 
 // HiddenReads returns what the sandbox hides from commands for the Read
@@ -175,4 +180,26 @@ func (h *Hidden) walk(dir, found func(string)) {
 		}
 		return nil
 	})
+}
+
+// redactDotEnv returns the dotenv content b less the lines that set one of
+// names: KEY=VALUE with or without "export " before it and blanks around,
+// as the configuration's .env reader takes them. Every other line, and
+// each line's ending, is kept as it was.
+func redactDotEnv(b []byte, names []string) []byte {
+	out := make([]byte, 0, len(b))
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line = b[:i+1]
+		}
+		b = b[len(line):]
+		t := strings.TrimSpace(string(line))
+		t = strings.TrimPrefix(t, "export ")
+		if key, _, ok := strings.Cut(t, "="); ok && slices.Contains(names, strings.TrimSpace(key)) {
+			continue
+		}
+		out = append(out, line...)
+	}
+	return out
 }

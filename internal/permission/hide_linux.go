@@ -5,6 +5,7 @@ package permission
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"runtime"
@@ -169,8 +170,11 @@ func startHidden(cmd *exec.Cmd, c confinement, hide []hiddenFile) error {
 	args = append(args, exe, SandboxHelperArg, "run", idMap, strconv.Itoa(3+len(cmd.ExtraFiles)), net, strconv.Itoa(len(hide)))
 	for _, h := range hide {
 		how := "hide"
-		if h.readOnly {
+		switch {
+		case h.readOnly:
 			how = "ro"
+		case len(h.redact) > 0:
+			how = "redact:" + strings.Join(h.redact, ",")
 		}
 		args = append(args, how, h.path, strconv.FormatUint(h.dev, 10), strconv.FormatUint(h.ino, 10))
 	}
@@ -229,10 +233,14 @@ func RunSandboxHelper(args []string) error {
 		a := args[5+4*i:]
 		dev, err1 := strconv.ParseUint(a[2], 10, 64)
 		ino, err2 := strconv.ParseUint(a[3], 10, 64)
-		if err1 != nil || err2 != nil || (a[0] != "hide" && a[0] != "ro") {
+		names, redact := strings.CutPrefix(a[0], "redact:")
+		if err1 != nil || err2 != nil || (a[0] != "hide" && a[0] != "ro" && !redact) {
 			return errors.New("sandbox helper: bad arguments")
 		}
 		hide[i] = hiddenFile{path: a[1], dev: dev, ino: ino, readOnly: a[0] == "ro"}
+		if redact {
+			hide[i].redact = strings.Split(names, ",")
+		}
 	}
 	prog, argv := args[5+4*n], args[5+4*n+1:]
 	if err := hideAll(hide); err != nil {
@@ -269,15 +277,20 @@ func RunSandboxHelper(args []string) error {
 // the file listed, so no rename between the check and the mount can put
 // the mount elsewhere.
 func hideAll(hide []hiddenFile) error {
-	toHide := 0
+	toHide, redact := 0, 0
 	for _, h := range hide {
-		if !h.readOnly {
+		switch {
+		case len(h.redact) > 0:
+			redact++
+		case !h.readOnly:
 			toHide++
-		} else if err := protectOne(h); err != nil {
-			return err
+		default:
+			if err := protectOne(h); err != nil {
+				return err
+			}
 		}
 	}
-	if toHide == 0 {
+	if toHide+redact == 0 {
 		return nil
 	}
 	fsfd, err := unix.Fsopen("tmpfs", unix.FSOPEN_CLOEXEC)
@@ -285,7 +298,11 @@ func hideAll(hide []hiddenFile) error {
 		return fmt.Errorf("sandbox helper: fsopen: %w", err)
 	}
 	defer unix.Close(fsfd)
-	for _, o := range [][2]string{{"size", "4k"}, {"mode", "0700"}} {
+	size := "4k"
+	if redact > 0 {
+		size = strconv.Itoa(4+redact*(maxRedacted>>10)) + "k"
+	}
+	for _, o := range [][2]string{{"size", size}, {"mode", "0700"}} {
 		if err := unix.FsconfigSetString(fsfd, o[0], o[1]); err != nil {
 			return fmt.Errorf("sandbox helper: fsconfig %s: %w", o[0], err)
 		}
@@ -306,16 +323,72 @@ func hideAll(hide []hiddenFile) error {
 	if err := unix.Mkdirat(mnt, "d", 0o500); err != nil {
 		return fmt.Errorf("sandbox helper: %w", err)
 	}
+	// The redacted copies are written before the tmpfs turns read-only.
+	for i, h := range hide {
+		if len(h.redact) > 0 {
+			if err := writeRedacted(mnt, "r"+strconv.Itoa(i), h); err != nil {
+				return err
+			}
+		}
+	}
 	if err := unix.MountSetattr(mnt, "", unix.AT_EMPTY_PATH, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
 		return fmt.Errorf("sandbox helper: mount_setattr: %w", err)
 	}
-	for _, h := range hide {
-		if h.readOnly {
+	for i, h := range hide {
+		if h.readOnly && len(h.redact) == 0 {
 			continue
 		}
-		if err := hideOne(mnt, h); err != nil {
+		src := ""
+		if len(h.redact) > 0 {
+			src = "r" + strconv.Itoa(i)
+		}
+		if err := hideOne(mnt, h, src); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// maxRedacted is the largest dotenv file the helper copies without its
+// secret lines; a larger one is hidden whole.
+const maxRedacted = 256 << 10
+
+// writeRedacted writes to name in the tmpfs mnt the content of h's file
+// less the lines that set one of h.redact (KEY=VALUE, with or without
+// "export "), read from the file h lists (checked like a file to hide).
+// A file over maxRedacted leaves the copy empty: hidden whole.
+func writeRedacted(mnt int, name string, h hiddenFile) error {
+	fd, err := unix.Open(h.path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return fmt.Errorf("sandbox helper: redact %s: %w (it moved as the command started; run it again)", h.path, err)
+	}
+	f := os.NewFile(uintptr(fd), h.path)
+	defer f.Close()
+	var s unix.Stat_t
+	if err := unix.Fstat(fd, &s); err != nil || uint64(s.Dev) != h.dev || uint64(s.Ino) != h.ino || s.Mode&unix.S_IFMT != unix.S_IFREG {
+		return fmt.Errorf("sandbox helper: redact %s: another file is there now (it moved as the command started; run it again)", h.path)
+	}
+	var out []byte
+	if s.Size <= maxRedacted {
+		b, err := io.ReadAll(io.LimitReader(f, maxRedacted+1))
+		if err != nil {
+			return fmt.Errorf("sandbox helper: redact %s: %w", h.path, err)
+		}
+		if len(b) <= maxRedacted {
+			out = redactDotEnv(b, h.redact)
+		}
+	}
+	w, err := unix.Openat(mnt, name, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_CLOEXEC, 0o444)
+	if err != nil {
+		return fmt.Errorf("sandbox helper: %w", err)
+	}
+	defer unix.Close(w)
+	for len(out) > 0 {
+		n, err := unix.Write(w, out)
+		if err != nil {
+			return fmt.Errorf("sandbox helper: redact %s: %w", h.path, err)
+		}
+		out = out[n:]
 	}
 	return nil
 }
@@ -369,15 +442,18 @@ func protectOne(h hiddenFile) error {
 
 // hideOne mounts a copy of the empty file or folder of the tmpfs mnt over
 // h, which must still be the file it was listed as.
-func hideOne(mnt int, h hiddenFile) error {
+func hideOne(mnt int, h hiddenFile, src string) error {
 	target, s, err := openListed(h, "hide")
 	if err != nil {
 		return err
 	}
 	defer unix.Close(target)
-	src := "f"
-	if s.Mode&unix.S_IFMT == unix.S_IFDIR {
+	switch {
+	case src != "": // a redacted copy
+	case s.Mode&unix.S_IFMT == unix.S_IFDIR:
 		src = "d"
+	default:
+		src = "f"
 	}
 	clone, err := unix.OpenTree(mnt, src, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
 	if err != nil {

@@ -84,3 +84,12 @@ func TestProtectedWrites(t *testing.T) {
 		t.Error("an Edit rule hid a file")
 	}
 }
+
+func TestRedactDotEnv(t *testing.T) {
+	in := "# keys\nA=1\r\nexport DS_KEY=sk-1\n  DS_KEY = 'sk-2'\nDS_KEY_OLD=keep\nB=2 # DS_KEY=x\nDS_KEY=last"
+	got := string(redactDotEnv([]byte(in), []string{"DS_KEY", "OTHER"}))
+	want := "# keys\nA=1\r\nDS_KEY_OLD=keep\nB=2 # DS_KEY=x\n"
+	if got != want {
+		t.Errorf("redactDotEnv = %q, want %q", got, want)
+	}
+}

@@ -68,6 +68,12 @@ type SandboxOptions struct {
 	// from commands that way: then they may not create unix sockets at
 	// all. May be nil (no).
 	KeysOnBus func() bool
+	// Redact lists dotenv files (KEY=VALUE lines) holding secrets of
+	// Reasonix's own (an api_key_env variable read from the workspace's
+	// .env): each command starts with a copy of the file that leaves
+	// those variables' lines out mounted over it (the helper, as for
+	// Hide), so the rest of the file still reaches the project's tools.
+	Redact []Redaction
 	// Orphans, when set, ends what commands leave running outside their
 	// process group (see [Orphans]); every Sandbox of a process must
 	// share the one it has.
@@ -258,9 +264,10 @@ type Sandbox struct {
 	write  []string
 	status func() (bool, string)
 	// keysOnBus is opts.KeysOnBus, asked once.
-	keysOnBus func() bool
-	once      sync.Once
-	hideOnce  sync.Once
+	keysOnBus  func() bool
+	once       sync.Once
+	hideOnce   sync.Once
+	redactOnce sync.Once
 	// protectOnce: the Notify that Protect cannot be kept.
 	protectOnce sync.Once
 	busOnce     sync.Once
@@ -288,6 +295,13 @@ func NewSandbox(opts SandboxOptions) *Sandbox {
 	}
 }
 
+// Redaction names the variables of the dotenv file Path that commands
+// may not read (SandboxOptions.Redact).
+type Redaction struct {
+	Path  string
+	Names []string
+}
+
 // Start starts cmd confined (tools.Env.Sandbox).
 func (s *Sandbox) Start(cmd *exec.Cmd) error {
 	enforced, detail := s.status()
@@ -305,10 +319,22 @@ func (s *Sandbox) Start(cmd *exec.Cmd) error {
 	hide := s.hiddenFiles(s.opts.Hide)
 	protect := s.hiddenFiles(s.opts.Protect)
 	bus := s.busFiles()
-	if len(hide)+len(protect)+len(bus) > 0 {
+	var redact []hiddenFile
+	for _, r := range redactFiles(s.opts.Redact) {
+		if !slices.ContainsFunc(hide, func(h hiddenFile) bool { return h.path == r.path }) {
+			redact = append(redact, r)
+		}
+	}
+	if len(hide)+len(protect)+len(bus)+len(redact) > 0 {
 		if ok, why := hideAvailable(); ok {
-			c.hide = append(append(protect, hide...), bus...)
+			c.hide = append(append(append(protect, hide...), bus...), redact...)
 		} else {
+			if len(redact) > 0 && s.opts.Notify != nil {
+				s.redactOnce.Do(func() {
+					s.opts.Notify("the sandbox cannot keep the API key lines of " + pathList(redact) + " from commands (" + why +
+						"): keep the key in the credential store (reasonix setup) or the environment instead")
+				})
+			}
 			if len(hide) > 0 && s.opts.Notify != nil {
 				s.hideOnce.Do(func() {
 					s.opts.Notify("the sandbox cannot hide " + pathList(hide) + " from commands (" + why + "); the Read deny rules naming them are enforced by the gate only")
