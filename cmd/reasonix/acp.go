@@ -3,6 +3,10 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
+	"strings"
+	"sync"
+	"unicode"
 
 	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/internal/acp"
@@ -31,6 +35,22 @@ func cmdACP(ctx context.Context, args []string, io stdio) error {
 		return usagef("acp takes no prompt: the editor sends them")
 	}
 	srv := acp.New(version)
+	// Notices of no session (an MCP server is running, one stays off)
+	// have no place in the protocol: they go to stderr, the editor's log
+	// of the agent, one plain line each.
+	var logMu sync.Mutex
+	srv.Unrouted(func(e events.Event) {
+		msg := e.Text
+		if e.Type == events.Error && e.Error != "" {
+			msg = "error: " + e.Error
+		}
+		if msg = plainLine(msg); msg == "" {
+			return
+		}
+		logMu.Lock()
+		defer logMu.Unlock()
+		fmt.Fprintf(io.err, "reasonix: %s\n", msg)
+	})
 	hub := &events.Hub{}
 	unsubscribe := hub.Subscribe(srv)
 	defer unsubscribe()
@@ -50,6 +70,18 @@ func cmdACP(ctx context.Context, args []string, io stdio) error {
 	}
 	defer app.Close()
 	return srv.Serve(ctx, &acpHost{engines{app: app, hub: hub, broker: broker}}, io.in, io.out)
+}
+
+// plainLine is msg on one line without control or format characters: a
+// notice can carry text a project chose (a server's name), which must not
+// move, colour or reorder the log it is written to.
+func plainLine(msg string) string {
+	return strings.Join(strings.Fields(strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return ' '
+		}
+		return r
+	}, msg)), " ")
 }
 
 // acpHost opens the editor's sessions as engines on the one coordinator.

@@ -62,6 +62,8 @@ type acpSeen struct {
 	Stops     []string `json:"stops"`
 	Withdrawn bool     `json:"withdrawn"`
 	Exit      int      `json:"exit"`
+	// Stderr is what reasonix acp (and the client) wrote to stderr.
+	Stderr string `json:"-"`
 }
 
 // update is the part of a session update the test looks at.
@@ -123,6 +125,7 @@ func runACPClient(t *testing.T, e *e2e, mode string, extra ...string) acpSeen {
 	if seen.Exit != 0 {
 		t.Errorf("reasonix acp exited %d\nstderr: %s", seen.Exit, errb.String())
 	}
+	seen.Stderr = errb.String()
 	return seen
 }
 
@@ -361,7 +364,9 @@ func TestE2EACPHooksTrust(t *testing.T) {
 // permission request on a tool call of its own. Allowed, the server
 // starts and that session's request (the first after the answer)
 // offers its tools, the session keeps its id and gets its answer; denied,
-// the server never starts and its tools are not offered.
+// the server never starts and its tools are not offered. Either way the
+// notice that says so belongs to no session: it goes to stderr, the
+// editor's log, as one plain line, and into no session's updates.
 func TestE2EACPProjectMCPTrust(t *testing.T) {
 	t.Parallel()
 	plugin := pluginExample(t)
@@ -420,6 +425,14 @@ func TestE2EACPProjectMCPTrust(t *testing.T) {
 		}
 		if _, err := os.Stat(filepath.Join(e.home, "mcp-trust.json")); err == nil {
 			t.Errorf("%s: trust was recorded for an answer for this run only", answer)
+		}
+		want := map[string]string{"allow": "reasonix: MCP server repo-tools is running (",
+			"deny": "reasonix: MCP server repo-tools stays off (not trusted); `reasonix mcp list` shows it\n"}[answer]
+		if !strings.Contains("\n"+seen.Stderr, "\n"+want) {
+			t.Errorf("%s: stderr has no line %q:\n%s", answer, want, seen.Stderr)
+		}
+		if strings.Contains(dumpUpdates(seen), "repo-tools is running") || strings.Contains(dumpUpdates(seen), "stays off") {
+			t.Errorf("%s: the notice of no session went to a session:\n%s", answer, dumpUpdates(seen))
 		}
 	}
 }

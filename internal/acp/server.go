@@ -129,6 +129,10 @@ type Server struct {
 	shown    map[string]*loose
 	turns    uint64
 	looseSeq uint64
+
+	// unrouted gets the notices and errors of no open session; set
+	// before the first event (see [Server.Unrouted]).
+	unrouted func(events.Event)
 }
 
 // editorAsk is a permission request the editor has not answered.
@@ -168,6 +172,13 @@ type fileText struct {
 	path, text string
 	ok         bool
 }
+
+// Unrouted hands f the notices and errors that belong to no session the
+// editor has open: the process's own (an MCP server came up or stays
+// off, a skill file was skipped). ACP has no message outside a session,
+// so the front end writes them to its log. Call it before the server
+// receives its first event; without it they are dropped.
+func (s *Server) Unrouted(f func(events.Event)) { s.unrouted = f }
 
 // New returns a server reporting version to editors. Call [Server.Serve]
 // to run it; [Server.Publish] must receive every event the host's engines

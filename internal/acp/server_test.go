@@ -671,3 +671,21 @@ func TestSessionlessQuestionFollowsTheRunningPrompts(t *testing.T) {
 		}
 	}
 }
+
+// TestUnroutedNotices: notices and errors that belong to no open session
+// go to the front end's Unrouted function; other events of no session
+// (text, tool calls) do not.
+func TestUnroutedNotices(t *testing.T) {
+	srv := New("test")
+	var got []string
+	srv.Unrouted(func(e events.Event) { got = append(got, string(e.Type)+":"+e.Text+e.Error) })
+	srv.Publish(events.Event{Type: events.Notice, Text: "MCP server x is running (1 tools)"})
+	srv.Publish(events.Event{Type: events.Notice, Session: "no-such-session", Text: "resume: skipped a line"})
+	srv.Publish(events.Event{Type: events.Error, Error: "boom"})
+	srv.Publish(events.Event{Type: events.TextDelta, Text: "not a notice"})
+	srv.Publish(events.Event{Type: events.ToolStart, Tool: &events.Tool{CallID: "c1", Name: "ls"}})
+	want := []string{"notice:MCP server x is running (1 tools)", "notice:resume: skipped a line", "error:boom"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("unrouted = %q, want %q", got, want)
+	}
+}

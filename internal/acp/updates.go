@@ -25,6 +25,12 @@ func (s *Server) Publish(e events.Event) {
 	}
 	ss, main := s.route(e)
 	if ss == nil {
+		switch e.Type {
+		case events.Notice, events.Compacted, events.Error:
+			if s.unrouted != nil {
+				s.unrouted(e)
+			}
+		}
 		return
 	}
 	switch e.Type {
