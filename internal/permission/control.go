@@ -2,6 +2,7 @@ package permission
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -27,6 +28,18 @@ var workspaceControl = []string{
 	".git/hooks/",
 	".git/config",
 	".reasonix/memory/",
+	// What other programs run on their own later: an editor opening the
+	// folder (tasks, interpreter and terminal settings), git (submodule
+	// URLs, and a home directory's own config and shell startup files
+	// when the workspace is a home directory).
+	".vscode/",
+	".gitmodules",
+	".gitconfig",
+	".bashrc",
+	".bash_profile",
+	".zshrc",
+	".zprofile",
+	".profile",
 }
 
 // homeControl are control files relative to the Reasonix home.
@@ -89,4 +102,57 @@ func controlDanger(what, name string) string {
 		return what + " " + name + ", a memory every later session reads as the user's own words"
 	}
 	return what + " " + name + ", which controls what later runs may do (permissions, agents, MCP servers)"
+}
+
+// hooksPath is the folder git runs this repository's hooks from when
+// .git/config sets core.hooksPath to one inside workspace (husky and the
+// like put it in the tree), "" otherwise. config is that file's content.
+// A folder named "_" (husky's) runs the scripts one level up, so that
+// folder is returned instead.
+func hooksPath(workspace string, config []byte) string {
+	section := ""
+	var val string
+	for _, line := range strings.Split(string(config), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			end := strings.IndexByte(line, ']')
+			if end < 0 {
+				continue
+			}
+			section = strings.ToLower(strings.TrimSpace(line[1:end]))
+			line = strings.TrimSpace(line[end+1:])
+			if line == "" {
+				continue
+			}
+		}
+		if section != "core" {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok || !strings.EqualFold(strings.TrimSpace(k), "hooksPath") {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		if uq, err := strconv.Unquote(v); err == nil && strings.HasPrefix(v, `"`) {
+			v = uq
+		} else if i := strings.IndexAny(v, "#;"); i >= 0 {
+			v = strings.TrimSpace(v[:i])
+		}
+		val = v // the last one wins, as in git
+	}
+	if val == "" || strings.HasPrefix(val, "~") {
+		return ""
+	}
+	p := filepath.FromSlash(val)
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(workspace, p)
+	}
+	p = filepath.Clean(p)
+	if filepath.Base(p) == "_" {
+		p = filepath.Dir(p)
+	}
+	if rel, err := filepath.Rel(workspace, p); err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return ""
+	}
+	return p
 }

@@ -144,6 +144,17 @@ func (cg *ControlGuard) roots() []ctlRoot {
 		{path: ws(".agents/skills")},
 		{path: ws(".git/hooks")},
 		{path: ws(".git/config")},
+		{path: ws(".gitmodules")},
+		{path: ws(".vscode")},
+	}
+	for _, rc := range []string{".gitconfig", ".bashrc", ".bash_profile", ".zshrc", ".zprofile", ".profile"} {
+		r = append(r, ctlRoot{path: ws(rc)})
+	}
+	// A hooks folder core.hooksPath puts in the tree is .git/hooks too.
+	if b, err := os.ReadFile(ws(".git/config")); err == nil {
+		if h := hooksPath(cg.ws, b); h != "" && !samePath(h, ws(".git/hooks")) {
+			r = append(r, ctlRoot{path: h})
+		}
 	}
 	if cg.homeRoots() {
 		r = append(r,
