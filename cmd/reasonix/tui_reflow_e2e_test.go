@@ -3,6 +3,9 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -181,5 +184,81 @@ func TestTUIListsAndPickersReflowOnResize(t *testing.T) {
 	tt.waitLayout("/effort at 60 columns", pickerCheck(60, "● default", "  ", "default (the provider's reasoning_effort from the config, or none)"))
 	tt.keys("Escape")
 	tt.waitFor("Ask Reasonix")
+	tt.quit()
+}
+
+// TestTUIScrolledBackViewKeepsItsLineOnResize: a person who scrolled
+// back through an answer whose list items wrap keeps the same item at
+// the top of the transcript when the terminal is resized, narrower (each
+// item then takes two rows) and wider again; at the end, the view
+// follows the end across a resize.
+func TestTUIScrolledBackViewKeepsItsLineOnResize(t *testing.T) {
+	t.Parallel()
+	var answer strings.Builder
+	answer.WriteString("Items:\n\n")
+	for i := 1; i <= 90; i++ {
+		fmt.Fprintf(&answer, "- item %02d: alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu\n", i)
+	}
+	answer.WriteString("\nDone.\n")
+	e := newE2E(t, scripted.Turn{Text: answer.String(), ChunkSize: 500})
+	tt := startTUI(t, e)
+	tt.typeLine("list the items")
+	tt.waitFor("Done.")
+
+	item := regexp.MustCompile(`^• item (\d\d): alpha`)
+	// At 120 columns every item is one row; a page back, the top row is
+	// an item's.
+	tt.keys("PageUp")
+	s := tt.waitLayout("a page back", func(s string) string {
+		if strings.Contains(s, "Done.") {
+			return "not scrolled back"
+		}
+		if !item.MatchString(s) {
+			return "the top row is not an item's"
+		}
+		return ""
+	})
+	top := item.FindStringSubmatch(s)[1]
+	// The layout for a width: the items wrapped (continuation rows) or
+	// not, and item top on the top row, the next on the row it starts.
+	at := func(wrapped bool) func(string) string {
+		return func(s string) string {
+			rows := strings.Split(s, "\n")
+			cont := slices.ContainsFunc(rows, func(r string) bool { return strings.HasPrefix(r, "  iota kappa") })
+			if cont != wrapped {
+				return fmt.Sprintf("items wrapped: %v, want %v", cont, wrapped)
+			}
+			if m := item.FindStringSubmatch(rows[0]); m == nil || m[1] != top {
+				return fmt.Sprintf("the top row is %q, want item %s's first", rows[0], top)
+			}
+			next := 1
+			if wrapped {
+				next = 2
+			}
+			n, _ := strconv.Atoi(top)
+			if m := item.FindStringSubmatch(rows[next]); m == nil || m[1] != fmt.Sprintf("%02d", n+1) {
+				return fmt.Sprintf("row %d is %q, want the next item's first", next, rows[next])
+			}
+			return ""
+		}
+	}
+	tt.tmux("resize-window", "-t", "rx", "-x", "60", "-y", "40")
+	tt.waitLayout("scrolled back, resized to 60 columns", at(true))
+	tt.tmux("resize-window", "-t", "rx", "-x", "120", "-y", "40")
+	tt.waitLayout("scrolled back, resized to 120 columns again", at(false))
+
+	// Back at the end, the view follows it across a resize.
+	tt.keys("End")
+	tt.waitFor("Done.")
+	tt.tmux("resize-window", "-t", "rx", "-x", "60", "-y", "40")
+	tt.waitLayout("following, resized to 60 columns", func(s string) string {
+		if !strings.Contains(s, "\n  iota kappa") {
+			return "the items are not wrapped for 60 columns"
+		}
+		if !strings.Contains(s, "item 90: alpha") || !strings.Contains(s, "Done.") {
+			return "the end is not on screen"
+		}
+		return ""
+	})
 	tt.quit()
 }

@@ -290,14 +290,13 @@ func New(opts Options) *App {
 }
 
 // beforeDraw notes the screen's size; at a new width it refits the
-// status line and lays the transcript's soft lines (wrapped list items
-// and quotes) out again.
+// status line and lays the transcript out again (see reflow).
 func (a *App) beforeDraw(s tcell.Screen) bool {
 	w, h := s.Size()
-	resized := w != a.screenW
+	old := a.screenW
 	a.screenW, a.screenH = w, h
-	if resized && a.bl.soft {
-		a.rebuild()
+	if w != old {
+		a.reflow(old)
 	}
 	if a.screenW != a.statusW {
 		a.fitStatus()

@@ -57,6 +57,13 @@ type blockState struct {
 	// soft says segs or tail hold a soft line (markdown.go): the
 	// transcript is laid out again when its width changes.
 	soft bool
+	// written counts the bytes written to the TextView since it was last
+	// cleared, and dropped says trim has forgotten segments since: while
+	// the TextView holds written bytes (it has dropped none itself) and
+	// dropped is false, its text is exactly text() laid out for the width
+	// (see topLine).
+	written int
+	dropped bool
 	// agents are the running subagents, planner and plan steps, by key
 	// (session id, or "step:" and the step id); order is their start
 	// order.
@@ -96,6 +103,7 @@ func (b *blockState) trim(max int) {
 		i++
 	}
 	b.segs = append([]segment(nil), b.segs[i:]...)
+	b.dropped = b.dropped || i > 0
 }
 
 func segLines(s segment) int { return max(strings.Count(s.text, "\n"), strings.Count(s.full, "\n")) }
@@ -121,7 +129,7 @@ func (a *App) block(collapsed, expanded string) {
 	g := segment{text: regionLine(id, stripSoft(collapsed)), full: regionLine(id, stripSoft(expanded)), id: id}
 	a.bl.segs = append(a.bl.segs, g)
 	a.bl.lines += segLines(g)
-	_, _ = a.transcript.Write([]byte(a.bl.shown(g)))
+	a.show(a.bl.shown(g))
 	a.atLineStart = true // a block's forms end with a line break
 	if !a.follow {
 		a.unseen = true
@@ -183,19 +191,125 @@ func (a *App) toggleBlocks() {
 	a.rebuild()
 }
 
+// show appends laid-out markup to the TextView.
+func (a *App) show(s string) {
+	_, _ = a.transcript.Write([]byte(s))
+	a.bl.written += len(s)
+}
+
+// rewrite replaces the TextView's text with the transcript laid out
+// (layout).
+func (a *App) rewrite(layout string) {
+	a.transcript.Clear()
+	a.bl.written, a.bl.dropped = 0, false
+	a.show(layout)
+}
+
 // rebuild writes the transcript again from its segments, keeping the
 // view where it was unless it follows the end.
 func (a *App) rebuild() {
 	row, _ := a.transcript.GetScrollOffset()
-	a.transcript.Clear()
 	text := a.bl.text()
-	_, _ = a.transcript.Write([]byte(layoutSoft(text, a.screenW)))
+	a.rewrite(layoutSoft(text, a.screenW))
 	a.atLineStart = strings.HasSuffix(text, "\n")
 	if a.follow {
 		a.transcript.ScrollToEnd()
 	} else {
 		a.transcript.ScrollTo(row, 0)
 	}
+}
+
+// reflow lays the transcript out for the screen's new width, old being
+// the width it was drawn at. Its soft lines (wrapped list items and
+// quotes) are wrapped again. A view following the end keeps following
+// it; one scrolled back keeps the same line of the transcript at its top
+// (as far into that line as before): the TextView counts its scroll
+// position in rows, and at another width the same row number holds other
+// text.
+func (a *App) reflow(old int) {
+	if a.follow || old <= 0 {
+		if a.bl.soft {
+			a.rebuild()
+		}
+		return
+	}
+	line, k, n, ok := a.topLine(old)
+	if !ok {
+		a.rebuild()
+		return
+	}
+	// Laid out line by line, the rows before the top line counted on the
+	// way.
+	text := a.bl.text()
+	a.atLineStart = strings.HasSuffix(text, "\n")
+	var b strings.Builder
+	rc := newRowCounter(a.screenW)
+	row := 0
+	for i := 0; ; i++ {
+		ln, rest, more := strings.Cut(text, "\n")
+		l := layoutSoft(ln, a.screenW)
+		b.WriteString(l)
+		switch {
+		case i < line:
+			row += rc.rows(l)
+		case i == line:
+			row += k * rc.rows(l) / n // as far into the line
+		}
+		if !more {
+			break
+		}
+		b.WriteByte('\n')
+		text = rest
+	}
+	a.rewrite(b.String())
+	a.transcript.ScrollTo(row, 0)
+}
+
+// topLine finds the line of the transcript's text (a.bl.text(), soft
+// lines unwrapped) the view's top row shows at width: its index, the
+// row of it on top and how many rows it takes. ok is false when the
+// TextView's text is not that text laid out for width (it never should
+// be).
+func (a *App) topLine(width int) (line, k, n int, ok bool) {
+	top, _ := a.transcript.GetScrollOffset()
+	text := a.bl.text()
+	rc := newRowCounter(width)
+	if view := a.transcript.GetText(false); len(view) != a.bl.written || a.bl.dropped {
+		// Each has dropped its oldest lines on its own (trim, the
+		// TextView's SetMaxLines), so one holds rows the other does not
+		// before the same last lines: they shift the count.
+		full := layoutSoft(text, width)
+		switch {
+		case full == view:
+		case strings.HasSuffix(full, view):
+			top += prefixRows(rc, full[:len(full)-len(view)])
+		case strings.HasSuffix(view, full):
+			top -= prefixRows(rc, view[:len(view)-len(full)])
+		default:
+			return 0, 0, 0, false
+		}
+		top = max(top, 0)
+	}
+	rows := 0
+	for i := 0; ; i++ {
+		ln, rest, more := strings.Cut(text, "\n")
+		n := rc.rows(layoutSoft(ln, width))
+		if rows+n > top || !more {
+			return i, min(top-rows, n-1), n, true
+		}
+		rows += n
+		text = rest
+	}
+}
+
+// prefixRows is the rows of the text a view holds before another's
+// first row: whole rows, so text ending with a line break ends a row.
+func prefixRows(rc rowCounter, prefix string) int {
+	n := rc.rows(prefix)
+	if strings.HasSuffix(prefix, "\n") {
+		n--
+	}
+	return n
 }
 
 // resetBlocks forgets the transcript's segments and every live block

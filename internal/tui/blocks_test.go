@@ -372,3 +372,84 @@ func TestClickTogglesOneBlock(t *testing.T) {
 	h.click("▾ thought for")
 	waitGone(t, h, "FIRST THOUGHT body")
 }
+
+// drawTranscript draws the transcript alone on sim at w by h, as a frame
+// does (beforeDraw first), and returns its rows.
+func drawTranscript(t *testing.T, a *App, sim tcell.SimulationScreen, w, h int) []string {
+	t.Helper()
+	sim.SetSize(w, h)
+	a.beforeDraw(sim)
+	a.transcript.SetRect(0, 0, w, h)
+	sim.Clear()
+	a.transcript.Draw(sim)
+	sim.Show()
+	cells, cw, ch := sim.GetContents()
+	var rows []string
+	for y := range ch {
+		rows = append(rows, lineOf(cells, cw, y))
+	}
+	return rows
+}
+
+// softItems writes n list items of words as the Markdown renderer does
+// (soft lines, continuing under their text).
+func softItems(a *App, n int, words string) {
+	for i := range n {
+		a.writeSoft(fmt.Sprintf("%s  %s• item %02d: %s\n", softMark, softSep, i, words))
+	}
+}
+
+// TestResizeKeepsScrolledBackLine: scrolled back, a resize keeps the
+// same line of the transcript on top, as far into it as before (a
+// continuation row stays one), also when the TextView has dropped its
+// oldest rows (SetMaxLines) and the transcript's text has not.
+func TestResizeKeepsScrolledBackLine(t *testing.T) {
+	sim := tcell.NewSimulationScreen("UTF-8")
+	if err := sim.Init(); err != nil {
+		t.Fatal(err)
+	}
+	defer sim.Fini()
+
+	// Each item takes 3 rows at 40 columns, 2 at 60 and 1 at 120.
+	a := New(Options{Screen: sim})
+	softItems(a, 30, strings.TrimSpace(strings.Repeat("alpha beta gamma delta ", 4)))
+	drawTranscript(t, a, sim, 40, 8)
+	a.transcript.ScrollTo(3*10+2, 0) // item 10's last row
+	a.follow = false
+	rows := drawTranscript(t, a, sim, 40, 8)
+	if !strings.HasPrefix(rows[1], "• item 11:") || strings.HasPrefix(rows[0], "•") {
+		t.Fatalf("at 40 columns the top is not item 10's last row:\n%s", strings.Join(rows, "\n"))
+	}
+	rows = drawTranscript(t, a, sim, 60, 8)
+	if !strings.HasPrefix(rows[0], "  ") || !strings.HasPrefix(rows[1], "• item 11:") {
+		t.Errorf("at 60 columns the top is not item 10's second row:\n%s", strings.Join(rows, "\n"))
+	}
+	rows = drawTranscript(t, a, sim, 120, 8)
+	if !strings.HasPrefix(rows[0], "• item 10:") || !strings.HasPrefix(rows[1], "• item 11:") {
+		t.Errorf("at 120 columns the top is not item 10:\n%s", strings.Join(rows, "\n"))
+	}
+
+	// 45 one-row items in a TextView keeping 40 rows: it drops the first
+	// six (with the empty row after the last), the transcript keeps them.
+	a = New(Options{Screen: sim, MaxLines: 40})
+	softItems(a, 45, "alpha beta gamma delta epsilon zeta eta theta")
+	drawTranscript(t, a, sim, 120, 5)
+	a.transcript.ScrollTo(10, 0)
+	a.follow = false
+	rows = drawTranscript(t, a, sim, 120, 5)
+	if !strings.HasPrefix(rows[0], "• item 16:") {
+		t.Fatalf("at 120 columns the top is not item 16:\n%s", strings.Join(rows, "\n"))
+	}
+	rows = drawTranscript(t, a, sim, 40, 5)
+	if !strings.HasPrefix(rows[0], "• item 16:") || !strings.HasPrefix(rows[2], "• item 17:") {
+		t.Errorf("at 40 columns the top is not item 16:\n%s", strings.Join(rows, "\n"))
+	}
+
+	// Following the end, it still shows the end after a resize.
+	a.followEnd()
+	drawTranscript(t, a, sim, 120, 5)
+	rows = drawTranscript(t, a, sim, 40, 5)
+	if !strings.HasPrefix(rows[2], "• item 44:") {
+		t.Errorf("following, at 40 columns the end is not shown:\n%s", strings.Join(rows, "\n"))
+	}
+}

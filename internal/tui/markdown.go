@@ -202,10 +202,16 @@ func layoutSoft(s string, width int) string {
 // starting with cont.
 func wrapSoft(body, cont string, width int) string {
 	hang := tview.TaggedStringWidth(cont)
-	if width-hang < 10 || tview.TaggedStringWidth(body) <= width {
+	// No character is wider than its UTF-8 bytes, so a body of no more
+	// bytes than the width fits without being measured.
+	if width-hang < 10 || len(body) <= width {
 		return body
 	}
-	first := tview.WordWrap(body, width)[0]
+	lines := tview.WordWrap(body, width)
+	if len(lines) < 2 {
+		return body // it fits
+	}
+	first := lines[0]
 	var b strings.Builder
 	b.WriteString(strings.TrimRight(first, " "))
 	for _, l := range tview.WordWrap(strings.TrimLeft(body[len(first):], " "), width-hang) {

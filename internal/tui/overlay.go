@@ -708,16 +708,31 @@ func (w *widthText) Draw(screen tcell.Screen) {
 // TextView at a width, with tview's own line breaking (a scratch view
 // that is never drawn), so a layout computed here matches the screen.
 type rowCounter struct {
-	tv *tview.TextView
+	tv    *tview.TextView
+	width int
 }
 
 func newRowCounter(width int) rowCounter {
-	return rowCounter{tv: tview.NewTextView().SetDynamicColors(true).SetRegions(true).
+	return rowCounter{width: width, tv: tview.NewTextView().SetDynamicColors(true).SetRegions(true).
 		SetWrap(true).SetWordWrap(true).SetSize(1, width)}
 }
 
 // rows is the number of rows markup takes; an empty line takes one.
 func (c rowCounter) rows(markup string) int {
-	c.tv.SetText(markup)
-	return max(c.tv.GetWrappedLineCount(), 1)
+	n := 0
+	for {
+		line, rest, more := strings.Cut(markup, "\n")
+		// No character is wider than its UTF-8 bytes but a tab, so a
+		// line of no more bytes than the width fits without being parsed.
+		if len(line) <= c.width && !strings.Contains(line, "\t") {
+			n++
+		} else {
+			c.tv.SetText(line)
+			n += max(c.tv.GetWrappedLineCount(), 1)
+		}
+		if !more {
+			return n
+		}
+		markup = rest
+	}
 }

@@ -349,9 +349,9 @@ func (a *App) writeSoft(s string) {
 	a.atLineStart = strings.HasSuffix(s, "\n")
 	if strings.Contains(s, softMark) {
 		a.bl.soft = true
-		_, _ = a.transcript.Write([]byte(layoutSoft(s, a.screenW)))
+		a.show(layoutSoft(s, a.screenW))
 	} else {
-		_, _ = a.transcript.Write([]byte(s))
+		a.show(s)
 	}
 	a.bl.tail.WriteString(s)
 	a.bl.lines += strings.Count(s, "\n")
