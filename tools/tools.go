@@ -109,6 +109,11 @@ type Env struct {
 	// (a run makes it for its first command, not at start) and reports
 	// whether that failed; no command starts before it returns nil.
 	MakeTempDir func() error
+	// ReadDenied, when set, reports whether a file a tool found by itself
+	// (grep's walk of a folder) may not be read: a Read deny rule or the
+	// read deny list names it. The gate judges only the paths a call
+	// names; nil denies nothing more.
+	ReadDenied func(abs string) bool
 	// Secrets are withheld from shell commands' environment and redacted
 	// from every tool result; nil still withholds DefaultSecretEnv.
 	Secrets *Secrets

@@ -276,6 +276,11 @@ func assemble(o assembleOptions) (*app, error) {
 	denyRead, denyExcept := sandboxDenyRead(sbOpts, userHome, cfg.Sandbox.DenyRead, denyRules)
 	sbOpts.DenyRead, sbOpts.DenyReadExcept = denyRead, denyExcept
 	guard.DenyRead(denyRead, denyExcept)
+	// A workspace that holds part of the read deny list (a home
+	// directory holds ~/.ssh): Landlock cannot deny a read inside a
+	// writable tree, so those paths become Read deny rules, which the
+	// gate and the file tools refuse and the sandbox hides (below).
+	denyRules = append(denyRules, permission.InsideDenyRules(denyRead, denyExcept, workspace, guard.Workspace())...)
 	a.atExit = append(a.atExit, func() {
 		// Runs killed before this point left theirs behind; a run that
 		// made its own sweeps them, at the end so start-up never pays.
@@ -345,6 +350,14 @@ func assemble(o assembleOptions) (*app, error) {
 		return nil, usageError{err}
 	}
 	pol.TempDir = runTmp
+	// Files grep finds by walking a folder were never before the gate.
+	env.ReadDenied = func(abs string) bool {
+		if _, ok := guard.ReadDenied(abs); ok {
+			return true
+		}
+		_, ok := pol.ReadDenied(abs)
+		return ok
+	}
 	// A recursive reader (grep -r .) need not ask about a .env the
 	// sandbox hides from it; asked only when one meets a Read deny rule.
 	pol.Hidden = func(ws string) []string {

@@ -3,6 +3,7 @@ package permission
 import (
 	"bytes"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -200,6 +201,72 @@ func redactDotEnv(b []byte, names []string) []byte {
 			continue
 		}
 		out = append(out, line...)
+	}
+	return out
+}
+
+// homeState are what Reasonix keeps in its home that a run may make after
+// start-up: keys, configuration, transcripts, checkpoints (copies of the
+// workspace's files), history and the decision log (memory and plans are
+// read through their tools, which would refuse them).
+var homeState = []string{"config.toml", "credentials.json", "credentials.lock", "credentials.json.lock",
+	"sessions", "checkpoints", "history", "projects", "permissions.log",
+	"mcp-trust.json", "trusted-hooks.json"}
+
+// InsideDenyRules turns the entries of the read deny list (deny, with the
+// exceptions beneath them, as [DenyReadPaths] returns them) that lie
+// inside one of workspaces (the workspace as given and as resolved) into
+// Read deny rules. Landlock cannot deny a read inside a writable tree, so
+// without them a workspace that is a home directory left ~/.ssh, ~/.aws
+// and Reasonix's own home readable; as rules, the gate and the file tools
+// refuse them and the sandbox hides them from commands ([HiddenReads]).
+// An entry with exceptions beneath it (Reasonix's home, whose skills
+// commands run) is denied child by child as it is now, less the
+// exceptions.
+func InsideDenyRules(deny, except []string, workspaces ...string) []string {
+	var out []string
+	// Rules name such a path relative to the workspace: the gate matches
+	// a path inside it in that form.
+	add := func(p string) {
+		for _, ws := range workspaces {
+			rel, err := filepath.Rel(ws, p)
+			if ws == "" || err != nil || !within(p, ws) || p == ws {
+				continue
+			}
+			rel = "./" + filepath.ToSlash(rel)
+			for _, r := range []string{"Read(" + rel + ")", "Read(" + rel + "/**)"} {
+				if !slices.Contains(out, r) {
+					out = append(out, r)
+				}
+			}
+		}
+	}
+	for _, p := range deny {
+		if !slices.ContainsFunc(workspaces, func(ws string) bool { return ws != "" && p != ws && within(p, ws) }) {
+			continue
+		}
+		var kept []string
+		for _, e := range except {
+			if within(e, p) {
+				kept = append(kept, e)
+			}
+		}
+		if len(kept) == 0 {
+			add(p)
+			continue
+		}
+		// Its children now, and those Reasonix may make there later.
+		names := slices.Clone(homeState)
+		entries, _ := os.ReadDir(p)
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		for _, n := range names {
+			c := filepath.Join(p, n)
+			if !slices.ContainsFunc(kept, func(k string) bool { return within(k, c) }) {
+				add(c)
+			}
+		}
 	}
 	return out
 }

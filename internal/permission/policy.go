@@ -735,6 +735,23 @@ func isSubcommand(w string) bool {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
 }
 
+// ReadDenied reports whether a Read deny rule matches the file at path
+// (absolute, or relative to the workspace), and which. It is for files a
+// tool finds by itself (grep's walk), whose paths the gate never saw.
+func (p Policy) ReadDenied(path string) (Rule, bool) {
+	denies := p.readDenies()
+	if len(denies) == 0 {
+		return Rule{}, false
+	}
+	rel := p.relPaths([]string{path})[0]
+	for _, r := range denies {
+		if r.matchPath(rel) || (foldCase && r.matchPathFold(rel)) {
+			return r, true
+		}
+	}
+	return Rule{}, false
+}
+
 // readDenies are the Read deny rules with a path pattern.
 func (p Policy) readDenies() []Rule {
 	var denies []Rule

@@ -118,6 +118,14 @@ type grepRequest struct {
 	// onRead, when set, is called for every file the native search reads
 	// (tests count them).
 	onRead func(rel string)
+	// denied is tools.Env.ReadDenied (nil: nothing is).
+	denied func(abs string) bool
+}
+
+// readable says whether the file rel (under root) may be searched: a file
+// the walk finds is not one the gate judged.
+func (r *grepRequest) readable(rel string) bool {
+	return r.denied == nil || !r.denied(filepath.Join(r.root, filepath.FromSlash(rel)))
 }
 
 // grepOutputFactor is how many result budgets of output a search collects
@@ -215,6 +223,7 @@ func newGrepRequest(env *tools.Env, a grepArgs) (*grepRequest, error) {
 		size:      fi.Size(),
 		headLimit: headLimit,
 		maxBytes:  grepOutputFactor * env.Limit(),
+		denied:    env.ReadDenied,
 	}
 	if g := strings.TrimSpace(a.Glob); g != "" {
 		if strings.HasPrefix(g, "!") {
@@ -288,6 +297,9 @@ func (t *grepTool) run(ctx context.Context, req *grepRequest) (grepResults, erro
 			// depend on whether ripgrep is installed.
 			c := collector{req: req}
 			for i, r := range res {
+				if !req.readable(r.path) {
+					continue
+				}
 				if c.add(r) {
 					c.res.partial = i < len(res)-1
 					break
@@ -320,7 +332,7 @@ func nativeSearch(ctx context.Context, req *grepRequest) (grepResults, error) {
 	var mu sync.Mutex
 	var rels []string
 	err := walk(ctx, walkOptions{Root: req.root, Start: req.start, Workers: 2 * runtime.GOMAXPROCS(0)}, func(e walkEntry) error {
-		if e.IsDir || !e.Entry.Type().IsRegular() || !req.included(e.Rel, e.Entry.Name()) {
+		if e.IsDir || !e.Entry.Type().IsRegular() || !req.included(e.Rel, e.Entry.Name()) || !req.readable(e.Rel) {
 			return nil
 		}
 		mu.Lock()
