@@ -44,6 +44,9 @@ func newPlanApprover(in io.Reader, out io.Writer, getenv func(string) string, pl
 // character device is not enough: /dev/null is one too, and a run with
 // stdin from /dev/null (cron, nohup, CI) has no one to ask.
 func isTerminal(r any) bool {
+	if u, ok := r.(interface{ Underlying() io.Writer }); ok {
+		r = u.Underlying() // text.Printable
+	}
 	f, ok := r.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }

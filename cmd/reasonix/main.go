@@ -15,7 +15,10 @@ import (
 	"strings"
 	"syscall"
 
+	"golang.org/x/term"
+
 	"github.com/reasonix/reasonix/internal/permission"
+	"github.com/reasonix/reasonix/internal/text"
 )
 
 // version is injected at build time with -ldflags "-X main.version=...".
@@ -55,6 +58,16 @@ func main() {
 		// Nothing to interrupt: skip catching signals, which starts a
 		// goroutine locked to a thread of its own.
 		os.Exit(dispatch(context.Background(), os.Args[1:], io))
+	}
+	// What a model, a tool or a server wrote reaches a terminal as text,
+	// never as escape sequences driving it (a cleared screen, a carriage
+	// return overwriting the command a person is asked about, OSC 52
+	// setting the clipboard).
+	if term.IsTerminal(int(os.Stdout.Fd())) {
+		io.out = text.Printable(os.Stdout)
+	}
+	if term.IsTerminal(int(os.Stderr.Fd())) {
+		io.err = text.Printable(os.Stderr)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	caught := make(chan struct{})

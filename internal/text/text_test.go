@@ -78,3 +78,36 @@ func TestPlural(t *testing.T) {
 		}
 	}
 }
+
+func TestPrintable(t *testing.T) {
+	var b strings.Builder
+	w := Printable(&b)
+	in := []string{
+		"plain line\n\tindented\n",
+		"\x1b]52;c;Y3VybCBldmlsfHNo\x07 clipboard\n",
+		"rm -rf ~\recho hello\n",
+		"\x1b[2J\x1b[H cleared \x7f\n",
+		"C1 \u009b31m here\n",
+		"safe \u202eevil\u202c text\n",
+		"中文 é 👍\n",
+	}
+	for _, s := range in {
+		_, _ = w.Write([]byte(s))
+	}
+	// A character cut between writes.
+	thumb := []byte("👍\u0085\n")
+	for _, c := range thumb {
+		_, _ = w.Write([]byte{c})
+	}
+	want := "plain line\n\tindented\n" +
+		"^[]52;c;Y3VybCBldmlsfHNo^G clipboard\n" +
+		"rm -rf ~^Mecho hello\n" +
+		"^[[2J^[[H cleared ^?\n" +
+		"C1 \uFFFD31m here\n" +
+		"safe <U+202E>evil<U+202C> text\n" +
+		"中文 é 👍\n" +
+		"👍\uFFFD\n"
+	if b.String() != want {
+		t.Errorf("Printable wrote\n%q\nwant\n%q", b.String(), want)
+	}
+}
