@@ -191,7 +191,7 @@ func (a *App) showForm(el *events.Elicitation, ea elicitationAnswerer) (closeFn 
 	// The header takes the rows its text wraps to at the width the form
 	// is drawn at (up to 8, leaving the form room), again after a resize:
 	// wrapped to more lines on a narrower terminal, it grows.
-	fit := func(width int) int {
+	fit := func(width, _ int) int {
 		n := min(newRowCounter(width).rows(a.elicitHeader(el, width)), 8)
 		frame.ResizeItem(head, n, 0)
 		return n + rows + 3
@@ -199,7 +199,7 @@ func (a *App) showForm(el *events.Elicitation, ea elicitationAnswerer) (closeFn 
 	if len(inputs) > 0 {
 		showHint(inputs[0].field)
 	}
-	return a.showFrameFit(fmt.Sprintf(a.tr("input for MCP server %s"), el.Server), frame, form, fit),
+	return a.showFrame(fmt.Sprintf(a.tr("input for MCP server %s"), el.Server), frame, form, fit),
 		func(n int) { keyLine.set(keys+a.waitingNote(n), short+a.waitingNote(n)) }
 }
 
@@ -373,8 +373,7 @@ func (a *App) showOpenURL(el *events.Elicitation, ea elicitationAnswerer) (close
 	keyLine := newOverlayText(keys)
 	// As high as the text wraps to at the width it is drawn at, again
 	// after a resize.
-	fit := func(width int) int { return newRowCounter(width).rows(build(width)) }
-	return a.showOverlayFit(fmt.Sprintf(a.tr("input for MCP server %s"), el.Server), body, keyLine, fit),
+	return a.showOverlay(fmt.Sprintf(a.tr("input for MCP server %s"), el.Server), body, keyLine, textRows(build)),
 		func(n int) { keyLine.SetText(keys + a.waitingNote(n)) }
 }
 

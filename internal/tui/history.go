@@ -197,7 +197,8 @@ func (a *App) searchHistory() {
 		AddItem(input, 1, 0, true).
 		AddItem(list, 0, 1, false).
 		AddItem(newOverlayText(a.tr("type to filter  [::b]↑/↓[::-] move  [::b]Enter[::-] put in the composer  [::b]Esc[::-] close")), 1, 0, false)
-	closeFn = a.showFrame(a.tr("search prompts"), frame, input, min(len(items), 15)+2)
+	// A prompt takes one row of the list, whatever the width.
+	closeFn = a.showFrame(a.tr("search prompts"), frame, input, fixedRows(min(len(items), 15)+2))
 }
 
 // historyLabel is a prompt on one line of the search list.

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
-	"github.com/rivo/uniseg"
 
 	"github.com/reasonix/reasonix/events"
 )
@@ -19,33 +19,27 @@ import (
 var errClosed = errors.New("tui: closed before the question was answered")
 
 // showOverlay shows body centred above the UI with keys as its last line,
-// focused on body. The returned function removes it; calling it again does
-// nothing. UI goroutine only.
-func (a *App) showOverlay(title string, body, keys tview.Primitive, lines int) (closeFn func()) {
-	return a.showOverlayFit(title, body, keys, func(int) int { return lines })
-}
-
-// showFrame shows frame centred above the UI with focus on focus; lines
-// is the height its content wants. UI goroutine only.
-func (a *App) showFrame(title string, frame *tview.Flex, focus tview.Primitive, lines int) (closeFn func()) {
-	return a.showFrameFit(title, frame, focus, func(int) int { return lines })
-}
-
-// showOverlayFit is showOverlay whose height is fit's for the width
-// inside its border, asked again at every draw (see showFrameFit).
-func (a *App) showOverlayFit(title string, body, keys tview.Primitive, fit func(width int) int) (closeFn func()) {
+// focused on body, as high as fit says body wants (see showFrame). The
+// returned function removes it; calling it again does nothing. UI
+// goroutine only.
+func (a *App) showOverlay(title string, body, keys tview.Primitive, fit fitFunc) (closeFn func()) {
 	frame := tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(body, 0, 1, true).
 		AddItem(keys, 1, 0, false)
-	return a.showFrameFit(title, frame, body, fit)
+	return a.showFrame(title, frame, body, fit)
 }
 
-// showFrameFit is showFrame whose height is asked of fit at every draw,
-// given the width inside the overlay's border and padding then: text
-// wrapped for a terminal made narrower takes more rows, and fit may lay
-// frame's own items out again for it (a header that grows). UI goroutine
-// only.
-func (a *App) showFrameFit(title string, frame *tview.Flex, focus tview.Primitive, fit func(width int) int) (closeFn func()) {
+// fitFunc is the number of rows an overlay's content wants inside its
+// border when that is width columns wide; the screen has room for most,
+// so counting may stop there.
+type fitFunc func(width, most int) int
+
+// showFrame shows frame centred above the UI with focus on focus. Its
+// height is asked of fit at every draw at a new size: text wrapped for a
+// terminal made narrower takes more rows, wider it takes fewer, and fit
+// may lay frame's own items out again for it (a header that grows). UI
+// goroutine only.
+func (a *App) showFrame(title string, frame *tview.Flex, focus tview.Primitive, fit fitFunc) (closeFn func()) {
 	a.overlayN++
 	name := fmt.Sprintf("overlay-%d", a.overlayN)
 	// A title is plain text: it can hold a model's or a tool's name, whose
@@ -86,13 +80,18 @@ func (a *App) showFrameFit(title string, frame *tview.Flex, focus tview.Primitiv
 }
 
 // fitted centres an overlay's row vertically, as high as its content
-// wants at the size it is drawn at, measured again at every draw: after a
-// resize the overlay grows or shrinks with its wrapped text instead of
-// cutting it off.
+// wants at the size it is drawn at, measured again when that changes:
+// after a resize the overlay grows or shrinks with its wrapped text
+// instead of cutting it off or leaving empty rows.
 type fitted struct {
 	*tview.Flex
 	row *tview.Flex
-	fit func(width int) int
+	fit fitFunc
+	// The size fit was last asked about and its answer: a draw at the
+	// same size (every key, every streamed token) does not measure the
+	// text again.
+	sized      bool
+	w, h, rows int
 }
 
 // height is the overlay's height on a screen of w by h (0: not drawn
@@ -105,7 +104,11 @@ func (f *fitted) height(w, h int) int {
 	if h <= 0 {
 		h = 24
 	}
-	return max(min(f.fit(frameWidth(w)-4)+3, h-2), 0)
+	if !f.sized || w != f.w || h != f.h {
+		f.sized, f.w, f.h = true, w, h
+		f.rows = f.fit(frameWidth(w)-4, max(h-5, 1))
+	}
+	return max(min(f.rows+3, h-2), 0)
 }
 
 // Draw sizes the overlay for the screen it is drawn on, then draws it.
@@ -113,6 +116,16 @@ func (f *fitted) Draw(screen tcell.Screen) {
 	_, _, w, h := f.GetRect()
 	f.ResizeItem(f.row, f.height(w, h), 0)
 	f.Flex.Draw(screen)
+}
+
+// fixedRows is a fitFunc for content whose rows do not depend on the
+// width (a list of one-row items).
+func fixedRows(n int) fitFunc { return func(int, int) int { return n } }
+
+// textRows is a fitFunc for markup in a word-wrapping text view, built
+// for the width (see widthText): the rows tview wraps it to.
+func textRows(build func(width int) string) fitFunc {
+	return func(width, most int) int { return newRowCounter(width).rowsUpTo(build(width), most) }
 }
 
 // frameWidth is the width of an overlay's frame on a screen w wide: ten
@@ -401,7 +414,9 @@ func (a *App) showApproval(e events.Event) (closeFn func(), setWaiting func(n in
 		return nil
 	})
 	keyLine := newFitLine(strings.Join(keys, "  "), strings.Join(short, " "))
-	return a.showOverlay(fmt.Sprintf(a.tr("approve %s?"), req.Tool), body, keyLine, strings.Count(text, "\n")+1),
+	// As high as the text wraps to at the width it is drawn at, again
+	// after a resize: the whole command and its choices stay in view.
+	return a.showOverlay(fmt.Sprintf(a.tr("approve %s?"), req.Tool), body, keyLine, textRows(build)),
 		func(n int) {
 			keyLine.set(strings.Join(keys, "  ")+a.waitingNote(n), strings.Join(short, " ")+a.waitingNote(n))
 		}
@@ -527,7 +542,7 @@ func (a *App) showPlan(ctx context.Context, plan events.Plan, reply func(planAns
 		}
 		return nil
 	})
-	return a.showOverlay(a.tr("run this plan?"), body, keys, strings.Count(text, "\n")+1)
+	return a.showOverlay(a.tr("run this plan?"), body, keys, textRows(func(int) string { return text }))
 }
 
 // editPlan runs the editor with the UI suspended, so the editor owns the
@@ -573,9 +588,9 @@ func (a *App) pickAt(title string, items []pickItem, sel int, chosen func(value 
 	frame := tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(list, 0, 1, true).
 		AddItem(newOverlayText(a.tr("[::b]↑/↓[::-] move  [::b]Enter[::-] choose  [::b]Esc[::-] close")), 1, 0, false)
-	// As many rows as the items take wrapped at the overlay's width now,
-	// up to 15; after a resize the list scrolls instead.
-	closeFn = a.showFrame(title, frame, list, pickRows(items, a.overlayWidth(), 15)+1)
+	// As many rows as the items take wrapped at the overlay's width, up
+	// to 15 (then the list scrolls), again after a resize.
+	closeFn = a.showFrame(title, frame, list, func(width, _ int) int { return pickRows(items, width, 15) + 1 })
 }
 
 // confirm asks a yes/no question in an overlay and runs yes on y.
@@ -592,10 +607,8 @@ func (a *App) confirm(question string, yes func()) {
 		}
 		return nil
 	})
-	// Room for the question wrapped in the narrowest overlay (about 50
-	// columns at 80), so its end is never cut.
-	lines := 1 + uniseg.StringWidth(question)/50
-	closeFn = a.showOverlay(a.tr("confirm"), body, newOverlayText(a.tr("[::b]y[::-] yes  [::b]n[::-]/Esc no")), lines)
+	closeFn = a.showOverlay(a.tr("confirm"), body, newOverlayText(a.tr("[::b]y[::-] yes  [::b]n[::-]/Esc no")),
+		textRows(func(int) string { return tview.Escape(question) }))
 }
 
 // questionAnswerer is the engine command that answers the ask tool; an
@@ -667,7 +680,10 @@ func (a *App) showQuestion(e events.Event, qa questionAnswerer) (closeFn func(),
 		AddItem(body, 0, 1, false).
 		AddItem(input, 1, 0, true).
 		AddItem(hintLine, 1, 0, false)
-	return a.showFrame(a.tr("question"), frame, input, strings.Count(text, "\n")+3),
+	// The question and its choices as they wrap at the width they are
+	// drawn at, the answer line and the hint.
+	fit := textRows(build)
+	return a.showFrame(a.tr("question"), frame, input, func(width, most int) int { return fit(width, most) + 2 }),
 		func(n int) { hintLine.SetText(hint + a.waitingNote(n)) }
 }
 
@@ -718,9 +734,14 @@ func newRowCounter(width int) rowCounter {
 }
 
 // rows is the number of rows markup takes; an empty line takes one.
-func (c rowCounter) rows(markup string) int {
+func (c rowCounter) rows(markup string) int { return c.rowsUpTo(markup, math.MaxInt) }
+
+// rowsUpTo is rows, but stops counting once there are at least most
+// (then it may return more): a long text is not measured to its end
+// for a screen that shows its start.
+func (c rowCounter) rowsUpTo(markup string, most int) int {
 	n := 0
-	for {
+	for n < most {
 		line, rest, more := strings.Cut(markup, "\n")
 		// No character is wider than its UTF-8 bytes but a tab, so a
 		// line of no more bytes than the width fits without being parsed.
@@ -735,4 +756,5 @@ func (c rowCounter) rows(markup string) int {
 		}
 		markup = rest
 	}
+	return n
 }

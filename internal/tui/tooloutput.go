@@ -86,5 +86,5 @@ func (a *App) toolOutput() {
 		return ev
 	})
 	keys := newOverlayText(a.trf("[gray]%d call(s), newest first · ↑/↓ scroll · Esc closes[-]", len(a.calls)))
-	closeFn = a.showOverlay(a.tr("tool output"), body, keys, strings.Count(text, "\n")+1)
+	closeFn = a.showOverlay(a.tr("tool output"), body, keys, textRows(func(int) string { return text }))
 }
