@@ -10,7 +10,9 @@ import (
 // plainly: control characters other than tab and newline in caret
 // notation (ESC as ^[, a carriage return as ^M, DEL as ^?), C1 controls
 // as U+FFFD, and the bidirectional overrides and isolates (which reorder
-// what a line appears to say) as <U+202E> and the like. What a model, a
+// what a line appears to say) and the line and paragraph separators
+// U+2028 and U+2029 (which break it) as <U+202E> and the like. What a
+// model, a
 // tool or a server wrote then cannot move the cursor, retitle the window,
 // set the clipboard (OSC 52) or overwrite a command shown for approval.
 // A character split across writes is held until its end arrives.
@@ -40,7 +42,36 @@ func (p *printable) Write(b []byte) (int, error) {
 		_, err := p.w.Write(b)
 		return n, err
 	}
-	out := p.out[:0]
+	out, rest := appendShown(p.out[:0], b)
+	if rest < len(b) {
+		p.pend = append([]byte(nil), b[rest:]...)
+	}
+	p.out = out
+	_, err := p.w.Write(out)
+	return n, err
+}
+
+// Visible is s as Printable writes it: control characters other than tab
+// and newline in caret notation, C1 controls as U+FFFD, the bidirectional
+// overrides and isolates and U+2028 and U+2029 as <U+202E> and the like.
+// It is for text shown
+// by a program that draws the screen itself (the TUI), where such a
+// character would break a line, vanish or reorder what a person reads.
+func Visible(s string) string {
+	if clean(s) {
+		return s
+	}
+	b := []byte(s)
+	out, rest := appendShown(make([]byte, 0, len(b)+16), b)
+	// A character s cuts off is left as it is (invalid UTF-8, which a
+	// screen shows as U+FFFD).
+	return string(append(out, b[rest:]...))
+}
+
+// appendShown appends b to out with every character Printable changes
+// changed, and says where a multi-byte character b cuts off begins
+// (len(b) when none does).
+func appendShown(out, b []byte) ([]byte, int) {
 	for i := 0; i < len(b); {
 		c := b[i]
 		switch {
@@ -57,14 +88,13 @@ func (p *printable) Write(b []byte) (int, error) {
 			out = append(out, c)
 			i++
 		case !utf8.FullRune(b[i:]):
-			p.pend = append([]byte(nil), b[i:]...)
-			i = len(b)
+			return out, i
 		default:
 			r, size := utf8.DecodeRune(b[i:])
 			switch {
 			case r >= 0x80 && r <= 0x9f:
 				out = append(out, "\uFFFD"...)
-			case bidiControl(r):
+			case shownAsCode(r):
 				out = append(out, '<', 'U', '+')
 				out = appendHex(out, r)
 				out = append(out, '>')
@@ -74,14 +104,12 @@ func (p *printable) Write(b []byte) (int, error) {
 			i += size
 		}
 	}
-	p.out = out
-	_, err := p.w.Write(out)
-	return n, err
+	return out, len(b)
 }
 
 // clean reports whether b holds nothing Printable changes (the common
 // case: one pass, no copy).
-func clean(b []byte) bool {
+func clean[T string | []byte](b T) bool {
 	for i := 0; i < len(b); i++ {
 		c := b[i]
 		switch {
@@ -94,8 +122,8 @@ func clean(b []byte) bool {
 				return false
 			}
 		case c == 0xe2:
-			// The bidi controls are E2 80 AA–AE and E2 81 A6–A9.
-			if i+2 < len(b) && ((b[i+1] == 0x80 && b[i+2] >= 0xaa && b[i+2] <= 0xae) || (b[i+1] == 0x81 && b[i+2] >= 0xa6 && b[i+2] <= 0xa9)) {
+			// U+2028–U+202E are E2 80 A8–AE, U+2066–U+2069 E2 81 A6–A9.
+			if i+2 < len(b) && ((b[i+1] == 0x80 && b[i+2] >= 0xa8 && b[i+2] <= 0xae) || (b[i+1] == 0x81 && b[i+2] >= 0xa6 && b[i+2] <= 0xa9)) {
 				return false
 			}
 		}
@@ -121,8 +149,12 @@ func incomplete(b []byte) int {
 	return 0
 }
 
-func bidiControl(r rune) bool {
-	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
+// shownAsCode reports whether r is shown as its code point: the
+// bidirectional embeddings, overrides and isolates (U+202A–U+202E,
+// U+2066–U+2069) and the line and paragraph separators (U+2028, U+2029),
+// which a screen that lays text out itself takes for line breaks.
+func shownAsCode(r rune) bool {
+	return (r >= 0x2028 && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
 }
 
 func appendHex(b []byte, r rune) []byte {

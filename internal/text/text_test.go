@@ -111,3 +111,25 @@ func TestPrintable(t *testing.T) {
 		t.Errorf("Printable wrote\n%q\nwant\n%q", b.String(), want)
 	}
 }
+
+func TestVisible(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain line\n\tindented":              "plain line\n\tindented",
+		"rm -rf ~\recho hello":                "rm -rf ~^Mecho hello",
+		"\x1b]0;title\x07 \x1b[2K\x7f":        "^[]0;title^G ^[[2K^?",
+		"C1 \u009b31m \u0085":                 "C1 \uFFFD31m \uFFFD",
+		"safe \u202eevil\u202c \u2066x\u2069": "safe <U+202E>evil<U+202C> <U+2066>x<U+2069>",
+		"中文 é 👍 \u2028\u2029":                 "中文 é 👍 <U+2028><U+2029>",
+		"cut \xe2\x80":                        "cut \xe2\x80",
+		"^M stays":                            "^M stays",
+	} {
+		if got := Visible(in); got != want {
+			t.Errorf("Visible(%q) = %q, want %q", in, got, want)
+		}
+		var b strings.Builder
+		_, _ = Printable(&b).Write([]byte(in))
+		if p := b.String(); !strings.HasPrefix(want, p) {
+			t.Errorf("Printable wrote %q for %q, Visible %q", p, in, want)
+		}
+	}
+}

@@ -525,11 +525,11 @@ func (a *App) welcome() {
 	if v != "" {
 		v = " " + v
 	}
-	a.line(fmt.Sprintf("[::b]Reasonix%s[::-] [gray]· %s[-]", tview.Escape(v), a.tr("Enter sends · Ctrl-J or Alt-Enter newline · /help · Ctrl-C cancels · Ctrl-D quits")))
+	a.line(fmt.Sprintf("[::b]Reasonix%s[::-] [gray]· %s[-]", escape(v), a.tr("Enter sends · Ctrl-J or Alt-Enter newline · /help · Ctrl-C cancels · Ctrl-D quits")))
 	if st, ok, err := a.eng.CurrentGoal(); err == nil && ok {
 		a.goal = &st
 		if st.Status == events.GoalActive {
-			a.line(fmt.Sprintf("[yellow]%s[-] %s [gray]%s[-]", a.tr("a saved goal is active:"), tview.Escape(oneLine(st.Goal, 100)), a.tr("(/goal shows it, /goal clear forgets it)")))
+			a.line(fmt.Sprintf("[yellow]%s[-] %s [gray]%s[-]", a.tr("a saved goal is active:"), escape(oneLine(st.Goal, 100)), a.tr("(/goal shows it, /goal clear forgets it)")))
 		}
 	}
 }
@@ -767,7 +767,7 @@ func (a *App) updateStatus() {
 			model += " · " + a.tr("effort") + " " + effort
 		}
 		if model != "" {
-			add("[::b]"+tview.Escape(model)+"[::-]", "[::b]"+tview.Escape(short)+"[::-]", 6, 12)
+			add("[::b]"+escape(model)+"[::-]", "[::b]"+escape(short)+"[::-]", 6, 12)
 		}
 	}
 	switch p := a.posture(); p {
@@ -777,7 +777,7 @@ func (a *App) updateStatus() {
 	case "auto":
 		add("[yellow]auto[-] [gray](Shift-Tab)[-]", "[yellow]auto[-]", 5, 0)
 	default:
-		add(tview.Escape(p)+" [gray](Shift-Tab)[-]", tview.Escape(p), 5, 0)
+		add(escape(p)+" [gray](Shift-Tab)[-]", escape(p), 5, 0)
 	}
 	// What needs the person's eye first.
 	if a.unseen {
@@ -826,7 +826,7 @@ func (a *App) updateStatus() {
 		} else if g.Turns > 0 {
 			s += a.trf(" (%s)", a.plural(g.Turns, "turn"))
 		}
-		add(tview.Escape(s), "", 0, 11)
+		add(escape(s), "", 0, 11)
 	}
 	if a.cancel != nil {
 		el := time.Since(a.workStart).Truncate(time.Second)
@@ -839,9 +839,9 @@ func (a *App) updateStatus() {
 			short = "[::b]" + a.tr("plan") + "[::-] " + short
 		}
 		if r := a.rs.runningSteps(a.tr("%d step(s) running: %s")); r != "" {
-			w += " [gray]" + tview.Escape(r) + "[-]"
+			w += " [gray]" + escape(r) + "[-]"
 		} else if r := a.rs.running(); r != "" {
-			w += " [gray]" + tview.Escape(r) + "[-]"
+			w += " [gray]" + escape(r) + "[-]"
 		} else if a.bl.think != nil {
 			w += " [gray]" + a.tr("thinking") + "[-]"
 		}
@@ -943,5 +943,54 @@ func count(n int) string {
 	return fmt.Sprint(n)
 }
 
-// oneLine is s on one line, clipped to n bytes.
-func oneLine(s string, n int) string { return text.Clip(text.OneLine(s), n) }
+// oneLine is s on one line, clipped to n bytes, with the characters
+// escape makes visible made visible first: a carriage return in a
+// command is shown as ^M, not as the space it would collapse to.
+func oneLine(s string, n int) string { return text.Clip(text.OneLine(text.Visible(s)), n) }
+
+// escape is markup that shows s as it is: what a model, a tool or a
+// server wrote, shown as text. tview's style tags in s are escaped, and
+// the characters that would otherwise break a line, vanish or reorder
+// what a person reads (a carriage return, ESC, U+202E) are made visible
+// (^M, ^[, <U+202E>: text.Visible), so a command under approval reads as
+// what will run.
+func escape(s string) string { return escapeTags(text.Visible(s)) }
+
+// escapeTags is tview.Escape for any text: tview takes "[", characters
+// other than brackets, one or more "[" and "]" for an escaped tag and
+// shows it less one "[", while tview.Escape escapes only the brackets
+// around the characters a tag may hold, so text such as "^[[1m^[]0;"
+// (two escape sequences in caret notation) lost a "[". Every such "]"
+// gets its "[" here.
+func escapeTags(s string) string {
+	if strings.IndexByte(s, ']') < 0 {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != '[' {
+			continue
+		}
+		j := i + 1
+		for j < len(s) && s[j] != '[' && s[j] != ']' {
+			j++
+		}
+		if j == i+1 {
+			continue
+		}
+		for j < len(s) && s[j] == '[' {
+			j++
+		}
+		if j < len(s) && s[j] == ']' {
+			b.WriteString(s[last:j])
+			b.WriteString("[]")
+			last, i = j+1, j
+		}
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}

@@ -418,11 +418,11 @@ func (a *App) flushThought() {
 	if body == "" {
 		return
 	}
-	sum := tview.Escape(a.trf("thought for %s (%d words)", seconds(time.Since(t.start)), t.words))
+	sum := escape(a.trf("thought for %s (%d words)", seconds(time.Since(t.start)), t.words))
 	var full strings.Builder
 	full.WriteString("[gray::d]▾ " + sum + "[-::-]\n")
 	for _, l := range strings.Split(body, "\n") {
-		full.WriteString("[gray::d]  " + tview.Escape(l) + "[-::-]\n")
+		full.WriteString("[gray::d]  " + escape(l) + "[-::-]\n")
 	}
 	if t.text.Len() >= thoughtMax {
 		full.WriteString("[gray::d]  " + a.tr("… (the rest is not kept)") + "[-::-]\n")
@@ -554,7 +554,7 @@ func (a *App) agentEvent(e events.Event) bool {
 		} else if len(b.lines) < blockKeep {
 			b.lines = append(b.lines, toolLine(e.Tool))
 			for _, l := range bashTail(e.Tool, 3) {
-				b.lines = append(b.lines, "    [gray]│ "+tview.Escape(oneLine(l, 200))+"[-]")
+				b.lines = append(b.lines, "    [gray]│ "+escape(oneLine(l, 200))+"[-]")
 			}
 		}
 		return true
@@ -578,7 +578,7 @@ func (a *App) agentEvent(e events.Event) bool {
 		}
 		status := a.th.tag(a.th.ok, a.tr("done"))
 		if e.Error != "" {
-			status = a.th.tag(a.th.errc, a.tr("failed:")) + " " + tview.Escape(oneLine(e.Error, 160))
+			status = a.th.tag(a.th.errc, a.tr("failed:")) + " " + escape(oneLine(e.Error, 160))
 		} else if e.Text == "max_steps" {
 			status = a.th.tag(a.th.warn, a.tr("stopped at the step limit"))
 		}
@@ -611,12 +611,12 @@ func (a *App) stepEvent(e events.Event) {
 	if s.Status != events.StepDone {
 		color = a.th.errc
 	}
-	status := a.th.tag(color, tview.Escape(s.Status))
+	status := a.th.tag(color, escape(s.Status))
 	if s.Summary != "" {
-		status += ": " + tview.Escape(oneLine(s.Summary, 200))
+		status += ": " + escape(oneLine(s.Summary, 200))
 	}
 	if len(s.Files) > 0 {
-		status += " [gray](" + tview.Escape(strings.Join(s.Files, ", ")) + ")[-]"
+		status += " [gray](" + escape(strings.Join(s.Files, ", ")) + ")[-]"
 	}
 	b := a.bl.agents[key]
 	if b == nil {
@@ -647,7 +647,7 @@ func (a *App) finishAgent(b *agentBlock, status string, el time.Duration) {
 		// which step by name, not only by id.
 		tag += ": " + oneLine(b.title, 48)
 	}
-	head := a.th.tag(a.th.tool, tview.Escape("["+tag+"]")) + " " + status
+	head := a.th.tag(a.th.tool, escape("["+tag+"]")) + " " + status
 	var facts []string
 	facts = append(facts, seconds(el))
 	if b.calls > 0 {
@@ -660,14 +660,14 @@ func (a *App) finishAgent(b *agentBlock, status string, el time.Duration) {
 	var full strings.Builder
 	full.WriteString("▾ " + head + "\n")
 	if b.title != "" {
-		full.WriteString("    [gray]" + tview.Escape(oneLine(b.title, 200)) + "[-]\n")
+		full.WriteString("    [gray]" + escape(oneLine(b.title, 200)) + "[-]\n")
 	}
 	for _, l := range b.lines {
 		full.WriteString("    " + l + "\n")
 	}
 	if p := strings.TrimSpace(b.prose.String()); p != "" {
 		for _, l := range strings.Split(p, "\n") {
-			full.WriteString("    [gray::d]" + tview.Escape(l) + "[-::-]\n")
+			full.WriteString("    [gray::d]" + escape(l) + "[-::-]\n")
 		}
 	}
 	hint := ""
@@ -735,7 +735,7 @@ func (a *App) updateLive() {
 	if t := a.bl.think; t != nil {
 		lines = append(lines, a.trf("[gray::d]✻ thinking… %s · %d words[-::-]", seconds(now.Sub(t.start)), t.words))
 		if l := t.lastLine(); l != "" {
-			lines = append(lines, "[gray::d]  "+tview.Escape(l)+"[-::-]")
+			lines = append(lines, "[gray::d]  "+escape(l)+"[-::-]")
 		}
 	}
 	for i, key := range a.bl.order {
@@ -763,9 +763,9 @@ func (a *App) updateLive() {
 // liveLine is one running block's status line.
 func (a *App) liveLine(b *agentBlock, now time.Time) string {
 	el := now.Sub(b.start)
-	s := a.th.tag(a.th.warn, string(spinner(el))) + " " + a.th.tag(a.th.tool, tview.Escape("["+b.tag+"]"))
+	s := a.th.tag(a.th.warn, string(spinner(el))) + " " + a.th.tag(a.th.tool, escape("["+b.tag+"]"))
 	if b.title != "" {
-		s += " " + tview.Escape(oneLine(b.title, 60))
+		s += " " + escape(oneLine(b.title, 60))
 	}
 	facts := []string{}
 	if b.worker != "" {
@@ -784,7 +784,7 @@ func (a *App) liveLine(b *agentBlock, now time.Time) string {
 	} else if b.writing {
 		facts = append(facts, a.tr("writing"))
 	}
-	return s + " [gray]· " + tview.Escape(strings.Join(facts, " · ")) + "[-]"
+	return s + " [gray]· " + escape(strings.Join(facts, " · ")) + "[-]"
 }
 
 // current names the call in flight (the first by id, and how many more).

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rivo/tview"
 	"github.com/rivo/uniseg"
 
 	"github.com/reasonix/reasonix/commands"
@@ -64,7 +63,7 @@ func (a *App) submitShown(text, shown string) {
 	if a.transcript.GetOriginalLineCount() > 1 {
 		a.write("\n") // a blank line sets each request apart
 	}
-	a.line("[::b]›[::-] " + strings.ReplaceAll(tview.Escape(shown), "\n", "\n  "))
+	a.line("[::b]›[::-] " + strings.ReplaceAll(escape(shown), "\n", "\n  "))
 	if !strings.HasPrefix(text, "/") {
 		a.chat(text)
 		return
@@ -139,7 +138,7 @@ func (a *App) submitShown(text, shown string) {
 			})
 			return
 		}
-		a.line("[gray]" + tview.Escape(a.unknownCommand(name, a.eng.Commands())) + "[-]")
+		a.line("[gray]" + escape(a.unknownCommand(name, a.eng.Commands())) + "[-]")
 	}
 }
 
@@ -215,7 +214,7 @@ func (a *App) help() {
 		names = append(names, "/"+c.Name)
 	}
 	if len(names) > 0 {
-		a.line("[::b]" + a.tr("commands and skills") + "[::-]\n  " + tview.Escape(strings.Join(names, " ")))
+		a.line("[::b]" + a.tr("commands and skills") + "[::-]\n  " + escape(strings.Join(names, " ")))
 	}
 }
 
@@ -246,7 +245,7 @@ func (a *App) listMCP() {
 		a.note("no MCP servers configured ([[plugins]] in reasonix.toml, or .mcp.json)")
 		return
 	}
-	a.line("[::b]" + a.tr("MCP servers") + "[::-]\n  " + tview.Escape(strings.Join(lines, "\n  ")))
+	a.line("[::b]" + a.tr("MCP servers") + "[::-]\n  " + escape(strings.Join(lines, "\n  ")))
 }
 
 // listHooks shows the loaded hooks.
@@ -259,7 +258,7 @@ func (a *App) listHooks() {
 		a.note("no hooks loaded (hooks come from [[hooks]] in reasonix.toml and .claude/settings*.json)")
 		return
 	}
-	a.line("[::b]" + a.tr("hooks") + "[::-]\n  " + tview.Escape(strings.Join(lines, "\n  ")))
+	a.line("[::b]" + a.tr("hooks") + "[::-]\n  " + escape(strings.Join(lines, "\n  ")))
 }
 
 // clear starts a new conversation: a fresh executor session, so a fresh
@@ -379,12 +378,12 @@ func (a *App) goalCommand(args string) {
 // goalSummary describes a saved goal.
 func (a *App) goalSummary(st events.GoalState) string {
 	var b strings.Builder
-	b.WriteString(a.trf("[::b]goal[::-] %s\n  status %s after %d of at most %d turns", tview.Escape(st.Goal), st.Status, st.Turns, st.MaxTurns))
+	b.WriteString(a.trf("[::b]goal[::-] %s\n  status %s after %d of at most %d turns", escape(st.Goal), st.Status, st.Turns, st.MaxTurns))
 	if st.Reason != "" {
-		b.WriteString(a.trf(" (%s)", tview.Escape(st.Reason)))
+		b.WriteString(a.trf(" (%s)", escape(st.Reason)))
 	}
 	if st.Last != nil {
-		b.WriteString(a.trf("\n  last report: %s: %s", tview.Escape(st.Last.Status), tview.Escape(oneLine(st.Last.Summary, 200))))
+		b.WriteString(a.trf("\n  last report: %s: %s", escape(st.Last.Status), escape(oneLine(st.Last.Summary, 200))))
 	}
 	return b.String()
 }
@@ -460,7 +459,7 @@ func (a *App) rewindReport(res events.RewindResult) {
 		paths []string
 	}{{a.tr("restored"), res.Restored}, {a.tr("created"), res.Created}, {a.tr("removed"), res.Removed}, {a.tr("kept (ignored or too large)"), res.Kept}} {
 		for _, p := range l.paths {
-			a.line("  [gray]" + l.what + "[-] " + tview.Escape(p))
+			a.line("  [gray]" + l.what + "[-] " + escape(p))
 		}
 	}
 }
@@ -519,7 +518,7 @@ func (a *App) contextText(info events.ContextInfo) string {
 // validationLine is one validation run in the transcript.
 func (a *App) validationLine(v *events.ValidationRun) string {
 	if v.Passed {
-		return a.trf("[green]validation passed[-] %s [gray](%d ms)[-]", tview.Escape(v.Command), v.Millis)
+		return a.trf("[green]validation passed[-] %s [gray](%d ms)[-]", escape(v.Command), v.Millis)
 	}
-	return a.trf("[red]validation failed[-] %s [gray](exit %d, attempt %d)[-]", tview.Escape(v.Command), v.ExitCode, v.Attempt)
+	return a.trf("[red]validation failed[-] %s [gray](exit %d, attempt %d)[-]", escape(v.Command), v.ExitCode, v.Attempt)
 }

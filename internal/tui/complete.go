@@ -9,6 +9,8 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/uniseg"
+
+	"github.com/reasonix/reasonix/internal/text"
 )
 
 // The completion menu: a "/" at the start of the draft lists the
@@ -302,7 +304,7 @@ func fill(screen tcell.Screen, x, y, w int, st tcell.Style, r rune) {
 // two).
 func put(screen tcell.Screen, x, y, w int, s string, st tcell.Style) {
 	used := 0
-	for _, r := range s {
+	for _, r := range text.Visible(s) { // a file's or a skill's name, shown as text: see escape
 		if r == '\n' || r == '\t' {
 			r = ' '
 		}

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rivo/tview"
-
 	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/internal/text"
 )
@@ -49,7 +47,7 @@ func (a *App) diffBlock(prefix string, t *events.Tool) {
 // of its diff.
 func (a *App) diffHead(t *events.Tool) (head string, body, files []string) {
 	body, files, added, removed := diffBody(t.Diff)
-	head = "[" + a.th.ok + "]✓[-] " + tview.Escape(t.Brief())
+	head = "[" + a.th.ok + "]✓[-] " + escape(t.Brief())
 	if len(files) > 1 {
 		head += " [gray]· " + a.trf("%d files", len(files)) + "[-]"
 	}
@@ -108,10 +106,10 @@ func diffBody(diff string) (body, files []string, added, removed int) {
 // header, file header. The +/- marks stay, so it reads without colour
 // (NO_COLOR) too.
 func (a *App) diffLine(l string, files bool) string {
-	e := tview.Escape(text.Clip(strings.ReplaceAll(l, "\t", "    "), 400))
+	e := escape(text.Clip(strings.ReplaceAll(l, "\t", "    "), 400))
 	switch {
 	case files && strings.HasPrefix(l, "+++ "):
-		return "[::b]" + tview.Escape(strings.TrimPrefix(l, "+++ ")) + "[::-]"
+		return "[::b]" + escape(strings.TrimPrefix(l, "+++ ")) + "[::-]"
 	case strings.HasPrefix(l, "+"):
 		return a.th.tag(a.th.added, e)
 	case strings.HasPrefix(l, "-"):

@@ -51,8 +51,8 @@ type formInput struct {
 // for, and (for a form) that secrets do not belong in it.
 func (a *App) elicitHeader(el *events.Elicitation, width int) string {
 	var b strings.Builder
-	who := fmt.Sprintf(a.tr("MCP server %s asks:"), "[::b]"+tview.Escape(el.Server)+"[::-]")
-	b.WriteString(who + " " + hangWrap(tview.Escape(strings.TrimSpace(el.Message)), width, tview.TaggedStringWidth(who)+1) + "\n")
+	who := fmt.Sprintf(a.tr("MCP server %s asks:"), "[::b]"+escape(el.Server)+"[::-]")
+	b.WriteString(who + " " + hangWrap(escape(strings.TrimSpace(el.Message)), width, tview.TaggedStringWidth(who)+1) + "\n")
 	if el.Mode == events.ElicitForm {
 		b.WriteString("[yellow]" + hangWrap(a.tr("Do not enter passwords, API keys or other secrets: servers may not ask for them in a form."), width, 0) + "[-]\n")
 	}
@@ -81,16 +81,16 @@ func (a *App) showForm(el *events.Elicitation, ea elicitationAnswerer) (closeFn 
 		}
 		parts := []string{}
 		if d := strings.TrimSpace(f.Description); d != "" {
-			parts = append(parts, tview.Escape(oneLine(d, 300)))
+			parts = append(parts, escape(oneLine(d, 300)))
 		}
 		if h := f.Hint(); h != "" {
-			parts = append(parts, tview.Escape(h))
+			parts = append(parts, escape(h))
 		}
 		hint.SetText("[gray]" + strings.Join(parts, " · ") + "[-]")
 	}
 	setProblem := func(text string) {
 		problem = text
-		hint.SetText("[red]" + tview.Escape(text) + "[-]")
+		hint.SetText("[red]" + escape(text) + "[-]")
 	}
 	for _, in := range inputs {
 		f := in.field
@@ -207,7 +207,7 @@ func (a *App) showForm(el *events.Elicitation, ea elicitationAnswerer) (closeFn 
 // a checkbox per choice for a multi-select, a checkbox for a boolean, a
 // line to type on for the rest, each starting with the server's default.
 func (a *App) addField(form *tview.Form, f events.ElicitField) formInput {
-	label := tview.Escape(f.Label())
+	label := escape(f.Label())
 	if f.Required {
 		label += "*"
 	}
@@ -230,7 +230,7 @@ func (a *App) addField(form *tview.Form, f events.ElicitField) formInput {
 				l = label
 			}
 			box := tview.NewCheckbox().SetLabel(l).SetChecked(picked[o.Value]).
-				SetCheckedString(tview.Escape("[x] " + o.Label())).SetUncheckedString(tview.Escape("[ ] " + o.Label()))
+				SetCheckedString(escape("[x] " + o.Label())).SetUncheckedString(escape("[ ] " + o.Label()))
 			boxes = append(boxes, box)
 			form.AddFormItem(box)
 		}
@@ -252,7 +252,7 @@ func (a *App) addField(form *tview.Form, f events.ElicitField) formInput {
 		}
 		sel := 0
 		for i, o := range f.Options {
-			labels = append(labels, tview.Escape(o.Label()))
+			labels = append(labels, escape(o.Label()))
 			if d, ok := f.Default.(string); ok && d == o.Value {
 				sel = i + offset
 			}
@@ -268,7 +268,7 @@ func (a *App) addField(form *tview.Form, f events.ElicitField) formInput {
 		}
 	case f.Type == "boolean":
 		def, _ := f.Default.(bool)
-		box := tview.NewCheckbox().SetLabel(label).SetChecked(def).SetCheckedString(tview.Escape("[x]")).SetUncheckedString(tview.Escape("[ ]"))
+		box := tview.NewCheckbox().SetLabel(label).SetChecked(def).SetCheckedString(escape("[x]")).SetUncheckedString(escape("[ ]"))
 		form.AddFormItem(box)
 		in.value = func() (any, bool, string) { return box.IsChecked(), true, "" }
 	default:
@@ -326,15 +326,15 @@ func (a *App) showOpenURL(el *events.Elicitation, ea elicitationAnswerer) (close
 		var b strings.Builder
 		b.WriteString(a.elicitHeader(el, width) + "\n\n")
 		b.WriteString(a.tr("It asks you to open this address in your browser:") + "\n")
-		b.WriteString("  [::u]" + tview.Escape(el.URL) + "[::-]\n")
+		b.WriteString("  [::u]" + escape(el.URL) + "[::-]\n")
 		host := ""
 		if u, err := url.Parse(el.URL); err == nil {
 			host = u.Hostname()
 		}
 		label := a.tr("site") + " "
-		b.WriteString("  " + label + "[::b]" + tview.Escape(host) + "[::-]\n")
+		b.WriteString("  " + label + "[::b]" + escape(host) + "[::-]\n")
 		if w := a.hostWarning(el.URL, host); w != "" {
-			b.WriteString("[red]" + tview.Escape(w) + "[-]\n")
+			b.WriteString("[red]" + escape(w) + "[-]\n")
 		}
 		b.WriteString("[gray]" + a.tr("What you enter there goes to that site, not through Reasonix.") + "[-]")
 		return b.String()

@@ -3,8 +3,6 @@ package tui
 import (
 	"strings"
 
-	"github.com/rivo/tview"
-
 	"github.com/reasonix/reasonix/internal/lazy"
 )
 
@@ -79,24 +77,24 @@ func highlight(name, line string, th *theme) string {
 	if name == "diff" || name == "patch" {
 		switch {
 		case strings.HasPrefix(line, "+"):
-			return th.tag(th.added, tview.Escape(line))
+			return th.tag(th.added, escape(line))
 		case strings.HasPrefix(line, "-"):
-			return th.tag(th.removed, tview.Escape(line))
+			return th.tag(th.removed, escape(line))
 		case strings.HasPrefix(line, "@@"):
-			return th.tag(th.accent, tview.Escape(line))
+			return th.tag(th.accent, escape(line))
 		}
-		return tview.Escape(line)
+		return escape(line)
 	}
 	l := findLang(name)
 	if l == nil {
-		return tview.Escape(line)
+		return escape(line)
 	}
 	var b strings.Builder
 	emit := func(color, s string) {
 		if color == "" {
-			b.WriteString(tview.Escape(s))
+			b.WriteString(escape(s))
 		} else {
-			b.WriteString(th.tag(color, tview.Escape(s)))
+			b.WriteString(th.tag(color, escape(s)))
 		}
 	}
 	i := 0

@@ -97,7 +97,7 @@ func (a *App) showRecalled(i int) {
 	lines := strings.Split(text, "\n")
 	if _, _, w, _ := a.composer.GetInnerRect(); len(lines) > 1 && len(lines) <= maxComposerLines {
 		for _, l := range lines {
-			if tview.TaggedStringWidth(tview.Escape(l)) >= w {
+			if tview.TaggedStringWidth(escape(l)) >= w {
 				return
 			}
 		}
@@ -165,7 +165,7 @@ func (a *App) searchHistory() {
 		for i := len(items) - 1; i >= 0; i-- {
 			if strings.Contains(strings.ToLower(items[i]), q) {
 				matches = append(matches, i)
-				list.AddItem(tview.Escape(a.historyLabel(items[i])), "", 0, nil)
+				list.AddItem(escape(a.historyLabel(items[i])), "", 0, nil)
 			}
 		}
 		if len(matches) == 0 {

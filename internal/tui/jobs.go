@@ -5,8 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rivo/tview"
-
 	"github.com/reasonix/reasonix/events"
 )
 
@@ -44,7 +42,7 @@ func (a *App) jobEvent(e events.Event) {
 	a.flushThought()
 	prefix := ""
 	if st.who != "" {
-		prefix = "  " + a.th.tag(a.th.tool, tview.Escape(st.who)) + " "
+		prefix = "  " + a.th.tag(a.th.tool, escape(st.who)) + " "
 	}
 	mark, what := a.th.tag(a.th.ok, "■"), a.trf("exited with code %d", 0)
 	switch {
@@ -53,8 +51,8 @@ func (a *App) jobEvent(e events.Event) {
 	case j.Code != 0:
 		mark, what = a.th.tag(a.th.errc, "■"), a.trf("exited with code %d", j.Code)
 	}
-	a.line(a.trf("%s%s background %s %s [gray]· %s · %s · %s[-]", prefix, mark, tview.Escape(j.ID), what,
-		tview.Escape(oneLine(j.Command, 80)), seconds(time.Duration(j.Millis)*time.Millisecond), bytesText(j.Bytes)))
+	a.line(a.trf("%s%s background %s %s [gray]· %s · %s · %s[-]", prefix, mark, escape(j.ID), what,
+		escape(oneLine(j.Command, 80)), seconds(time.Duration(j.Millis)*time.Millisecond), bytesText(j.Bytes)))
 	a.pruneJobs()
 }
 
@@ -102,12 +100,12 @@ func (a *App) listJobs() {
 		j := st.job
 		who := ""
 		if st.who != "" {
-			who = " " + a.th.tag(a.th.tool, tview.Escape(st.who))
+			who = " " + a.th.tag(a.th.tool, escape(st.who))
 		}
-		cmd := tview.Escape(oneLine(j.Command, 100))
+		cmd := escape(oneLine(j.Command, 100))
 		if j.Running() {
 			running = append(running, a.trf("  %s %s [::b]running[::-] %s · %s%s\n      %s",
-				a.th.tag(a.th.warn, "●"), tview.Escape(j.ID), seconds(now.Sub(st.start)), bytesText(j.Bytes), who, cmd))
+				a.th.tag(a.th.warn, "●"), escape(j.ID), seconds(now.Sub(st.start)), bytesText(j.Bytes), who, cmd))
 			continue
 		}
 		state := a.th.tag(a.th.ok, a.trf("exited %d", 0))
@@ -118,7 +116,7 @@ func (a *App) listJobs() {
 			state = a.th.tag(a.th.errc, a.trf("exited %d", j.Code))
 		}
 		ended = append(ended, a.trf("  [gray]■[-] %s %s after %s · %s%s\n      [gray]%s[-]",
-			tview.Escape(j.ID), state, seconds(time.Duration(j.Millis)*time.Millisecond), bytesText(j.Bytes), who, cmd))
+			escape(j.ID), state, seconds(time.Duration(j.Millis)*time.Millisecond), bytesText(j.Bytes), who, cmd))
 	}
 	var b strings.Builder
 	b.WriteString(a.trf("[::b]background jobs[::-] [gray](%d running; they end with their session)[-]", len(running)))

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rivo/tview"
-
 	"github.com/reasonix/reasonix/internal/lazy"
 )
 
@@ -49,12 +47,12 @@ func (a *App) trf(format string, args ...any) string {
 // notef is a notice formatted with the format's label in the UI's
 // language.
 func (a *App) notef(format string, args ...any) {
-	a.line("[gray]" + tview.Escape(a.trf(format, args...)) + "[-]")
+	a.line("[gray]" + escape(a.trf(format, args...)) + "[-]")
 }
 
 // errorLine shows an error's text after the "error:" label.
 func (a *App) errorLine(msg string) {
-	a.line("[red]" + a.tr("error:") + "[-] " + tview.Escape(msg))
+	a.line("[red]" + a.tr("error:") + "[-] " + escape(msg))
 }
 
 // helpFor is /help's text in the UI's language.

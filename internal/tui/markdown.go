@@ -7,6 +7,8 @@ import (
 
 	"github.com/rivo/tview"
 	"github.com/rivo/uniseg"
+
+	"github.com/reasonix/reasonix/internal/text"
 )
 
 // mdStream renders streamed Markdown to tview markup as it arrives: each
@@ -65,11 +67,11 @@ const maxHold = 2000
 // Feed takes the next piece of streamed text and returns the markup it
 // completes.
 func (m *mdStream) Feed(s string) string {
-	// The soft line's marks are the renderer's own: text never brings
-	// them.
-	if strings.ContainsAny(s, softMark+softSep) {
-		s = stripSoft(s)
-	}
+	// What the model wrote is shown as text (see escape): a carriage
+	// return or an ESC shows as ^M or ^[, U+202E as <U+202E>. That also
+	// keeps the soft line's marks, control characters, the renderer's
+	// own: text never brings them.
+	s = text.Visible(s)
 	m.hold += s
 	var out strings.Builder
 	for m.hold != "" {
@@ -289,7 +291,7 @@ func (m *mdStream) startLine(out *strings.Builder, final bool) int {
 		if m.lang != "" {
 			label += " " + m.lang
 		}
-		out.WriteString(m.th.tag(m.th.dim, tview.Escape(label)) + "\n")
+		out.WriteString(m.th.tag(m.th.dim, escape(label)) + "\n")
 		return m.consume(n)
 	case isBreak(first):
 		line, n, ok := m.wholeLine(final)
@@ -490,16 +492,16 @@ func (m *mdStream) inline(out *strings.Builder, final bool) int {
 				if !final {
 					return m.consume(j)
 				}
-				out.WriteString(tview.Escape(s[j:]))
+				out.WriteString(escape(s[j:]))
 				return m.consume(len(s))
 			case linkNone:
 				lit, next, _ := literalBracket(s, j, true)
 				out.WriteString(lit)
 				i, j = next, next
 			default:
-				out.WriteString("[" + m.th.link + "::u]" + tview.Escape(text) + "[-::U]")
+				out.WriteString("[" + m.th.link + "::u]" + escape(text) + "[-::U]")
 				if url != "" && url != text {
-					out.WriteString(m.th.tag(m.th.dim, " ("+tview.Escape(url)+")"))
+					out.WriteString(m.th.tag(m.th.dim, " ("+escape(url)+")"))
 				}
 				i, j = j+n, j+n
 			}
@@ -526,7 +528,7 @@ func literalBracket(s string, j int, final bool) (markup string, next int, wait 
 	default:
 		end = j + 1 + end
 	}
-	return tview.Escape(s[j:end]), end, false
+	return escape(s[j:end]), end, false
 }
 
 // consume drops n bytes from the held text and returns n.

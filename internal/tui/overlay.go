@@ -44,7 +44,7 @@ func (a *App) showFrame(title string, frame *tview.Flex, focus tview.Primitive, 
 	name := fmt.Sprintf("overlay-%d", a.overlayN)
 	// A title is plain text: it can hold a model's or a tool's name, whose
 	// brackets tview would otherwise read as style tags and drop.
-	frame.SetBorder(true).SetTitle(" "+tview.Escape(title)+" ").SetBorderPadding(0, 0, 1, 1)
+	frame.SetBorder(true).SetTitle(" "+escape(title)+" ").SetBorderPadding(0, 0, 1, 1)
 	// The rows the overlay stands on are cleared from edge to edge (blank
 	// boxes beside it, not transparent gaps): a wide character of the
 	// transcript straddling the overlay's edge would otherwise leave half
@@ -357,7 +357,7 @@ func (a *App) showApproval(e events.Event) (closeFn func(), setWaiting func(n in
 		field := func(k, v string) {
 			if strings.TrimSpace(v) != "" {
 				label := fmt.Sprintf("[::b]%-8s[::-] ", a.tr(k))
-				b.WriteString(label + hangWrap(tview.Escape(v), width, tview.TaggedStringWidth(label)) + "\n")
+				b.WriteString(label + hangWrap(escape(v), width, tview.TaggedStringWidth(label)) + "\n")
 			}
 		}
 		if req.Dangerous {
@@ -385,7 +385,7 @@ func (a *App) showApproval(e events.Event) (closeFn func(), setWaiting func(n in
 			field("always", fmt.Sprintf(a.tr("saves %s to this project's reasonix.toml"), strings.Join(req.Rules, ", ")))
 		}
 		for _, p := range req.Preview {
-			fmt.Fprintf(&b, "\n[::b]%s %s[::-] [green]+%d[-] [red]-%d[-]\n", tview.Escape(p.Operation), tview.Escape(p.Path), p.Added, p.Removed)
+			fmt.Fprintf(&b, "\n[::b]%s %s[::-] [green]+%d[-] [red]-%d[-]\n", escape(p.Operation), escape(p.Path), p.Added, p.Removed)
 			b.WriteString(diffMarkup(p.Diff))
 		}
 		return strings.TrimRight(b.String(), "\n")
@@ -454,7 +454,7 @@ func (a *App) closeApproval(id string) {
 func diffMarkup(diff string) string {
 	var b strings.Builder
 	for _, l := range strings.Split(strings.TrimRight(diff, "\n"), "\n") {
-		e := tview.Escape(l)
+		e := escape(l)
 		switch {
 		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
 			b.WriteString("[::b]" + e + "[::-]\n")
@@ -502,7 +502,7 @@ func (p planApprover) Approve(ctx context.Context, plan events.Plan) (events.Pla
 
 // showPlan renders a plan for approval. UI goroutine only.
 func (a *App) showPlan(ctx context.Context, plan events.Plan, reply func(planAnswer)) func() {
-	text := strings.TrimRight(tview.Escape(plan.Markdown()), "\n")
+	text := strings.TrimRight(escape(plan.Markdown()), "\n")
 	body := newOverlayText(text)
 	keyText := a.tr("[::b]a[::-] approve  [::b]e[::-] edit  [::b]r[::-]/Esc reject")
 	keys := newOverlayText(keyText)
@@ -530,7 +530,7 @@ func (a *App) showPlan(ctx context.Context, plan events.Plan, reply func(planAns
 				return nil // the waiting caller has gone; ask closes the overlay
 			case err != nil:
 				draft = saved
-				keys.SetText("[red]" + tview.Escape(oneLine(err.Error(), 200)) + "[-]  " + keyText)
+				keys.SetText("[red]" + escape(oneLine(err.Error(), 200)) + "[-]  " + keyText)
 			case reflect.DeepEqual(edited, plan):
 				draft = nil
 				keys.SetText("[yellow]" + a.tr("the plan was not changed") + "[-]  " + keyText)
@@ -595,7 +595,7 @@ func (a *App) pickAt(title string, items []pickItem, sel int, chosen func(value 
 
 // confirm asks a yes/no question in an overlay and runs yes on y.
 func (a *App) confirm(question string, yes func()) {
-	body := newOverlayText(tview.Escape(question))
+	body := newOverlayText(escape(question))
 	var closeFn func()
 	body.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
 		switch {
@@ -608,7 +608,7 @@ func (a *App) confirm(question string, yes func()) {
 		return nil
 	})
 	closeFn = a.showOverlay(a.tr("confirm"), body, newOverlayText(a.tr("[::b]y[::-] yes  [::b]n[::-]/Esc no")),
-		textRows(func(int) string { return tview.Escape(question) }))
+		textRows(func(int) string { return escape(question) }))
 }
 
 // questionAnswerer is the engine command that answers the ask tool; an
@@ -638,14 +638,14 @@ func (a *App) showQuestion(e events.Event, qa questionAnswerer) (closeFn func(),
 		var b strings.Builder
 		switch {
 		case e.Step != "":
-			fmt.Fprintf(&b, "[::d]"+a.tr("step %s asks:")+"[::-]\n", tview.Escape(e.Step))
+			fmt.Fprintf(&b, "[::d]"+a.tr("step %s asks:")+"[::-]\n", escape(e.Step))
 		case e.Role != "" && e.Role != "executor":
-			fmt.Fprintf(&b, "[::d]"+a.tr("the %s asks:")+"[::-]\n", tview.Escape(e.Role))
+			fmt.Fprintf(&b, "[::d]"+a.tr("the %s asks:")+"[::-]\n", escape(e.Role))
 		}
-		b.WriteString(tview.Escape(q.Text) + "\n")
+		b.WriteString(escape(q.Text) + "\n")
 		for i, c := range q.Choices {
 			num := fmt.Sprintf("  [::b]%d[::-] ", i+1)
-			b.WriteString(num + hangWrap(tview.Escape(c), width, tview.TaggedStringWidth(num)) + "\n")
+			b.WriteString(num + hangWrap(escape(c), width, tview.TaggedStringWidth(num)) + "\n")
 		}
 		return strings.TrimRight(b.String(), "\n")
 	}

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rivo/tview"
 	"github.com/rivo/uniseg"
 
 	"github.com/reasonix/reasonix/events"
@@ -106,7 +105,7 @@ func (a *App) switchModel(ref string) {
 		a.notef("the model is already %s", key)
 		return
 	}
-	a.line(a.trf("[::b]model[::-] %s [gray]for the next request, saved in this session (--continue and /resume keep it)[-]", tview.Escape(key)))
+	a.line(a.trf("[::b]model[::-] %s [gray]for the next request, saved in this session (--continue and /resume keep it)[-]", escape(key)))
 	a.line("[yellow]" + a.tr("note:") + "[-] [gray]" + a.tr(cacheWarning) + "[-]")
 }
 
@@ -128,12 +127,12 @@ func (a *App) modelsCommand() {
 		if m.Ref == cur {
 			mark = "● "
 		}
-		fmt.Fprintf(&b, "\n  %s%s", mark, tview.Escape(m.Ref))
+		fmt.Fprintf(&b, "\n  %s%s", mark, escape(m.Ref))
 		if m.Default {
 			b.WriteString(" [gray]" + a.tr("(default)") + "[-]")
 		}
 		if m.Note != "" {
-			b.WriteString(" [gray]" + tview.Escape(m.Note) + "[-]")
+			b.WriteString(" [gray]" + escape(m.Note) + "[-]")
 		}
 		if !seen[m.Provider] {
 			seen[m.Provider] = true
@@ -168,8 +167,8 @@ func (a *App) offered(p string, ids []string, err error) {
 		if len(shown) > 40 {
 			shown = append(shown[:40:40], a.trf("… %d more", len(ids)-40))
 		}
-		a.line(a.trf("[::b]%s offers[::-] [gray](/model %s/NAME uses one)[-]", tview.Escape(p), tview.Escape(p)) + "\n  " +
-			tview.Escape(strings.Join(shown, "  ")))
+		a.line(a.trf("[::b]%s offers[::-] [gray](/model %s/NAME uses one)[-]", escape(p), escape(p)) + "\n  " +
+			escape(strings.Join(shown, "  ")))
 	}
 }
 
@@ -219,7 +218,7 @@ func (a *App) setEffort(level string) {
 		return
 	}
 	a.updateStatus()
-	a.line(a.trf("[::b]reasoning effort[::-] %s [gray]for the next request, saved in this session; sent as reasoning_effort, which reasoning models (OpenAI o-series, DeepSeek, Qwen) read and others may ignore or refuse[-]", tview.Escape(level)))
+	a.line(a.trf("[::b]reasoning effort[::-] %s [gray]for the next request, saved in this session; sent as reasoning_effort, which reasoning models (OpenAI o-series, DeepSeek, Qwen) read and others may ignore or refuse[-]", escape(level)))
 }
 
 // modelCost is what one model cost this run.
@@ -280,7 +279,7 @@ func (a *App) costCommand() {
 			cost = money(u.Cost, u.Currency)
 		}
 		name = oneLine(name, 40)
-		b.WriteString("\n  " + tview.Escape(name) + strings.Repeat(" ", w-uniseg.StringWidth(name)) + "  ")
+		b.WriteString("\n  " + escape(name) + strings.Repeat(" ", w-uniseg.StringWidth(name)) + "  ")
 		b.WriteString(a.trf("%d req · %s in (%s cached, %d%%) · %s out · %s",
 			c.requests, count(u.PromptTokens), count(u.CacheHitTokens), hit, count(u.CompletionTokens), cost))
 	}

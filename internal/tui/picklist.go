@@ -6,6 +6,8 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 	"github.com/rivo/uniseg"
+
+	"github.com/reasonix/reasonix/internal/text"
 )
 
 // pickList is a picker's list. Unlike tview's List, which cuts a long
@@ -205,9 +207,10 @@ func (l *pickList) itemAt(_, y int) int {
 // left edge, the others indented by hang cells (none when that leaves
 // fewer than 10). Rows break where Unicode allows a line break (between
 // words, between CJK characters), and a piece wider than a row is cut
-// between characters.
+// between characters. A label shows as text what a file or a model wrote
+// (a skill's description, a turn's prompt): see escape.
 func wrapHanging(s string, width, hang int) []string {
-	s = strings.ReplaceAll(s, "\n", " ")
+	s = text.Visible(strings.ReplaceAll(s, "\n", " "))
 	if width <= 0 {
 		return []string{s}
 	}

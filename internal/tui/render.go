@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rivo/tview"
-
 	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/internal/store"
 	"github.com/reasonix/reasonix/providers"
@@ -149,7 +147,7 @@ func (a *App) render(e events.Event) {
 	a.flushThought()
 	prefix := ""
 	if worker {
-		prefix = "  [blue]" + tview.Escape(a.workerTag(e)) + "[-] "
+		prefix = "  [blue]" + escape(a.workerTag(e)) + "[-] "
 	}
 	switch e.Type {
 	case events.SessionStart:
@@ -177,12 +175,12 @@ func (a *App) render(e events.Event) {
 		a.line(prefix + toolLine(e.Tool))
 		if e.Role != events.RoleUser {
 			for _, l := range bashTail(e.Tool, 3) {
-				a.line(prefix + "    [gray]│ " + tview.Escape(oneLine(l, 200)) + "[-]")
+				a.line(prefix + "    [gray]│ " + escape(oneLine(l, 200)) + "[-]")
 			}
 		}
 		if e.Role == events.RoleUser && !e.Tool.Denied {
 			// A person's own "!cmd": they want to read what it printed.
-			a.line(prefix + "[gray]" + tview.Escape(strings.TrimRight(e.Tool.Result, "\n")) + "[-]")
+			a.line(prefix + "[gray]" + escape(strings.TrimRight(e.Tool.Result, "\n")) + "[-]")
 		}
 	case events.TodoUpdate:
 		if !worker {
@@ -197,22 +195,22 @@ func (a *App) render(e events.Event) {
 	case events.StepUpdate:
 		a.stepEvent(e)
 	case events.Notice:
-		a.line(prefix + "[yellow]" + a.tr("note:") + "[-] " + tview.Escape(e.Text))
+		a.line(prefix + "[yellow]" + a.tr("note:") + "[-] " + escape(e.Text))
 	case events.HookRun:
 		if h := e.Hook; h != nil && h.Outcome != events.HookOK && h.Outcome != events.HookSkipped {
-			a.line(prefix + a.trf("[yellow]hook %s %s:[-] ", h.Event, h.Outcome) + tview.Escape(oneLine(h.Message, 160)))
+			a.line(prefix + a.trf("[yellow]hook %s %s:[-] ", h.Event, h.Outcome) + escape(oneLine(h.Message, 160)))
 		}
 	case events.Compacted:
 		if !worker && e.Context != nil {
 			a.window = e.Context
 		}
-		a.line(prefix + "[blue]" + a.tr("compacted:") + "[-] " + tview.Escape(e.Text))
+		a.line(prefix + "[blue]" + a.tr("compacted:") + "[-] " + escape(e.Text))
 	case events.Validation:
 		if v := e.Validation; v != nil {
 			a.line(prefix + a.validationLine(v))
 		}
 	case events.Error:
-		a.line(prefix + "[red]" + a.tr("error:") + "[-] " + tview.Escape(e.Error))
+		a.line(prefix + "[red]" + a.tr("error:") + "[-] " + escape(e.Error))
 	case events.Done:
 		if !worker && e.Text == "max_steps" {
 			a.line("[yellow]" + a.tr("note:") + "[-] " + a.tr("stopped at the step limit; raise agent.max_steps (or --max-steps) to let it continue"))
@@ -264,14 +262,14 @@ func (a *App) history(e events.Event) {
 			if a.transcript.GetOriginalLineCount() > 1 {
 				a.write("\n")
 			}
-			a.line("[::b]›[::-] " + strings.ReplaceAll(tview.Escape(strings.TrimSpace(m.Content)), "\n", "\n  "))
+			a.line("[::b]›[::-] " + strings.ReplaceAll(escape(strings.TrimSpace(m.Content)), "\n", "\n  "))
 		case providers.RoleAssistant:
 			if t := strings.TrimSpace(m.Content); t != "" {
 				md := a.newMarkdown()
 				a.writeSoft(md.Feed(t) + md.Flush())
 			}
 			for _, c := range m.ToolCalls {
-				a.line("[gray]→ " + tview.Escape(c.Function.Name) + "[-]")
+				a.line("[gray]→ " + escape(c.Function.Name) + "[-]")
 			}
 		}
 	}
@@ -281,20 +279,20 @@ func (a *App) history(e events.Event) {
 // toolLine is one finished call: outcome mark, the call, and its summary
 // or the first line of its error.
 func toolLine(t *events.Tool) string {
-	brief := tview.Escape(t.Brief())
+	brief := escape(t.Brief())
 	if t.IsError && t.Name == "bash" && strings.HasPrefix(t.Summary, "exit code") {
 		// The command ran and failed: its exit code here, its last lines
 		// below (bashTail).
-		return "[red]✗[-] " + brief + " [red]· " + tview.Escape(t.Summary) + "[-]"
+		return "[red]✗[-] " + brief + " [red]· " + escape(t.Summary) + "[-]"
 	}
 	if t.IsError || t.Denied {
 		first, _, _ := strings.Cut(strings.TrimSpace(t.Result), "\n")
 		first = strings.TrimPrefix(first, "Error: ")
-		return "[red]✗[-] " + brief + " [red]· " + tview.Escape(oneLine(first, 160)) + "[-]"
+		return "[red]✗[-] " + brief + " [red]· " + escape(oneLine(first, 160)) + "[-]"
 	}
 	s := "[green]✓[-] " + brief
 	if t.Summary != "" {
-		s += " [gray]· " + tview.Escape(oneLine(t.Summary, 160)) + "[-]"
+		s += " [gray]· " + escape(oneLine(t.Summary, 160)) + "[-]"
 	}
 	return s
 }
@@ -303,15 +301,15 @@ func toolLine(t *events.Tool) string {
 func todoLine(t events.Todo) string {
 	switch t.Status {
 	case "completed":
-		return "[green][x[][-] [gray]" + tview.Escape(t.Content) + "[-]"
+		return "[green][x[][-] [gray]" + escape(t.Content) + "[-]"
 	case "in_progress":
 		text := t.Content
 		if t.ActiveForm != "" {
 			text = t.ActiveForm
 		}
-		return "[yellow][~[][-] " + tview.Escape(text)
+		return "[yellow][~[][-] " + escape(text)
 	}
-	return "[ [] " + tview.Escape(t.Content)
+	return "[ [] " + escape(t.Content)
 }
 
 // planLine summarises a ready plan in the transcript; the overlay shows it
@@ -324,11 +322,11 @@ func (a *App) planLine(e events.Event) {
 	}
 	id := ""
 	if e.Text != "" {
-		id = " [gray]" + a.trf("(saved as %s)", tview.Escape(e.Text)) + "[-]"
+		id = " [gray]" + a.trf("(saved as %s)", escape(e.Text)) + "[-]"
 	}
-	a.line(a.trf("[::b]plan:[::-] %s%s", tview.Escape(p.Goal), id))
+	a.line(a.trf("[::b]plan:[::-] %s%s", escape(p.Goal), id))
 	for i, s := range p.Steps {
-		a.line(fmt.Sprintf("  %d. %s", i+1, tview.Escape(s.Title)))
+		a.line(fmt.Sprintf("  %d. %s", i+1, escape(s.Title)))
 	}
 }
 
@@ -368,7 +366,7 @@ func (a *App) line(s string) {
 }
 
 // note appends a dim line of plain text.
-func (a *App) note(s string) { a.line("[gray]" + tview.Escape(a.tr(s)) + "[-]") }
+func (a *App) note(s string) { a.line("[gray]" + escape(a.tr(s)) + "[-]") }
 
 // streamText appends streamed answer text, rendered from Markdown as it
 // arrives (markdown.go). The model's text never reaches the transcript as

@@ -179,8 +179,8 @@ func (s *setupScreen) showList() {
 		default:
 			second = s.trf("$%s not set: paste a key next", p.KeyEnv)
 		}
-		second += " · " + tview.Escape(p.BaseURL)
-		list.AddItem(tview.Escape(s.tr(p.Label)), second, 0, func() { s.showForm(p) })
+		second += " · " + escape(p.BaseURL)
+		list.AddItem(escape(s.tr(p.Label)), second, 0, func() { s.showForm(p) })
 	}
 	// Start on the first preset whose key is already there.
 	for i, p := range s.opts.Presets {
@@ -193,7 +193,7 @@ func (s *setupScreen) showList() {
 	// saying its key is missing.
 	text := s.tr(setupIntro)
 	if ps := s.opts.Presets; len(ps) == 1 && ps[0].KeyOnly {
-		text = s.trf(missingKeyIntro, tview.Escape(ps[0].Name), ps[0].KeyEnv)
+		text = s.trf(missingKeyIntro, escape(ps[0].Name), ps[0].KeyEnv)
 	}
 	intro := tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetWordWrap(true).SetText(text)
 	list.SetBorder(true).SetTitle(" " + s.tr("Provider") + " ")
@@ -242,12 +242,12 @@ func (s *setupScreen) showForm(p SetupPreset) {
 			return
 		}
 		s.testing = true
-		status.SetText("[yellow]" + s.trf("testing %s …", tview.Escape(c.BaseURL)) + "[-]")
+		status.SetText("[yellow]" + s.trf("testing %s …", escape(c.BaseURL)) + "[-]")
 		s.bg.Go(func() { s.test(c, status) })
 	})
 	form.AddButton(s.tr("Back"), func() { s.pages.RemovePage("form"); s.pages.SwitchToPage("list") })
 	form.SetCancelFunc(func() { s.pages.RemovePage("form"); s.pages.SwitchToPage("list") })
-	form.SetBorder(true).SetTitle(" " + tview.Escape(s.tr(p.Label)) + " ")
+	form.SetBorder(true).SetTitle(" " + escape(s.tr(p.Label)) + " ")
 	var help strings.Builder
 	help.WriteString("[gray]" + s.tr("Tab moves between fields · Enter on a button presses it · Esc goes back") + "[-]\n")
 	switch {
@@ -256,7 +256,7 @@ func (s *setupScreen) showForm(p SetupPreset) {
 	case p.KeyEnv != "":
 		help.WriteString(s.trf("$%s is not set. Paste a key (kept in your credential store, or a file readable only by you)", p.KeyEnv))
 		if p.SignUp != "" {
-			help.WriteString(s.trf("; get one at %s", tview.Escape(p.SignUp)))
+			help.WriteString(s.trf("; get one at %s", escape(p.SignUp)))
 		}
 		if p.KeyOnly {
 			help.WriteString(s.tr(", or leave with Ctrl-C and export the variable.") + "\n")
@@ -295,12 +295,12 @@ func (s *setupScreen) test(c SetupChoice, status *tview.TextView) {
 	s.result = func() {
 		s.testing = false
 		if err != nil {
-			status.SetText("[red]" + tview.Escape(err.Error()) + "[-]\n[gray]" + s.tr("fix the fields and try again, or Esc to pick another provider") + "[-]")
+			status.SetText("[red]" + escape(err.Error()) + "[-]\n[gray]" + s.tr("fix the fields and try again, or Esc to pick another provider") + "[-]")
 			return
 		}
 		path, err := s.opts.Save(c)
 		if err != nil {
-			status.SetText("[red]" + tview.Escape(err.Error()) + "[-]")
+			status.SetText("[red]" + escape(err.Error()) + "[-]")
 			return
 		}
 		s.saved, s.path = c, path

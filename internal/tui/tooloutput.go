@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
-	"github.com/rivo/tview"
 
 	"github.com/reasonix/reasonix/events"
 )
@@ -58,7 +57,7 @@ func (a *App) toolOutput() {
 		c := a.calls[i]
 		head := toolLine(&c.tool)
 		if c.who != "" {
-			head = "[blue]" + tview.Escape(c.who) + "[-] " + head
+			head = "[blue]" + escape(c.who) + "[-] " + head
 		}
 		b.WriteString(head + "\n")
 		out := strings.TrimRight(c.tool.Result, "\n")
@@ -66,12 +65,12 @@ func (a *App) toolOutput() {
 			out = a.tr("(no output)")
 		}
 		if c.tool.Diff != "" {
-			b.WriteString("[gray]" + tview.Escape(out) + "[-]\n")
+			b.WriteString("[gray]" + escape(out) + "[-]\n")
 			b.WriteString(diffMarkup(c.tool.Diff))
 		} else if strings.Contains(out, "\n@@ ") || strings.HasPrefix(out, "--- ") {
 			b.WriteString(diffMarkup(out))
 		} else {
-			b.WriteString("[gray]" + tview.Escape(out) + "[-]\n")
+			b.WriteString("[gray]" + escape(out) + "[-]\n")
 		}
 		b.WriteString("\n")
 	}
