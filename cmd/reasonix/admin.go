@@ -96,6 +96,12 @@ func cmdDoctor(args []string, io stdio) error {
 	} else {
 		fmt.Fprintln(io.out, "config:     none (defaults)")
 	}
+	if len(loaded.Held) > 0 {
+		fmt.Fprintln(io.out, "trust:      NOT APPLIED until you trust this project (read reasonix.toml, then `reasonix trust`):")
+		for _, h := range loaded.Held {
+			fmt.Fprintf(io.out, "            %s\n", h)
+		}
+	}
 	pcfgs, err := cfg.ProviderConfigs(keyEnv(loaded))
 	switch {
 	case err != nil:

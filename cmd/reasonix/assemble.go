@@ -170,13 +170,20 @@ func assemble(o assembleOptions) (*app, error) {
 		return nil, err
 	}
 	cfg := loaded.Config
+	if len(loaded.Held) > 0 && o.sink != nil {
+		o.sink.Publish(events.Event{Type: events.Notice, Text: heldNotice(loaded.Held)})
+	}
 	getenv := keyEnv(loaded)
 	pcfgs, err := cfg.ProviderConfigs(getenv)
 	if err != nil {
 		return nil, usageError{err}
 	}
 	if len(pcfgs) == 0 {
-		return nil, usageError{fmt.Errorf("%s", config.NoProviderHelp(loaded.Home))}
+		msg := config.NoProviderHelp(loaded.Home)
+		if len(loaded.Held) > 0 {
+			msg += "\n" + heldNotice(loaded.Held)
+		}
+		return nil, usageError{fmt.Errorf("%s", msg)}
 	}
 	ps := &providerSet{cfgs: pcfgs, def: cfg.DefaultModel, built: map[string]providers.Provider{}}
 	if o.flags.model != "" {
@@ -559,6 +566,14 @@ func assemble(o assembleOptions) (*app, error) {
 	a.atExit = append(a.atExit, a.coord.Wait)
 	assembled = true
 	return a, nil
+}
+
+// heldNotice says which settings of the project's reasonix.toml wait for
+// the person's trust, and how to give it.
+func heldNotice(held []config.HeldKey) string {
+	return fmt.Sprintf("this project's reasonix.toml sets %s, which a project may only do once you trust it "+
+		"(another model endpoint, a weaker sandbox or a looser posture); they are not applied. "+
+		"Read the file, then run `reasonix trust` in this folder", config.HeldSummary(held))
 }
 
 // dotEnvKeys is what commands may not read of the workspace's .env: the

@@ -35,15 +35,15 @@ func TestE2EBalance(t *testing.T) {
 		}
 	}
 	e.env = env
-	e.write("reasonix.toml", `[[providers]]
+	e.writeUserConfig(`[[providers]]
 name = "deepseek"
-base_url = "`+srv.URL+`/v1"
+base_url = "` + srv.URL + `/v1"
 api_key_env = "DS_KEY"
 model = "deepseek-chat"
 
 [[providers]]
 name = "other"
-base_url = "`+srv.URL+`/other/v1"
+base_url = "` + srv.URL + `/other/v1"
 model = "x"
 `)
 	r := e.run("", "balance")

@@ -14,7 +14,7 @@ import (
 func commandNames() []string {
 	return []string{"chat", "run", "plan", "models", "config", "context", "demo", "setup", "doctor",
 		"sessions", "commands", "fork", "rewind", "stats", "replay", "diff", "balance", "acp", "serve",
-		"mcp", "compact", "version", "help"}
+		"mcp", "compact", "trust", "version", "help"}
 }
 
 // barePrompt reports whether a first argument that is no command and no

@@ -453,10 +453,10 @@ command = "cat > precompact.json"
 	}
 }
 
-// A settings file's additionalDirectories open a folder beside the
-// workspace to the file tools (the shared folder's file is read; one in
-// a folder not listed is refused), relative to the workspace as Claude
-// Code resolves them.
+// The person's settings file's additionalDirectories open a folder beside
+// the workspace to the file tools (the shared folder's file is read); a
+// folder only the project's settings file lists, which comes with the
+// repository, is refused, as its bypassPermissions is.
 func TestE2EClaudeSettingsAdditionalDirectories(t *testing.T) {
 	t.Parallel()
 	e := newE2E(t,
@@ -473,7 +473,15 @@ func TestE2EClaudeSettingsAdditionalDirectories(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	e.write(".claude/settings.json", `{"permissions": {"additionalDirectories": ["../shared"]}}`)
+	// The person's own settings file (HOME is the folder holding the
+	// repository); a project's may not open folders outside it.
+	if err := os.MkdirAll(filepath.Join(root, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, ".claude", "settings.json"), []byte(`{"permissions": {"additionalDirectories": ["`+filepath.Join(root, "shared")+`"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.write(".claude/settings.json", `{"permissions": {"additionalDirectories": ["../other"]}}`)
 	r := e.run("", "run", "--auto", "read the notes")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
@@ -483,7 +491,10 @@ func TestE2EClaudeSettingsAdditionalDirectories(t *testing.T) {
 		t.Errorf("the additional directory was not readable:\n%s", msgs)
 	}
 	if strings.Contains(msgs, "NOTES-OF-other") {
-		t.Errorf("a folder not listed was readable:\n%s", msgs)
+		t.Errorf("a folder only the project's settings file listed was readable:\n%s", msgs)
+	}
+	if d := e.run("", "doctor"); !strings.Contains(d.stdout, "additionalDirectories outside the workspace IGNORED") {
+		t.Errorf("doctor does not say the project's folder is ignored:\n%s", d.stdout)
 	}
 }
 

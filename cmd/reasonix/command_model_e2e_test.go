@@ -21,7 +21,7 @@ import (
 // asking for the other model, one for a Claude Code model no provider
 // here offers.
 func modelCommands(e *e2e) {
-	e.write("reasonix.toml", fmt.Sprintf("[[providers]]\nname = \"sim\"\nbase_url = %q\nmodels = [\"test-model\", \"other-model\"]\n", e.srv.URL()))
+	e.writeUserConfig(fmt.Sprintf("[[providers]]\nname = \"sim\"\nbase_url = %q\nmodels = [\"test-model\", \"other-model\"]\n", e.srv.URL()))
 	e.write(".claude/commands/quick.md", "---\ndescription: Ask the other model\nmodel: sim/other-model\n---\nQUICK question: $ARGUMENTS\n")
 	e.write(".claude/commands/claude.md", "---\nmodel: claude-3-5-haiku-20241022\n---\nCLAUDE question\n")
 }

@@ -372,7 +372,7 @@ func TestE2ECommandsListsMCPPrompts(t *testing.T) {
 func TestE2EClaudeCommandWithInvalidYAML(t *testing.T) {
 	t.Parallel()
 	e := newE2E(t, scripted.Turn{Match: "Touch the marker", Text: "Touched."})
-	e.write("reasonix.toml", fmt.Sprintf("[[providers]]\nname = \"sim\"\nbase_url = %q\nmodels = [\"test-model\", \"other-model\"]\n", e.srv.URL()))
+	e.writeUserConfig(fmt.Sprintf("[[providers]]\nname = \"sim\"\nbase_url = %q\nmodels = [\"test-model\", \"other-model\"]\n", e.srv.URL()))
 	e.write(".claude/commands/mark.md", "\n---\ndescription: Mark: touch the marker\nAllowed: nothing\nmodel: sim/other-model\n---\nTouch the marker $1.\n")
 	r := e.run("", "run", "/mark now")
 	if r.code != 0 || !strings.Contains(r.stdout, "Touched.") {

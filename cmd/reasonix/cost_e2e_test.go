@@ -18,12 +18,12 @@ import (
 // pricedConfig prices the scripted server's model: 0.1 per million
 // cache-hit tokens, 1 per million misses, 2 per million output tokens.
 func pricedConfig(e *e2e, extra string) {
-	e.write("reasonix.toml", `[[providers]]
+	e.writeUserConfig(`[[providers]]
 name = "priced"
-base_url = "`+e.srv.URL()+`"
+base_url = "` + e.srv.URL() + `"
 model = "test-model"
 price = { input_hit = 0.1, input_miss = 1.0, output = 2.0 }
-`+extra)
+` + extra)
 }
 
 func TestE2ECostAndCacheStats(t *testing.T) {

@@ -32,9 +32,9 @@ func TestE2EDotEnvAPIKeyOutOfCommandsReach(t *testing.T) {
 		scripted.Turn{Text: "done"},
 	)
 	e.env = withoutEnv(e.env, "REASONIX_API_KEY")
-	e.write("reasonix.toml", `[[providers]]
+	e.writeUserConfig(`[[providers]]
 name = "main"
-base_url = "`+e.srv.URL()+`"
+base_url = "` + e.srv.URL() + `"
 api_key_env = "RX_DOTENV_KEY"
 model = "test-model"
 `)

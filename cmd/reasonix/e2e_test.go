@@ -108,6 +108,20 @@ func (e *e2e) write(rel, content string) {
 	}
 }
 
+// writeUserConfig writes the person's own config.toml, in the Reasonix
+// home: where providers, the sandbox's loosening and the posture are set
+// without trusting the project (a project's reasonix.toml holds them until
+// `reasonix trust`).
+func (e *e2e) writeUserConfig(content string) {
+	e.t.Helper()
+	if err := os.MkdirAll(e.home, 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.home, "config.toml"), []byte(content), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
 func (e *e2e) read(rel string) string {
 	e.t.Helper()
 	b, err := os.ReadFile(filepath.Join(e.repo, rel))
@@ -540,6 +554,9 @@ model = "m1"
 [permissions]
 allow = ["Bash(go test:*)"]
 `)
+	if r := e.run("", "trust"); r.code != 0 {
+		t.Fatalf("trust: exit %d %s", r.code, r.stderr)
+	}
 	r = e.run("", "config")
 	if r.code != 0 {
 		t.Fatalf("config: %d %s", r.code, r.stderr)
@@ -560,6 +577,10 @@ func TestE2EMissingAPIKeyNamesTheVariable(t *testing.T) {
 	e := newE2E(t)
 	e.env = withoutEnv(e.env, "REASONIX_MODEL", "REASONIX_API_KEY")
 	e.write("reasonix.toml", "[[providers]]\nname = \"deepseek\"\nbase_url = \"http://127.0.0.1:9/v1\"\napi_key_env = \"RX_TEST_DEEPSEEK_KEY\"\nmodel = \"deepseek-chat\"\n")
+	// A project's providers apply once the person trusts them.
+	if r := e.run("", "trust"); r.code != 0 || !strings.Contains(r.stdout, "providers") {
+		t.Fatalf("trust: exit %d %s%s", r.code, r.stdout, r.stderr)
+	}
 	r := e.run("", "run", "hi")
 	if r.code != 2 || !strings.Contains(r.stderr, "RX_TEST_DEEPSEEK_KEY") {
 		t.Errorf("exit %d stderr %q", r.code, r.stderr)

@@ -54,7 +54,7 @@ func TestE2EDeepMCPSchemaFlattenedAndRenested(t *testing.T) {
 		scripted.Turn{ToolCalls: []scripted.Call{{Name: "mcp__deep__post_page", Arguments: flat}}},
 		scripted.Turn{Text: "Page created."},
 	)
-	e.write("reasonix.toml", fmt.Sprintf(`
+	e.writeUserConfig(fmt.Sprintf(`
 [[providers]]
 name = "flat"
 base_url = %q

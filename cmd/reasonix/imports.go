@@ -191,6 +191,9 @@ func describeSettings(f *settings.File) string {
 	parts := []string{fmt.Sprintf("permissions: %d allow, %d ask, %d deny rule(s) merged", counts["allow"], counts["ask"], counts["deny"])}
 	if len(f.AdditionalDirectories) > 0 {
 		parts = append(parts, fmt.Sprintf("%d additional director(ies) readable and writable", len(f.AdditionalDirectories)))
+		if f.Scope != settings.User {
+			parts = append(parts, "additionalDirectories outside the workspace IGNORED: honoured only in ~/.claude/settings.json")
+		}
 	}
 	if f.DefaultMode != "" {
 		if f.DefaultModeIgnored != "" {

@@ -71,7 +71,7 @@ func TestE2EBashCannotReachTheSecretService(t *testing.T) {
 				}},
 				scripted.Turn{Text: "done"},
 			)
-			e.write("reasonix.toml", "[sandbox]\nnetwork = "+map[bool]string{false: "false", true: "true"}[network]+"\n")
+			e.writeUserConfig("[sandbox]\nnetwork = " + map[bool]string{false: "false", true: "true"}[network] + "\n")
 			conf := filepath.Join(t.TempDir(), "session.conf")
 			if err := os.WriteFile(conf, []byte(`<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">

@@ -25,7 +25,7 @@ func TestE2EKill9KillsTheRunningCommand(t *testing.T) {
 			e := newE2E(t, scripted.Turn{ToolCalls: []scripted.Call{call("bash", map[string]any{
 				"command": `sleep 600 & echo $$ $! > pids; sleep 600`})}},
 				scripted.Turn{Text: "done"})
-			e.write("reasonix.toml", "[sandbox]\nbash = \""+sandbox+"\"\n")
+			e.writeUserConfig("[sandbox]\nbash = \"" + sandbox + "\"\n")
 			cmd := exec.Command(binPath, "run", "wait for it", "--yolo")
 			cmd.Dir, cmd.Env = e.repo, e.env
 			if err := cmd.Start(); err != nil {

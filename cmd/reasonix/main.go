@@ -157,6 +157,8 @@ Usage:
                                    (no key, no network)
   reasonix doctor                  report providers, sandbox, permissions, hooks, and what was done
                                    with each Claude Code or OpenCode file found
+  reasonix trust [--revoke]        let this project's reasonix.toml name model endpoints, loosen the
+                                   sandbox or set auto/yolo (held until you trust it)
   reasonix version                 print the version
 
 Run flags:
@@ -232,6 +234,8 @@ func dispatch(ctx context.Context, args []string, io stdio) int {
 		err = cmdSetup(ctx, args[1:], io)
 	case "doctor":
 		err = cmdDoctor(args[1:], io)
+	case "trust":
+		err = cmdTrust(args[1:], io)
 	case "sessions":
 		err = cmdSessions(args[1:], io)
 	case "commands":

@@ -165,7 +165,7 @@ func TestE2EPlanExecuteOneRunAndAutoPlan(t *testing.T) {
 	// A different planner_model makes every run plan first.
 	e2 := newE2E(t, turns...)
 	e2.write("greet.go", "const greeting = \"hello\"\n")
-	e2.write("reasonix.toml", fmt.Sprintf(`default_model = "local/exec-model"
+	e2.writeUserConfig(fmt.Sprintf(`default_model = "local/exec-model"
 [agent]
 planner_model = "local/plan-model"
 [[providers]]

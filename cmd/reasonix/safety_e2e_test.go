@@ -99,9 +99,9 @@ func TestE2ESecretsStayOutOfReach(t *testing.T) {
 	)
 	e.env = withoutEnv(e.env, "REASONIX_API_KEY")
 	e.env = append(e.env, "REASONIX_API_KEY="+envKey, "RX_E2E_MAIN_KEY="+mainKey, "RX_E2E_OTHER_KEY="+otherKey, "RX_E2E_PLAIN=kept")
-	e.write("reasonix.toml", `[[providers]]
+	e.writeUserConfig(`[[providers]]
 name = "main"
-base_url = "`+e.srv.URL()+`"
+base_url = "` + e.srv.URL() + `"
 api_key_env = "RX_E2E_MAIN_KEY"
 model = "test-model"
 

@@ -39,7 +39,7 @@ func TestTUIModelSwitchIsKept(t *testing.T) {
 		scripted.Turn{Text: "ANSWER THREE"},
 		scripted.Turn{Text: "ANSWER FOUR"},
 	)
-	e.write("reasonix.toml", fmt.Sprintf("[[providers]]\nname = \"sim\"\nbase_url = %q\nmodels = [\"test-model\", \"other-model\"]\n", e.srv.URL()))
+	e.writeUserConfig(fmt.Sprintf("[[providers]]\nname = \"sim\"\nbase_url = %q\nmodels = [\"test-model\", \"other-model\"]\n", e.srv.URL()))
 	tt := startTUI(t, e)
 	// The command menu opens on "/" and filters as you type; Tab takes.
 	tt.tmux("send-keys", "-t", "rx", "-l", "/mod")
@@ -118,7 +118,7 @@ func TestTUIModelSwitchIsKept(t *testing.T) {
 func TestE2EStreamJSONSetModel(t *testing.T) {
 	t.Parallel()
 	e := newE2E(t, scripted.Turn{Text: "ONE"}, scripted.Turn{Text: "TWO"})
-	e.write("reasonix.toml", fmt.Sprintf("[[providers]]\nname = \"sim\"\nbase_url = %q\nmodels = [\"test-model\", \"other-model\"]\n", e.srv.URL()))
+	e.writeUserConfig(fmt.Sprintf("[[providers]]\nname = \"sim\"\nbase_url = %q\nmodels = [\"test-model\", \"other-model\"]\n", e.srv.URL()))
 	c := startStream(t, e)
 	c.send(userLine("first"))
 	c.send(map[string]any{"type": "set_model", "model": "nosuch/provider-model"})

@@ -348,6 +348,9 @@ type Loaded struct {
 	// its lines that were not KEY=VALUE and were left out.
 	DotEnv        string
 	DotEnvSkipped []int
+	// Held are the project file's settings not applied because nobody
+	// trusted the project (`reasonix trust`).
+	Held []HeldKey
 	// fromDot says whether Getenv takes a variable from DotEnv.
 	fromDot func(string) bool
 }
@@ -441,7 +444,7 @@ func Load(opts Options) (*Loaded, error) {
 	}
 	m := newMerger(env)
 	if opts.Workspace != "" {
-		m.project = filepath.Join(opts.Workspace, ProjectFile)
+		m.project, m.home = filepath.Join(opts.Workspace, ProjectFile), home
 	}
 	seen := map[string]bool{}
 	for _, lf := range layers {
@@ -475,5 +478,5 @@ func Load(opts Options) (*Loaded, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	return &Loaded{Config: m.cfg, Sources: m.sources, Files: m.files, Home: home, Getenv: env, DotEnv: dotPath, DotEnvSkipped: dotSkipped, fromDot: fromDot}, nil
+	return &Loaded{Config: m.cfg, Sources: m.sources, Files: m.files, Home: home, Getenv: env, DotEnv: dotPath, DotEnvSkipped: dotSkipped, Held: m.held, fromDot: fromDot}, nil
 }

@@ -47,7 +47,11 @@ func (f *fixture) write(path, text string) {
 	}
 }
 
+// opts are the fixture's load options. The person trusts the project
+// file as it is now (TrustProject), so these tests see all it sets; the
+// settings an untrusted project may not make are trust_test.go's.
 func (f *fixture) opts() Options {
+	_, _ = TrustProject(f.home, f.ws)
 	return Options{Workspace: f.ws, Home: f.home, File: f.flagFile, Env: func(k string) string { return f.env[k] }}
 }
 
@@ -985,7 +989,7 @@ func TestDotEnvFillsExpansionNotReasonixVars(t *testing.T) {
 		t.Fatalf("a line that is not KEY=VALUE is skipped and named: %v %+v", err, l0)
 	}
 	f.write(filepath.Join(f.ws, ".env"), "export MY_URL=http://from-dotenv/v1\nREASONIX_BASE_URL=http://evil/v1\nMY_KEY='k-123'\n")
-	f.write(f.wsFile, "[[providers]]\nname = \"p\"\nbase_url = \"${MY_URL}\"\nmodel = \"m\"\napi_key_env = \"MY_KEY\"\n")
+	f.write(f.userFile, "[[providers]]\nname = \"p\"\nbase_url = \"${MY_URL}\"\nmodel = \"m\"\napi_key_env = \"MY_KEY\"\n")
 	l, err := Load(Options{Workspace: f.ws, Home: f.home, Env: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)

@@ -60,8 +60,11 @@ type merger struct {
 	sources map[string]string
 	files   []string
 	indexes map[string]keyIndex
-	// project is the project layer's file, whose hooks need trust.
-	project string
+	// project is the project layer's file, whose hooks need trust and
+	// some of whose settings are held until the project is trusted
+	// (HeldKey); home is where that trust is recorded; held what was.
+	project, home string
+	held          []HeldKey
 	// provLoc remembers the last definition of each provider so errors
 	// found after merging can still point into a file.
 	provLoc map[string]*Error
@@ -120,6 +123,14 @@ func (m *merger) mergeFile(path string, data []byte) []error {
 	expandTree(raw, m.env)
 	ix := indexKeys(src)
 	m.indexes[path] = ix
+	if m.project != "" && sameFile(path, m.project) && len(widening(raw)) > 0 {
+		// What is held is still checked, so a mistake in it is reported
+		// with its place as anywhere else.
+		if errs := newMerger(m.env).mergeFile(path, data); len(errs) > 0 {
+			return errs
+		}
+		m.held = append(m.held, m.holdUntrusted(path, raw, ix)...)
+	}
 	d := &fileDecoder{m: m, file: path, ix: ix}
 	errs := d.decodeStruct(raw, reflect.ValueOf(m.cfg).Elem(), "", "")
 	errs = append(errs, d.checkRules(raw)...)

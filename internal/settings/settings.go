@@ -393,12 +393,26 @@ func (s *Set) Rules(list string) []string {
 }
 
 // Directories are the additionalDirectories of every file, resolved:
-// ~/ against the user's home, relative paths against the workspace.
+// ~/ against the user's home, relative paths against the workspace. A
+// project's file (it comes with the repository) may not make a folder
+// outside the workspace writable, any more than set bypassPermissions:
+// those are honoured only from ~/.claude/settings.json (IgnoredDirectories).
 func (s *Set) Directories(workspace, userHome string) []string {
+	dirs, _ := s.directories(workspace, userHome)
+	return dirs
+}
+
+// IgnoredDirectories are the additionalDirectories of project files that
+// Directories leaves out.
+func (s *Set) IgnoredDirectories(workspace, userHome string) []string {
+	_, ignored := s.directories(workspace, userHome)
+	return ignored
+}
+
+func (s *Set) directories(workspace, userHome string) (dirs, ignored []string) {
 	if s == nil {
-		return nil
+		return nil, nil
 	}
-	var out []string
 	for _, f := range s.Files {
 		for _, d := range f.AdditionalDirectories {
 			switch {
@@ -407,10 +421,15 @@ func (s *Set) Directories(workspace, userHome string) []string {
 			case !filepath.IsAbs(d):
 				d = filepath.Join(workspace, d)
 			}
-			out = append(out, filepath.Clean(d))
+			d = filepath.Clean(d)
+			if rel, err := filepath.Rel(workspace, d); f.Scope != User && (err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator))) {
+				ignored = append(ignored, d)
+				continue
+			}
+			dirs = append(dirs, d)
 		}
 	}
-	return out
+	return dirs, ignored
 }
 
 // Mode is the defaultMode the files ask for (the last file that sets one

@@ -57,8 +57,19 @@ func TestParseClaudeSettings(t *testing.T) {
 	if set.Mode() != "acceptEdits" {
 		t.Errorf("mode %q", set.Mode())
 	}
-	if got := set.Directories("/p", "/home/u"); len(got) != 1 || got[0] != "/shared" {
+	// A project's file may not open a folder outside the workspace; the
+	// user's may.
+	if got, ign := set.Directories("/p", "/home/u"), set.IgnoredDirectories("/p", "/home/u"); len(got) != 0 || len(ign) != 1 || ign[0] != "/shared" {
+		t.Errorf("project file: dirs %q, ignored %q", got, ign)
+	}
+	uf, _ := Parse("/home/u/.claude/settings.json", User, []byte(`{"permissions": {"additionalDirectories": ["/shared", "~/notes"]}}`))
+	pf, _ := Parse("/p/.claude/settings.json", Project, []byte(`{"permissions": {"additionalDirectories": ["sub", "../up", "~/x"]}}`))
+	both := &Set{Files: []*File{uf, pf}}
+	if got := strings.Join(both.Directories("/p", "/home/u"), ","); got != "/shared,/home/u/notes,/p/sub" {
 		t.Errorf("dirs %q", got)
+	}
+	if got := strings.Join(both.IgnoredDirectories("/p", "/home/u"), ","); got != "/up,/home/u/x" {
+		t.Errorf("ignored %q", got)
 	}
 	hs := set.Hooks()
 	if len(hs) != 1 || hs[0].Matcher != "Edit|Write" || hs[0].Timeout != 5*time.Second || !hs[0].Project || hs[0].Line != 16 {

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/reasonix/reasonix/internal/config"
+)
+
+// cmdTrust is `reasonix trust [--revoke]`: the person, having read this
+// project's reasonix.toml, lets it make the settings an untrusted project
+// may not (config.HeldKey); --revoke forgets that.
+func cmdTrust(args []string, io stdio) error {
+	fs := flag.NewFlagSet("trust", flag.ContinueOnError)
+	fs.SetOutput(io.err)
+	revoke := fs.Bool("revoke", false, "forget this project's trust")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usagef("trust takes no arguments; run it in the project's folder")
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	home, err := config.Home(os.Getenv)
+	if err != nil {
+		return usageError{err}
+	}
+	if *revoke {
+		had, err := config.UntrustProject(home, wd)
+		if err != nil {
+			return err
+		}
+		if had {
+			fmt.Fprintf(io.out, "%s is no longer trusted: its reasonix.toml's providers, sandbox and posture settings are held again\n", wd)
+		} else {
+			fmt.Fprintf(io.out, "%s was not trusted\n", wd)
+		}
+		return nil
+	}
+	held, err := config.TrustProject(home, wd)
+	if err != nil {
+		return usageError{err}
+	}
+	if len(held) == 0 {
+		fmt.Fprintf(io.out, "%s: its reasonix.toml sets nothing that needs trust\n", wd)
+		return nil
+	}
+	fmt.Fprintf(io.out, "trusted %s; these settings of its reasonix.toml now apply (a change to them needs trusting again):\n", wd)
+	for _, h := range held {
+		fmt.Fprintf(io.out, "  %s\n", h)
+	}
+	return nil
+}

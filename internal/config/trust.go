@@ -1,0 +1,234 @@
+package config
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/reasonix/reasonix/internal/store"
+)
+
+// ProjectTrustFile, in the Reasonix home, records the projects whose own
+// reasonix.toml a person trusted to widen what Reasonix does (HeldKey):
+// each workspace with the digest of the settings they reviewed.
+const ProjectTrustFile = "trusted-projects.json"
+
+// HeldKey is a setting of a project's reasonix.toml that is not applied
+// until a person trusts the project (`reasonix trust`): it would send the
+// conversation and the person's API key to another endpoint (providers),
+// weaken the sandbox (bash off, network, more writable or readable paths,
+// another workspace root) or loosen the permission posture (auto, yolo).
+// A checked-out repository must not do any of that by being opened. What
+// only narrows (deny and ask rules, a stricter mode, more deny_read) is
+// applied at once.
+type HeldKey struct {
+	File string
+	Line int
+	Key  string
+	Why  string
+}
+
+func (h HeldKey) String() string {
+	return fmt.Sprintf("%s:%d: %s (%s)", h.File, h.Line, h.Key, h.Why)
+}
+
+// heldSetting is a key of the project file's table held back, with its
+// value (for the digest) and why.
+type heldSetting struct {
+	key   string // dotted, as the key index names it
+	table string // "" for a top-level key
+	name  string
+	value any
+	why   string
+}
+
+// widening lists what raw (a project file's decoded table) sets that an
+// untrusted project may not.
+func widening(raw map[string]any) []heldSetting {
+	var out []heldSetting
+	top := func(name, why string) {
+		if v, ok := raw[name]; ok {
+			out = append(out, heldSetting{key: name, name: name, value: v, why: why})
+		}
+	}
+	sub := func(table, name string, widens func(any) bool, why string) {
+		t, _ := raw[table].(map[string]any)
+		if v, ok := t[name]; ok && widens(v) {
+			out = append(out, heldSetting{key: table + "." + name, table: table, name: name, value: v, why: why})
+		}
+	}
+	always := func(any) bool { return true }
+	top("providers", "model endpoints: the conversation and your API key would go there")
+	if _, ok := raw["providers"]; ok {
+		// Model references that may name those providers.
+		top("default_model", "names a model of this file's providers")
+		for _, n := range []string{"planner_model", "subagent_model", "subagent_models"} {
+			sub("agent", n, always, "names a model of this file's providers")
+		}
+	}
+	sub("sandbox", "bash", func(v any) bool { return v == "off" }, "turns the sandbox off")
+	sub("sandbox", "network", func(v any) bool { return v == true }, "lets commands use the network")
+	sub("sandbox", "allow_write", nonEmpty, "more paths commands may write")
+	sub("sandbox", "allow_read", nonEmpty, "more paths tools may read")
+	sub("sandbox", "workspace_root", always, "moves the workspace, where commands may write")
+	sub("permissions", "mode", func(v any) bool { return v == "auto" || v == "yolo" || v == "allow" }, "runs calls without asking")
+	return out
+}
+
+func nonEmpty(v any) bool {
+	l, ok := v.([]any)
+	return ok && len(l) > 0
+}
+
+// digest is what a trust decision is about: the held settings' values.
+func digest(held []heldSetting) string {
+	m := map[string]any{}
+	for _, h := range held {
+		m[h.key] = h.value
+	}
+	b, _ := json.Marshal(m) // map keys are sorted
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+type trustRecords map[string]string // workspace -> digest
+
+func readProjectTrust(home string) trustRecords {
+	b, err := os.ReadFile(filepath.Join(home, ProjectTrustFile))
+	if err != nil {
+		return trustRecords{}
+	}
+	var t trustRecords
+	if json.Unmarshal(b, &t) != nil || t == nil {
+		return trustRecords{}
+	}
+	return t
+}
+
+// holdUntrusted removes from raw, the project file's table, the settings
+// an untrusted project may not make, unless the person trusted exactly
+// these values for this workspace; it returns what it removed.
+func (m *merger) holdUntrusted(path string, raw map[string]any, ix keyIndex) []HeldKey {
+	held := widening(raw)
+	if len(held) == 0 {
+		return nil
+	}
+	ws, _ := filepath.Abs(filepath.Dir(path))
+	if readProjectTrust(m.home)[ws] == digest(held) {
+		return nil
+	}
+	out := make([]HeldKey, 0, len(held))
+	for _, h := range held {
+		if h.table == "" {
+			delete(raw, h.name)
+		} else if t, ok := raw[h.table].(map[string]any); ok {
+			delete(t, h.name)
+		}
+		out = append(out, HeldKey{File: path, Line: heldLine(ix, h.key), Key: h.key, Why: h.why})
+	}
+	return out
+}
+
+// heldLine is the line of a held key; a table array's is its first entry's.
+func heldLine(ix keyIndex, key string) int {
+	if l := ix.lookup(key); l > 0 {
+		return l
+	}
+	return ix.lookup(key + "[0]")
+}
+
+// TrustProject records that the person trusts the settings the project
+// file of workspace now makes that an untrusted project may not (see
+// [HeldKey]), and returns them; none is no error. A later change to those
+// settings needs trusting again.
+func TrustProject(home, workspace string) ([]HeldKey, error) {
+	ws, err := filepath.Abs(workspace)
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(ws, ProjectFile)
+	held, raw, err := projectHeld(path)
+	if err != nil || len(held) == 0 {
+		return nil, err
+	}
+	ix := indexKeys(string(raw))
+	t := readProjectTrust(home)
+	t[ws] = digest(held)
+	if err := writeProjectTrust(home, t); err != nil {
+		return nil, err
+	}
+	out := make([]HeldKey, len(held))
+	for i, h := range held {
+		out[i] = HeldKey{File: path, Line: heldLine(ix, h.key), Key: h.key, Why: h.why}
+	}
+	return out, nil
+}
+
+// UntrustProject forgets the trust recorded for workspace; it reports
+// whether there was any.
+func UntrustProject(home, workspace string) (bool, error) {
+	ws, err := filepath.Abs(workspace)
+	if err != nil {
+		return false, err
+	}
+	t := readProjectTrust(home)
+	if _, ok := t[ws]; !ok {
+		return false, nil
+	}
+	delete(t, ws)
+	return true, writeProjectTrust(home, t)
+}
+
+func projectHeld(path string) ([]heldSetting, []byte, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("trust: %w", err)
+	}
+	m := newMerger(os.Getenv)
+	if errs := m.mergeFile(path, data); len(errs) > 0 {
+		return nil, nil, errors.Join(errs...)
+	}
+	var raw map[string]any
+	if err := toml.Unmarshal(data, &raw); err != nil {
+		return nil, nil, err
+	}
+	expandTree(raw, os.Getenv)
+	held := widening(raw)
+	sort.Slice(held, func(i, j int) bool { return held[i].key < held[j].key })
+	return held, data, nil
+}
+
+func writeProjectTrust(home string, t trustRecords) error {
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return fmt.Errorf("trust: %w", err)
+	}
+	b, err := json.MarshalIndent(t, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := store.WriteFileAtomic(filepath.Join(home, ProjectTrustFile), append(b, '\n'), 0o600); err != nil {
+		return fmt.Errorf("trust: %w", err)
+	}
+	return nil
+}
+
+// HeldSummary names the held keys in one line.
+func HeldSummary(held []HeldKey) string {
+	keys := make([]string, len(held))
+	for i, h := range held {
+		keys[i] = h.Key
+	}
+	return strings.Join(keys, ", ")
+}
