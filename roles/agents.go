@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/reasonix/reasonix/skills"
@@ -20,7 +21,15 @@ type LoadOptions struct {
 	// UserHome is the user's home directory (~), for ~/.claude/agents,
 	// searched last. "" skips it.
 	UserHome string
+	// ProjectTrusted says whether the person trusted the project
+	// (`reasonix trust`): only then may its own agent files (which come
+	// with the repository) run their sessions in a looser posture than the
+	// run's. Asked only when one asks for that; nil is no.
+	ProjectTrusted func() bool
 }
+
+// loosening are the permission modes that run calls without asking.
+var loosening = []string{"auto", "acceptEdits", "allow", "yolo", "bypassPermissions"}
 
 // maxAgentFile bounds what is read of one agent file; a prompt larger than
 // this is a mistake, not an agent.
@@ -46,7 +55,11 @@ func Load(opts LoadOptions) (*Set, []string) {
 	}
 	seenDir := map[string]bool{}
 	fromFile := map[string]bool{}
-	for _, dir := range dirs {
+	projectDirs := 0
+	if opts.Workspace != "" {
+		projectDirs = 2
+	}
+	for i, dir := range dirs {
 		dir = filepath.Clean(dir)
 		if seenDir[dir] {
 			continue // the workspace is the home directory
@@ -73,6 +86,12 @@ func Load(opts LoadOptions) (*Set, []string) {
 				continue
 			}
 			notices = append(notices, warns...)
+			if i < projectDirs && slices.Contains(loosening, strings.TrimSpace(r.Permissions.Mode)) &&
+				(opts.ProjectTrusted == nil || !opts.ProjectTrusted()) {
+				notices = append(notices, fmt.Sprintf("agents: %s asks for permissionMode %s, which a project's agent file may set only once you trust the project (`reasonix trust`); it runs in the run's posture",
+					file, r.Permissions.Mode))
+				r.Permissions.Mode = ""
+			}
 			if exists {
 				notices = append(notices, fmt.Sprintf("agents: %s replaces %s subagent", file, describe(prev)))
 			}

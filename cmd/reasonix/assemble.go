@@ -411,7 +411,8 @@ func assemble(o assembleOptions) (*app, error) {
 	a.hooks = hookRunner(allHooks(cfg, set), workspace, loaded.Home, o.flags.hooksTrust, o.approver, env.Secrets, sink, mode, powerShell)
 
 	// Roles and skills: a few directory reads, no file bodies.
-	roleSet, notices := roles.Load(roles.LoadOptions{Workspace: workspace, Home: loaded.Home, UserHome: userHome})
+	roleSet, notices := roles.Load(roles.LoadOptions{Workspace: workspace, Home: loaded.Home, UserHome: userHome,
+		ProjectTrusted: func() bool { return config.ProjectTrusted(loaded.Home, workspace) }})
 	catalog, skillNotices := skills.Discover(skills.Options{Workspace: workspace, Home: loaded.Home, UserHome: userHome,
 		Paths: cfg.Skills.Paths, Excluded: cfg.Skills.ExcludedPaths, Disabled: cfg.Skills.DisabledSkills})
 	cmdCatalog, cmdNotices := commands.Discover(commands.Options{Workspace: workspace, Home: loaded.Home, UserHome: userHome})

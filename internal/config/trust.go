@@ -173,6 +173,17 @@ func TrustProject(home, workspace string) ([]HeldKey, error) {
 	return out, nil
 }
 
+// ProjectTrusted reports whether a person has trusted the project at
+// workspace (`reasonix trust`), whatever its settings are now.
+func ProjectTrusted(home, workspace string) bool {
+	ws, err := filepath.Abs(workspace)
+	if err != nil {
+		return false
+	}
+	_, ok := readProjectTrust(home)[ws]
+	return ok
+}
+
 // UntrustProject forgets the trust recorded for workspace; it reports
 // whether there was any.
 func UntrustProject(home, workspace string) (bool, error) {
