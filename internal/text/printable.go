@@ -78,6 +78,10 @@ func appendShown(out, b []byte) ([]byte, int) {
 		case c == '\t' || c == '\n':
 			out = append(out, c)
 			i++
+		case c == '\r' && i+1 < len(b) && b[i+1] == '\n':
+			// A line ending written CR LF (a Windows file) overwrites
+			// nothing: it ends the line as the newline does.
+			i++
 		case c < 0x20:
 			out = append(out, '^', c+'@')
 			i++

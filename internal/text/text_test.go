@@ -133,3 +133,9 @@ func TestVisible(t *testing.T) {
 		}
 	}
 }
+
+func TestVisibleKeepsWindowsLineEndings(t *testing.T) {
+	if got := Visible("a\r\nb\r\n\rc\r"); got != "a\nb\n^Mc^M" {
+		t.Errorf("Visible = %q", got)
+	}
+}
