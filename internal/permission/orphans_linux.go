@@ -2,8 +2,8 @@ package permission
 
 import (
 	"bytes"
+	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -68,17 +68,26 @@ func startTime(pid int) uint64 {
 }
 
 // children lists the process's children, from each thread's children
-// file (a reparented process is the child of one of the threads).
+// file (a reparented process is the child of one of the threads). The
+// task folder is listed by name only and each file read once: a Glob
+// stats every match besides.
 func children() []int {
-	tasks, _ := filepath.Glob("/proc/self/task/*/children")
+	d, err := os.Open("/proc/self/task")
+	if err != nil {
+		return nil
+	}
+	tids, _ := d.Readdirnames(-1)
+	d.Close()
 	var out []int
-	for _, t := range tasks {
-		b, err := os.ReadFile(t)
+	for _, tid := range tids {
+		f, err := os.Open("/proc/self/task/" + tid + "/children")
 		if err != nil {
 			continue
 		}
-		for _, f := range strings.Fields(string(b)) {
-			if pid, err := strconv.Atoi(f); err == nil {
+		b, _ := io.ReadAll(f)
+		f.Close()
+		for _, w := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(w); err == nil {
 				out = append(out, pid)
 			}
 		}
