@@ -122,22 +122,38 @@ func WritablePaths(opts SandboxOptions) []string {
 	for _, p := range []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/random", "/dev/urandom", "/dev/ptmx"} {
 		add(p)
 	}
-	// Toolchain caches: builds and installs must work inside the sandbox.
+	// Toolchain caches: builds must work inside the sandbox. Only the
+	// parts that hold what was downloaded or built, not the parts that
+	// run on their own outside it later: ~/.cargo/bin and ~/go/bin are on
+	// people's PATH, ~/.cargo/config.toml sets build runners, Gradle runs
+	// every script in ~/.gradle/init.d, Maven reads ~/.m2/settings.xml.
+	// A command could plant a program there that the person then runs
+	// unconfined (so `cargo install` and `go install` fail in the sandbox).
 	add(os.Getenv("GOCACHE"))
 	add(os.Getenv("GOMODCACHE"))
 	for _, p := range filepath.SplitList(os.Getenv("GOPATH")) {
-		add(p)
+		if p != "" {
+			add(filepath.Join(p, "pkg"))
+		}
 	}
 	add(os.Getenv("XDG_CACHE_HOME"))
-	add(os.Getenv("CARGO_HOME"))
+	if c := os.Getenv("CARGO_HOME"); c != "" {
+		add(filepath.Join(c, "registry"))
+		add(filepath.Join(c, "git"))
+	}
 	add(os.Getenv("npm_config_cache"))
 	if home, err := os.UserHomeDir(); err == nil && home != "" {
-		for _, d := range []string{".cache", ".npm", ".cargo", "go", ".yarn", ".pnpm-store", ".gradle", ".m2"} {
-			add(filepath.Join(home, d))
+		for _, d := range toolchainCaches {
+			add(filepath.Join(home, filepath.FromSlash(d)))
 		}
 	}
 	return out
 }
+
+// toolchainCaches are the cache folders under the home that commands may
+// write (WritablePaths says which parts, and why no more).
+var toolchainCaches = []string{".cache", ".npm", ".cargo/registry", ".cargo/git", "go/pkg", ".yarn",
+	".pnpm-store", ".gradle/caches", ".gradle/wrapper", ".m2/repository"}
 
 // SandboxStatus reports whether bash would run confined, the kernel's
 // Landlock ABI (0 when missing) and a sentence for `reasonix doctor`.
