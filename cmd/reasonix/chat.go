@@ -62,10 +62,58 @@ func cmdChat(ctx context.Context, args []string, io stdio) error {
 		}
 		return usagef("chat needs a terminal on stdin and stdout; use reasonix run PROMPT in scripts")
 	}
-	if err := firstRun(ctx, f, io); err != nil {
+	loaded, wd, err := loadConfig(f.config)
+	if err != nil {
+		return err
+	}
+	// Trust comes first: a trusted project's providers may spare the
+	// setup screen.
+	if trusted, err := askProjectTrust(ctx, loaded, wd, io); err != nil {
+		return err
+	} else if trusted {
+		// Loaded again, the settings now trusted apply.
+		if loaded, _, err = loadConfig(f.config); err != nil {
+			return err
+		}
+	}
+	if err := firstRun(ctx, f, io, loaded); err != nil {
 		return err
 	}
 	return runChat(ctx, f, io, prompt)
+}
+
+// askProjectTrust asks, before the session starts, whether the person
+// trusts the project in wd when its reasonix.toml makes settings a project
+// may only make once trusted (loaded.Held): each with its place and why.
+// Trusting records it (config.TrustProject, as `reasonix trust` does) and
+// reports true, so the caller loads the configuration again and they apply
+// to this session; "Not now" leaves them held, with the usual notice. A
+// headless run, acp and serve never ask: they only give the notice.
+func askProjectTrust(ctx context.Context, loaded *config.Loaded, wd string, io stdio) (bool, error) {
+	if len(loaded.Held) == 0 {
+		return false, nil
+	}
+	settings := make([]tui.TrustSetting, len(loaded.Held))
+	for i, h := range loaded.Held {
+		file := h.File
+		if rel, err := filepath.Rel(wd, file); err == nil && filepath.IsLocal(rel) {
+			file = rel
+		}
+		settings[i] = tui.TrustSetting{Place: fmt.Sprintf("%s:%d", file, h.Line), Key: h.Key, Why: h.Why}
+	}
+	lang, _ := loaded.Config.AnswerLanguage(loaded.Getenv)
+	trust, err := tui.RunTrust(ctx, tui.TrustOptions{Language: lang, Folder: wd, Settings: settings})
+	switch {
+	case errors.Is(err, tui.ErrTrustCancelled):
+		return false, context.Canceled
+	case err != nil || !trust:
+		return false, err
+	}
+	if _, err := config.TrustProject(loaded.Home, wd); err != nil {
+		return false, usageError{err}
+	}
+	fmt.Fprintf(io.err, "reasonix: trusted %s; `reasonix trust --revoke` forgets it\n", wd)
+	return true, nil
 }
 
 // firstRun opens the setup screen when no provider is usable, so a first
@@ -73,11 +121,7 @@ func cmdChat(ctx context.Context, args []string, io stdio) error {
 // with no provider configured, the presets; with one whose key variable
 // is unset (a new shell without the export), that provider alone, asking
 // for its key. It does nothing otherwise.
-func firstRun(ctx context.Context, f runFlags, io stdio) error {
-	loaded, _, err := loadConfig(f.config)
-	if err != nil {
-		return err
-	}
+func firstRun(ctx context.Context, f runFlags, io stdio, loaded *config.Loaded) error {
 	pcfgs, err := loaded.Config.ProviderConfigs(keyEnv(loaded))
 	if err != nil {
 		return nil // a broken entry is reported by assemble, with its name

@@ -349,7 +349,7 @@ type Loaded struct {
 	DotEnv        string
 	DotEnvSkipped []int
 	// Held are the project file's settings not applied because nobody
-	// trusted the project (`reasonix trust`).
+	// trusted the project (`reasonix trust`), in the file's order.
 	Held []HeldKey
 	// fromDot says whether Getenv takes a variable from DotEnv.
 	fromDot func(string) bool

@@ -135,6 +135,8 @@ func (m *merger) holdUntrusted(path string, raw map[string]any, ix keyIndex) []H
 		}
 		out = append(out, HeldKey{File: path, Line: heldLine(ix, h.key), Key: h.key, Why: h.why})
 	}
+	// In the file's order, as a person reads it.
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Line < out[j].Line })
 	return out
 }
 

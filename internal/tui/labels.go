@@ -346,6 +346,23 @@ var zhLabels = lazy.Value[map[string]string]{Build: func() map[string]string {
 		"Leave the model empty to take the first one the server lists.": "模型留空则使用服务器列出的第一个。",
 		"the server lists no models; type the model's name":             "服务器没有列出任何模型；请输入模型名称",
 		"fix the fields and try again, or Esc to pick another provider": "修改字段后重试，或按 Esc 选择其他提供方",
+		// The question before a session whose project's reasonix.toml
+		// waits for trust, and the reasons config gives for each setting.
+		"[::b]Trust this project?[::-]\n\nThe reasonix.toml of %s makes settings a project may only make once you trust it; until then they are not applied:":                                                                                                                                 "[::b]信任此项目？[::-]\n\n%s 中的 reasonix.toml 包含只有在你信任该项目后才会生效的设置；在此之前它们不会被应用：",
+		"Read the file before you trust it: a repository you did not write can send your conversation and API key elsewhere this way. A change to these settings asks again; `reasonix trust --revoke` forgets the trust.\n[gray]↑/↓ and Enter, or 1 / 2 · Esc is Not now · Ctrl-C leaves[-]": "信任之前请先阅读该文件：不是你编写的仓库可以借此把你的对话和 API 密钥发往别处。这些设置有变化时会再次询问；`reasonix trust --revoke` 可撤销信任。\n[gray]↑/↓ 和 Enter，或 1 / 2 · Esc 即暂不 · Ctrl-C 退出[-]",
+		"Trust this project": "信任此项目",
+		"Not now":            "暂不",
+		"apply these settings, now and in later sessions":    "应用这些设置，本次及以后的会话都生效",
+		"start without them (you are asked again next time)": "不应用它们直接开始（下次还会询问）",
+		"(%s)": "（%s）",
+		"model endpoints: the conversation and your API key would go there": "模型端点：对话内容和你的 API 密钥会发往那里",
+		"names a model of this file's providers":                            "指向本文件中提供方的模型",
+		"turns the sandbox off":                                             "关闭沙箱",
+		"lets commands use the network":                                     "允许命令访问网络",
+		"more paths commands may write":                                     "命令可写入更多路径",
+		"more paths tools may read":                                         "工具可读取更多路径",
+		"moves the workspace, where commands may write":                     "移动工作区（命令可写入的位置）",
+		"runs calls without asking":                                         "不经询问就执行调用",
 	}
 }}
 

@@ -21,7 +21,10 @@ func sourceStrings(t *testing.T) (shown map[string]bool, translated map[string]s
 	if err != nil {
 		t.Fatal(err)
 	}
-	files = append(files, filepath.Join("..", "config", "setup.go"))
+	// The config package's setup presets, whose labels the setup screen
+	// shows, and the reasons it gives for a held setting, which the trust
+	// question shows.
+	files = append(files, filepath.Join("..", "config", "setup.go"), filepath.Join("..", "config", "trust.go"))
 	fset := token.NewFileSet()
 	var parsed []*ast.File
 	consts := map[string]string{}
@@ -79,11 +82,22 @@ func sourceStrings(t *testing.T) (shown map[string]bool, translated map[string]s
 					shown[s] = true
 				}
 			case *ast.CallExpr:
-				sel, ok := n.Fun.(*ast.SelectorExpr)
-				if !ok || len(n.Args) == 0 {
+				if len(n.Args) == 0 {
 					break
 				}
-				name := sel.Sel.Name
+				var name string
+				switch f := n.Fun.(type) {
+				case *ast.SelectorExpr:
+					name = f.Sel.Name
+				case *ast.Ident:
+					// config's widening: top(name, why) and sub(table,
+					// name, widens, why); the trust question shows why.
+					if (f.Name == "top" || f.Name == "sub") && len(n.Args) >= 2 {
+						if s, ok := fold(n.Args[len(n.Args)-1]); ok {
+							translated[s] = fset.Position(n.Pos()).String()
+						}
+					}
+				}
 				if name == "plural" && len(n.Args) == 2 {
 					// a.plural(n, what): what is the label.
 					n = &ast.CallExpr{Fun: n.Fun, Args: n.Args[1:]}
@@ -134,7 +148,7 @@ func TestChineseLabelsMatchTheirEnglishText(t *testing.T) {
 		indirect = append(indirect, postureHelp(p))
 	}
 	indirect = append(indirect, "chat", "plan", "goal", "compact", cacheWarning, composerPlaceholder, setupIntro, missingKeyIntro,
-		"Local server (vLLM, Ollama, llama.cpp)")
+		trustIntro, trustOutro, "Local server (vLLM, Ollama, llama.cpp)")
 	for _, en := range indirect {
 		if _, ok := labels[en]; !ok {
 			t.Errorf("%q has no Chinese label", en)
