@@ -170,9 +170,6 @@ func assemble(o assembleOptions) (*app, error) {
 		return nil, err
 	}
 	cfg := loaded.Config
-	if len(loaded.Held) > 0 && o.sink != nil {
-		o.sink.Publish(events.Event{Type: events.Notice, Text: heldNotice(loaded.Held)})
-	}
 	getenv := keyEnv(loaded)
 	pcfgs, err := cfg.ProviderConfigs(getenv)
 	if err != nil {
@@ -184,6 +181,10 @@ func assemble(o assembleOptions) (*app, error) {
 			msg += "\n" + heldNotice(loaded.Held)
 		}
 		return nil, usageError{fmt.Errorf("%s", msg)}
+	}
+	// Said here, not before: without a provider the error says it.
+	if len(loaded.Held) > 0 && o.sink != nil {
+		o.sink.Publish(events.Event{Type: events.Notice, Text: heldNotice(loaded.Held)})
 	}
 	ps := &providerSet{cfgs: pcfgs, def: cfg.DefaultModel, built: map[string]providers.Provider{}}
 	if o.flags.model != "" {
