@@ -4,12 +4,10 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/reasonix/reasonix/internal/permission"
 	"github.com/reasonix/reasonix/providers/scripted"
 )
 
@@ -19,12 +17,8 @@ import (
 // cargo config's runner. The download caches beside them stay writable.
 func TestE2ESandboxKeepsToolchainLaunchPointsReadOnly(t *testing.T) {
 	t.Parallel()
-	if enforced, _, detail := permission.SandboxStatus(permission.SandboxOptions{}); !enforced {
-		t.Skipf("Landlock not enforced here: %s", detail)
-	}
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 not found: the hostile command is written in it (.ci/run installs it)")
-	}
+	needSandbox(t)
+	needPython(t)
 	e := newE2E(t,
 		scripted.Turn{ToolCalls: []scripted.Call{bashCall(`python3 -c "
 import os

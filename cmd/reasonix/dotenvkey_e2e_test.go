@@ -17,9 +17,7 @@ import (
 // project's tools; the file tools' results carry it masked.
 func TestE2EDotEnvAPIKeyOutOfCommandsReach(t *testing.T) {
 	t.Parallel()
-	if enforced, _, detail := permission.SandboxStatus(permission.SandboxOptions{}); !enforced {
-		t.Skipf("Landlock not enforced here: %s", detail)
-	}
+	needSandbox(t)
 	const key = "sk-dotenv-canary-4e1f9a"
 	bin := hideEscape(t)
 	e := newE2E(t,

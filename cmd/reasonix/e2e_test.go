@@ -108,6 +108,23 @@ func (e *e2e) write(rel, content string) {
 	}
 }
 
+// needSandbox skips t where commands cannot be confined (no Landlock).
+func needSandbox(t *testing.T) {
+	t.Helper()
+	if enforced, _, detail := permission.SandboxStatus(permission.SandboxOptions{}); !enforced {
+		t.Skipf("Landlock not enforced here: %s", detail)
+	}
+}
+
+// needPython skips t where python3, in which its hostile commands are
+// written, is missing (.ci/run installs it).
+func needPython(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not found: the test's hostile commands are written in it (.ci/run installs it)")
+	}
+}
+
 // writeUserConfig writes the person's own config.toml, in the Reasonix
 // home: where providers, the sandbox's loosening and the posture are set
 // without trusting the project (a project's reasonix.toml holds them until

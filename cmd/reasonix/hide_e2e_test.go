@@ -51,9 +51,7 @@ const (
 // skips where it cannot.
 func newHideE2E(t *testing.T, turns ...scripted.Turn) *e2e {
 	t.Helper()
-	if enforced, _, detail := permission.SandboxStatus(permission.SandboxOptions{}); !enforced {
-		t.Skipf("Landlock not enforced here: %s", detail)
-	}
+	needSandbox(t)
 	e := newE2E(t, turns...)
 	e.write("reasonix.toml", "[permissions]\ndeny = [\"Read(./.env)\"]\n")
 	e.write(".env", hideSecret1+"\n")

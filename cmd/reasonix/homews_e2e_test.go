@@ -17,9 +17,7 @@ import (
 // readable, and the rest of the home works as any workspace.
 func TestE2EHomeDirectoryWorkspaceKeepsTheDenyList(t *testing.T) {
 	t.Parallel()
-	if enforced, _, detail := permission.SandboxStatus(permission.SandboxOptions{}); !enforced {
-		t.Skipf("Landlock not enforced here: %s", detail)
-	}
+	needSandbox(t)
 	if ok, why := permission.HidingAvailable(); !ok {
 		t.Skipf("the sandbox cannot hide files here: %s", why)
 	}

@@ -4,13 +4,11 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/reasonix/reasonix/internal/permission"
 	"github.com/reasonix/reasonix/providers/scripted"
 )
 
@@ -22,12 +20,8 @@ import (
 // session's end.
 func TestE2ESandboxEndsWhatCommandsLeaveBehind(t *testing.T) {
 	t.Parallel()
-	if enforced, _, detail := permission.SandboxStatus(permission.SandboxOptions{}); !enforced {
-		t.Skip("the sandbox is not enforced here: " + detail)
-	}
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 not found: it starts the leftovers")
-	}
+	needSandbox(t)
+	needPython(t)
 	// They wait past the run's end: what the guard cannot see.
 	plant := func(name string) string {
 		return "sleep 6; printf pwned > .git/hooks/" + name

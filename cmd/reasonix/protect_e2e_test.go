@@ -5,12 +5,10 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/reasonix/reasonix/internal/permission"
 	"github.com/reasonix/reasonix/providers/scripted"
 )
 
@@ -25,12 +23,8 @@ import (
 // workspace must still work. A person allows every command asked about.
 func TestE2EEditDenyRulesHoldAgainstCommands(t *testing.T) {
 	t.Parallel()
-	if enforced, _, detail := permission.SandboxStatus(permission.SandboxOptions{}); !enforced {
-		t.Skipf("Landlock not enforced here: %s", detail)
-	}
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 not found")
-	}
+	needSandbox(t)
+	needPython(t)
 	cmds := []string{
 		`f=lock; python3 -c "open('${f}ed.txt','w').write('pwned')"`,
 		`f=lock; sh -c "echo x > ${f}ed.txt"`,
