@@ -109,7 +109,7 @@ func askProjectTrust(ctx context.Context, loaded *config.Loaded, wd string, io s
 	case err != nil || !trust:
 		return false, err
 	}
-	if _, err := config.TrustProject(loaded.Home, wd); err != nil {
+	if _, err := config.TrustProjectAsShown(loaded.Home, wd, loaded.HeldDigest); err != nil {
 		return false, usageError{err}
 	}
 	fmt.Fprintf(io.err, "reasonix: trusted %s; `reasonix trust --revoke` forgets it\n", wd)

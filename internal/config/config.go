@@ -351,6 +351,9 @@ type Loaded struct {
 	// Held are the project file's settings not applied because nobody
 	// trusted the project (`reasonix trust`), in the file's order.
 	Held []HeldKey
+	// HeldDigest identifies the held settings' values, for
+	// TrustProjectAsShown.
+	HeldDigest string
 	// fromDot says whether Getenv takes a variable from DotEnv.
 	fromDot func(string) bool
 }
@@ -478,5 +481,5 @@ func Load(opts Options) (*Loaded, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	return &Loaded{Config: m.cfg, Sources: m.sources, Files: m.files, Home: home, Getenv: env, DotEnv: dotPath, DotEnvSkipped: dotSkipped, Held: m.held, fromDot: fromDot}, nil
+	return &Loaded{Config: m.cfg, Sources: m.sources, Files: m.files, Home: home, Getenv: env, DotEnv: dotPath, DotEnvSkipped: dotSkipped, Held: m.held, HeldDigest: m.heldDigest, fromDot: fromDot}, nil
 }

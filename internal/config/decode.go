@@ -65,6 +65,7 @@ type merger struct {
 	// (HeldKey); home is where that trust is recorded; held what was.
 	project, home string
 	held          []HeldKey
+	heldDigest    string
 	// provLoc remembers the last definition of each provider so errors
 	// found after merging can still point into a file.
 	provLoc map[string]*Error

@@ -123,9 +123,11 @@ func (m *merger) holdUntrusted(path string, raw map[string]any, ix keyIndex) []H
 		return nil
 	}
 	ws, _ := filepath.Abs(filepath.Dir(path))
-	if readProjectTrust(m.home)[ws] == digest(held) {
+	sum := digest(held)
+	if readProjectTrust(m.home)[ws] == sum {
 		return nil
 	}
+	m.heldDigest = sum
 	out := make([]HeldKey, 0, len(held))
 	for _, h := range held {
 		if h.table == "" {
@@ -153,6 +155,18 @@ func heldLine(ix keyIndex, key string) int {
 // [HeldKey]), and returns them; none is no error. A later change to those
 // settings needs trusting again.
 func TrustProject(home, workspace string) ([]HeldKey, error) {
+	return trustProject(home, workspace, "")
+}
+
+// TrustProjectAsShown is TrustProject for the settings a person was
+// shown, as loaded (Loaded.HeldDigest): when the file changed them since,
+// it records nothing and says so, so a change made while the question was
+// open is not trusted unseen.
+func TrustProjectAsShown(home, workspace, shown string) ([]HeldKey, error) {
+	return trustProject(home, workspace, shown)
+}
+
+func trustProject(home, workspace, shown string) ([]HeldKey, error) {
 	ws, err := filepath.Abs(workspace)
 	if err != nil {
 		return nil, err
@@ -162,9 +176,13 @@ func TrustProject(home, workspace string) ([]HeldKey, error) {
 	if err != nil || len(held) == 0 {
 		return nil, err
 	}
+	sum := digest(held)
+	if shown != "" && sum != shown {
+		return nil, fmt.Errorf("%s changed while you were asked; nothing was trusted: look at it again", path)
+	}
 	ix := indexKeys(string(raw))
 	t := readProjectTrust(home)
-	t[ws] = digest(held)
+	t[ws] = sum
 	if err := writeProjectTrust(home, t); err != nil {
 		return nil, err
 	}

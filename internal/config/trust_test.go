@@ -90,3 +90,29 @@ deny = ["Bash(rm:*)"]
 		t.Errorf("UntrustProject = %v, %v", had, err)
 	}
 }
+
+// A file changed while the person was being asked is not trusted unseen.
+func TestTrustProjectAsShown(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	p := filepath.Join(ws, ProjectFile)
+	if err := os.WriteFile(p, []byte("[sandbox]\nnetwork = true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Load(Options{Workspace: ws, Home: home, Env: func(string) string { return "" }})
+	if err != nil || l.HeldDigest == "" {
+		t.Fatalf("Load: %v, digest %q", err, l.HeldDigest)
+	}
+	if err := os.WriteFile(p, []byte("[sandbox]\nnetwork = true\nbash = \"off\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := TrustProjectAsShown(home, ws, l.HeldDigest); err == nil || !strings.Contains(err.Error(), "changed while you were asked") {
+		t.Fatalf("err = %v", err)
+	}
+	if ProjectTrusted(home, ws) {
+		t.Fatal("trusted a file the person did not see")
+	}
+	l, _ = Load(Options{Workspace: ws, Home: home, Env: func(string) string { return "" }})
+	if _, err := TrustProjectAsShown(home, ws, l.HeldDigest); err != nil || !ProjectTrusted(home, ws) {
+		t.Fatalf("as shown: %v", err)
+	}
+}
