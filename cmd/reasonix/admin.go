@@ -124,6 +124,9 @@ func cmdDoctor(args []string, io stdio) error {
 	set, setErr := settings.Load(workspaceOf(loaded, wd), userHome)
 	if m := set.Mode(); m != "" && loaded.Sources["permissions.mode"] == config.SourceDefault {
 		mode = m + " (from a Claude Code settings file)"
+		if set.ProjectLoosens() && !config.ProjectTrusted(loaded.Home, workspaceOf(loaded, wd)) {
+			mode = "ask (the project's .claude/settings.json asks for " + m + ", NOT APPLIED until you trust the project: `reasonix trust`)"
+		}
 	}
 	fmt.Fprintf(io.out, "permissions: mode %s, %d allow, %d ask, %d deny rules (with Claude Code settings: %d, %d, %d); dangerous commands always need a person\n",
 		mode, len(cfg.Permissions.Allow), len(cfg.Permissions.Ask), len(cfg.Permissions.Deny),

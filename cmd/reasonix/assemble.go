@@ -342,8 +342,14 @@ func assemble(o assembleOptions) (*app, error) {
 	// Permission gate, shared by every session of this run.
 	mode := cfg.Permissions.Mode
 	if m := set.Mode(); m != "" && loaded.Sources["permissions.mode"] == config.SourceDefault {
-		// A Reasonix file that names a mode wins over a settings file.
-		mode = m
+		// A Reasonix file that names a mode wins over a settings file; a
+		// project's file loosens the posture only once it is trusted.
+		if set.ProjectLoosens() && !config.ProjectTrusted(loaded.Home, workspace) {
+			sink.Publish(events.Event{Type: events.Notice, Text: "this project's .claude/settings.json asks for defaultMode " + m +
+				", which a project may set only once you trust it; the run stays in the ask posture. Read it, then run `reasonix trust` in this folder"})
+		} else {
+			mode = m
+		}
 	}
 	if o.flags.yolo {
 		mode = "yolo"

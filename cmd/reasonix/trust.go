@@ -46,7 +46,7 @@ func cmdTrust(args []string, io stdio) error {
 		return usageError{err}
 	}
 	if len(held) == 0 {
-		fmt.Fprintf(io.out, "%s: its reasonix.toml sets nothing that needs trust\n", wd)
+		fmt.Fprintf(io.out, "trusted %s: its agent files and .claude/settings.json may now set a looser posture; its reasonix.toml sets nothing else that needs trust\n", wd)
 		return nil
 	}
 	fmt.Fprintf(io.out, "trusted %s; these settings of its reasonix.toml now apply (a change to them needs trusting again):\n", wd)

@@ -69,3 +69,27 @@ func TestE2EProjectCannotRedirectOrLoosenUntrusted(t *testing.T) {
 		t.Errorf("changed: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// A project's Claude Code settings file asking for acceptEdits loosens
+// the posture only once the project is trusted: before, the run stays in
+// ask and says why; after `reasonix trust`, acceptEdits applies.
+func TestE2EProjectSettingsAcceptEditsNeedsTrust(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, scripted.Turn{Text: "done"}, scripted.Turn{Text: "done"})
+	e.write(".claude/settings.json", `{"permissions": {"defaultMode": "acceptEdits"}}`)
+	if d := e.run("", "doctor"); !strings.Contains(d.stdout, "permissions: mode ask (the project's .claude/settings.json asks for acceptEdits, NOT APPLIED") {
+		t.Errorf("doctor:\n%s", d.stdout)
+	}
+	if r := e.run("", "run", "hi"); !strings.Contains(r.stderr, "defaultMode acceptEdits, which a project may set only once you trust it") {
+		t.Errorf("no notice:\n%s", r.stderr)
+	}
+	if tr := e.run("", "trust"); tr.code != 0 || !strings.Contains(tr.stdout, "trusted ") {
+		t.Fatalf("trust: %s%s", tr.stdout, tr.stderr)
+	}
+	if d := e.run("", "doctor"); !strings.Contains(d.stdout, "permissions: mode acceptEdits (from a Claude Code settings file)") {
+		t.Errorf("doctor after trust:\n%s", d.stdout)
+	}
+	if r := e.run("", "run", "hi"); r.code != 0 || strings.Contains(r.stderr, "acceptEdits") {
+		t.Errorf("trusted: exit %d\n%s", r.code, r.stderr)
+	}
+}

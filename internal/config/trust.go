@@ -150,10 +150,11 @@ func heldLine(ix keyIndex, key string) int {
 	return ix.lookup(key + "[0]")
 }
 
-// TrustProject records that the person trusts the settings the project
-// file of workspace now makes that an untrusted project may not (see
-// [HeldKey]), and returns them; none is no error. A later change to those
-// settings needs trusting again.
+// TrustProject records that the person trusts the project at workspace:
+// the settings its project file now makes that an untrusted project may
+// not (see [HeldKey]), which it returns, and the looser posture its agent
+// files and Claude Code settings may ask for. A later change to those
+// settings of the project file needs trusting again.
 func TrustProject(home, workspace string) ([]HeldKey, error) {
 	return trustProject(home, workspace, "")
 }
@@ -173,9 +174,11 @@ func trustProject(home, workspace, shown string) ([]HeldKey, error) {
 	}
 	path := filepath.Join(ws, ProjectFile)
 	held, raw, err := projectHeld(path)
-	if err != nil || len(held) == 0 {
+	if err != nil {
 		return nil, err
 	}
+	// Recorded even with nothing held: the trust also lets the project's
+	// agent files and Claude Code settings loosen the posture.
 	sum := digest(held)
 	if shown != "" && sum != shown {
 		return nil, fmt.Errorf("%s changed while you were asked; nothing was trusted: look at it again", path)

@@ -432,6 +432,23 @@ func (s *Set) directories(workspace, userHome string) (dirs, ignored []string) {
 	return dirs, ignored
 }
 
+// ProjectLoosens reports whether Mode comes from a project's file and
+// runs calls without asking (acceptEdits): a project's file comes with
+// the repository, so the caller applies it only once the person trusted
+// the project.
+func (s *Set) ProjectLoosens() bool {
+	if s == nil {
+		return false
+	}
+	var from *File
+	for _, f := range s.Files {
+		if f.DefaultMode != "" && f.DefaultModeIgnored == "" {
+			from = f
+		}
+	}
+	return from != nil && from.Scope != User && from.DefaultMode == "acceptEdits"
+}
+
 // Mode is the defaultMode the files ask for (the last file that sets one
 // and is allowed to), or "".
 func (s *Set) Mode() string {
