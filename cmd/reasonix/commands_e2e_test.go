@@ -351,7 +351,7 @@ func TestE2ECommandsListsMCPPrompts(t *testing.T) {
 	t.Parallel()
 	plugin := pluginExample(t)
 	e := newE2E(t)
-	e.write("reasonix.toml", fmt.Sprintf("[[plugins]]\nname = \"example\"\ncommand = %q\n", plugin))
+	e.writeUserConfig(fmt.Sprintf("[[plugins]]\nname = \"example\"\ncommand = %q\n", plugin))
 	e.write(".reasonix/commands/mine.md", "---\ndescription: Mine\n---\nMine.\n")
 	r := e.run("", "commands")
 	if r.code != 0 {

@@ -23,7 +23,7 @@ func TestTUIMCPElicitationForm(t *testing.T) {
 		scripted.Turn{ToolCalls: []scripted.Call{call("mcp__live__deploy", map[string]any{})}},
 		scripted.Turn{Text: "Deployed as asked."},
 	)
-	e.write("reasonix.toml", liveServerConfig(t))
+	e.writeUserConfig(liveServerConfig(t))
 	tt := startTUI(t, e, "chat")
 	waitRunning(tt, "live  running")
 	tt.typeLine("deploy it")
@@ -105,7 +105,7 @@ func TestTUIMCPElicitationFormHeaderReflowsOnResize(t *testing.T) {
 		scripted.Turn{ToolCalls: []scripted.Call{call("mcp__live__deploy", map[string]any{})}},
 		scripted.Turn{Text: "Not deployed."},
 	)
-	e.write("reasonix.toml", liveServerConfig(t))
+	e.writeUserConfig(liveServerConfig(t))
 	tt := startTUI(t, e, "chat")
 	waitRunning(tt, "live  running")
 	tt.typeLine("deploy it")
@@ -161,7 +161,7 @@ func TestE2EStreamJSONEverythingElicitation(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.env = append(e.env, "BROWSER="+browser)
-	e.write("reasonix.toml", everythingConfig(t))
+	e.writeUserConfig(everythingConfig(t))
 	c := startStream(t, e)
 	asked := typed("elicitation_request")
 
@@ -244,7 +244,7 @@ func TestE2EServeElicitationInABrowser(t *testing.T) {
 		scripted.Turn{ToolCalls: []scripted.Call{call("mcp__live__deploy", map[string]any{})}},
 		scripted.Turn{Text: "Deployed."},
 	)
-	e.write("reasonix.toml", liveServerConfig(t))
+	e.writeUserConfig(liveServerConfig(t))
 	_, url, stderr := startServe(t, e)
 	shots := artifactDir(t, "serve")
 	out := runBrowser(t, "elicit.mjs", url, chromium, mods, shots)

@@ -37,7 +37,7 @@ func TestMCPBench(t *testing.T) {
 		for _, cfg := range []string{"", three} {
 			e := newE2E(t, scripted.Turn{Text: "done"})
 			if cfg != "" {
-				e.write("reasonix.toml", cfg)
+				e.writeUserConfig(cfg)
 			}
 			cmd := exec.Command(rx, "run", "go")
 			cmd.Dir, cmd.Env = e.repo, e.env
@@ -69,7 +69,7 @@ func TestMCPBench(t *testing.T) {
 			}
 			e := newE2E(t, append(turns, scripted.Turn{Text: "done"})...)
 			e.write("a.txt", "alpha\n")
-			e.write("reasonix.toml", three)
+			e.writeUserConfig(three)
 			cmd := exec.Command(rx, "run", "go")
 			cmd.Dir, cmd.Env = e.repo, e.env
 			if out, err := cmd.CombinedOutput(); err != nil {

@@ -72,7 +72,7 @@ func TestE2EMCPPluginToolThroughRun(t *testing.T) {
 		}},
 		scripted.Turn{Text: "The server echoed it."},
 	)
-	e.write("reasonix.toml", fmt.Sprintf(`
+	e.writeUserConfig(fmt.Sprintf(`
 [[plugins]]
 name = "example"
 command = %q
@@ -120,7 +120,7 @@ func TestE2EMCPWriterToolAsksAndReaderRuns(t *testing.T) {
 	)
 	// An exact-name ask rule: with nobody to ask, the echo is refused;
 	// the read-only wordcount runs.
-	e.write("reasonix.toml", fmt.Sprintf("[[plugins]]\nname = \"example\"\ncommand = %q\n\n[permissions]\nask = [\"mcp__example__echo\"]\n", plugin))
+	e.writeUserConfig(fmt.Sprintf("[[plugins]]\nname = \"example\"\ncommand = %q\n\n[permissions]\nask = [\"mcp__example__echo\"]\n", plugin))
 	r := e.run("", "run", "try both")
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstderr: %s", r.code, r.stderr)
@@ -170,7 +170,7 @@ func TestE2EMCPListGetPromptAndResource(t *testing.T) {
 	t.Parallel()
 	plugin := pluginExample(t)
 	e := newE2E(t, scripted.Turn{Text: "reviewed"}, scripted.Turn{Text: "read it"})
-	e.write("reasonix.toml", fmt.Sprintf(`
+	e.writeUserConfig(fmt.Sprintf(`
 [[plugins]]
 name = "example"
 command = %q
@@ -235,7 +235,7 @@ command = "/nonexistent/mcp-server"
 func TestE2EMCPFaultyServersDoNotStopTheRun(t *testing.T) {
 	t.Parallel()
 	e := newE2E(t, scripted.Turn{Text: "still here"})
-	e.write("reasonix.toml", `
+	e.writeUserConfig(`
 [[plugins]]
 name = "hangs"
 command = "sleep"
@@ -344,7 +344,7 @@ func TestE2EMCPServerWantingOAuthIsExplained(t *testing.T) {
 	t.Cleanup(srv.Close)
 	e := newE2E(t, scripted.Turn{Text: "went on"})
 	e.env = append(e.env, "BROWSER=none")
-	e.write("reasonix.toml", fmt.Sprintf("[[plugins]]\nname = \"sentry\"\ntype = \"http\"\nurl = %q\n\n[[plugins]]\nname = \"local\"\ncommand = \"true\"\nenabled = false\n", srv.URL+"/mcp"))
+	e.writeUserConfig(fmt.Sprintf("[[plugins]]\nname = \"sentry\"\ntype = \"http\"\nurl = %q\n\n[[plugins]]\nname = \"local\"\ncommand = \"true\"\nenabled = false\n", srv.URL+"/mcp"))
 	if l := e.run("", "mcp", "login", "local"); l.code != 2 || !strings.Contains(l.stderr, "MCP server local runs as a local command (stdio): it has no OAuth sign-in") {
 		t.Errorf("login to a stdio server: exit %d\n%s", l.code, l.stderr)
 	}
@@ -391,7 +391,7 @@ func TestE2EMCPOAuthLoginRunRefreshLogout(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(e.home, "config.toml"), []byte("credentials_store = \"file\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	e.write("reasonix.toml", fmt.Sprintf("[[plugins]]\nname = \"remote\"\ntype = \"http\"\nurl = %q\n\n[permissions]\nallow = [\"mcp__remote__*\"]\n", srv.URL))
+	e.writeUserConfig(fmt.Sprintf("[[plugins]]\nname = \"remote\"\ntype = \"http\"\nurl = %q\n\n[permissions]\nallow = [\"mcp__remote__*\"]\n", srv.URL))
 	const needs = "MCP server remote needs an OAuth sign-in: run `reasonix mcp login remote`"
 
 	r := e.run("", "run", "before")
@@ -539,7 +539,7 @@ func TestE2EMCPOAuthConfiguredClient(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(e.home, "config.toml"), []byte("credentials_store = \"file\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	e.write("reasonix.toml", fmt.Sprintf("[[plugins]]\nname = \"hand\"\ntype = \"http\"\nurl = %q\noauth = { client_id = \"by-hand\", client_secret = \"${HAND_SECRET}\", callback_port = %d }\n", srv.URL, port))
+	e.writeUserConfig(fmt.Sprintf("[[plugins]]\nname = \"hand\"\ntype = \"http\"\nurl = %q\noauth = { client_id = \"by-hand\", client_secret = \"${HAND_SECRET}\", callback_port = %d }\n", srv.URL, port))
 	out, errs, err := loginThroughBrowser(t, e, "hand", srv.Base)
 	if err != nil || !strings.Contains(out, "Signed in to hand (1 tools)") {
 		t.Fatalf("login: %v\n%s\n%s", err, out, errs)
@@ -598,7 +598,7 @@ func TestE2EMCPOAuthLogoutWithoutRevocation(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(e.home, "config.toml"), []byte("credentials_store = \"file\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	e.write("reasonix.toml", fmt.Sprintf("[[plugins]]\nname = \"remote\"\ntype = \"http\"\nurl = %q\n", srv.URL))
+	e.writeUserConfig(fmt.Sprintf("[[plugins]]\nname = \"remote\"\ntype = \"http\"\nurl = %q\n", srv.URL))
 	grant, _ := json.Marshal(map[string]any{"url": srv.URL, "client_id": "client-1", "token_url": srv.Base + "/token",
 		"token": map[string]any{"access_token": "access-kept", "refresh_token": "refresh-kept"}})
 	key := mcp.GrantKey(mcp.Config{Name: "remote", URL: srv.URL})

@@ -135,7 +135,7 @@ func TestE2EMCPCrashedServerIsRestartedMidRun(t *testing.T) {
 		scripted.Turn{ToolCalls: []scripted.Call{call("mcp__live__echo", map[string]any{"text": "after"})}},
 		scripted.Turn{Text: "The server came back."},
 	)
-	e.write("reasonix.toml", liveServerConfig(t))
+	e.writeUserConfig(liveServerConfig(t))
 	r := e.run("", "run", "use the live server")
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstderr: %s", r.code, r.stderr)
@@ -175,7 +175,7 @@ func TestE2EMCPToolListChangeIsAnnouncedInTheNextTurn(t *testing.T) {
 		scripted.Turn{Text: "Asked it to add a tool."},
 		scripted.Turn{Text: "I see the new tool was announced."},
 	)
-	e.write("reasonix.toml", liveServerConfig(t))
+	e.writeUserConfig(liveServerConfig(t))
 	c := startStream(t, e)
 	c.send(userLine("add a tool"))
 	c.await("the first turn's end", turnDone)
@@ -299,7 +299,7 @@ func TestE2EStreamJSONMCPElicitationAsksThePerson(t *testing.T) {
 		scripted.Turn{ToolCalls: []scripted.Call{call("mcp__live__deploy", map[string]any{})}},
 		scripted.Turn{Text: "Cancelled."},
 	)
-	e.write("reasonix.toml", liveServerConfig(t))
+	e.writeUserConfig(liveServerConfig(t))
 	c := startStream(t, e)
 	asked := typed("elicitation_request")
 
@@ -364,7 +364,7 @@ func TestE2EHeadlessMCPElicitationDeclines(t *testing.T) {
 		scripted.Turn{ToolCalls: []scripted.Call{call("mcp__live__deploy", map[string]any{})}},
 		scripted.Turn{Text: "Not deployed."},
 	)
-	e.write("reasonix.toml", liveServerConfig(t))
+	e.writeUserConfig(liveServerConfig(t))
 	r := e.run("", "run", "deploy")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
@@ -387,7 +387,7 @@ func TestE2EMCPLimitsToolsSchemaAndResult(t *testing.T) {
 		scripted.Turn{ToolCalls: []scripted.Call{call("mcp__live__big", map[string]any{})}},
 		scripted.Turn{Text: "done"},
 	)
-	e.write("reasonix.toml", strings.Replace(liveServerConfig(t), `= "1"`, `= "limits"`, 1))
+	e.writeUserConfig(strings.Replace(liveServerConfig(t), `= "1"`, `= "limits"`, 1))
 	r := e.run("", "run", "call big")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
@@ -438,7 +438,7 @@ func TestE2EMCPPluginCwdAndToolLists(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.write("reasonix.toml", fmt.Sprintf(`[[plugins]]
+	e.writeUserConfig(fmt.Sprintf(`[[plugins]]
 name = "live"
 command = %q
 cwd = "tools/srv"

@@ -43,7 +43,7 @@ func TestE2EMCPNpmServersOverStdio(t *testing.T) {
 	)
 	e.env = append(e.env, "PROVIDER_SECRET_FOR_TEST=sk-abcdefgh12345678")
 	e.write("notes.txt", "the notes file says hello\n")
-	e.write("reasonix.toml", fmt.Sprintf(`
+	e.writeUserConfig(fmt.Sprintf(`
 [[plugins]]
 name = "everything"
 command = "node"
@@ -117,7 +117,7 @@ func TestE2EMCPNpmServerOverHTTP(t *testing.T) {
 				scripted.Turn{ToolCalls: []scripted.Call{call("mcp__remote__echo", map[string]any{"message": "over " + tc.typ})}},
 				scripted.Turn{Text: "done"},
 			)
-			e.write("reasonix.toml", fmt.Sprintf("[[plugins]]\nname = \"remote\"\ntype = %q\nurl = \"http://127.0.0.1:%d%s\"\n", tc.typ, port, tc.path))
+			e.writeUserConfig(fmt.Sprintf("[[plugins]]\nname = \"remote\"\ntype = %q\nurl = \"http://127.0.0.1:%d%s\"\n", tc.typ, port, tc.path))
 			r := e.run("", "run", "echo remotely")
 			if r.code != 0 {
 				t.Fatalf("exit %d\nstderr: %s", r.code, r.stderr)

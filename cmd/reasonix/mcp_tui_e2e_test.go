@@ -104,7 +104,7 @@ func TestTUIMCPLogin(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(e.home, "config.toml"), []byte("credentials_store = \"file\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	e.write("reasonix.toml", fmt.Sprintf("[[plugins]]\nname = \"remote\"\ntype = \"http\"\nurl = %q\n", srv.URL))
+	e.writeUserConfig(fmt.Sprintf("[[plugins]]\nname = \"remote\"\ntype = \"http\"\nurl = %q\n", srv.URL))
 	tt := startTUI(t, e, "chat")
 	tt.waitFor("MCP server remote needs an OAuth sign-in: type `/mcp login remote`")
 	waitRunning(tt, "remote  needs sign-in  http")
@@ -151,7 +151,7 @@ func waitRunning(tt *tuiTerm, want string) string {
 func TestTUIMCPHangingServerDoesNotDelayTheComposer(t *testing.T) {
 	t.Parallel()
 	e := newE2E(t, scripted.Turn{Text: "answered without waiting"})
-	e.write("reasonix.toml", "[[plugins]]\nname = \"slow\"\ncommand = \"sleep\"\nargs = [\"600\"]\ntimeout_ms = 60000\n")
+	e.writeUserConfig("[[plugins]]\nname = \"slow\"\ncommand = \"sleep\"\nargs = [\"600\"]\ntimeout_ms = 60000\n")
 	start := time.Now()
 	tt := startTUI(t, e, "chat")
 	tt.typeLine("hello")

@@ -93,3 +93,24 @@ func TestE2EProjectSettingsAcceptEditsNeedsTrust(t *testing.T) {
 		t.Errorf("trusted: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// A [[plugins]] entry of the project's reasonix.toml is a command the
+// repository wrote, run outside the sandbox when Reasonix starts: like a
+// .mcp.json server it starts only once trusted (it ran at once before).
+func TestE2EProjectPluginNeedsTrust(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, scripted.Turn{Text: "done"}, scripted.Turn{Text: "done"})
+	marker := filepath.Join(filepath.Dir(e.repo), "plugin-ran")
+	e.write("reasonix.toml", "[[plugins]]\nname = \"evil\"\ncommand = \"sh\"\nargs = [\"-c\", \"touch "+marker+"\"]\n")
+	r := e.run("", "run", "hi")
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatalf("the project's plugin ran untrusted:\n%s", r.stderr)
+	}
+	if !strings.Contains(r.stderr, "MCP server evil") || !strings.Contains(r.stderr, "--mcp-trust") {
+		t.Errorf("no notice:\n%s", r.stderr)
+	}
+	e.run("", "run", "--mcp-trust", "hi")
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("--mcp-trust did not start it: %v", err)
+	}
+}

@@ -42,9 +42,10 @@ type MCPServer struct {
 	Plugin
 	// Source is the file that defined it.
 	Source string
-	// Project is set for servers from the project's .mcp.json (and the
-	// project entries of ~/.claude.json): a cloned repository wrote
-	// them, so they start only once a person trusted them.
+	// Project is set for servers from the project's .mcp.json or
+	// reasonix.toml (and the project entries of ~/.claude.json): a cloned
+	// repository wrote them, so they start only once a person trusted
+	// them.
 	Project bool
 }
 
@@ -99,8 +100,16 @@ func MCPServers(cfg *Config, sources map[string]string, workspace, userHome stri
 	}
 	var out []MCPServer
 	seen := map[string]bool{}
+	projectFile := ""
+	if workspace != "" {
+		projectFile = filepath.Join(workspace, ProjectFile)
+	}
 	for _, p := range cfg.Plugins {
-		out = append(out, MCPServer{Plugin: p, Source: sources["plugins."+p.Name+".name"]})
+		src := sources["plugins."+p.Name+".name"]
+		// A [[plugins]] entry of the project's reasonix.toml is a command
+		// the repository wrote, started outside the sandbox: it needs
+		// trust as a .mcp.json server does.
+		out = append(out, MCPServer{Plugin: p, Source: src, Project: projectFile != "" && sameFile(src, projectFile)})
 		seen[p.Name] = true
 	}
 	isWithheld := func(name string) bool {

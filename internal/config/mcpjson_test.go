@@ -114,7 +114,7 @@ func TestMCPServersFromJSONFiles(t *testing.T) {
 	if strings.Join(order, ",") != "shared,fs,remote,sentry,local,userwide" {
 		t.Fatalf("order = %v", order)
 	}
-	if by["shared"].Command != "from-toml" || by["shared"].Project {
+	if by["shared"].Command != "from-toml" || !by["shared"].Project {
 		t.Errorf("reasonix.toml must win: %+v", by["shared"])
 	}
 	if s := by["sentry"]; s.Headers["Authorization"] != "Bearer st" || !s.Project || s.Type != "http" {
