@@ -711,11 +711,34 @@ func statusTimeout(timeout time.Duration) time.Duration {
 
 // statusCommand is `git status --porcelain` in gitRoot, taking no
 // optional locks and never prompting.
+//
+// The repository's own configuration can name programs git runs for a
+// status (core.fsmonitor), and a folder that came with its .git (an
+// archive, a shared copy) brings that configuration along: git runs here
+// before anyone was asked anything, outside the sandbox. So the monitor
+// is turned off, and git gets only the environment it needs, none of the
+// API keys in Reasonix's.
 func statusCommand(ctx context.Context, gitRoot string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, "git", "--no-optional-locks", "status", "--porcelain")
+	cmd := exec.CommandContext(ctx, "git", "--no-optional-locks", "-c", "core.fsmonitor=false", "status", "--porcelain")
 	cmd.Dir = gitRoot
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0")
+	cmd.Env = append(gitEnv(os.Environ()), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0")
 	return cmd
+}
+
+// gitEnv is what of env a git status needs: where to find programs and
+// the person's configuration, the locale, and git's own variables.
+func gitEnv(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		switch {
+		case strings.HasPrefix(name, "GIT_"), strings.HasPrefix(name, "LC_"),
+			name == "PATH", name == "HOME", name == "USER", name == "LOGNAME", name == "LANG",
+			name == "TZ", name == "TMPDIR", name == "XDG_CONFIG_HOME", name == "SYSTEMROOT", name == "USERPROFILE":
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // Status is a `git status --porcelain` started ahead of the environment

@@ -510,3 +510,44 @@ func TestNestedHoldsWhatTheSessionHas(t *testing.T) {
 		t.Errorf("worktree: %q", got)
 	}
 }
+
+// A repository's own configuration cannot make the start-up git status
+// run a program (core.fsmonitor), and git does not get Reasonix's keys.
+func TestGitStatusRunsNoRepositoryProgram(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	f := newFix(t)
+	if out, err := exec.Command("git", "init", "-q", f.repo).CombinedOutput(); err != nil {
+		t.Skipf("git init: %v %s", err, out)
+	}
+	marker := filepath.Join(t.TempDir(), "ran")
+	hook := filepath.Join(t.TempDir(), "monitor.sh")
+	f.write(hook, "#!/bin/sh\nenv > "+marker+"\nexit 1\n")
+	if err := os.Chmod(hook, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("git", "-C", f.repo, "config", "core.fsmonitor", hook).CombinedOutput(); err != nil {
+		t.Fatalf("git config: %v %s", err, out)
+	}
+	// Without the guard, git runs the monitor (checked, so this test
+	// shows something): the configuration is the attack.
+	if out, err := exec.Command("git", "-C", f.repo, "status", "--porcelain").CombinedOutput(); err != nil {
+		t.Logf("plain git status: %v %s", err, out)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Skip("this git does not run core.fsmonitor programs; nothing to guard")
+	}
+	_ = os.Remove(marker)
+	t.Setenv("REASONIX_API_KEY", "sk-should-not-reach-git")
+	st := StartStatus(f.repo, 0)
+	if _, ok := st.result(); !ok {
+		t.Fatal("git status failed")
+	}
+	if b, err := os.ReadFile(marker); err == nil {
+		t.Fatalf("the repository's core.fsmonitor ran (keys in its environment: %v)", strings.Contains(string(b), "sk-should"))
+	}
+	if env := gitEnv([]string{"PATH=/bin", "REASONIX_API_KEY=x", "DEEPSEEK_API_KEY=y", "GIT_DIR=/r/.git", "HOME=/h"}); strings.Join(env, " ") != "PATH=/bin GIT_DIR=/r/.git HOME=/h" {
+		t.Errorf("gitEnv = %v", env)
+	}
+}
