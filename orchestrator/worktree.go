@@ -67,10 +67,11 @@ func runGit(ctx context.Context, dir string, stdin []byte, args ...string) (stri
 
 // runGitEnv is runGit with more environment variables.
 func runGitEnv(ctx context.Context, dir string, env []string, stdin []byte, args ...string) (string, error) {
-	// No hooks, no signing, and no automatic maintenance: commit and
-	// merge would otherwise start `git maintenance run --auto` (gc --auto
-	// before git 2.29) as one more process each time.
-	full := append([]string{"-C", dir, "-c", "core.hooksPath=" + os.DevNull, "-c", "commit.gpgsign=false",
+	// No hooks, no file-system monitor program, no signing, and no
+	// automatic maintenance: commit and merge would otherwise start `git
+	// maintenance run --auto` (gc --auto before git 2.29) as one more
+	// process each time.
+	full := append([]string{"-C", dir, "-c", "core.hooksPath=" + os.DevNull, "-c", "core.fsmonitor=false", "-c", "commit.gpgsign=false",
 		"-c", "maintenance.auto=false", "-c", "gc.auto=0"}, args...)
 	cmd := exec.CommandContext(ctx, "git", full...)
 	cmd.Env = append(append(os.Environ(), gitEnv...), env...)
