@@ -473,7 +473,7 @@ func assemble(o assembleOptions) (*app, error) {
 	if o.flags.maxSteps > 0 {
 		maxSteps = o.flags.maxSteps
 	}
-	system, err := systemPrompt(cfg, loaded)
+	system, err := systemPrompt(cfg, loaded, rulesReadDenied(guard, gate.Policy()))
 	if err != nil {
 		return nil, err
 	}

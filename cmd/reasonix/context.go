@@ -171,7 +171,7 @@ func cmdContext(args []string, io stdio) error {
 	// As sessions are: without the tools a deny rule refuses every call of.
 	reg = reg.Filter(func(t tools.Tool) bool { return !denyPol.Withholds(t.Name()) })
 	text := pre.Text() + languageRules(cfg, os.Getenv)
-	system, err := systemPrompt(cfg, loaded)
+	system, err := systemPrompt(cfg, loaded, nil)
 	if err != nil {
 		return err
 	}

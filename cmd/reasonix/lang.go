@@ -28,7 +28,11 @@ func languageRules(cfg *config.Config, getenv func(string) string) string {
 // systemPrompt is the executor's system prompt from [agent] system_prompt
 // or system_prompt_file (relative to the file that set it), "" for the
 // built-in one.
-func systemPrompt(cfg *config.Config, l *config.Loaded) (string, error) {
+//
+// denied, when set, says why a path may not be read (the read deny list, a
+// Read deny rule), as for rules files: a project's reasonix.toml could
+// otherwise name ~/.ssh/id_rsa and put it in every request.
+func systemPrompt(cfg *config.Config, l *config.Loaded, denied func(string) string) (string, error) {
 	a := cfg.Agent
 	if a.SystemPrompt != "" && a.SystemPromptFile != "" {
 		return "", usagef("[agent] system_prompt and system_prompt_file are both set (%s, %s): keep one",
@@ -40,6 +44,11 @@ func systemPrompt(cfg *config.Config, l *config.Loaded) (string, error) {
 	p := a.SystemPromptFile
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(filepath.Dir(l.Sources["agent.system_prompt_file"]), p)
+	}
+	if denied != nil {
+		if why := denied(filepath.Clean(p)); why != "" {
+			return "", usagef("[agent] system_prompt_file (from %s): %s may not be read: %s", l.Sources["agent.system_prompt_file"], p, why)
+		}
 	}
 	data, err := os.ReadFile(p)
 	if err != nil {

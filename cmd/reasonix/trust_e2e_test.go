@@ -114,3 +114,28 @@ func TestE2EProjectPluginNeedsTrust(t *testing.T) {
 		t.Errorf("--mcp-trust did not start it: %v", err)
 	}
 }
+
+// A project's system_prompt_file cannot put a file of the read deny list
+// (an SSH key) into every request: the run stops with why, as a rules
+// file's @import of it is left out.
+func TestE2ESystemPromptFileKeepsTheDenyList(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, scripted.Turn{Text: "done"})
+	secret := filepath.Join(filepath.Dir(e.repo), ".ssh", "id_rsa") // HOME is the repository's folder
+	if err := os.MkdirAll(filepath.Dir(secret), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(secret, []byte("SSH-KEY-CANARY\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.write("reasonix.toml", "[agent]\nsystem_prompt_file = \"../.ssh/id_rsa\"\n")
+	r := e.run("", "run", "hi")
+	if r.code != 2 || !strings.Contains(r.stderr, "system_prompt_file") || !strings.Contains(r.stderr, "read deny list") {
+		t.Errorf("exit %d\n%s", r.code, r.stderr)
+	}
+	for _, req := range e.srv.Requests() {
+		if strings.Contains(string(req), "SSH-KEY-CANARY") {
+			t.Fatal("the key reached the provider")
+		}
+	}
+}
