@@ -725,6 +725,51 @@ func statusCommand(ctx context.Context, gitRoot string) *exec.Cmd {
 	return cmd
 }
 
+// namesPrograms reports whether the repository's own configuration
+// defines filter drivers (programs git runs on file contents, which a
+// status may run for a file whose stat changed) or includes other
+// configuration files, which might: the start-up status is then not run.
+// core.fsmonitor, the other program a status runs, is turned off on the
+// command line instead (statusCommand). A repository's .git/config is
+// normally the person's own, made by their clone; one that came with the
+// folder (an archive, a shared copy) is not. Its config is looked for
+// where a worktree's .git file points too, and in the common directory.
+func namesPrograms(root string) bool {
+	gitDir := filepath.Join(root, ".git")
+	if fi, err := os.Lstat(gitDir); err == nil && fi.Mode().IsRegular() {
+		b, err := os.ReadFile(gitDir)
+		d, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
+		if err != nil || !ok {
+			return false
+		}
+		gitDir = strings.TrimSpace(d)
+		if !filepath.IsAbs(gitDir) {
+			gitDir = filepath.Join(root, gitDir)
+		}
+	}
+	configs := []string{filepath.Join(gitDir, "config")}
+	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+		common := strings.TrimSpace(string(b))
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(gitDir, common)
+		}
+		configs = append(configs, filepath.Join(common, "config"))
+	}
+	for _, c := range configs {
+		b, err := os.ReadFile(c)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			l := strings.ToLower(strings.TrimSpace(line))
+			if strings.HasPrefix(l, "[filter") || strings.HasPrefix(l, "[include") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // gitEnv is what of env a git status needs: where to find programs and
 // the person's configuration, the locale, and git's own variables.
 func gitEnv(env []string) []string {
@@ -764,6 +809,11 @@ type Status struct {
 func StartStatus(cwd string, timeout time.Duration) *Status {
 	s := &Status{cwd: cwd, root: GitRoot(cwd)}
 	if s.root == "" {
+		s.once.Do(func() {})
+		return s
+	}
+	if namesPrograms(s.root) {
+		// Left out rather than run: see namesPrograms.
 		s.once.Do(func() {})
 		return s
 	}

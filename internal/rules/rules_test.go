@@ -551,3 +551,47 @@ func TestGitStatusRunsNoRepositoryProgram(t *testing.T) {
 		t.Errorf("gitEnv = %v", env)
 	}
 }
+
+// A repository whose own configuration defines a filter program (or
+// includes another configuration file) gets no start-up status: git would
+// run the program for a file whose stat changed.
+func TestGitStatusNotRunWhereTheRepositoryNamesFilters(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	f := newFix(t)
+	if out, err := exec.Command("git", "init", "-q", f.repo).CombinedOutput(); err != nil {
+		t.Skipf("git init: %v %s", err, out)
+	}
+	marker := filepath.Join(t.TempDir(), "ran")
+	f.write(filepath.Join(f.repo, ".gitattributes"), "*.txt filter=evil\n")
+	f.write(filepath.Join(f.repo, "a.txt"), "x\n")
+	if out, err := exec.Command("git", "-C", f.repo, "add", "a.txt", ".gitattributes").CombinedOutput(); err != nil {
+		t.Fatalf("git add: %v %s", err, out)
+	}
+	if out, err := exec.Command("git", "-C", f.repo, "config", "filter.evil.clean", "touch "+marker+"; cat").CombinedOutput(); err != nil {
+		t.Fatalf("git config: %v %s", err, out)
+	}
+	// Same size, a later time: the status must look at the content, and
+	// so runs the clean filter on it.
+	f.write(filepath.Join(f.repo, "a.txt"), "y\n")
+	later := time.Now().Add(2 * time.Second)
+	if err := os.Chtimes(filepath.Join(f.repo, "a.txt"), later, later); err != nil {
+		t.Fatal(err)
+	}
+	st := StartStatus(f.repo, 0)
+	if _, ok := st.result(); ok {
+		t.Error("the status ran")
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the repository's filter program ran")
+	}
+	// A repository without such configuration still gets its status.
+	g := newFix(t)
+	if out, err := exec.Command("git", "init", "-q", g.repo).CombinedOutput(); err != nil {
+		t.Skipf("git init: %v %s", err, out)
+	}
+	if _, ok := StartStatus(g.repo, 0).result(); !ok {
+		t.Error("a plain repository got no status")
+	}
+}
