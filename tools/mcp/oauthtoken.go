@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
 	"net/url"
@@ -79,10 +80,7 @@ func (g *grant) post(ctx context.Context, client *http.Client, endpoint string, 
 		body []byte
 	)
 	for _, style := range styles {
-		v := url.Values{}
-		for k, vs := range form {
-			v[k] = vs
-		}
+		v := maps.Clone(form)
 		if style == oauth2.AuthStyleInParams {
 			v.Set("client_id", g.ClientID)
 			if g.ClientSecret != "" {
