@@ -195,7 +195,7 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 // the rename may reach the disk before the data, leaving an empty file
 // under the name); the temporary file is removed on failure. perm,
 // unless 0, replaces the temporary file's 0600. The temporary file's
-// name carries the process id (see tempName), so SweepTemps can tell one
+// name carries the process id (see tempPattern), so SweepTemps can tell one
 // a killed process left from one still being written.
 func renameInto(path string, data []byte, perm os.FileMode) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), tempPattern(filepath.Base(path)))
