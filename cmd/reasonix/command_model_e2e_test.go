@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -251,20 +250,7 @@ func TestE2EServeCommandModelForItsTurnOnly(t *testing.T) {
 		t.Fatalf("serve printed %q", line)
 	}
 	base, token := m[1], m[2]
-	post := func(path, body string) (int, string) {
-		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, base+path, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+token)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
-	code, body := post("/api/sessions", "{}")
+	code, body := servePost(t, base, token, "/api/sessions", "{}")
 	var open struct{ ID string }
 	if code != http.StatusOK || json.Unmarshal([]byte(body), &open) != nil || open.ID == "" {
 		t.Fatalf("open a session: %d %s", code, body)
@@ -274,7 +260,7 @@ func TestE2EServeCommandModelForItsTurnOnly(t *testing.T) {
 		deadline := time.Now().Add(20 * time.Second)
 		for {
 			b, _ := json.Marshal(map[string]string{"text": text})
-			code, body = post("/api/sessions/"+open.ID+"/prompt", string(b))
+			code, body = servePost(t, base, token, "/api/sessions/"+open.ID+"/prompt", string(b))
 			if code != http.StatusConflict || time.Now().After(deadline) {
 				break
 			}

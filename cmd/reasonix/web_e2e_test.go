@@ -279,19 +279,11 @@ func TestE2EServeMCPTrustFlag(t *testing.T) {
 	}, func() string { return "the server did not start without a question\nserve stderr: " + stderr.String() })
 	api := func(path, body string) []byte {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, base+path, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+token)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
+		code, b := servePost(t, base, token, path, body)
+		if code/100 != 2 {
+			t.Fatalf("POST %s: %d %s %s", path, code, http.StatusText(code), b)
 		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode/100 != 2 {
-			t.Fatalf("POST %s: %s %s", path, resp.Status, b)
-		}
-		return b
+		return []byte(b)
 	}
 	var opened struct{ ID string }
 	if err := json.Unmarshal(api("/api/sessions", "{}"), &opened); err != nil || opened.ID == "" {
@@ -306,6 +298,23 @@ func TestE2EServeMCPTrustFlag(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.home, "mcp-trust.json")); err == nil {
 		t.Error("--mcp-trust recorded trust")
 	}
+}
+
+// servePost posts a JSON body to path of the `reasonix serve` at base,
+// with the token its URL carried, and returns the answer's status and
+// body.
+func servePost(t *testing.T, base, token, path, body string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, base+path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }
 
 // waitUntil polls ok until it holds, or fails with why() after d.
