@@ -443,13 +443,10 @@ func TestE2EACPProjectMCPTrust(t *testing.T) {
 func TestE2EACPMCPTrustFlag(t *testing.T) {
 	t.Parallel()
 	skipNoPOSIX(t)
-	plugin := pluginExample(t)
 	e := newE2E(t, scripted.Turn{Text: "Trusted by flag."})
-	// The server's answers are copied to a file, so the editor can send
-	// its prompt once the server has listed its resources (the last of
-	// its start-up answers).
-	seenByServer := filepath.Join(t.TempDir(), "server-out")
-	e.write(".mcp.json", fmt.Sprintf(`{"mcpServers": {"repo-tools": {"command": "sh", "args": ["-c", "\"$0\" | tee \"$1\"", %q, %q]}}}`, plugin, seenByServer))
+	// The editor sends its prompt once the server has listed its
+	// resources.
+	seenByServer := writeTeedPlugin(t, e)
 	seen := runACPClient(t, e, "prompts", "ACP_ARGS=--mcp-trust", "ACP_PROMPTS=say hi",
 		"ACP_WAIT_FILE="+seenByServer, "ACP_WAIT_TEXT=example://greeting")
 	if len(seen.Stops) != 1 || seen.Stops[0] != "end_turn" {

@@ -53,6 +53,19 @@ func pluginExample(t *testing.T) string {
 	return pluginBin
 }
 
+// writeTeedPlugin makes the example plugin the project's .mcp.json
+// server "repo-tools", its answers copied to a file (whose name it
+// returns) through a shell pipe: the server has started, and listed its
+// resources (the last of its start-up answers), once the file shows
+// "example://greeting".
+func writeTeedPlugin(t *testing.T, e *e2e) string {
+	t.Helper()
+	plugin := pluginExample(t)
+	seenByServer := filepath.Join(t.TempDir(), "server-out")
+	e.write(".mcp.json", fmt.Sprintf(`{"mcpServers": {"repo-tools": {"command": "sh", "args": ["-c", "\"$0\" | tee \"$1\"", %q, %q]}}}`, plugin, seenByServer))
+	return seenByServer
+}
+
 func hasName(list []string, name string) bool {
 	for _, n := range list {
 		if n == name {

@@ -264,13 +264,8 @@ func TestE2EServeAsksMCPTrustInThePage(t *testing.T) {
 func TestE2EServeMCPTrustFlag(t *testing.T) {
 	t.Parallel()
 	skipNoPOSIX(t)
-	plugin := pluginExample(t)
 	e := newE2E(t, scripted.Turn{Text: "Trusted by flag."})
-	// The server's answers are copied to a file: it has started, and
-	// listed its resources (the last of its start-up answers), once the
-	// file shows them.
-	seenByServer := filepath.Join(t.TempDir(), "server-out")
-	e.write(".mcp.json", fmt.Sprintf(`{"mcpServers": {"repo-tools": {"command": "sh", "args": ["-c", "\"$0\" | tee \"$1\"", %q, %q]}}}`, plugin, seenByServer))
+	seenByServer := writeTeedPlugin(t, e)
 	_, url, stderr := startServe(t, e, "--mcp-trust")
 	base, token, _ := strings.Cut(url, "/?token=")
 	waitUntil(t, 15*time.Second, func() bool {
