@@ -124,13 +124,12 @@ func (m *merger) mergeFile(path string, data []byte) []error {
 	expandTree(raw, m.env)
 	ix := indexKeys(src)
 	m.indexes[path] = ix
-	if m.project != "" && sameFile(path, m.project) && len(widening(raw)) > 0 {
-		// What is held is still checked, so a mistake in it is reported
-		// with its place as anywhere else.
-		if errs := newMerger(m.env).mergeFile(path, data); len(errs) > 0 {
+	if m.project != "" && sameFile(path, m.project) {
+		held, errs := m.holdUntrusted(path, data, raw, ix)
+		if len(errs) > 0 {
 			return errs
 		}
-		m.held = append(m.held, m.holdUntrusted(path, raw, ix)...)
+		m.held = append(m.held, held...)
 	}
 	d := &fileDecoder{m: m, file: path, ix: ix}
 	errs := d.decodeStruct(raw, reflect.ValueOf(m.cfg).Elem(), "", "")

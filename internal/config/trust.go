@@ -114,18 +114,26 @@ func readProjectTrust(home string) trustRecords {
 	return t
 }
 
-// holdUntrusted removes from raw, the project file's table, the settings
-// an untrusted project may not make, unless the person trusted exactly
-// these values for this workspace; it returns what it removed.
-func (m *merger) holdUntrusted(path string, raw map[string]any, ix keyIndex) []HeldKey {
+// holdUntrusted removes from raw, the project file's table (data its
+// text), the settings an untrusted project may not make, unless the person
+// trusted exactly these values for this workspace; it returns what it
+// removed, or the mistakes in the file.
+func (m *merger) holdUntrusted(path string, data []byte, raw map[string]any, ix keyIndex) ([]HeldKey, []error) {
 	held := widening(raw)
 	if len(held) == 0 {
-		return nil
+		return nil, nil
 	}
 	ws, _ := filepath.Abs(filepath.Dir(path))
 	sum := digest(held)
 	if readProjectTrust(m.home)[ws] == sum {
-		return nil
+		// Applied, so decoded (and checked) with the rest of the file.
+		return nil, nil
+	}
+	// What is held is still checked, so a mistake in it is reported with
+	// its place as anywhere else; only here, where the caller's decode
+	// will not see it, so a trusted project's file is decoded once.
+	if errs := newMerger(m.env).mergeFile(path, data); len(errs) > 0 {
+		return nil, errs
 	}
 	m.heldDigest = sum
 	out := make([]HeldKey, 0, len(held))
@@ -139,7 +147,7 @@ func (m *merger) holdUntrusted(path string, raw map[string]any, ix keyIndex) []H
 	}
 	// In the file's order, as a person reads it.
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Line < out[j].Line })
-	return out
+	return out, nil
 }
 
 // heldLine is the line of a held key; a table array's is its first entry's.
