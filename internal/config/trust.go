@@ -103,12 +103,8 @@ func digest(held []heldSetting) string {
 type trustRecords map[string]string // workspace -> digest
 
 func readProjectTrust(home string) trustRecords {
-	b, err := os.ReadFile(filepath.Join(home, ProjectTrustFile))
-	if err != nil {
-		return trustRecords{}
-	}
 	var t trustRecords
-	if json.Unmarshal(b, &t) != nil || t == nil {
+	if store.ReadJSON(filepath.Join(home, ProjectTrustFile), &t) != nil || t == nil {
 		return trustRecords{}
 	}
 	return t
@@ -253,14 +249,7 @@ func projectHeld(path string) ([]heldSetting, []byte, error) {
 }
 
 func writeProjectTrust(home string, t trustRecords) error {
-	if err := os.MkdirAll(home, 0o700); err != nil {
-		return fmt.Errorf("trust: %w", err)
-	}
-	b, err := json.MarshalIndent(t, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := store.WriteFileAtomic(filepath.Join(home, ProjectTrustFile), append(b, '\n'), 0o600); err != nil {
+	if err := store.WriteJSON(filepath.Join(home, ProjectTrustFile), t); err != nil {
 		return fmt.Errorf("trust: %w", err)
 	}
 	return nil

@@ -3,11 +3,7 @@ package hooks
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -49,16 +45,9 @@ func workspaceKey(workspace string) string {
 }
 
 func readTrust(home string) (trustRecords, error) {
-	data, err := os.ReadFile(filepath.Join(home, TrustFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		return trustRecords{}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
 	recs := trustRecords{}
-	if err := json.Unmarshal(data, &recs); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(home, TrustFile), err)
+	if err := store.ReadJSON(filepath.Join(home, TrustFile), &recs); err != nil {
+		return nil, err
 	}
 	return recs, nil
 }
@@ -78,14 +67,7 @@ func RememberTrust(home, workspace string, hooks []Hook) error {
 		recs = trustRecords{}
 	}
 	recs[workspaceKey(workspace)] = Fingerprint(hooks)
-	data, err := json.MarshalIndent(recs, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(home, 0o700); err != nil {
-		return fmt.Errorf("hooks: remember trust: %w", err)
-	}
-	if err := store.WriteFileAtomic(filepath.Join(home, TrustFile), append(data, '\n'), 0o600); err != nil {
+	if err := store.WriteJSON(filepath.Join(home, TrustFile), recs); err != nil {
 		return fmt.Errorf("hooks: remember trust: %w", err)
 	}
 	return nil

@@ -1,11 +1,7 @@
 package mcp
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/reasonix/reasonix/internal/store"
@@ -32,15 +28,8 @@ func OpenTrust(home string) *Trust { return &Trust{path: filepath.Join(home, Tru
 
 func (t *Trust) read() (trustData, error) {
 	var d trustData
-	b, err := os.ReadFile(t.path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return trustData{Projects: map[string]map[string]string{}}, nil
-	}
-	if err != nil {
+	if err := store.ReadJSON(t.path, &d); err != nil {
 		return d, fmt.Errorf("mcp trust: %w", err)
-	}
-	if err := json.Unmarshal(b, &d); err != nil {
-		return d, fmt.Errorf("mcp trust: %s: %w", t.path, err)
 	}
 	if d.Projects == nil {
 		d.Projects = map[string]map[string]string{}
@@ -68,12 +57,8 @@ func (t *Trust) Approve(project string, c Config) error {
 		d.Projects[project] = map[string]string{}
 	}
 	d.Projects[project][c.Name] = c.Hash()
-	b, err := json.MarshalIndent(d, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(t.path), 0o700); err != nil {
+	if err := store.WriteJSON(t.path, d); err != nil {
 		return fmt.Errorf("mcp trust: %w", err)
 	}
-	return store.WriteFileAtomic(t.path, append(b, '\n'), 0o600)
+	return nil
 }
