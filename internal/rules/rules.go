@@ -657,22 +657,9 @@ func (l *loader) environment(gitRoot string) Part {
 // Branch reads the checked-out branch from the repository's HEAD without
 // running git: "main", "detached at 1a2b3c4", or "" when unknown.
 func Branch(gitRoot string) string {
-	gitDir := filepath.Join(gitRoot, ".git")
-	if st, err := os.Stat(gitDir); err == nil && !st.IsDir() {
-		// A worktree or submodule: .git is a file "gitdir: <path>".
-		data, err := os.ReadFile(gitDir)
-		if err != nil {
-			return ""
-		}
-		d, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:")
-		if !ok {
-			return ""
-		}
-		d = strings.TrimSpace(d)
-		if !filepath.IsAbs(d) {
-			d = filepath.Join(gitRoot, d)
-		}
-		gitDir = d
+	gitDir, ok := gitDirOf(gitRoot)
+	if !ok {
+		return ""
 	}
 	data, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
 	if err != nil {
@@ -687,6 +674,31 @@ func Branch(gitRoot string) string {
 		return "detached at " + head[:7]
 	}
 	return ""
+}
+
+// gitDirOf is the git directory of the repository whose top is root:
+// root/.git, or for a worktree or submodule (whose .git is a file
+// "gitdir: <path>") that path. ok is false when such a file cannot be
+// read or names none. Only a regular file is read (a link to one is
+// followed, as git does): a FIFO would block the read.
+func gitDirOf(root string) (gitDir string, ok bool) {
+	gitDir = filepath.Join(root, ".git")
+	if st, err := os.Stat(gitDir); err == nil && st.Mode().IsRegular() {
+		data, err := os.ReadFile(gitDir)
+		if err != nil {
+			return "", false
+		}
+		d, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:")
+		if !ok {
+			return "", false
+		}
+		d = strings.TrimSpace(d)
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(root, d)
+		}
+		gitDir = d
+	}
+	return gitDir, true
 }
 
 // status summarises `git status --porcelain`, bounded by a timeout; ok is
@@ -735,17 +747,9 @@ func statusCommand(ctx context.Context, gitRoot string) *exec.Cmd {
 // folder (an archive, a shared copy) is not. Its config is looked for
 // where a worktree's .git file points too, and in the common directory.
 func namesPrograms(root string) bool {
-	gitDir := filepath.Join(root, ".git")
-	if fi, err := os.Lstat(gitDir); err == nil && fi.Mode().IsRegular() {
-		b, err := os.ReadFile(gitDir)
-		d, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
-		if err != nil || !ok {
-			return false
-		}
-		gitDir = strings.TrimSpace(d)
-		if !filepath.IsAbs(gitDir) {
-			gitDir = filepath.Join(root, gitDir)
-		}
+	gitDir, ok := gitDirOf(root)
+	if !ok {
+		return false
 	}
 	configs := []string{filepath.Join(gitDir, "config")}
 	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
