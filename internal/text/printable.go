@@ -12,9 +12,9 @@ import (
 // as U+FFFD, and the bidirectional overrides and isolates (which reorder
 // what a line appears to say) and the line and paragraph separators
 // U+2028 and U+2029 (which break it) as <U+202E> and the like. What a
-// model, a
-// tool or a server wrote then cannot move the cursor, retitle the window,
-// set the clipboard (OSC 52) or overwrite a command shown for approval.
+// model, a tool or a server wrote then cannot move the cursor, retitle
+// the window, set the clipboard (OSC 52) or overwrite a command shown
+// for approval.
 // A character split across writes is held until its end arrives.
 func Printable(w io.Writer) io.Writer { return &printable{w: w} }
 
@@ -54,9 +54,9 @@ func (p *printable) Write(b []byte) (int, error) {
 // Visible is s as Printable writes it: control characters other than tab
 // and newline in caret notation, C1 controls as U+FFFD, the bidirectional
 // overrides and isolates and U+2028 and U+2029 as <U+202E> and the like.
-// It is for text shown
-// by a program that draws the screen itself (the TUI), where such a
-// character would break a line, vanish or reorder what a person reads.
+// It is for text shown by a program that draws the screen itself (the
+// TUI), where such a character would break a line, vanish or reorder
+// what a person reads.
 func Visible(s string) string {
 	if clean(s) {
 		return s
