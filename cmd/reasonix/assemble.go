@@ -321,10 +321,12 @@ func assemble(o assembleOptions) (*app, error) {
 	// folders mounted read-only.
 	mainProtected := permission.ProtectedWrites(denyRules, guard.Workspace())
 	sbOpts.Protect = []*permission.Hidden{mainProtected}
+	// An API key Reasonix read from the workspace's .env: commands start
+	// with a copy of that file without the key's line.
+	sbOpts.Redact = dotEnvKeys(loaded, pcfgs)
 	// The D-Bus session bus leads to the Secret Service: commands that
 	// may make unix sockets start with it hidden (the process's own
 	// environment, not the project's .env, says where it is).
-	sbOpts.Redact = dotEnvKeys(loaded, pcfgs)
 	sbOpts.Bus = permission.FindSessionBus(os.Getenv, os.Getuid())
 	sbOpts.KeysOnBus = func() bool { return credentials.Open(loaded.Home, cfg.CredentialsStore).InOSStore() }
 	if cfg.Sandbox.Bash != "off" {

@@ -37,8 +37,6 @@ type Orphans struct {
 	base   int
 	closed bool
 	sweeps sync.WaitGroup
-	// killed counts the leftovers ended, for tests and the notice.
-	killed int
 	// notify, when set, is told of each sweep that ended leftovers.
 	notify func(n int)
 }
@@ -117,7 +115,6 @@ func (o *Orphans) Sweep() int {
 		return 0
 	}
 	n := sweep(o.known, o.base)
-	o.killed += n
 	if n > 0 && o.notify != nil {
 		o.notify(n)
 	}
