@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -134,9 +135,12 @@ func (g *Gate) ControlGuard() *ControlGuard {
 	return cg
 }
 
-func (cg *ControlGuard) roots() []ctlRoot {
+// roots are the watched paths, less the hooks folder core.hooksPath may
+// add, which goes at hooksAt (hooksRoot: the scan has read .git/config by
+// then).
+func (cg *ControlGuard) roots() (r []ctlRoot, hooksAt int) {
 	ws := func(rel string) string { return filepath.Join(cg.ws, filepath.FromSlash(rel)) }
-	r := []ctlRoot{
+	r = []ctlRoot{
 		{path: ws("reasonix.toml")},
 		{path: ws(".mcp.json")},
 		{path: ws(".reasonix"), exclude: stateNames},
@@ -150,12 +154,7 @@ func (cg *ControlGuard) roots() []ctlRoot {
 	for _, rc := range []string{".gitconfig", ".bashrc", ".bash_profile", ".zshrc", ".zprofile", ".profile"} {
 		r = append(r, ctlRoot{path: ws(rc)})
 	}
-	// A hooks folder core.hooksPath puts in the tree is .git/hooks too.
-	if b, err := os.ReadFile(ws(".git/config")); err == nil {
-		if h := hooksPath(cg.ws, b); h != "" && !samePath(h, ws(".git/hooks")) {
-			r = append(r, ctlRoot{path: h})
-		}
-	}
+	hooksAt = len(r)
 	if cg.homeRoots() {
 		r = append(r,
 			ctlRoot{path: filepath.Join(cg.home, "config.toml")},
@@ -164,7 +163,33 @@ func (cg *ControlGuard) roots() []ctlRoot {
 			ctlRoot{path: filepath.Join(cg.home, "memory")},
 		)
 	}
-	return r
+	return r, hooksAt
+}
+
+// hooksRoot is the hooks folder core.hooksPath puts in the tree, which is
+// .git/hooks too, or "" when there is none or it is .git/hooks itself.
+// config is the scan's entry for .git/config: its kept copy is the
+// file's content (read by that scan, or reused when unchanged), so the
+// file is read here only when no copy was kept. Both folders are compared
+// by what they are (two stats), not by resolving each path's components.
+func (cg *ControlGuard) hooksRoot(config ctlEntry) string {
+	b := config.content
+	if !config.kept {
+		var err error
+		if b, err = os.ReadFile(filepath.Join(cg.ws, ".git", "config")); err != nil {
+			return ""
+		}
+	}
+	h := hooksPath(cg.ws, b)
+	if h == "" {
+		return ""
+	}
+	if a, err := os.Stat(h); err == nil {
+		if g, err := os.Stat(filepath.Join(cg.ws, ".git", "hooks")); err == nil && os.SameFile(a, g) {
+			return ""
+		}
+	}
+	return h
 }
 
 func samePath(a, b string) bool {
@@ -239,7 +264,19 @@ func (cg *ControlGuard) scan() *ctlSnap {
 		out.files[path] = e
 	}
 	n := 0
-	for _, r := range cg.roots() {
+	roots, hooksAt := cg.roots()
+	gitConfig := filepath.Join(cg.ws, ".git", "config")
+	for i := 0; i <= len(roots); i++ {
+		if i == hooksAt {
+			if h := cg.hooksRoot(out.files[gitConfig]); h != "" {
+				roots = slices.Insert(roots, i, ctlRoot{path: h})
+			}
+			hooksAt = -1
+		}
+		if i == len(roots) {
+			break
+		}
+		r := roots[i]
 		fi, err := os.Lstat(r.path)
 		if err != nil {
 			continue
