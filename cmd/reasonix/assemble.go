@@ -475,12 +475,15 @@ func assemble(o assembleOptions) (*app, error) {
 	if o.flags.maxSteps > 0 {
 		maxSteps = o.flags.maxSteps
 	}
-	system, err := systemPrompt(cfg, loaded, rulesReadDenied(guard, gate.Policy()))
+	// What the person's deny lists keep from the model, for the system
+	// prompt file and the rules files alike.
+	readDenied := rulesReadDenied(guard, gate.Policy())
+	system, err := systemPrompt(cfg, loaded, readDenied)
 	if err != nil {
 		return nil, err
 	}
 	ropts := rulesOptions(loaded, workspace, wd, userHome)
-	ropts.Denied = rulesReadDenied(guard, gate.Policy())
+	ropts.Denied = readDenied
 	ropts.Status = gitStatus
 	loadRules := a.startRules(ropts, sink)
 	rulesText := sync.OnceValue(func() string { return loadRules().Text() })
