@@ -437,8 +437,23 @@ func (s *Set) directories(workspace, userHome string) (dirs, ignored []string) {
 // the repository, so the caller applies it only once the person trusted
 // the project.
 func (s *Set) ProjectLoosens() bool {
+	f := s.modeFile()
+	return f != nil && f.Scope != User && f.DefaultMode == "acceptEdits"
+}
+
+// Mode is the defaultMode the files ask for (the last file that sets one
+// and is allowed to), or "".
+func (s *Set) Mode() string {
+	if f := s.modeFile(); f != nil {
+		return f.DefaultMode
+	}
+	return ""
+}
+
+// modeFile is the file whose defaultMode applies (see Mode), or nil.
+func (s *Set) modeFile() *File {
 	if s == nil {
-		return false
+		return nil
 	}
 	var from *File
 	for _, f := range s.Files {
@@ -446,22 +461,7 @@ func (s *Set) ProjectLoosens() bool {
 			from = f
 		}
 	}
-	return from != nil && from.Scope != User && from.DefaultMode == "acceptEdits"
-}
-
-// Mode is the defaultMode the files ask for (the last file that sets one
-// and is allowed to), or "".
-func (s *Set) Mode() string {
-	if s == nil {
-		return ""
-	}
-	mode := ""
-	for _, f := range s.Files {
-		if f.DefaultMode != "" && f.DefaultModeIgnored == "" {
-			mode = f.DefaultMode
-		}
-	}
-	return mode
+	return from
 }
 
 // Hooks are the hooks of every file, in reading order.
