@@ -47,6 +47,8 @@ func Load(opts LoadOptions) (*Set, []string) {
 	if opts.Workspace != "" {
 		dirs = append(dirs, filepath.Join(opts.Workspace, ".reasonix", "agents"), filepath.Join(opts.Workspace, ".claude", "agents"))
 	}
+	// The first dirs come with the repository.
+	projectDirs := len(dirs)
 	if opts.Home != "" {
 		dirs = append(dirs, filepath.Join(opts.Home, "agents"))
 	}
@@ -55,10 +57,6 @@ func Load(opts LoadOptions) (*Set, []string) {
 	}
 	seenDir := map[string]bool{}
 	fromFile := map[string]bool{}
-	projectDirs := 0
-	if opts.Workspace != "" {
-		projectDirs = 2
-	}
 	for i, dir := range dirs {
 		dir = filepath.Clean(dir)
 		if seenDir[dir] {
