@@ -28,12 +28,17 @@ var workspaceControl = []string{
 	".git/hooks/",
 	".git/config",
 	".reasonix/memory/",
-	// What other programs run on their own later: an editor opening the
-	// folder (tasks, interpreter and terminal settings), git (submodule
-	// URLs, and a home directory's own config and shell startup files
-	// when the workspace is a home directory).
-	".vscode/",
+}
+
+// otherPrograms are workspace-relative control files too, of what other
+// programs run on their own later: git (submodule URLs, and a home
+// directory's own config and shell startup files when the workspace is a
+// home directory) and an editor opening the folder (tasks, interpreter
+// and terminal settings). The control guard watches each of them as it
+// is listed here.
+var otherPrograms = []string{
 	".gitmodules",
+	".vscode/",
 	".gitconfig",
 	".bashrc",
 	".bash_profile",
@@ -64,7 +69,7 @@ func (p Policy) controlFile(path string) (string, bool) {
 		abs = filepath.Join(p.workspace(), abs)
 	}
 	abs = filepath.Clean(abs)
-	if hit := underAny(abs, p.workspace(), workspaceControl); hit != "" {
+	if hit := underAny(abs, p.workspace(), workspaceControl, otherPrograms); hit != "" {
 		return hit, true
 	}
 	if p.Home != "" {
@@ -75,7 +80,9 @@ func (p Policy) controlFile(path string) (string, bool) {
 	return "", false
 }
 
-func underAny(abs, root string, entries []string) string {
+// underAny is abs relative to root, lower-cased, when it is one of the
+// entries of lists (a trailing slash covers a directory), "" otherwise.
+func underAny(abs, root string, lists ...[]string) string {
 	if root == "" {
 		return ""
 	}
@@ -84,13 +91,15 @@ func underAny(abs, root string, entries []string) string {
 		return ""
 	}
 	rel = strings.ToLower(filepath.ToSlash(rel))
-	for _, e := range entries {
-		if dir := strings.TrimSuffix(e, "/"); dir != e {
-			if rel == dir || strings.HasPrefix(rel, e) {
+	for _, entries := range lists {
+		for _, e := range entries {
+			if dir := strings.TrimSuffix(e, "/"); dir != e {
+				if rel == dir || strings.HasPrefix(rel, e) {
+					return rel
+				}
+			} else if rel == e {
 				return rel
 			}
-		} else if rel == e {
-			return rel
 		}
 	}
 	return ""

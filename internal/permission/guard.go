@@ -148,11 +148,9 @@ func (cg *ControlGuard) roots() (r []ctlRoot, hooksAt int) {
 		{path: ws(".agents/skills")},
 		{path: ws(".git/hooks")},
 		{path: ws(".git/config")},
-		{path: ws(".gitmodules")},
-		{path: ws(".vscode")},
 	}
-	for _, rc := range []string{".gitconfig", ".bashrc", ".bash_profile", ".zshrc", ".zprofile", ".profile"} {
-		r = append(r, ctlRoot{path: ws(rc)})
+	for _, e := range otherPrograms {
+		r = append(r, ctlRoot{path: ws(strings.TrimSuffix(e, "/"))})
 	}
 	hooksAt = len(r)
 	if cg.homeRoots() {
