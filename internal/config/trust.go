@@ -177,7 +177,11 @@ func trustProject(home, workspace, shown string) ([]HeldKey, error) {
 		return nil, err
 	}
 	path := filepath.Join(ws, ProjectFile)
-	held, raw, err := projectHeld(path)
+	// Expanded as Load expands it, the workspace's .env behind the
+	// environment, so the digest is that of the values Load holds (a
+	// mistake in the .env is Load's to report).
+	dot, _, _ := readDotEnv(filepath.Join(ws, DotEnvFile))
+	held, raw, err := projectHeld(path, withDotEnv(os.Getenv, dot))
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +230,7 @@ func UntrustProject(home, workspace string) (bool, error) {
 	return true, writeProjectTrust(home, t)
 }
 
-func projectHeld(path string) ([]heldSetting, []byte, error) {
+func projectHeld(path string, env func(string) string) ([]heldSetting, []byte, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
@@ -234,7 +238,7 @@ func projectHeld(path string) ([]heldSetting, []byte, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("trust: %w", err)
 	}
-	m := newMerger(os.Getenv)
+	m := newMerger(env)
 	if errs := m.mergeFile(path, data); len(errs) > 0 {
 		return nil, nil, errors.Join(errs...)
 	}
@@ -242,7 +246,7 @@ func projectHeld(path string) ([]heldSetting, []byte, error) {
 	if err := toml.Unmarshal(data, &raw); err != nil {
 		return nil, nil, err
 	}
-	expandTree(raw, os.Getenv)
+	expandTree(raw, env)
 	held := widening(raw)
 	sort.Slice(held, func(i, j int) bool { return held[i].key < held[j].key })
 	return held, data, nil

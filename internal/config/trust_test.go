@@ -116,3 +116,36 @@ func TestTrustProjectAsShown(t *testing.T) {
 		t.Fatalf("as shown: %v", err)
 	}
 }
+
+// A held value that names a variable of the workspace's .env is trusted
+// as Load expands it: `reasonix trust` reads the .env as Load does, or
+// the project would stay held however often it was trusted.
+func TestTrustProjectExpandsWithDotEnv(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	t.Setenv("RX_TRUST_TEST_URL", "")
+	write := func(p, s string) {
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(ws, ProjectFile), "[[providers]]\nname = \"p\"\nbase_url = \"${RX_TRUST_TEST_URL}\"\nmodel = \"m\"\n")
+	write(filepath.Join(ws, DotEnvFile), "RX_TRUST_TEST_URL=http://p.example/v1\n")
+	load := func() *Loaded {
+		t.Helper()
+		l, err := Load(Options{Workspace: ws, Home: home})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	l := load()
+	if len(l.Held) != 1 {
+		t.Fatalf("held %v; want the providers", l.Held)
+	}
+	if _, err := TrustProjectAsShown(home, ws, l.HeldDigest); err != nil {
+		t.Fatalf("trusting what Load showed: %v", err)
+	}
+	if l := load(); len(l.Held) != 0 || len(l.Config.Providers) != 1 || l.Config.Providers[0].BaseURL != "http://p.example/v1" {
+		t.Fatalf("after trust: held %v, providers %+v", l.Held, l.Config.Providers)
+	}
+}
