@@ -212,7 +212,11 @@ func (c *Coordinator) executePlan(ctx context.Context, plan Plan, id string, res
 		if home == "" {
 			home = c.rt.StateDir
 		}
-		g, why, err := openGitTree(ctx, c.rt.Workspace, home, runID)
+		var secrets *tools.Secrets
+		if c.rt.Env != nil {
+			secrets = c.rt.Env.Secrets
+		}
+		g, why, err := openGitTree(ctx, c.rt.Workspace, home, runID, secrets)
 		if err != nil {
 			return Result{}, fmt.Errorf("plan worktrees: %w", err)
 		}

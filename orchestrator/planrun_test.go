@@ -584,3 +584,9 @@ func TestPlanWorktreeGitProcessesPerStep(t *testing.T) {
 		t.Errorf("a one-step plan ran %d git processes, want at most 16", one)
 	}
 }
+
+// runGit runs git in dir with the whole environment, for tests that
+// look at a repository.
+func runGit(ctx context.Context, dir string, stdin []byte, args ...string) (string, error) {
+	return (&gitTree{environ: os.Environ()}).git(ctx, dir, stdin, args...)
+}

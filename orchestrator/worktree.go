@@ -14,6 +14,7 @@ import (
 
 	"github.com/reasonix/reasonix/internal/lazy"
 	"github.com/reasonix/reasonix/internal/text"
+	"github.com/reasonix/reasonix/tools"
 )
 
 // Plan isolation modes (agent.plan_isolation).
@@ -53,6 +54,12 @@ type gitTree struct {
 	// repository reads ("worktrees/<its id in git>/HEAD"): the step's
 	// commit, merged by that name, so a step needs no branch.
 	heads map[string]string
+	// environ is the environment every git process gets (os.Environ
+	// form): Reasonix's own, less the run's secrets. The repository's
+	// configuration can name programs git runs (filters, diff and merge
+	// drivers, core.sshCommand, credential helpers), and those must not
+	// see the provider keys.
+	environ []string
 }
 
 // gitEnv makes git's output stable and its commits independent of the
@@ -60,13 +67,13 @@ type gitTree struct {
 var gitEnv = []string{"LC_ALL=C", "GIT_TERMINAL_PROMPT=0", "GIT_AUTHOR_NAME=Reasonix", "GIT_AUTHOR_EMAIL=reasonix@localhost",
 	"GIT_COMMITTER_NAME=Reasonix", "GIT_COMMITTER_EMAIL=reasonix@localhost"}
 
-// runGit runs git in dir and returns its standard output.
-func runGit(ctx context.Context, dir string, stdin []byte, args ...string) (string, error) {
-	return runGitEnv(ctx, dir, nil, stdin, args...)
+// git runs git in dir and returns its standard output.
+func (g *gitTree) git(ctx context.Context, dir string, stdin []byte, args ...string) (string, error) {
+	return g.gitEnv(ctx, dir, nil, stdin, args...)
 }
 
-// runGitEnv is runGit with more environment variables.
-func runGitEnv(ctx context.Context, dir string, env []string, stdin []byte, args ...string) (string, error) {
+// gitEnv is git with more environment variables.
+func (g *gitTree) gitEnv(ctx context.Context, dir string, env []string, stdin []byte, args ...string) (string, error) {
 	// No hooks, no file-system monitor program, no signing, and no
 	// automatic maintenance: commit and merge would otherwise start `git
 	// maintenance run --auto` (gc --auto before git 2.29) as one more
@@ -74,7 +81,7 @@ func runGitEnv(ctx context.Context, dir string, env []string, stdin []byte, args
 	full := append([]string{"-C", dir, "-c", "core.hooksPath=" + os.DevNull, "-c", "core.fsmonitor=false", "-c", "commit.gpgsign=false",
 		"-c", "maintenance.auto=false", "-c", "gc.auto=0"}, args...)
 	cmd := exec.CommandContext(ctx, "git", full...)
-	cmd.Env = append(append(os.Environ(), gitEnv...), env...)
+	cmd.Env = append(append(slices.Clip(g.environ), gitEnv...), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if stdin != nil {
@@ -103,17 +110,19 @@ func refName(id string) string {
 
 // openGitTree prepares the git side of a run in workspace, or returns
 // nil and the reason when the workspace cannot use worktrees (not a
-// repository, no commit yet, no git binary).
-func openGitTree(ctx context.Context, workspace, home, run string) (*gitTree, string, error) {
+// repository, no commit yet, no git binary). Git runs without the
+// variables and values secrets withholds.
+func openGitTree(ctx context.Context, workspace, home, run string, secrets *tools.Secrets) (*gitTree, string, error) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, "git is not installed", nil
 	}
+	g := &gitTree{environ: secrets.Environ(os.Environ())}
 	// One process for the top level, HEAD and HEAD's tree; only when it
 	// fails is git asked again, to say why.
-	out, err := runGit(ctx, workspace, nil, "rev-parse", "--show-toplevel", "HEAD", "HEAD^{tree}")
+	out, err := g.git(ctx, workspace, nil, "rev-parse", "--show-toplevel", "HEAD", "HEAD^{tree}")
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	if err != nil || len(lines) != 3 {
-		if _, err := runGit(ctx, workspace, nil, "rev-parse", "--show-toplevel"); err != nil {
+		if _, err := g.git(ctx, workspace, nil, "rev-parse", "--show-toplevel"); err != nil {
 			return nil, "the workspace is not in a git repository", nil
 		}
 		return nil, "the repository has no commit yet", nil
@@ -133,12 +142,12 @@ func openGitTree(ctx context.Context, workspace, home, run string) (*gitTree, st
 	if sub == "." {
 		sub = ""
 	}
-	g := &gitTree{top: top, sub: sub, dir: filepath.Join(home, "worktrees", refName(run)), run: "reasonix/" + refName(run)}
+	g.top, g.sub, g.dir, g.run = top, sub, filepath.Join(home, "worktrees", refName(run)), "reasonix/"+refName(run)
 	g.cleanup(ctx)
 	if err := os.MkdirAll(g.dir, 0o755); err != nil {
 		return nil, "", fmt.Errorf("worktrees: %w", err)
 	}
-	base, err := workspaceCommit(ctx, top, head, headTree, filepath.Join(g.dir, "base.index"))
+	base, err := g.workspaceCommit(ctx, head, headTree, filepath.Join(g.dir, "base.index"))
 	if err != nil {
 		return nil, "", err
 	}
@@ -146,7 +155,7 @@ func openGitTree(ctx context.Context, workspace, home, run string) (*gitTree, st
 	// -f: a folder of this path deleted by a crash before git's record
 	// of it was pruned does not block the run (-b still refuses a branch
 	// that exists).
-	if _, err := runGit(ctx, top, nil, "worktree", "add", "-q", "-f", "-b", g.run+"/merged", g.merge, base); err != nil {
+	if _, err := g.git(ctx, top, nil, "worktree", "add", "-q", "-f", "-b", g.run+"/merged", g.merge, base); err != nil {
 		return nil, "", err
 	}
 	g.at = base
@@ -164,10 +173,11 @@ const maxUntracked = 8 << 20
 // it. It goes through its own index file: the person's index, stash
 // and branches are not touched. head is HEAD's commit and headTree its
 // tree; it returns head when nothing differs.
-func workspaceCommit(ctx context.Context, top, head, headTree, index string) (string, error) {
+func (g *gitTree) workspaceCommit(ctx context.Context, head, headTree, index string) (string, error) {
 	defer os.Remove(index)
+	top := g.top
 	git := func(stdin []byte, args ...string) (string, error) {
-		return runGitEnv(ctx, top, []string{"GIT_INDEX_FILE=" + index}, stdin, args...)
+		return g.gitEnv(ctx, top, []string{"GIT_INDEX_FILE=" + index}, stdin, args...)
 	}
 	if _, err := git(nil, "read-tree", "HEAD"); err != nil {
 		return "", err
@@ -224,7 +234,7 @@ func (g *gitTree) cleanup(ctx context.Context) {
 func (g *gitTree) removeExcept(ctx context.Context, keep []string) {
 	_, err := os.Lstat(g.dir)
 	folders := err == nil
-	refs, _ := runGit(ctx, g.top, nil, "for-each-ref", "--format=%(refname:short)", "refs/heads/"+g.run+"/")
+	refs, _ := g.git(ctx, g.top, nil, "for-each-ref", "--format=%(refname:short)", "refs/heads/"+g.run+"/")
 	var drop []string
 	for _, r := range strings.Fields(refs) {
 		kept := false
@@ -241,10 +251,10 @@ func (g *gitTree) removeExcept(ctx context.Context, keep []string) {
 	if folders || len(refs) > 0 {
 		// Before the branches: git will not delete a branch a worktree
 		// it still records has checked out.
-		_, _ = runGit(ctx, g.top, nil, "worktree", "prune")
+		_, _ = g.git(ctx, g.top, nil, "worktree", "prune")
 	}
 	if len(drop) > 0 {
-		_, _ = runGit(ctx, g.top, nil, append([]string{"branch", "-D"}, drop...)...)
+		_, _ = g.git(ctx, g.top, nil, append([]string{"branch", "-D"}, drop...)...)
 	}
 }
 
@@ -266,7 +276,7 @@ func (g *gitTree) add(ctx context.Context, id string) (wt, start string, err err
 	// earlier run of the plan left.
 	start = g.at
 	wt = filepath.Join(g.dir, refName(id))
-	if _, err := runGit(ctx, g.top, nil, "worktree", "add", "-q", "--detach", wt, start); err != nil {
+	if _, err := g.git(ctx, g.top, nil, "worktree", "add", "-q", "--detach", wt, start); err != nil {
 		return "", "", err
 	}
 	// git names the worktree after its folder unless that name is taken
@@ -288,10 +298,10 @@ func (g *gitTree) add(ctx context.Context, id string) (wt, start string, err err
 // commit even when nothing changed (an empty one), so no process is spent
 // asking first, and it concludes a resolved merge.
 func (g *gitTree) commit(ctx context.Context, wt, msg string) error {
-	if _, err := runGit(ctx, wt, nil, "add", "-A"); err != nil {
+	if _, err := g.git(ctx, wt, nil, "add", "-A"); err != nil {
 		return err
 	}
-	_, err := runGit(ctx, wt, nil, "commit", "-q", "--no-verify", "--allow-empty", "-m", msg)
+	_, err := g.git(ctx, wt, nil, "commit", "-q", "--no-verify", "--allow-empty", "-m", msg)
 	return err
 }
 
@@ -324,9 +334,9 @@ func (e *errConflict) Error() string {
 // diff), else from one more diff.
 func (g *gitTree) land(ctx context.Context, id, title, start string) (changes, error) {
 	before := g.at
-	if _, err := runGit(ctx, g.merge, nil, "merge", "-q", "--no-ff", "--no-edit", "-m", "merge "+id+": "+title, g.ref(id)); err != nil {
-		out, _ := runGit(ctx, g.merge, nil, "diff", "--name-only", "--diff-filter=U")
-		_, _ = runGit(ctx, g.merge, nil, "merge", "--abort")
+	if _, err := g.git(ctx, g.merge, nil, "merge", "-q", "--no-ff", "--no-edit", "-m", "merge "+id+": "+title, g.ref(id)); err != nil {
+		out, _ := g.git(ctx, g.merge, nil, "diff", "--name-only", "--diff-filter=U")
+		_, _ = g.git(ctx, g.merge, nil, "merge", "--abort")
 		if files := strings.Fields(out); len(files) > 0 {
 			ch, derr := g.stepChanges(ctx, id, start)
 			if derr != nil {
@@ -338,7 +348,7 @@ func (g *gitTree) land(ctx context.Context, id, title, start string) (changes, e
 	}
 	// The new head and what the merge changed (against its first parent,
 	// the head before), binary files included, in one process.
-	out, err := runGit(ctx, g.merge, nil, append([]string{"log", "-1", "-m", "--first-parent", "--no-show-signature",
+	out, err := g.git(ctx, g.merge, nil, append([]string{"log", "-1", "-m", "--first-parent", "--no-show-signature",
 		"--format=%H", "--binary"}, append(diffArgs, "HEAD")...)...)
 	if err != nil {
 		return changes{}, err
@@ -363,7 +373,7 @@ func (g *gitTree) land(ctx context.Context, id, title, start string) (changes, e
 	if strings.TrimSpace(patch) == "" {
 		return ch, nil
 	}
-	if _, err := runGit(ctx, g.top, []byte(patch), "apply", "--whitespace=nowarn", "-"); err != nil {
+	if _, err := g.git(ctx, g.top, []byte(patch), "apply", "--whitespace=nowarn", "-"); err != nil {
 		g.keepMerged()
 		return ch, fmt.Errorf("apply step %s to the workspace (was it edited meanwhile?): %w", id, err)
 	}
@@ -376,7 +386,7 @@ func (g *gitTree) stepChanges(ctx context.Context, id, start string) (changes, e
 	if start == "" {
 		return changes{}, nil
 	}
-	out, err := runGit(ctx, g.top, nil, append([]string{"diff"}, append(diffArgs, start, g.ref(id))...)...)
+	out, err := g.git(ctx, g.top, nil, append([]string{"diff"}, append(diffArgs, start, g.ref(id))...)...)
 	if err != nil {
 		return changes{}, err
 	}
@@ -452,10 +462,10 @@ func (g *gitTree) startResolve(ctx context.Context, id, rid string) (wt, start s
 	if wt, start, err = g.add(ctx, rid); err != nil {
 		return "", "", err
 	}
-	if _, err := runGit(ctx, wt, nil, "merge", "--no-ff", "--no-commit", g.ref(id)); err == nil {
+	if _, err := g.git(ctx, wt, nil, "merge", "--no-ff", "--no-commit", g.ref(id)); err == nil {
 		return wt, start, nil // merged cleanly after all
 	}
-	if _, err := runGit(ctx, wt, nil, "rev-parse", "-q", "--verify", "MERGE_HEAD"); err != nil {
+	if _, err := g.git(ctx, wt, nil, "rev-parse", "-q", "--verify", "MERGE_HEAD"); err != nil {
 		return "", "", fmt.Errorf("prepare the resolution of %s: the merge did not start", id)
 	}
 	return wt, start, nil
@@ -485,7 +495,7 @@ func (g *gitTree) drop(id string) {
 // returns the branch's name.
 func (g *gitTree) keepStep(ctx context.Context, id string) (string, error) {
 	br := g.branch(id)
-	if _, err := runGit(ctx, g.top, nil, "branch", "-f", br, g.ref(id)); err != nil {
+	if _, err := g.git(ctx, g.top, nil, "branch", "-f", br, g.ref(id)); err != nil {
 		return br, err
 	}
 	g.keep(br)
@@ -513,9 +523,9 @@ func (g *gitTree) close(ctx context.Context) {
 	// Cleaning up must happen after Ctrl-C too.
 	ctx = context.WithoutCancel(ctx)
 	_ = os.RemoveAll(g.dir)
-	_, _ = runGit(ctx, g.top, nil, "worktree", "prune")
+	_, _ = g.git(ctx, g.top, nil, "worktree", "prune")
 	if merged := g.run + "/merged"; !slices.Contains(g.kept, merged) {
-		_, _ = runGit(ctx, g.top, nil, "branch", "-D", merged)
+		_, _ = g.git(ctx, g.top, nil, "branch", "-D", merged)
 	}
 }
 

@@ -618,3 +618,54 @@ func TestE2EPlannerAnswersInProse(t *testing.T) {
 		t.Errorf("a whole answer was called partial:\n%s", r.stderr)
 	}
 }
+
+// TestE2EPlanWorktreeGitHasNoKeys: the repository's configuration names
+// a clean filter, a program git runs on file contents when the plan
+// records the workspace and a step's changes; it runs without the
+// provider keys in its environment.
+func TestE2EPlanWorktreeGitHasNoKeys(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX shell filter")
+	}
+	const planKey = "sk-e2e-plan-provider-key-0004"
+	e := newE2E(t, stepWorker("s1", call("write_file", map[string]any{"path": "a.txt", "content": "a\n"}))...)
+	e.env = append(e.env, "RX_E2E_PLAN_KEY="+planKey, "RX_E2E_PLAIN=kept")
+	e.writeUserConfig(`[[providers]]
+name = "main"
+base_url = "` + e.srv.URL() + `"
+api_key_env = "RX_E2E_PLAN_KEY"
+model = "test-model"
+`)
+	e.write("list.txt", "one\n")
+	e.gitInit()
+	dump := filepath.Join(t.TempDir(), "env.txt")
+	script := filepath.Join(t.TempDir(), "filter.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nenv >> '"+dump+"'\necho --- >> '"+dump+"'\ncat\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.git("config", "filter.dump.clean", script)
+	e.write(".gitattributes", "*.txt filter=dump\n")
+	e.write("list.txt", "one\ntwo\n") // an uncommitted change the plan's start records
+	e.savePlan("plan-env", map[string]any{"goal": "g", "steps": []map[string]any{{"id": "s1", "title": "add a", "files": []string{"a.txt"}}}})
+	r := e.run("", "run", "--yolo", "--plan", "plan-env")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if e.read("a.txt") != "a\n" {
+		t.Error("the step's file did not land")
+	}
+	b, err := os.ReadFile(dump)
+	if err != nil {
+		t.Fatalf("git never ran the filter: %v", err)
+	}
+	got := string(b)
+	if !strings.Contains(got, "RX_E2E_PLAIN=kept") || !strings.Contains(got, "PATH=") {
+		t.Errorf("the filter's environment lacks ordinary variables:\n%s", got)
+	}
+	for _, leak := range []string{"RX_E2E_PLAN_KEY", planKey, "REASONIX_API_KEY", "test-key"} {
+		if strings.Contains(got, leak) {
+			t.Errorf("git's filter saw %q:\n%s", leak, got)
+		}
+	}
+}
