@@ -171,7 +171,9 @@ func cmdContext(args []string, io stdio) error {
 	// As sessions are: without the tools a deny rule refuses every call of.
 	reg = reg.Filter(func(t tools.Tool) bool { return !denyPol.Withholds(t.Name()) })
 	text := pre.Text() + languageRules(cfg, os.Getenv)
-	system, err := systemPrompt(cfg, loaded, nil)
+	// The same read check a session applies: a project's reasonix.toml
+	// naming a denied file (an SSH key) is refused, not read.
+	system, err := systemPrompt(cfg, loaded, ropts.Denied)
 	if err != nil {
 		return err
 	}

@@ -138,4 +138,15 @@ func TestE2ESystemPromptFileKeepsTheDenyList(t *testing.T) {
 			t.Fatal("the key reached the provider")
 		}
 	}
+	// `reasonix context` builds the prefix a session would send, so it
+	// keeps the same check: it stops with why instead of reading the key.
+	for _, args := range [][]string{{"context"}, {"context", "--json"}} {
+		c := e.run("", args...)
+		if c.code != 2 || !strings.Contains(c.stderr, "system_prompt_file") || !strings.Contains(c.stderr, "read deny list") {
+			t.Errorf("%v: exit %d\n%s%s", args, c.code, c.stdout, c.stderr)
+		}
+		if strings.Contains(c.stdout+c.stderr, "SSH-KEY-CANARY") {
+			t.Errorf("%v printed the key", args)
+		}
+	}
 }
