@@ -96,6 +96,9 @@ func cmdDoctor(args []string, io stdio) error {
 	} else {
 		fmt.Fprintln(io.out, "config:     none (defaults)")
 	}
+	if loaded.TrustErr != nil {
+		fmt.Fprintf(io.out, "trust:      %s\n", trustFileNotice(loaded.TrustErr))
+	}
 	if len(loaded.Held) > 0 {
 		fmt.Fprintln(io.out, "trust:      NOT APPLIED until you trust this project (read reasonix.toml, then `reasonix trust`):")
 		for _, h := range loaded.Held {
@@ -124,8 +127,12 @@ func cmdDoctor(args []string, io stdio) error {
 	set, setErr := settings.Load(workspaceOf(loaded, wd), userHome)
 	if m := set.Mode(); m != "" && loaded.Sources["permissions.mode"] == config.SourceDefault {
 		mode = m + " (from a Claude Code settings file)"
-		if set.ProjectLoosens() && !config.ProjectTrusted(loaded.Home, workspaceOf(loaded, wd)) {
-			mode = "ask (the project's .claude/settings.json asks for " + m + ", NOT APPLIED until you trust the project: `reasonix trust`)"
+		if set.ProjectLoosens() {
+			if trusted, err := config.ProjectTrusted(loaded.Home, workspaceOf(loaded, wd)); err != nil {
+				mode = "ask (the project's .claude/settings.json asks for " + m + ", NOT APPLIED: " + trustFileNotice(err) + ")"
+			} else if !trusted {
+				mode = "ask (the project's .claude/settings.json asks for " + m + ", NOT APPLIED until you trust the project: `reasonix trust`)"
+			}
 		}
 	}
 	fmt.Fprintf(io.out, "permissions: mode %s, %d allow, %d ask, %d deny rules (with Claude Code settings: %d, %d, %d); dangerous commands always need a person\n",

@@ -184,6 +184,9 @@ func assemble(o assembleOptions) (*app, error) {
 	}
 	// Said here, not before: without a provider the error says it.
 	if len(loaded.Held) > 0 && o.sink != nil {
+		if loaded.TrustErr != nil {
+			o.sink.Publish(events.Event{Type: events.Notice, Text: trustFileNotice(loaded.TrustErr)})
+		}
 		o.sink.Publish(events.Event{Type: events.Notice, Text: heldNotice(loaded.Held)})
 	}
 	ps := &providerSet{cfgs: pcfgs, def: cfg.DefaultModel, built: map[string]providers.Provider{}}
@@ -308,6 +311,7 @@ func assemble(o assembleOptions) (*app, error) {
 	}
 	env.Shell = cfg.Tools.Shell.Path
 	env.Editor = o.editor
+	projectTrusted := projectTrust(loaded, workspace, func(msg string) { sink.Publish(events.Event{Type: events.Notice, Text: msg}) })
 	sbOpts.Notify = func(msg string) { sink.Publish(events.Event{Type: events.Notice, Text: msg}) }
 	// Read deny rules for paths inside the workspace: Landlock cannot
 	// deny them, so commands start with those files hidden.
@@ -346,7 +350,7 @@ func assemble(o assembleOptions) (*app, error) {
 	if m := set.Mode(); m != "" && loaded.Sources["permissions.mode"] == config.SourceDefault {
 		// A Reasonix file that names a mode wins over a settings file; a
 		// project's file loosens the posture only once it is trusted.
-		if set.ProjectLoosens() && !config.ProjectTrusted(loaded.Home, workspace) {
+		if set.ProjectLoosens() && !projectTrusted() {
 			sink.Publish(events.Event{Type: events.Notice, Text: "this project's .claude/settings.json asks for defaultMode " + m +
 				", which a project may set only once you trust it; the run stays in the ask posture. Read it, then run `reasonix trust` in this folder"})
 		} else {
@@ -421,7 +425,7 @@ func assemble(o assembleOptions) (*app, error) {
 
 	// Roles and skills: a few directory reads, no file bodies.
 	roleSet, notices := roles.Load(roles.LoadOptions{Workspace: workspace, Home: loaded.Home, UserHome: userHome,
-		ProjectTrusted: func() bool { return config.ProjectTrusted(loaded.Home, workspace) }})
+		ProjectTrusted: projectTrusted})
 	catalog, skillNotices := skills.Discover(skills.Options{Workspace: workspace, Home: loaded.Home, UserHome: userHome,
 		Paths: cfg.Skills.Paths, Excluded: cfg.Skills.ExcludedPaths, Disabled: cfg.Skills.DisabledSkills})
 	cmdCatalog, cmdNotices := commands.Discover(commands.Options{Workspace: workspace, Home: loaded.Home, UserHome: userHome})

@@ -88,9 +88,11 @@ func cmdChat(ctx context.Context, args []string, io stdio) error {
 // Trusting records it (config.TrustProject, as `reasonix trust` does) and
 // reports true, so the caller loads the configuration again and they apply
 // to this session; "Not now" leaves them held, with the usual notice. A
-// headless run, acp and serve never ask: they only give the notice.
+// headless run, acp and serve never ask: they only give the notice. Nor
+// is a person asked when the trust file does not parse: the answer could
+// not be recorded, and the session's notice names the file.
 func askProjectTrust(ctx context.Context, loaded *config.Loaded, wd string, io stdio) (bool, error) {
-	if len(loaded.Held) == 0 {
+	if len(loaded.Held) == 0 || loaded.TrustErr != nil {
 		return false, nil
 	}
 	settings := make([]tui.TrustSetting, len(loaded.Held))

@@ -153,7 +153,7 @@ func cmdContext(args []string, io stdio) error {
 	pre := rules.Load(ropts)
 	notices := append([]string(nil), pre.Notices...)
 	roleSet, roleNotices := roles.Load(roles.LoadOptions{Workspace: workspace, Home: loaded.Home, UserHome: userHome,
-		ProjectTrusted: func() bool { return config.ProjectTrusted(loaded.Home, workspace) }})
+		ProjectTrusted: projectTrust(loaded, workspace, func(msg string) { notices = append(notices, msg) })})
 	catalog, skillNotices := skills.Discover(skills.Options{Workspace: workspace, Home: loaded.Home, UserHome: userHome,
 		Paths: cfg.Skills.Paths, Excluded: cfg.Skills.ExcludedPaths, Disabled: cfg.Skills.DisabledSkills})
 	notices = append(append(notices, roleNotices...), skillNotices...)

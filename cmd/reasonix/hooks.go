@@ -33,8 +33,18 @@ func allHooks(cfg *config.Config, set *settings.Set) []hooks.Hook {
 func hookRunner(hs []hooks.Hook, workspace, home string, trustFlag bool, approver permission.Approver,
 	secrets *tools.Secrets, sink events.Sink, mode string, powerShell bool) *hooks.Runner {
 	trust := func(ctx context.Context, project []hooks.Hook) bool {
-		if trustFlag || hooks.Trusted(home, workspace, project) {
+		if trustFlag {
 			return true
+		}
+		ok, err := hooks.Trusted(home, workspace, project)
+		if ok {
+			return true
+		}
+		if err != nil {
+			// Nothing recorded counts, and asking would record nothing.
+			sink.Publish(events.Event{Type: events.Notice, Text: fmt.Sprintf(
+				"%d project hook(s) not run: %s; --hooks-trust runs them for this run", len(project), trustFileNotice(err))})
+			return false
 		}
 		if approver == nil {
 			sink.Publish(events.Event{Type: events.Notice, Text: fmt.Sprintf(

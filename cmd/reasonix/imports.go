@@ -243,8 +243,12 @@ func printImports(w io.Writer, workspace, home, userHome string, hs []hooks.Hook
 		}
 	}
 	trust := "trusted"
-	if len(project) > 0 && !hooks.Trusted(home, workspace, project) {
-		trust = "NOT trusted yet: they run after a person trusts them (interactive) or with --hooks-trust"
+	if len(project) > 0 {
+		if ok, err := hooks.Trusted(home, workspace, project); err != nil {
+			trust = "NOT trusted: " + trustFileNotice(err)
+		} else if !ok {
+			trust = "NOT trusted yet: they run after a person trusts them (interactive) or with --hooks-trust"
+		}
 	}
 	fmt.Fprintf(w, "hooks:      %d loaded; project hooks %s\n", len(hs), trust)
 	for _, h := range hs {

@@ -58,13 +58,23 @@ func mcpServers(s mcpSetup) []mcp.Config {
 		}
 	}
 	trust := mcp.OpenTrust(s.loaded.Home)
+	var trustErr error // said once, not for every server
 	out := make([]mcp.Config, 0, len(defs))
 	for _, d := range defs {
 		c := mcp.Config{Name: d.Name, Type: d.Type, Command: d.Command, Args: d.Args, Env: d.Env, Cwd: d.Cwd,
 			URL: d.URL, Headers: d.Headers, Timeout: time.Duration(d.TimeoutMS) * time.Millisecond,
 			Allow: d.Tools.Allow, Deny: d.Tools.Deny, Disabled: !d.On(), Source: d.Source,
 			OAuth: mcp.OAuthClient{ClientID: d.OAuth.ClientID, ClientSecret: d.OAuth.ClientSecret, CallbackPort: d.OAuth.CallbackPort, Scopes: d.OAuth.Scopes}}
-		c.NeedsTrust = d.Project && !s.trustAll && !trust.Trusted(s.workspace, c)
+		if d.Project && !s.trustAll {
+			ok, err := trust.Trusted(s.workspace, c)
+			if err != nil && trustErr == nil {
+				trustErr = err
+				if s.notify != nil {
+					s.notify("MCP: " + trustFileNotice(err))
+				}
+			}
+			c.NeedsTrust = !ok
+		}
 		out = append(out, c)
 	}
 	return out

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"sync"
 
 	"github.com/reasonix/reasonix/internal/config"
 )
@@ -54,4 +55,24 @@ func cmdTrust(args []string, io stdio) error {
 		fmt.Fprintf(io.out, "  %s\n", h)
 	}
 	return nil
+}
+
+// trustFileNotice says that a trust record could not be read (a corrupt
+// file, named with its place by the error) and what follows: the run
+// trusts nothing in it, and nothing is written over it.
+func trustFileNotice(err error) string {
+	return fmt.Sprintf("%v; nothing recorded in it is trusted this run, and it is not rewritten: fix or remove the file", err)
+}
+
+// projectTrust is config.ProjectTrusted for one run: read once, and a
+// trust file that cannot be read is said once through notify (unless
+// config.Load said it already), the project counting as untrusted.
+func projectTrust(loaded *config.Loaded, workspace string, notify func(string)) func() bool {
+	return sync.OnceValue(func() bool {
+		ok, err := config.ProjectTrusted(loaded.Home, workspace)
+		if err != nil && loaded.TrustErr == nil && notify != nil {
+			notify(trustFileNotice(err))
+		}
+		return ok
+	})
 }

@@ -150,3 +150,54 @@ func TestE2ESystemPromptFileKeepsTheDenyList(t *testing.T) {
 		}
 	}
 }
+
+// A corrupt trust store is never read as empty and written back (that
+// would drop every project's trust): `reasonix trust` and `--revoke`
+// refuse, naming the file and where it breaks, and leave its bytes; a run
+// goes on trusting nothing, saying so once, and the project's settings
+// stay held.
+func TestE2ECorruptTrustStoreIsKept(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, scripted.Turn{Text: "done"})
+	e.write("reasonix.toml", "[sandbox]\nnetwork = true\n")
+	e.write(".claude/settings.json", `{"permissions": {"defaultMode": "acceptEdits"}}`)
+	if tr := e.run("", "trust"); tr.code != 0 {
+		t.Fatalf("trust: exit %d\n%s%s", tr.code, tr.stdout, tr.stderr)
+	}
+	store := filepath.Join(e.home, "trusted-projects.json")
+	good, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another project's trust, then a stray comma: one bad byte must not
+	// cost both records.
+	bad := []byte(strings.Replace(string(good), "{\n", "{\n  \"/elsewhere\": \"abc\",,\n", 1))
+	if err := os.WriteFile(store, bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	place := store + ":2:"
+	for _, args := range [][]string{{"trust"}, {"trust", "--revoke"}} {
+		r := e.run("", args...)
+		if r.code == 0 || !strings.Contains(r.stderr, place) || !strings.Contains(r.stderr, "not valid JSON") || !strings.Contains(r.stderr, "left as it is") {
+			t.Errorf("%v: exit %d; want an error naming %s\n%s%s", args, r.code, place, r.stdout, r.stderr)
+		}
+	}
+	r := e.run("", "run", "hi")
+	if r.code != 0 {
+		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
+	}
+	if n := strings.Count(r.stderr, place); n != 1 {
+		t.Errorf("the run named the store %d times; want one notice:\n%s", n, r.stderr)
+	}
+	for _, want := range []string{"nothing recorded in it is trusted", "sandbox.network", "defaultMode acceptEdits, which a project may set only once you trust it"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("run: no %q:\n%s", want, r.stderr)
+		}
+	}
+	if d := e.run("", "doctor"); !strings.Contains(d.stdout, "trust:      "+place) || !strings.Contains(d.stdout, "NOT APPLIED") {
+		t.Errorf("doctor:\n%s", d.stdout)
+	}
+	if got, _ := os.ReadFile(store); string(got) != string(bad) {
+		t.Errorf("the trust store changed:\n%s", got)
+	}
+}

@@ -354,6 +354,10 @@ type Loaded struct {
 	// HeldDigest identifies the held settings' values, for
 	// TrustProjectAsShown.
 	HeldDigest string
+	// TrustErr, when set, is why the trust file (ProjectTrustFile) could
+	// not be read, a corrupt one included: Held holds every setting then,
+	// and the caller should say so, naming the file.
+	TrustErr error
 	// fromDot says whether Getenv takes a variable from DotEnv.
 	fromDot func(string) bool
 }
@@ -481,5 +485,5 @@ func Load(opts Options) (*Loaded, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	return &Loaded{Config: m.cfg, Sources: m.sources, Files: m.files, Home: home, Getenv: env, DotEnv: dotPath, DotEnvSkipped: dotSkipped, Held: m.held, HeldDigest: m.heldDigest, fromDot: fromDot}, nil
+	return &Loaded{Config: m.cfg, Sources: m.sources, Files: m.files, Home: home, Getenv: env, DotEnv: dotPath, DotEnvSkipped: dotSkipped, Held: m.held, HeldDigest: m.heldDigest, TrustErr: m.trustErr, fromDot: fromDot}, nil
 }

@@ -66,6 +66,8 @@ type merger struct {
 	project, home string
 	held          []HeldKey
 	heldDigest    string
+	// trustErr is why the trust file could not be read (Loaded.TrustErr).
+	trustErr error
 	// provLoc remembers the last definition of each provider so errors
 	// found after merging can still point into a file.
 	provLoc map[string]*Error

@@ -102,12 +102,19 @@ func digest(held []heldSetting) string {
 
 type trustRecords map[string]string // workspace -> digest
 
-func readProjectTrust(home string) trustRecords {
+// readProjectTrust reads the trust records. A file that cannot be read
+// or does not parse (store.BadJSONError) is an error naming it, with
+// empty records beside it: nothing is trusted, and the caller must not
+// write the empty records back over the file.
+func readProjectTrust(home string) (trustRecords, error) {
 	var t trustRecords
-	if store.ReadJSON(filepath.Join(home, ProjectTrustFile), &t) != nil || t == nil {
-		return trustRecords{}
+	if err := store.ReadJSON(filepath.Join(home, ProjectTrustFile), &t); err != nil {
+		return trustRecords{}, err // it names the file
 	}
-	return t
+	if t == nil {
+		t = trustRecords{}
+	}
+	return t, nil
 }
 
 // holdUntrusted removes from raw, the project file's table (data its
@@ -121,7 +128,11 @@ func (m *merger) holdUntrusted(path string, data []byte, raw map[string]any, ix 
 	}
 	ws, _ := filepath.Abs(filepath.Dir(path))
 	sum := digest(held)
-	if readProjectTrust(m.home)[ws] == sum {
+	recs, err := readProjectTrust(m.home)
+	if err != nil {
+		m.trustErr = err
+	}
+	if recs[ws] == sum {
 		// Applied, so decoded (and checked) with the rest of the file.
 		return nil, nil
 	}
@@ -192,7 +203,10 @@ func trustProject(home, workspace, shown string) ([]HeldKey, error) {
 		return nil, fmt.Errorf("%s changed while you were asked; nothing was trusted: look at it again", path)
 	}
 	ix := indexKeys(string(raw))
-	t := readProjectTrust(home)
+	t, err := readProjectTrust(home)
+	if err != nil {
+		return nil, keptAsItIs(err)
+	}
 	t[ws] = sum
 	if err := writeProjectTrust(home, t); err != nil {
 		return nil, err
@@ -205,14 +219,17 @@ func trustProject(home, workspace, shown string) ([]HeldKey, error) {
 }
 
 // ProjectTrusted reports whether a person has trusted the project at
-// workspace (`reasonix trust`), whatever its settings are now.
-func ProjectTrusted(home, workspace string) bool {
+// workspace (`reasonix trust`), whatever its settings are now. When the
+// trust file cannot be read it reports false, with the error for the
+// caller to show: nothing is trusted then.
+func ProjectTrusted(home, workspace string) (bool, error) {
 	ws, err := filepath.Abs(workspace)
 	if err != nil {
-		return false
+		return false, err
 	}
-	_, ok := readProjectTrust(home)[ws]
-	return ok
+	t, err := readProjectTrust(home)
+	_, ok := t[ws]
+	return ok, err
 }
 
 // UntrustProject forgets the trust recorded for workspace; it reports
@@ -222,7 +239,10 @@ func UntrustProject(home, workspace string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	t := readProjectTrust(home)
+	t, err := readProjectTrust(home)
+	if err != nil {
+		return false, keptAsItIs(err)
+	}
 	if _, ok := t[ws]; !ok {
 		return false, nil
 	}
@@ -250,6 +270,12 @@ func projectHeld(path string, env func(string) string) ([]heldSetting, []byte, e
 	held := widening(raw)
 	sort.Slice(held, func(i, j int) bool { return held[i].key < held[j].key })
 	return held, data, nil
+}
+
+// keptAsItIs says that a change to the trust records was not made
+// because the file could not be read (err names it).
+func keptAsItIs(err error) error {
+	return fmt.Errorf("%w; nothing was recorded and the file is left as it is: fix or remove it", err)
 }
 
 func writeProjectTrust(home string, t trustRecords) error {

@@ -108,11 +108,14 @@ func TestTrustProjectAsShown(t *testing.T) {
 	if _, err := TrustProjectAsShown(home, ws, l.HeldDigest); err == nil || !strings.Contains(err.Error(), "changed while you were asked") {
 		t.Fatalf("err = %v", err)
 	}
-	if ProjectTrusted(home, ws) {
+	if ok, _ := ProjectTrusted(home, ws); ok {
 		t.Fatal("trusted a file the person did not see")
 	}
 	l, _ = Load(Options{Workspace: ws, Home: home, Env: func(string) string { return "" }})
-	if _, err := TrustProjectAsShown(home, ws, l.HeldDigest); err != nil || !ProjectTrusted(home, ws) {
+	if _, err := TrustProjectAsShown(home, ws, l.HeldDigest); err != nil {
+		t.Fatalf("as shown: %v", err)
+	}
+	if ok, err := ProjectTrusted(home, ws); err != nil || !ok {
 		t.Fatalf("as shown: %v", err)
 	}
 }
@@ -147,5 +150,43 @@ func TestTrustProjectExpandsWithDotEnv(t *testing.T) {
 	}
 	if l := load(); len(l.Held) != 0 || len(l.Config.Providers) != 1 || l.Config.Providers[0].BaseURL != "http://p.example/v1" {
 		t.Fatalf("after trust: held %v, providers %+v", l.Held, l.Config.Providers)
+	}
+}
+
+// A trust file that does not parse trusts nothing and is never written
+// over: Load holds the settings and says why, trusting and revoking
+// refuse, naming the file and the place.
+func TestCorruptTrustFileIsKept(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, ProjectFile), []byte("[sandbox]\nnetwork = true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := TrustProject(home, ws); err != nil {
+		t.Fatal(err)
+	}
+	trust := filepath.Join(home, ProjectTrustFile)
+	good, _ := os.ReadFile(trust)
+	bad := append(good[:len(good)-3:len(good)-3], []byte(",,\n}\n")...)
+	if err := os.WriteFile(trust, bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Load(Options{Workspace: ws, Home: home, Env: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Held) != 1 || l.Config.Sandbox.Network || l.TrustErr == nil || !strings.Contains(l.TrustErr.Error(), trust+":") {
+		t.Fatalf("held %v, network %v, TrustErr %v; want the setting held and the file named", l.Held, l.Config.Sandbox.Network, l.TrustErr)
+	}
+	if ok, err := ProjectTrusted(home, ws); ok || err == nil {
+		t.Errorf("ProjectTrusted = %v, %v", ok, err)
+	}
+	if _, err := TrustProject(home, ws); err == nil || !strings.Contains(err.Error(), trust) {
+		t.Errorf("trust over a corrupt file: %v", err)
+	}
+	if _, err := UntrustProject(home, ws); err == nil {
+		t.Error("revoke over a corrupt file: no error")
+	}
+	if got, _ := os.ReadFile(trust); string(got) != string(bad) {
+		t.Errorf("the trust file changed:\n%s", got)
 	}
 }

@@ -100,18 +100,41 @@ func TestProjectHooksNeedTrust(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(ws, "ran")); err == nil || asked != 1 {
 		t.Errorf("untrusted hook ran, or asked %d times", asked)
 	}
-	if Trusted(home, ws, hs) {
+	trusted := func(hs []Hook) bool {
+		t.Helper()
+		ok, err := Trusted(home, ws, hs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	if trusted(hs) {
 		t.Fatal("trusted before anyone said so")
 	}
 	if err := RememberTrust(home, ws, hs); err != nil {
 		t.Fatal(err)
 	}
-	if !Trusted(home, ws, hs) {
+	if !trusted(hs) {
 		t.Error("trust not remembered")
 	}
 	changed := []Hook{{Event: SessionStart, Command: "touch ran; curl evil", Project: true}}
-	if Trusted(home, ws, changed) {
+	if trusted(changed) {
 		t.Error("a changed hook set is still trusted")
+	}
+	// A trust file that does not parse trusts nothing, says where it
+	// breaks, and is not written over.
+	bad := []byte("{\"x\": \"y\",}\n")
+	if err := os.WriteFile(filepath.Join(home, TrustFile), bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := Trusted(home, ws, hs); ok || err == nil || !strings.Contains(err.Error(), TrustFile+":1:") {
+		t.Errorf("corrupt: %v, %v", ok, err)
+	}
+	if err := RememberTrust(home, ws, hs); err == nil {
+		t.Error("trust recorded over a corrupt file")
+	}
+	if got, _ := os.ReadFile(filepath.Join(home, TrustFile)); string(got) != string(bad) {
+		t.Errorf("the trust file changed: %s", got)
 	}
 }
 

@@ -47,24 +47,26 @@ func workspaceKey(workspace string) string {
 func readTrust(home string) (trustRecords, error) {
 	recs := trustRecords{}
 	if err := store.ReadJSON(filepath.Join(home, TrustFile), &recs); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("hooks trust: %w", err)
 	}
 	return recs, nil
 }
 
 // Trusted reports whether a person trusted exactly this project hook set
-// for workspace before.
-func Trusted(home, workspace string, hooks []Hook) bool {
+// for workspace before. A trust file that cannot be read (a corrupt one
+// names its place) trusts nothing, and the error says why.
+func Trusted(home, workspace string, hooks []Hook) (bool, error) {
 	recs, err := readTrust(home)
-	return err == nil && recs[workspaceKey(workspace)] == Fingerprint(hooks)
+	return err == nil && recs[workspaceKey(workspace)] == Fingerprint(hooks), err
 }
 
 // RememberTrust records that a person trusted this project hook set for
-// workspace.
+// workspace. It records nothing over a trust file that cannot be read:
+// that would drop every other workspace's trust.
 func RememberTrust(home, workspace string, hooks []Hook) error {
 	recs, err := readTrust(home)
 	if err != nil {
-		recs = trustRecords{}
+		return err
 	}
 	recs[workspaceKey(workspace)] = Fingerprint(hooks)
 	if err := store.WriteJSON(filepath.Join(home, TrustFile), recs); err != nil {

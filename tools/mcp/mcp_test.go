@@ -431,23 +431,47 @@ func TestResultText(t *testing.T) {
 }
 
 func TestTrustIsPerDefinition(t *testing.T) {
-	tr := OpenTrust(t.TempDir())
+	home := t.TempDir()
+	tr := OpenTrust(home)
 	c := Config{Name: "s", Command: "npx", Args: []string{"srv"}}
-	if tr.Trusted("/p", c) {
+	trusted := func(p string, c Config) bool {
+		t.Helper()
+		ok, err := tr.Trusted(p, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	if trusted("/p", c) {
 		t.Fatal("nothing approved yet")
 	}
 	if err := tr.Approve("/p", c); err != nil {
 		t.Fatal(err)
 	}
-	if !tr.Trusted("/p", c) {
+	if !trusted("/p", c) {
 		t.Fatal("approved definition not trusted")
 	}
-	if tr.Trusted("/other", c) {
+	if trusted("/other", c) {
 		t.Fatal("trust is per project")
 	}
 	c.Args = []string{"evil"}
-	if tr.Trusted("/p", c) {
+	if trusted("/p", c) {
 		t.Fatal("a changed command must ask again")
+	}
+	// A record that does not parse trusts nothing, says where it breaks,
+	// and is not written over.
+	bad := []byte("{\"projects\": {\"/p\": []}}\n")
+	if err := os.WriteFile(filepath.Join(home, TrustFile), bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := tr.Trusted("/p", c); ok || err == nil || !strings.Contains(err.Error(), TrustFile+":1:") {
+		t.Errorf("corrupt: %v, %v", ok, err)
+	}
+	if err := tr.Approve("/q", c); err == nil {
+		t.Error("trust recorded over a corrupt file")
+	}
+	if got, _ := os.ReadFile(filepath.Join(home, TrustFile)); string(got) != string(bad) {
+		t.Errorf("the trust file changed: %s", got)
 	}
 }
 

@@ -38,13 +38,14 @@ func (t *Trust) read() (trustData, error) {
 }
 
 // Trusted reports whether a person approved this definition of the
-// server in this project. A record that cannot be read trusts nothing.
-func (t *Trust) Trusted(project string, c Config) bool {
+// server in this project. A record that cannot be read (a corrupt one
+// names its place) trusts nothing, and the error says why.
+func (t *Trust) Trusted(project string, c Config) (bool, error) {
 	d, err := t.read()
 	if err != nil {
-		return false
+		return false, err
 	}
-	return d.Projects[project][c.Name] == c.Hash()
+	return d.Projects[project][c.Name] == c.Hash(), nil
 }
 
 // Approve records a person's approval of the server's current definition.
