@@ -132,6 +132,11 @@ func ClearSavedGoal(stateDir string) (bool, error) {
 	m := l.Meta
 	m.Type, m.Updated, m.Goal = store.TypeMeta, time.Now().UTC(), nil
 	err = t.Record(m)
+	if err == nil {
+		// On disk before the caller says the goal is cleared: a power
+		// cut must not bring it back.
+		err = t.Sync()
+	}
 	if cerr := t.Close(); err == nil {
 		err = cerr
 	}

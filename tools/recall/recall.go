@@ -22,6 +22,7 @@ import (
 
 	"github.com/reasonix/reasonix/internal/memory"
 	"github.com/reasonix/reasonix/internal/search"
+	"github.com/reasonix/reasonix/internal/store"
 	"github.com/reasonix/reasonix/internal/text"
 	"github.com/reasonix/reasonix/tools"
 )
@@ -80,10 +81,9 @@ func RegisterProject(home, workspace string) error {
 	if len(list) > maxProjects {
 		list = list[len(list)-maxProjects:]
 	}
-	if err := os.MkdirAll(home, 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(projectsFile(home), []byte(strings.Join(list, "\n")+"\n"), 0o644)
+	// Replaced whole (a synced temporary file renamed over it): written
+	// in place, a crash or a full disk midway would cut the list short.
+	return store.WriteFileAtomic(projectsFile(home), []byte(strings.Join(list, "\n")+"\n"), 0o644)
 }
 
 func readProjects(home string) []string {

@@ -237,3 +237,33 @@ func TestHistoryTool(t *testing.T) {
 		t.Error("around reached another project's session without scope global")
 	}
 }
+
+// The projects file is replaced whole (a new file renamed over it), never
+// rewritten in place, where a crash or a full disk midway would cut the
+// list short; nothing temporary is left beside it.
+func TestRegisterProjectReplacesWhole(t *testing.T) {
+	home := t.TempDir()
+	if err := RegisterProject(home, "/a"); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.Stat(projectsFile(home))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := RegisterProject(home, "/b"); err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.Stat(projectsFile(home))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if os.SameFile(before, after) {
+		t.Error("the projects file was rewritten in place")
+	}
+	if got := readProjects(home); len(got) != 2 || got[0] != "/a" || got[1] != "/b" {
+		t.Errorf("projects = %v", got)
+	}
+	if entries, _ := os.ReadDir(home); len(entries) != 1 {
+		t.Errorf("left beside it: %v", entries)
+	}
+}
