@@ -3,6 +3,8 @@ package commands
 import (
 	"sort"
 	"strings"
+
+	"github.com/reasonix/reasonix/internal/text"
 )
 
 // Render fills a command's body with its arguments: $ARGUMENTS is the
@@ -132,7 +134,7 @@ func Near(name string, names []string) []string {
 	low := strings.ToLower(name)
 	for _, n := range names {
 		ln := strings.ToLower(n)
-		d := distance(low, ln)
+		d := text.EditDistance(low, ln)
 		switch {
 		case strings.HasPrefix(ln, low) || strings.HasPrefix(low, ln):
 			d = 0
@@ -157,25 +159,4 @@ func Near(name string, names []string) []string {
 		out = append(out, c.n)
 	}
 	return out
-}
-
-// distance is the Levenshtein distance of a and b (bytes).
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

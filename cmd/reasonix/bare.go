@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/reasonix/reasonix/internal/text"
 )
 
 // commandNames are the subcommands dispatch knows, for the suggestion
@@ -56,7 +58,7 @@ func nearestCommand(word string) string {
 		if len(c) <= 4 {
 			limit = 1
 		}
-		if d := editDistance(w, c); d <= limit && d < bestD {
+		if d := text.EditDistance(w, c); d <= limit && d < bestD {
 			best, bestD = c, d
 		}
 	}
@@ -64,34 +66,6 @@ func nearestCommand(word string) string {
 		best = prefixed[0]
 	}
 	return best
-}
-
-// editDistance counts the insertions, deletions, substitutions and swaps
-// of neighbouring runes that turn a into b (optimal string alignment).
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	// d[i][j] for the prefixes ra[:i], rb[:j], three rows kept.
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
 }
 
 // unknownCommand explains a first argument that is neither a command, a

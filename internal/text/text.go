@@ -1,6 +1,7 @@
 // Package text holds the string helpers every layer needs to show model
 // and user text on one line ([Clip], [OneLine]) and to count things in
-// English ([Plural]).
+// English ([Plural]), and to suggest a name for a mistyped one
+// ([EditDistance]).
 package text
 
 import (
@@ -57,4 +58,32 @@ func Sentence(s string, n int) string {
 		}
 	}
 	return Clip(s, n)
+}
+
+// EditDistance counts the insertions, deletions, substitutions and swaps
+// of neighbouring runes that turn a into b (optimal string alignment).
+func EditDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	// d[i][j] for the prefixes ra[:i], rb[:j], three rows kept.
+	prev2 := make([]int, len(rb)+1)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(rb)]
 }

@@ -139,3 +139,21 @@ func TestVisibleKeepsWindowsLineEndings(t *testing.T) {
 		t.Errorf("Visible = %q", got)
 	}
 }
+
+func TestEditDistance(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0}, {"run", "run", 0}, {"", "plan", 4}, {"rnu", "run", 1}, // a swap is one edit
+		{"docter", "doctor", 1}, {"modles", "models", 1}, {"ctx", "context", 4},
+		{"配置", "配罝", 1}, // runes, not bytes
+	} {
+		if got := EditDistance(c.a, c.b); got != c.want {
+			t.Errorf("EditDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
+		}
+		if got := EditDistance(c.b, c.a); got != c.want {
+			t.Errorf("EditDistance(%q, %q) = %d, want %d (symmetric)", c.b, c.a, got, c.want)
+		}
+	}
+}
