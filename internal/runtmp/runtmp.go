@@ -11,6 +11,7 @@ package runtmp
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -95,10 +96,27 @@ func Sweep(root string, now time.Time) int {
 	if root == "" {
 		root = os.TempDir()
 	}
-	// Names only: the shared temporary directory can hold thousands of
-	// entries, and a DirEntry for each (sorted, as os.ReadDir returns
-	// them) costs more than the few this looks at closer.
-	d, err := os.Open(root)
+	return SweepDir(root, pidOf, func(pid int, info fs.FileInfo) bool {
+		return pid != os.Getpid() && info.IsDir() && now.Sub(info.ModTime()) >= minAge && !Alive(pid)
+	}, func(p string) error {
+		if err := os.RemoveAll(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		return nil
+	})
+}
+
+// SweepDir removes the entries of dir that processes left behind: those
+// whose name carries a process id (owner reports it, ok false for a name
+// that is not such an entry) and that stale, given the id and the entry's
+// Lstat, says are abandoned; remove removes one. It returns how many it
+// removed; a directory it cannot read, or an entry it cannot remove, is
+// no error: the next sweep tries again.
+func SweepDir(dir string, owner func(name string) (pid int, ok bool), stale func(pid int, info fs.FileInfo) bool, remove func(path string) error) int {
+	// Names only, then a stat of the few that match: a shared temporary
+	// directory or a sessions folder can hold thousands of entries, and a
+	// DirEntry for each (sorted, as os.ReadDir returns them) costs more.
+	d, err := os.Open(dir)
 	if err != nil {
 		return 0
 	}
@@ -109,15 +127,16 @@ func Sweep(root string, now time.Time) int {
 	}
 	removed := 0
 	for _, name := range names {
-		pid, ok := pidOf(name)
-		if !ok || pid == os.Getpid() || Alive(pid) {
+		pid, ok := owner(name)
+		if !ok {
 			continue
 		}
-		info, err := os.Lstat(filepath.Join(root, name))
-		if err != nil || !info.IsDir() || now.Sub(info.ModTime()) < minAge {
+		p := filepath.Join(dir, name)
+		info, err := os.Lstat(p)
+		if err != nil || !stale(pid, info) {
 			continue
 		}
-		if err := os.RemoveAll(filepath.Join(root, name)); err == nil || errors.Is(err, os.ErrNotExist) {
+		if remove(p) == nil {
 			removed++
 		}
 	}

@@ -1,8 +1,8 @@
 package store
 
 import (
+	"io/fs"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -74,36 +74,9 @@ func digits(s string) bool {
 // a missing directory, or a file it cannot remove, is no error: the next
 // sweep tries again.
 func SweepTemps(dir string, now time.Time) int {
-	// Names only, then a stat of the few temporary files: a sessions
-	// directory may hold thousands of sessions.
-	d, err := os.Open(dir)
-	if err != nil {
-		return 0
-	}
-	names, err := d.Readdirnames(-1)
-	d.Close()
-	if err != nil {
-		return 0
-	}
-	removed := 0
-	for _, name := range names {
-		pid, ok := tempPID(name)
-		if !ok {
-			continue
-		}
-		p := filepath.Join(dir, name)
-		info, err := os.Lstat(p)
-		if err != nil || !info.Mode().IsRegular() {
-			continue
-		}
+	return runtmp.SweepDir(dir, tempPID, func(pid int, info fs.FileInfo) bool {
 		age := now.Sub(info.ModTime())
 		gone := pid != 0 && pid != os.Getpid() && !runtmp.Alive(pid)
-		if age < tempMaxAge && (!gone || age < tempDeadAge) {
-			continue
-		}
-		if os.Remove(p) == nil {
-			removed++
-		}
-	}
-	return removed
+		return info.Mode().IsRegular() && (age >= tempMaxAge || gone && age >= tempDeadAge)
+	}, os.Remove)
 }
