@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/reasonix/reasonix/internal/store"
 )
 
 // maxFileSyncs is the number of new blobs up to which a checkpoint syncs
@@ -167,7 +169,7 @@ func (s *Store) syncBlobs(added []string, files []*os.File) error {
 		if i < len(files) {
 			errs[i] = files[i].Sync()
 		} else {
-			errs[i] = syncPath(paths[i-len(files)])
+			errs[i] = store.SyncPath(paths[i-len(files)])
 		}
 	}
 	var wg sync.WaitGroup
@@ -192,19 +194,6 @@ func (s *Store) syncBlobs(added []string, files []*os.File) error {
 		s.logSync("fsync", p)
 	}
 	return nil
-}
-
-// syncPath flushes one file or directory to the disk.
-func syncPath(p string) error {
-	f, err := os.Open(p)
-	if err != nil {
-		return err
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 func (s *Store) logSync(op, path string) {

@@ -162,7 +162,7 @@ func (t *Transcript) Sync() error {
 	t.dirMu.Lock()
 	defer t.dirMu.Unlock()
 	if t.newName {
-		if err := syncDir(filepath.Dir(t.path)); err != nil {
+		if err := SyncPath(filepath.Dir(t.path)); err != nil {
 			return fmt.Errorf("sync %s: %w", filepath.Dir(t.path), err)
 		}
 		t.newName = false

@@ -1,19 +1,27 @@
-//go:build !windows
-
 package store
 
-import "os"
+import (
+	"os"
+	"runtime"
+)
 
-// syncDir makes the entries of dir durable (a rename into it): POSIX
-// promises a file's new name survives a power cut only once its
-// directory is synced.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
+// SyncPath flushes a file, or a directory's entries (a rename into it),
+// to the disk: POSIX promises a file's new name survives a power cut only
+// once its directory is synced. On Windows a directory is left to the
+// file system's journal: os opens it read-only, and FlushFileBuffers
+// refuses such a handle.
+func SyncPath(p string) error {
+	f, err := os.Open(p)
 	if err != nil {
 		return err
 	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
+	if runtime.GOOS == "windows" {
+		if fi, err := f.Stat(); err == nil && fi.IsDir() {
+			return f.Close()
+		}
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	return err
