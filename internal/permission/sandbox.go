@@ -27,7 +27,9 @@ type SandboxOptions struct {
 	AllowWrite []string
 	// Home is Reasonix's home. It is deliberately not writable from bash,
 	// so a command cannot edit the decision log or the configuration;
-	// SandboxStatus warns when a writable path covers it.
+	// SandboxStatus warns when a writable path covers it. Its folder
+	// "cache" is the exception: confined commands keep their toolchain
+	// caches there, in place of the person's (caches.go).
 	Home string
 	// Network allows TCP bind and connect ([sandbox] network = true).
 	// Without it, UDP, raw and unix-socket creation is refused too where
@@ -85,8 +87,9 @@ type SandboxOptions struct {
 }
 
 // WritablePaths lists where a sandboxed command may write: the workspace,
-// allow_write, temp dirs, toolchain caches and a few device files. Paths
-// that do not exist are skipped when the sandbox is applied.
+// allow_write, temp dirs, the commands' private toolchain caches, the
+// caches of the toolchains those do not cover yet, and a few device
+// files. Paths that do not exist are skipped when the sandbox is applied.
 func WritablePaths(opts SandboxOptions) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -122,38 +125,50 @@ func WritablePaths(opts SandboxOptions) []string {
 	for _, p := range []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/random", "/dev/urandom", "/dev/ptmx"} {
 		add(p)
 	}
-	// Toolchain caches: builds must work inside the sandbox. Only the
-	// parts that hold what was downloaded or built, not the parts that
-	// run on their own outside it later: ~/.cargo/bin and ~/go/bin are on
-	// people's PATH, ~/.cargo/config.toml sets build runners, Gradle runs
-	// every script in ~/.gradle/init.d, Maven reads ~/.m2/settings.xml.
-	// A command could plant a program there that the person then runs
-	// unconfined (so `cargo install` and `go install` fail in the sandbox).
-	add(os.Getenv("GOCACHE"))
-	add(os.Getenv("GOMODCACHE"))
-	for _, p := range filepath.SplitList(os.Getenv("GOPATH")) {
-		if p != "" {
-			add(filepath.Join(p, "pkg"))
-		}
-	}
-	add(os.Getenv("XDG_CACHE_HOME"))
+	// Toolchain caches: confined commands get private ones (cacheEnv),
+	// writable here, and the person's stay read-only: what a tool
+	// cached, the person's own programs trust and run later outside the
+	// sandbox (caches.go). The tools cacheEnv cannot redirect yet keep
+	// the parts of their caches that hold what was downloaded, not the
+	// parts that run on their own later: ~/.cargo/bin is on people's
+	// PATH, ~/.cargo/config.toml sets build runners, Gradle runs every
+	// script in ~/.gradle/init.d, Maven reads ~/.m2/settings.xml (so
+	// `cargo install` and `go install` fail in the sandbox).
+	add(privateCacheDir(opts.Home))
 	if c := os.Getenv("CARGO_HOME"); c != "" {
 		add(filepath.Join(c, "registry"))
 		add(filepath.Join(c, "git"))
 	}
-	add(os.Getenv("npm_config_cache"))
-	if home, err := os.UserHomeDir(); err == nil && home != "" {
+	home, err := os.UserHomeDir()
+	if err == nil && home != "" {
 		for _, d := range toolchainCaches {
 			add(filepath.Join(home, filepath.FromSlash(d)))
 		}
+	}
+	// Go records the checksum database's newest signed tree head under
+	// the first GOPATH entry, not in a cache it can be told to move; a
+	// `go get` with the network would fail without it. A note the
+	// checksum database signed runs nothing: the worst a planted one
+	// can do is make the person's next lookup fail.
+	gopath := filepath.SplitList(os.Getenv("GOPATH"))
+	if len(gopath) == 0 && home != "" {
+		gopath = []string{filepath.Join(home, "go")}
+	}
+	if len(gopath) > 0 && gopath[0] != "" {
+		add(filepath.Join(gopath[0], "pkg", "sumdb"))
 	}
 	return out
 }
 
 // toolchainCaches are the cache folders under the home that commands may
-// write (WritablePaths says which parts, and why no more).
-var toolchainCaches = []string{".cache", ".npm", ".cargo/registry", ".cargo/git", "go/pkg", ".yarn",
-	".pnpm-store", ".gradle/caches", ".gradle/wrapper", ".m2/repository"}
+// still write: cargo keeps its registry's index, a lock and the sources
+// it extracted beside its configuration in CARGO_HOME, Gradle its caches
+// beside gradle.properties and init scripts in GRADLE_USER_HOME, and
+// Maven reads the repository's place from settings.xml, so none can be
+// given a private cache by the environment alone without losing the
+// person's configuration (registries, mirrors, credentials) or, with the
+// network denied, every dependency. Not yet covered (ARCHITECTURE.md).
+var toolchainCaches = []string{".cargo/registry", ".cargo/git", ".gradle/caches", ".gradle/wrapper", ".m2/repository"}
 
 // SandboxStatus reports whether bash would run confined, the kernel's
 // Landlock ABI (0 when missing) and a sentence for `reasonix doctor`.
@@ -290,6 +305,11 @@ type Sandbox struct {
 	rulesets    *rulesetCache
 	// denyRead and except are the options' with /dev less devReadable.
 	denyRead, except []string
+	// cacheEnv is what sends a command's toolchains to the private
+	// caches (cacheEnv), worked out at the first command; makeCache
+	// makes their folder then, before the ruleset that grants it.
+	cacheEnv  func() []string
+	makeCache sync.Once
 }
 
 // NewSandbox returns the sandbox of opts. The writable paths are resolved
@@ -308,7 +328,27 @@ func NewSandbox(opts SandboxOptions) *Sandbox {
 		}),
 		keysOnBus: sync.OnceValue(func() bool { return opts.KeysOnBus != nil && opts.KeysOnBus() }),
 		rulesets:  newRulesetCache(),
+		cacheEnv: sync.OnceValue(func() []string {
+			return cacheEnv(privateCacheDir(opts.Home), opts.Network, os.Getenv, readGoEnv(os.Getenv))
+		}),
 	}
+}
+
+// privateCaches makes the folder of the commands' private caches, once,
+// and returns the variables that name them (to follow the command's
+// environment). A folder that cannot be made is reported, once: the
+// caches are then simply not writable, as the person's are not.
+func (s *Sandbox) privateCaches() []string {
+	dir := privateCacheDir(s.opts.Home)
+	if dir == "" {
+		return nil
+	}
+	s.makeCache.Do(func() {
+		if err := os.MkdirAll(dir, 0o700); err != nil && s.opts.Notify != nil {
+			s.opts.Notify("sandbox: cannot make the commands' private toolchain cache folder: " + err.Error())
+		}
+	})
+	return s.cacheEnv()
 }
 
 // Redaction names the variables of the dotenv file Path that commands
@@ -329,6 +369,15 @@ func (s *Sandbox) Start(cmd *exec.Cmd) error {
 	}
 	if cmd.Err != nil {
 		return cmd.Err
+	}
+	// Only a confined command's toolchains use the private caches: an
+	// unconfined one (sandbox off or missing) may write the person's
+	// caches anyway, and keeps them as the person set them.
+	if env := s.privateCaches(); len(env) > 0 {
+		if cmd.Env == nil {
+			cmd.Env = os.Environ()
+		}
+		cmd.Env = append(cmd.Env, env...)
 	}
 	s.opts.Orphans.prepare()
 	c := s.confinement()
@@ -440,6 +489,9 @@ func (s *Sandbox) busUnguarded(c *confinement, why string) {
 // nothing: a failure here is met again, and reported, by Start.
 func (s *Sandbox) Prepare() {
 	if enforced, _ := s.status(); enforced {
+		// The ruleset grants the private caches' folder: built before
+		// that exists, Start would find it new and build it again.
+		s.privateCaches()
 		prepareConfinement(s.confinement())
 	}
 }
@@ -517,9 +569,9 @@ var DefaultDenyRead = []string{".ssh", ".aws", ".gnupg", ".config/gcloud", ".net
 	".dbus-keyrings", ".local/share/keyrings", ".local/share/kwalletd"}
 
 // homeReadable are the parts of Reasonix's home a run needs to read (skill
-// scripts, agent and command definitions, plan workers' worktrees); the
-// rest (config with keys, the decision log, history) is denied.
-var homeReadable = []string{"skills", "agents", "commands", "worktrees"}
+// scripts, agent and command definitions, plan workers' worktrees, the
+// commands' private toolchain caches); the rest (config with keys, the decision log, history) is denied.
+var homeReadable = []string{"skills", "agents", "commands", "worktrees", "cache"}
 
 // DenyReadPaths builds the read deny list: DefaultDenyRead under
 // userHome, the Reasonix home less homeReadable, and the configured

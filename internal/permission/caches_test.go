@@ -1,0 +1,109 @@
+package permission
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func TestCacheEnvRedirectsToolchains(t *testing.T) {
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, ".cache", "ms-playwright"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	none := func(string) string { return "" }
+	person := func(vals map[string]string) func(string) string {
+		return func(k string) string { return vals[k] }
+	}
+	dir := "/rx/cache"
+	cases := []struct {
+		name          string
+		network       bool
+		env, goEnvSet map[string]string
+		want          []string // entries that must be there
+		absent        []string // names that must not be set
+	}{
+		{name: "offline", env: map[string]string{"HOME": home},
+			want: []string{"GOCACHE=/rx/cache/go-build", "GOMODCACHE=/rx/cache/go-mod", "XDG_CACHE_HOME=/rx/cache/xdg",
+				"npm_config_cache=/rx/cache/npm", "YARN_CACHE_FOLDER=/rx/cache/yarn", "npm_config_store_dir=/rx/cache/pnpm-store",
+				"GOPROXY=file://" + home + "/go/pkg/mod/cache/download,off",
+				"PLAYWRIGHT_BROWSERS_PATH=" + home + "/.cache/ms-playwright"},
+			absent: []string{"GONOPROXY"}},
+		{name: "network keeps the person's proxy", network: true,
+			env:  map[string]string{"HOME": home, "GOPROXY": "https://corp.example/proxy,direct", "GOMODCACHE": "/m"},
+			want: []string{"GOPROXY=file:///m/cache/download,https://corp.example/proxy,direct"}},
+		{name: "network, default proxy", network: true, env: map[string]string{"GOPATH": "/gp1:/gp2"},
+			want: []string{"GOPROXY=file:///gp1/pkg/mod/cache/download,https://proxy.golang.org,direct"}},
+		{name: "go env file", network: true, env: map[string]string{"HOME": home},
+			goEnvSet: map[string]string{"GOPROXY": "https://p.example", "GOMODCACHE": "/fromfile"},
+			want:     []string{"GOPROXY=file:///fromfile/cache/download,https://p.example"}},
+		{name: "private modules offline", env: map[string]string{"GOPRIVATE": "corp.example", "GOMODCACHE": "/m"},
+			want: []string{"GOPROXY=file:///m/cache/download,off", "GONOPROXY=,"}},
+		{name: "private modules with the network keep bypassing proxies", network: true,
+			env: map[string]string{"GOPRIVATE": "corp.example", "GOMODCACHE": "/m"}, absent: []string{"GONOPROXY"}},
+		{name: "a comma would split the list", env: map[string]string{"GOMODCACHE": "/a,b"},
+			want: []string{"GOPROXY=off"}},
+		{name: "the person's browsers path stays", env: map[string]string{"HOME": home, "PLAYWRIGHT_BROWSERS_PATH": "/b"},
+			absent: []string{"PLAYWRIGHT_BROWSERS_PATH"}},
+	}
+	for _, c := range cases {
+		goEnv := none
+		if c.goEnvSet != nil {
+			goEnv = person(c.goEnvSet)
+		}
+		got := cacheEnv(dir, c.network, person(c.env), goEnv)
+		for _, w := range c.want {
+			if !slices.Contains(got, w) {
+				t.Errorf("%s: %q missing from %q", c.name, w, got)
+			}
+		}
+		for _, a := range c.absent {
+			if slices.ContainsFunc(got, func(e string) bool { return len(e) > len(a) && e[:len(a)+1] == a+"=" }) {
+				t.Errorf("%s: %s set: %q", c.name, a, got)
+			}
+		}
+	}
+	if got := cacheEnv("", false, none, none); got != nil {
+		t.Errorf("no cache folder: %q", got)
+	}
+}
+
+func TestReadGoEnv(t *testing.T) {
+	cfg := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(cfg, "go"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfg, "go", "env"), []byte("GOPROXY=https://p.example\nGOPRIVATE=corp.example\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"XDG_CONFIG_HOME": cfg}
+	g := readGoEnv(func(k string) string { return env[k] })
+	if g("GOPROXY") != "https://p.example" || g("GOPRIVATE") != "corp.example" || g("GOFLAGS") != "" {
+		t.Errorf("read %q %q %q", g("GOPROXY"), g("GOPRIVATE"), g("GOFLAGS"))
+	}
+	env["GOENV"] = "off"
+	if g := readGoEnv(func(k string) string { return env[k] }); g("GOPROXY") != "" {
+		t.Errorf("GOENV=off still read the file")
+	}
+}
+
+func TestWritablePathsLeaveThePersonsCachesOut(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("GOCACHE", "/person/gocache")
+	t.Setenv("GOMODCACHE", "/person/gomod")
+	t.Setenv("XDG_CACHE_HOME", "/person/xdg")
+	t.Setenv("npm_config_cache", "/person/npm")
+	t.Setenv("GOPATH", "/person/gopath")
+	w := WritablePaths(SandboxOptions{Home: "/rx"})
+	if !slices.Contains(w, "/rx/cache") || !slices.Contains(w, "/person/gopath/pkg/sumdb") {
+		t.Errorf("the private caches or Go's checksum database state are not writable: %q", w)
+	}
+	for _, p := range []string{"/person/gocache", "/person/gomod", "/person/xdg", "/person/npm", "/person/gopath/pkg",
+		filepath.Join(home, ".cache"), filepath.Join(home, ".npm"), filepath.Join(home, ".yarn"), filepath.Join(home, ".pnpm-store")} {
+		if slices.Contains(w, p) {
+			t.Errorf("the person's cache %s is writable", p)
+		}
+	}
+}
