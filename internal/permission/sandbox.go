@@ -244,6 +244,12 @@ func SandboxProtections(opts SandboxOptions) []Protection {
 	} else {
 		out = append(out, Protection{Name: "read deny list", Detail: "empty: commands may read every file the user can"})
 	}
+	caches := Protection{Name: "toolchain caches", Detail: "no Reasonix home: commands keep the person's caches, read-only"}
+	if dir := privateCacheDir(opts.Home); dir != "" {
+		caches = Protection{Name: "toolchain caches", Active: true,
+			Detail: "commands use their own in " + dir + " (Go, npm, yarn, pnpm, XDG); the person's are read-only. Not yet cargo, Gradle, Maven: their download caches stay writable"}
+	}
+	out = append(out, caches)
 	out = append(out, Protection{Name: "devices", Active: true,
 		Detail: "in /dev only " + strings.Join(devReadable, ", ") + " are readable (no raw disks, consoles or kernel log)"})
 	mounts := Protection{Name: "mounts", Active: seccompAvailable(),
