@@ -92,6 +92,7 @@ func redteamCases(outside, tmpCanary string, udpPort int) []rtCase {
 		// Hard links and escapes.
 		{"append to hard link", bashCall(`echo x >> hard.txt`), refused},
 		{"read hard link", call("read_file", map[string]any{"path": "hard.txt"}), refused},
+		{"grep hard link", call("grep", map[string]any{"pattern": "outside canary", "output_mode": "content"}), func(_, r string) bool { return !strings.Contains(r, "outside canary") }},
 		{"write hard link", call("write_file", map[string]any{"path": "hard.txt", "content": "x"}), refused},
 		{"read outside", call("read_file", map[string]any{"path": "../outside/canary.txt"}), refused},
 		{"write outside", call("write_file", map[string]any{"path": "../outside/x.txt", "content": "x"}), refused},

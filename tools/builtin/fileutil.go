@@ -146,7 +146,7 @@ func loadText(env *tools.Env, abs, display string) (textFile, error) {
 	if info.Size() > maxEditFileSize {
 		return textFile{}, fmt.Errorf("%s is too large to edit (%s); use bash for bulk changes", display, byteSize(info.Size()))
 	}
-	data, err := os.ReadFile(abs)
+	data, _, err := readRegular(abs, maxEditFileSize)
 	if err != nil {
 		return textFile{}, fmt.Errorf("cannot read %s: %w", display, err)
 	}
@@ -160,43 +160,6 @@ func loadText(env *tools.Env, abs, display string) (textFile, error) {
 			fmt.Errorf("%s is a %w; only text files can be edited", display, errBinary)
 	}
 	return textFile{content: string(data), mode: info.Mode().Perm(), exists: true}, nil
-}
-
-// atomicWrite replaces abs with data so readers never see a half-written
-// file: it writes a temporary file in the same directory and renames it.
-func atomicWrite(abs string, data []byte, mode fs.FileMode) error {
-	dir := filepath.Dir(abs)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create directory %s: %w", dir, err)
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(abs)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("create temporary file: %w", err)
-	}
-	name := tmp.Name()
-	fail := func(err error) error {
-		_ = tmp.Close()
-		_ = os.Remove(name)
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		return fail(fmt.Errorf("write %s: %w", abs, err))
-	}
-	if err := tmp.Sync(); err != nil {
-		return fail(fmt.Errorf("sync %s: %w", abs, err))
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		return fail(fmt.Errorf("chmod %s: %w", abs, err))
-	}
-	if err := tmp.Close(); err != nil {
-		_ = os.Remove(name)
-		return fmt.Errorf("close %s: %w", abs, err)
-	}
-	if err := os.Rename(name, abs); err != nil {
-		_ = os.Remove(name)
-		return fmt.Errorf("replace %s: %w", abs, err)
-	}
-	return nil
 }
 
 // fileChange is one file's before and after state. Writing tools compute
@@ -309,7 +272,7 @@ func applyChange(c fileChange) error {
 	case c.exist && (!c.existed || c.before != c.after):
 		return atomicWrite(c.abs, []byte(c.after), c.mode)
 	case !c.exist && c.existed:
-		if err := os.Remove(c.abs); err != nil {
+		if err := removeNoFollow(c.abs); err != nil {
 			return fmt.Errorf("delete %s: %w", c.display, err)
 		}
 	}

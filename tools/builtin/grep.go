@@ -292,20 +292,14 @@ func (r *grepRequest) included(rel, name string) bool {
 // run searches with ripgrep when that gives the same answer, natively otherwise.
 func (t *grepTool) run(ctx context.Context, req *grepRequest) (grepResults, error) {
 	if !t.native {
-		if res, ok := rgSearch(ctx, req); ok {
-			// Stop where the native search would, so the answer does not
-			// depend on whether ripgrep is installed.
-			c := collector{req: req}
-			for i, r := range res {
-				if !req.readable(r.path) {
-					continue
-				}
-				if c.add(r) {
-					c.res.partial = i < len(res)-1
-					break
+		if found, ok := rgSearch(ctx, req); ok {
+			var rels []string
+			for _, rel := range found {
+				if req.readable(rel) {
+					rels = append(rels, rel)
 				}
 			}
-			return c.res, nil
+			return searchListed(ctx, req, rels)
 		}
 	}
 	return nativeSearch(ctx, req)
@@ -343,6 +337,13 @@ func nativeSearch(ctx context.Context, req *grepRequest) (grepResults, error) {
 	if err != nil {
 		return grepResults{}, err
 	}
+	return searchListed(ctx, req, rels)
+}
+
+// searchListed searches the files rels (relative to req's root) in path
+// order, as nativeSearch does with the files its walk found.
+func searchListed(ctx context.Context, req *grepRequest, rels []string) (grepResults, error) {
+	pool := &sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
 	sort.Strings(rels)
 	prefix := req.root + string(os.PathSeparator)
 	return searchOrdered(ctx, req, rels, 2*runtime.GOMAXPROCS(0), func(rel string) (fileResult, bool) {
@@ -475,10 +476,6 @@ func (c *collector) add(r fileResult) bool {
 	}
 	return (c.req.headLimit > 0 && c.lines > c.req.headLimit) ||
 		(c.req.maxBytes > 0 && c.bytes > c.req.maxBytes)
-}
-
-func sortResults(rs []fileResult) {
-	sort.Slice(rs, func(i, j int) bool { return rs[i].path < rs[j].path })
 }
 
 func searchOne(req *grepRequest, pool *sync.Pool, abs, rel string) (fileResult, bool) {

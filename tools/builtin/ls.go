@@ -101,7 +101,7 @@ func (l *lister) list(dir, rel string, ign *gitignore.Matcher, level, depth int)
 	if err := l.ctx.Err(); err != nil {
 		return err
 	}
-	ents, err := os.ReadDir(dir)
+	ents, err := readDirNoFollow(dir)
 	if err != nil {
 		if level == 1 {
 			return fmt.Errorf("cannot list %s: %w", dir, err)
@@ -134,7 +134,7 @@ func (l *lister) list(dir, rel string, ign *gitignore.Matcher, level, depth int)
 				continue
 			}
 			// Say how much is hidden below the depth limit.
-			if sub, err := os.ReadDir(abs); err == nil {
+			if sub, err := readDirNoFollow(abs); err == nil {
 				if k := len(visibleEntries(sub, childRel, ign.LoadDir(abs, childRel))); k > 0 {
 					fmt.Fprintf(&l.b, " (%d entries)", k)
 				}

@@ -85,9 +85,6 @@ func (t moveFileTool) Execute(ctx context.Context, env *tools.Env, raw json.RawM
 	if err := ctx.Err(); err != nil {
 		return tools.Result{}, err
 	}
-	if err := os.MkdirAll(filepath.Dir(m.dst), 0o755); err != nil {
-		return tools.Result{}, fmt.Errorf("create directory for %s: %w", m.dstShow, err)
-	}
 	if err := movePath(m.src, m.dst, m.isDir); err != nil {
 		return tools.Result{}, fmt.Errorf("move %s to %s: %w", m.srcShow, m.dstShow, err)
 	}
@@ -124,25 +121,22 @@ func resolveEntry(env *tools.Env, p string) (string, error) {
 	return filepath.Join(parent, filepath.Base(lex)), nil
 }
 
-// movePath moves src to dst, copying a regular file when the two are on
-// different file systems and a plain rename cannot work.
+// movePath moves src to dst, making dst's missing folders, and copying a
+// regular file when the two are on different file systems and a plain
+// rename cannot work. No symlink on either path is followed (nofollow.go).
 func movePath(src, dst string, isDir bool) error {
-	err := os.Rename(src, dst)
+	err := renameNoFollow(src, dst)
 	if err == nil || isDir || !errors.Is(err, syscall.EXDEV) {
 		return err
 	}
-	info, serr := os.Stat(src)
-	if serr != nil {
-		return serr
-	}
-	data, rerr := os.ReadFile(src)
+	data, info, rerr := readRegular(src, maxEditFileSize)
 	if rerr != nil {
 		return rerr
 	}
 	if werr := atomicWrite(dst, data, info.Mode().Perm()); werr != nil {
 		return werr
 	}
-	return os.Remove(src)
+	return removeNoFollow(src)
 }
 
 // Preview describes the move in git's rename notation.

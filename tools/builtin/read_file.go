@@ -84,11 +84,14 @@ func (readFileTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMes
 		// The editor's buffer, unsaved changes included.
 		src = strings.NewReader(text)
 	} else {
-		f, err := os.Open(abs)
+		// The stat above is for the messages; what is read is what
+		// this open found, judged again (see openRegular).
+		f, fi, err := openRegular(abs)
 		if err != nil {
 			return tools.Result{}, fmt.Errorf("cannot open %s: %w", display, err)
 		}
 		defer f.Close()
+		info = fi
 		src = f
 	}
 
@@ -220,7 +223,7 @@ func readLine(br *bufio.Reader, keep bool) (line string, size int, eof bool, err
 // suggestSiblings names files next to a missing path with a similar name,
 // which catches wrong extensions and capitalisation.
 func suggestSiblings(abs string) string {
-	entries, err := os.ReadDir(filepath.Dir(abs))
+	entries, err := readDirNoFollow(filepath.Dir(abs))
 	if err != nil {
 		return ""
 	}

@@ -14,14 +14,21 @@ import (
 	"unicode"
 )
 
-// rgSearch answers req with ripgrep when it is installed and the request is
-// one where ripgrep provably gives the native answer; ok is false otherwise
-// and the caller searches natively. Ripgrep is told to ignore exactly what
-// the native walker ignores, to read everything as raw bytes, and to search
-// binary files, which are then dropped by the native NUL test; the pattern
-// is re-spelled from the parsed RE2 tree so Rust's regex engine sees the
-// same character sets Go does.
-func rgSearch(ctx context.Context, req *grepRequest) ([]fileResult, bool) {
+// rgSearch finds with ripgrep, when it is installed and the request is
+// one where ripgrep provably finds what the native search would, the
+// files that match req, relative to its root; ok is false otherwise and
+// the caller searches natively. Ripgrep is told to ignore exactly what
+// the native walker ignores, to read everything as raw bytes, and to
+// search binary files; the pattern is re-spelled from the parsed RE2
+// tree so Rust's regex engine sees the same character sets Go does.
+//
+// Ripgrep runs outside the sandbox and opens paths by name, so a
+// confined command swapping a folder for a symlink meanwhile could make
+// it read a file the guard refuses: only the names it finds are used,
+// and each file is then read and searched again natively (nofollow.go),
+// which also drops binary files. It gets no environment: nothing in it
+// is for ripgrep, and the API key is in it.
+func rgSearch(ctx context.Context, req *grepRequest) ([]string, bool) {
 	if req.isFile || req.spec.m.multiline || req.glob != "" {
 		return nil, false
 	}
@@ -54,14 +61,7 @@ func rgSearch(ctx context.Context, req *grepRequest) ([]fileResult, bool) {
 	if len(req.typeGlobs) > 0 {
 		args = append(args, "-t", "reasonix")
 	}
-	switch req.spec.mode {
-	case modeFiles:
-		args = append(args, "-l")
-	case modeCount:
-		args = append(args, "-c")
-	case modeContent:
-		args = append(args, "-n", "-B", strconv.Itoa(req.spec.before), "-A", strconv.Itoa(req.spec.after))
-	}
+	args = append(args, "-l")
 	target := "."
 	if req.startRel != "" {
 		target = filepath.FromSlash(req.startRel)
@@ -72,6 +72,7 @@ func rgSearch(ctx context.Context, req *grepRequest) ([]fileResult, bool) {
 	defer cancel()
 	cmd := exec.CommandContext(runCtx, bin, args...)
 	cmd.Dir = req.root
+	cmd.Env = []string{}
 	pipe, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, false
@@ -80,7 +81,8 @@ func rgSearch(ctx context.Context, req *grepRequest) ([]fileResult, bool) {
 		return nil, false
 	}
 	// Ripgrep's output comes in no fixed order, so a cut-off prefix is not
-	// the native answer's prefix. Past the cap it is killed and the native
+	// the native answer's prefix. Past the cap (of names: a search that
+	// lists that much finds far more to show) it is killed and the native
 	// search, which stops at the same cap in path order, answers instead.
 	var stdout bytes.Buffer
 	over := false
@@ -104,11 +106,13 @@ func rgSearch(ctx context.Context, req *grepRequest) ([]fileResult, bool) {
 			return nil, false
 		}
 	}
-	res, err := parseRg(stdout.Bytes(), req)
-	if err != nil {
-		return nil, false
+	var rels []string
+	for _, p := range strings.Split(stdout.String(), "\x00") {
+		if p != "" {
+			rels = append(rels, cleanRgPath(p))
+		}
 	}
-	return res, true
+	return rels, true
 }
 
 // parentHasIgnore reports whether a directory above root holds a .gitignore:
@@ -125,99 +129,7 @@ func parentHasIgnore(root string) bool {
 	}
 }
 
-// parseRg turns ripgrep's --null output into per-file results in native
-// format and order, dropping files the native NUL test calls binary.
-func parseRg(out []byte, req *grepRequest) ([]fileResult, error) {
-	var results []fileResult
-	idx := map[string]int{}
-	last := map[string]int{}
-	sep := req.spec.before > 0 || req.spec.after > 0
-	get := func(p string) *fileResult {
-		i, ok := idx[p]
-		if !ok {
-			i = len(results)
-			idx[p] = i
-			results = append(results, fileResult{path: p})
-		}
-		return &results[i]
-	}
-	if req.spec.mode == modeFiles {
-		for _, p := range strings.Split(string(out), "\x00") {
-			if p != "" {
-				get(cleanRgPath(p)).count = 1
-			}
-		}
-	} else {
-		for len(out) > 0 {
-			nl := bytes.IndexByte(out, '\n')
-			if nl < 0 {
-				nl = len(out)
-			}
-			line := out[:nl]
-			out = out[min(nl+1, len(out)):]
-			z := bytes.IndexByte(line, 0)
-			if z < 0 {
-				if string(line) == "--" {
-					continue
-				}
-				return nil, fmt.Errorf("unexpected ripgrep line %q", line)
-			}
-			p := cleanRgPath(string(line[:z]))
-			rest := line[z+1:]
-			if req.spec.mode == modeCount {
-				n, err := strconv.Atoi(string(rest))
-				if err != nil {
-					return nil, err
-				}
-				get(p).count = n
-				continue
-			}
-			j := 0
-			for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
-				j++
-			}
-			if j == 0 || j == len(rest) || (rest[j] != ':' && rest[j] != '-') {
-				return nil, fmt.Errorf("unexpected ripgrep line %q", line)
-			}
-			n, _ := strconv.Atoi(string(rest[:j]))
-			fr := get(p)
-			if sep && last[p] > 0 && n != last[p]+1 {
-				fr.block = append(fr.block, "--\n"...)
-			}
-			last[p] = n
-			fr.block = append(fr.block, p...)
-			fr.block = append(fr.block, rest[j])
-			fr.block = append(fr.block, rest[:j]...)
-			fr.block = append(fr.block, rest[j])
-			fr.block = append(fr.block, rest[j+1:]...)
-			fr.block = append(fr.block, '\n')
-			if rest[j] == ':' {
-				fr.count++
-			}
-		}
-	}
-	kept := results[:0]
-	for _, fr := range results {
-		if !sniffBinary(filepath.Join(req.root, filepath.FromSlash(fr.path))) {
-			kept = append(kept, fr)
-		}
-	}
-	sortResults(kept)
-	return kept, nil
-}
-
 func cleanRgPath(p string) string { return strings.TrimPrefix(p, "./") }
-
-func sniffBinary(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return true
-	}
-	defer f.Close()
-	var b [binarySniff]byte
-	n, _ := f.Read(b[:])
-	return isBinary(b[:n])
-}
 
 // rustPattern spells an RE2 tree in Rust regex syntax with the same meaning.
 // It refuses constructs that could match an invalid UTF-8 byte: Go reads such

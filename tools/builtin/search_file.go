@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"os"
 	"strconv"
 )
 
@@ -39,9 +38,11 @@ type searchSpec struct {
 	before, after int
 }
 
-// readWhole reads f into buf, growing it; files over max return errTooBig.
+// readWhole reads the regular file at path into buf, growing it; files
+// over max return errTooBig. As read_file, it refuses a file with more
+// than one name, which may be a file outside the workspace (openRegular).
 func readWhole(path string, buf []byte, max int) ([]byte, error) {
-	f, err := os.Open(path)
+	f, _, err := openRegular(path)
 	if err != nil {
 		return buf, err
 	}

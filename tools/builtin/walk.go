@@ -135,7 +135,7 @@ func (w *walker) run() {
 // subdirectories still to walk. Unreadable directories are skipped silently,
 // like unreadable files: a search reports what it can see.
 func (w *walker) readDir(job dirJob) ([]dirJob, error) {
-	f, err := os.Open(job.abs)
+	f, err := openNoFollow(job.abs, dirFlags, 0)
 	if err != nil {
 		return nil, nil
 	}
