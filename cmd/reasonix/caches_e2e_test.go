@@ -108,6 +108,9 @@ for f in [` + strings.Join(quoted, ", ") + `]:
 "`
 	e := newE2E(t,
 		scripted.Turn{ToolCalls: []scripted.Call{
+			// A background job is a confined command too (first: it has
+			// the builds' time to finish before the run ends it).
+			call("bash", map[string]any{"command": `echo "$GOCACHE" > job-gocache.txt`, "run_in_background": true}),
 			bashCall(plant),
 			bashCall(`go env GOCACHE GOMODCACHE GOPROXY; echo "$XDG_CACHE_HOME $npm_config_cache $PLAYWRIGHT_BROWSERS_PATH"`),
 			bashCall("cd bad && go build -o app . ; echo bad-exit=$?"),
@@ -139,11 +142,11 @@ for f in [` + strings.Join(quoted, ", ") + `]:
 		"GOFLAGS=-mod=mod", "GOTOOLCHAIN=local")
 	e.lastMessages("run", "--yolo", "build")
 	res := toolResults(t, e.srv.Requests()[1])
-	t.Logf("the hostile command's report:\n%s", res["call_0_0"])
+	t.Logf("the hostile command's report:\n%s", res["call_0_1"])
 
 	for _, f := range planted {
-		if !strings.Contains(res["call_0_0"], "refused "+f) {
-			t.Errorf("a command could write %s:\n%s", f, res["call_0_0"])
+		if !strings.Contains(res["call_0_1"], "refused "+f) {
+			t.Errorf("a command could write %s:\n%s", f, res["call_0_1"])
 		}
 		if rest, ok := strings.CutPrefix(f, "~/"); ok {
 			f = filepath.Join(home, rest)
@@ -157,18 +160,21 @@ for f in [` + strings.Join(quoted, ", ") + `]:
 	want := []string{filepath.Join(private, "go-build"), filepath.Join(private, "go-mod"),
 		"file://" + filepath.Join(personModCache, "cache", "download") + ",off",
 		filepath.Join(private, "xdg"), filepath.Join(private, "npm"), filepath.Join(home, ".cache", "ms-playwright")}
-	if got := strings.Fields(res["call_0_1"]); !slices.Equal(got[:min(len(got), len(want))], want) {
+	if got := strings.Fields(res["call_0_2"]); !slices.Equal(got[:min(len(got), len(want))], want) {
 		t.Errorf("go env in a command = %q, want %q", got, want)
 	}
 
-	if bad := res["call_0_2"]; !strings.Contains(bad, "SECURITY ERROR") || strings.Contains(bad, "bad-exit=0") {
+	if bad := res["call_0_3"]; !strings.Contains(bad, "SECURITY ERROR") || strings.Contains(bad, "bad-exit=0") {
 		t.Errorf("a go.sum that does not match the module did not stop the build:\n%s", bad)
 	}
-	if good := res["call_0_3"]; !strings.Contains(good, "hello from dep") {
+	if good := res["call_0_4"]; !strings.Contains(good, "hello from dep") {
 		t.Errorf("go build with the dependency from the person's module cache failed confined:\n%s", good)
 	}
 	if _, err := os.Stat(filepath.Join(private, "go-mod", "example.test", "dep@v1.0.0", "dep.go")); err != nil {
 		t.Errorf("the module was not extracted into the private module cache: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(e.repo, "job-gocache.txt")); err != nil || strings.TrimSpace(string(b)) != filepath.Join(private, "go-build") {
+		t.Errorf("a background job's GOCACHE = %q (%v), want the private one", b, err)
 	}
 	if entries, _ := os.ReadDir(personGoCache); len(entries) > 0 {
 		t.Errorf("the person's GOCACHE was written: %d entries", len(entries))
