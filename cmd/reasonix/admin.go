@@ -125,6 +125,7 @@ func cmdDoctor(args []string, io stdio) error {
 	mode := orDefault(cfg.Permissions.Mode, "ask")
 	userHome := userHomeDir()
 	set, setErr := settings.Load(workspaceOf(loaded, wd), userHome)
+	set.HoldAllow(loaded.SettingsAllowApplies)
 	if m := set.Mode(); m != "" && loaded.Sources["permissions.mode"] == config.SourceDefault {
 		mode = m + " (from a Claude Code settings file)"
 		if set.ProjectLoosens() {

@@ -226,7 +226,7 @@ func assemble(o assembleOptions) (*app, error) {
 	a.closers = append(a.closers, stopWarm, gitStatus.Close)
 	userHome := userHomeDir()
 	// Claude Code settings files: a few small JSON reads.
-	set, err := loadSettings(workspace, userHome)
+	set, err := loadSettings(loaded, workspace, userHome)
 	if err != nil {
 		return nil, err
 	}
@@ -411,7 +411,14 @@ func assemble(o assembleOptions) (*app, error) {
 		LogPath:       filepath.Join(loaded.Home, "permissions.log"),
 		Publish:       sink.Publish,
 		SaveRule: func(list, rule string) error {
-			err := config.AppendRule(filepath.Join(workspace, "reasonix.toml"), list, rule)
+			// An "always allow" answer is the person's rule: recorded as
+			// theirs, so it applies without trusting the project.
+			var err error
+			if list == "allow" {
+				err = config.AllowAlways(loaded.Home, workspace, rule)
+			} else {
+				err = config.AppendRule(filepath.Join(workspace, "reasonix.toml"), list, rule)
+			}
 			controlGuard.Accept(filepath.Join(guard.Workspace(), "reasonix.toml"))
 			return err
 		},
@@ -585,12 +592,13 @@ func assemble(o assembleOptions) (*app, error) {
 	return a, nil
 }
 
-// heldNotice says which settings of the project's reasonix.toml wait for
-// the person's trust, and how to give it.
+// heldNotice says which settings of the project (its reasonix.toml and
+// its Claude Code settings files' allow rules) wait for the person's
+// trust, and how to give it.
 func heldNotice(held []config.HeldKey) string {
-	return fmt.Sprintf("this project's reasonix.toml sets %s, which a project may only do once you trust it "+
-		"(another model endpoint, a weaker sandbox or a looser posture); they are not applied. "+
-		"Read the file, then run `reasonix trust` in this folder", config.HeldSummary(held))
+	return fmt.Sprintf("this project sets %s, which a project may only do once you trust it "+
+		"(another model endpoint, a weaker sandbox, a looser posture, calls run without asking); they are not applied. "+
+		"Read the files, then run `reasonix trust` in this folder", config.HeldSummary(held))
 }
 
 // dotEnvKeys is what commands may not read of the workspace's .env: the

@@ -43,7 +43,7 @@ func rulesOptions(l *config.Loaded, workspace, wd, userHome string) rules.Option
 // policy that leaves out the tools a deny rule refuses every call of.
 func contextReadDenied(loaded *config.Loaded, workspace, userHome string) (func(string) string, permission.Policy, error) {
 	cfg := loaded.Config
-	set, err := loadSettings(workspace, userHome)
+	set, err := loadSettings(loaded, workspace, userHome)
 	if err != nil {
 		return nil, permission.Policy{}, err
 	}

@@ -88,11 +88,13 @@ func relTo(base, p string) string {
 }
 
 // loadSettings reads the Claude Code settings files of the workspace and
-// the user.
-func loadSettings(workspace, userHome string) (*settings.Set, error) {
+// the user; the project files' allow rules apply only as loaded says (once
+// the project is trusted, or the person's own).
+func loadSettings(loaded *config.Loaded, workspace, userHome string) (*settings.Set, error) {
 	set, err := settings.Load(workspace, userHome)
 	if err != nil {
 		return nil, usageError{err}
 	}
+	set.HoldAllow(loaded.SettingsAllowApplies)
 	return set, nil
 }

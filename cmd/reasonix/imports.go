@@ -181,14 +181,21 @@ func nestedRules(workspace string) []string {
 func describeSettings(f *settings.File) string {
 	counts := map[string]int{}
 	var unsupported []string
+	held := 0
 	for _, r := range f.Rules {
-		if r.Unsupported != "" {
+		switch {
+		case r.Unsupported != "":
 			unsupported = append(unsupported, fmt.Sprintf("%s (line %d)", r.Text, r.Line))
-			continue
+		case r.Held:
+			held++
+		default:
+			counts[r.List]++
 		}
-		counts[r.List]++
 	}
 	parts := []string{fmt.Sprintf("permissions: %d allow, %d ask, %d deny rule(s) merged", counts["allow"], counts["ask"], counts["deny"])}
+	if held > 0 {
+		parts = append(parts, fmt.Sprintf("%d allow rule(s) NOT APPLIED until you trust the project (`reasonix trust`)", held))
+	}
 	if len(f.AdditionalDirectories) > 0 {
 		parts = append(parts, fmt.Sprintf("%d additional director(ies) readable and writable", len(f.AdditionalDirectories)))
 		if f.Scope != settings.User {

@@ -10,8 +10,9 @@ import (
 )
 
 // cmdTrust is `reasonix trust [--revoke]`: the person, having read this
-// project's reasonix.toml, lets it make the settings an untrusted project
-// may not (config.HeldKey); --revoke forgets that.
+// project's reasonix.toml and Claude Code settings files, lets them make
+// the settings an untrusted project may not (config.HeldKey); --revoke
+// forgets that.
 func cmdTrust(args []string, io stdio) error {
 	fs := flag.NewFlagSet("trust", flag.ContinueOnError)
 	fs.SetOutput(io.err)
@@ -36,7 +37,7 @@ func cmdTrust(args []string, io stdio) error {
 			return err
 		}
 		if had {
-			fmt.Fprintf(io.out, "%s is no longer trusted: its reasonix.toml's providers, sandbox and posture settings are held again\n", wd)
+			fmt.Fprintf(io.out, "%s is no longer trusted: its providers, sandbox and posture settings and its allow rules are held again (the rules you allowed always stay yours)\n", wd)
 		} else {
 			fmt.Fprintf(io.out, "%s was not trusted\n", wd)
 		}
@@ -47,10 +48,10 @@ func cmdTrust(args []string, io stdio) error {
 		return usageError{err}
 	}
 	if len(held) == 0 {
-		fmt.Fprintf(io.out, "trusted %s: its agent files and .claude/settings.json may now set a looser posture; its reasonix.toml sets nothing else that needs trust\n", wd)
+		fmt.Fprintf(io.out, "trusted %s: its agent files and .claude/settings.json may now set a looser posture; it sets nothing else that needs trust\n", wd)
 		return nil
 	}
-	fmt.Fprintf(io.out, "trusted %s; these settings of its reasonix.toml now apply (a change to them needs trusting again):\n", wd)
+	fmt.Fprintf(io.out, "trusted %s; these settings now apply (a change to them needs trusting again):\n", wd)
 	for _, h := range held {
 		fmt.Fprintf(io.out, "  %s\n", h)
 	}

@@ -358,6 +358,9 @@ type Loaded struct {
 	// not be read, a corrupt one included: Held holds every setting then,
 	// and the caller should say so, naming the file.
 	TrustErr error
+	// settingsAllow and projectTrusted answer SettingsAllowApplies.
+	settingsAllow  map[string]map[string]bool
+	projectTrusted bool
 	// fromDot says whether Getenv takes a variable from DotEnv.
 	fromDot func(string) bool
 }
@@ -476,6 +479,12 @@ func Load(opts Options) (*Loaded, error) {
 		m.files = append(m.files, lf.path)
 		errs = append(errs, m.mergeFile(lf.path, data)...)
 	}
+	if m.project != "" && !m.projectSeen && len(errs) == 0 {
+		// No reasonix.toml: the project's Claude Code settings files may
+		// still hold allow rules.
+		held, herrs := m.holdUntrusted(m.project, nil, nil, nil)
+		m.held, errs = held, herrs
+	}
 	if len(errs) == 0 {
 		errs = append(errs, m.applyEnv()...)
 	}
@@ -485,5 +494,24 @@ func Load(opts Options) (*Loaded, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	return &Loaded{Config: m.cfg, Sources: m.sources, Files: m.files, Home: home, Getenv: env, DotEnv: dotPath, DotEnvSkipped: dotSkipped, Held: m.held, HeldDigest: m.heldDigest, TrustErr: m.trustErr, fromDot: fromDot}, nil
+	return &Loaded{Config: m.cfg, Sources: m.sources, Files: m.files, Home: home, Getenv: env, DotEnv: dotPath, DotEnvSkipped: dotSkipped, Held: m.held, HeldDigest: m.heldDigest, TrustErr: m.trustErr,
+		settingsAllow: m.settingsAllow, projectTrusted: m.projectTrusted, fromDot: fromDot}, nil
+}
+
+// SettingsAllowApplies reports whether an allow rule of a project's Claude
+// Code settings file (.claude/settings.json or settings.local.json; not
+// the user's own) applies, given the file's path and the rule as written:
+// only once the project is trusted as it is (its held allow rules are in
+// Held until then), or when the person added that rule themselves
+// (AllowAlways). A file Load did not read (one a workspace_root elsewhere
+// brings) applies only in a project trusted as it is.
+func (l *Loaded) SettingsAllowApplies(file, rule string) bool {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return false
+	}
+	if rules, ok := l.settingsAllow[abs]; ok {
+		return rules[rule]
+	}
+	return l.projectTrusted
 }

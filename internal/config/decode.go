@@ -68,6 +68,13 @@ type merger struct {
 	heldDigest    string
 	// trustErr is why the trust file could not be read (Loaded.TrustErr).
 	trustErr error
+	// projectSeen says the project file was read (held checked there);
+	// settingsAllow says, for each Claude Code settings file of the
+	// project that was read, which of its allow rules apply (as written);
+	// projectTrusted that the project is trusted as it is.
+	projectSeen    bool
+	settingsAllow  map[string]map[string]bool
+	projectTrusted bool
 	// provLoc remembers the last definition of each provider so errors
 	// found after merging can still point into a file.
 	provLoc map[string]*Error
@@ -127,6 +134,7 @@ func (m *merger) mergeFile(path string, data []byte) []error {
 	ix := indexKeys(src)
 	m.indexes[path] = ix
 	if m.project != "" && sameFile(path, m.project) {
+		m.projectSeen = true
 		held, errs := m.holdUntrusted(path, data, raw, ix)
 		if len(errs) > 0 {
 			return errs

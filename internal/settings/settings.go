@@ -43,6 +43,11 @@ type Rule struct {
 	// Unsupported names a tool Reasonix does not have (WebSearch,
 	// NotebookRead): the rule is kept for doctor but decides nothing.
 	Unsupported string
+	// Written is the rule as the file has it, before normalising.
+	Written string
+	// Held says an allow rule of a project's file waits for the person to
+	// trust the project (HoldAllow): it decides nothing yet.
+	Held bool
 }
 
 // File is one settings file that exists.
@@ -152,7 +157,7 @@ func Parse(path string, scope Scope, data []byte) (*File, []error) {
 		}
 		return nil, []error{&Error{File: path, Msg: "invalid JSON: " + err.Error()}}
 	}
-	p := &parser{f: f, lines: indexLines(data)}
+	p := &parser{f: f, lines: config.JSONLines(data)}
 	for _, k := range sortedKeys(root) {
 		switch k {
 		case "permissions":
@@ -264,7 +269,7 @@ func (p *parser) strings(v any, key string) ([]string, bool) {
 // kept as unsupported, any other fault is an error.
 func (p *parser) rule(list, text, key string) {
 	norm := normalise(text, p.f.Scope)
-	r := Rule{List: list, Text: norm, Line: p.lines[key]}
+	r := Rule{List: list, Text: norm, Line: p.lines[key], Written: text}
 	if _, err := permission.ParseRule(norm); err != nil {
 		if errors.Is(err, permission.ErrUnknownTool) {
 			r.Unsupported = err.Error()
@@ -384,12 +389,34 @@ func (s *Set) Rules(list string) []string {
 	var out []string
 	for _, f := range s.Files {
 		for _, r := range f.Rules {
-			if r.List == list && r.Unsupported == "" {
+			if r.List == list && r.Unsupported == "" && !r.Held {
 				out = append(out, r.Text)
 			}
 		}
 	}
 	return out
+}
+
+// HoldAllow marks the allow rules of the project's files (not the user's)
+// that do not apply yet, so Rules leaves them out: applies is asked with
+// the file's path and the rule as written (config.Loaded's
+// SettingsAllowApplies: once the project is trusted, or a rule the person
+// added). A repository's allow rules would run calls without asking the
+// person who only opened it; its ask and deny rules apply at once.
+func (s *Set) HoldAllow(applies func(file, rule string) bool) {
+	if s == nil {
+		return
+	}
+	for _, f := range s.Files {
+		if f.Scope == User {
+			continue
+		}
+		for i := range f.Rules {
+			if r := &f.Rules[i]; r.List == "allow" {
+				r.Held = !applies(f.Path, r.Written)
+			}
+		}
+	}
 }
 
 // Directories are the additionalDirectories of every file, resolved:

@@ -348,8 +348,8 @@ var zhLabels = lazy.Value[map[string]string]{Build: func() map[string]string {
 		"fix the fields and try again, or Esc to pick another provider": "修改字段后重试，或按 Esc 选择其他提供方",
 		// The question before a session whose project's reasonix.toml
 		// waits for trust, and the reasons config gives for each setting.
-		"[::b]Trust this project?[::-]\n\nThe reasonix.toml of %s makes settings a project may only make once you trust it; until then they are not applied:":                                                                                                                                 "[::b]信任此项目？[::-]\n\n%s 中的 reasonix.toml 包含只有在你信任该项目后才会生效的设置；在此之前它们不会被应用：",
-		"Read the file before you trust it: a repository you did not write can send your conversation and API key elsewhere this way. A change to these settings asks again; `reasonix trust --revoke` forgets the trust.\n[gray]↑/↓ and Enter, or 1 / 2 · Esc is Not now · Ctrl-C leaves[-]": "信任之前请先阅读该文件：不是你编写的仓库可以借此把你的对话和 API 密钥发往别处。这些设置有变化时会再次询问；`reasonix trust --revoke` 可撤销信任。\n[gray]↑/↓ 和 Enter，或 1 / 2 · Esc 即暂不 · Ctrl-C 退出[-]",
+		"[::b]Trust this project?[::-]\n\nThe project in %s makes settings a project may only make once you trust it; until then they are not applied:":                                                                                                                                                                               "[::b]信任此项目？[::-]\n\n%s 中的项目包含只有在你信任该项目后才会生效的设置；在此之前它们不会被应用：",
+		"Read the files before you trust them: a repository you did not write can send your conversation and API key elsewhere, or run commands without asking you, this way. A change to these settings asks again; `reasonix trust --revoke` forgets the trust.\n[gray]↑/↓ and Enter, or 1 / 2 · Esc is Not now · Ctrl-C leaves[-]": "信任之前请先阅读这些文件：不是你编写的仓库可以借此把你的对话和 API 密钥发往别处，或不经询问就执行命令。这些设置有变化时会再次询问；`reasonix trust --revoke` 可撤销信任。\n[gray]↑/↓ 和 Enter，或 1 / 2 · Esc 即暂不 · Ctrl-C 退出[-]",
 		"Trust this project": "信任此项目",
 		"Not now":            "暂不",
 		"apply these settings, now and in later sessions":    "应用这些设置，本次及以后的会话都生效",
@@ -363,6 +363,7 @@ var zhLabels = lazy.Value[map[string]string]{Build: func() map[string]string {
 		"more paths tools may read":                                         "工具可读取更多路径",
 		"moves the workspace, where commands may write":                     "移动工作区（命令可写入的位置）",
 		"runs calls without asking":                                         "不经询问就执行调用",
+		"runs the calls it matches without asking you":                      "不经询问就执行它匹配的调用",
 	}
 }}
 

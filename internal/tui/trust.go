@@ -10,9 +10,9 @@ import (
 	"github.com/rivo/tview"
 )
 
-// TrustSetting is a setting of the project's reasonix.toml that waits for
-// the person's trust: where it is (file:line), its key and why a project
-// may not make it on its own.
+// TrustSetting is a setting the project brings (in its reasonix.toml or
+// its Claude Code settings files) that waits for the person's trust: where
+// it is (file:line), its key and why a project may not make it on its own.
 type TrustSetting struct {
 	Place string
 	Key   string
@@ -37,13 +37,12 @@ var ErrTrustCancelled = errors.New("trust question left unanswered")
 // trustIntro opens the question (the folder); trustOutro follows the
 // list of settings.
 const (
-	trustIntro = "[::b]Trust this project?[::-]\n\nThe reasonix.toml of %s makes settings a project may only make once you trust it; until then they are not applied:"
-	trustOutro = "Read the file before you trust it: a repository you did not write can send your conversation and API key elsewhere this way. A change to these settings asks again; `reasonix trust --revoke` forgets the trust.\n[gray]↑/↓ and Enter, or 1 / 2 · Esc is Not now · Ctrl-C leaves[-]"
+	trustIntro = "[::b]Trust this project?[::-]\n\nThe project in %s makes settings a project may only make once you trust it; until then they are not applied:"
+	trustOutro = "Read the files before you trust them: a repository you did not write can send your conversation and API key elsewhere, or run commands without asking you, this way. A change to these settings asks again; `reasonix trust --revoke` forgets the trust.\n[gray]↑/↓ and Enter, or 1 / 2 · Esc is Not now · Ctrl-C leaves[-]"
 )
 
 // RunTrust asks, before a session starts, whether the person trusts the
-// project whose reasonix.toml makes settings (Settings) an untrusted
-// project may not. It reports true for "Trust this project" and false for
+// project that makes settings (Settings) an untrusted project may not. It reports true for "Trust this project" and false for
 // "Not now", where the choice starts, so that an Enter pressed out of habit
 // trusts nothing; Ctrl-C gives ErrTrustCancelled.
 func RunTrust(ctx context.Context, opts TrustOptions) (bool, error) {

@@ -1,4 +1,4 @@
-package settings
+package config
 
 import (
 	"bytes"
@@ -6,11 +6,12 @@ import (
 	"fmt"
 )
 
-// indexLines maps the dotted path of every key and array element of a JSON
+// JSONLines maps the dotted path of every key and array element of a JSON
 // document (permissions.deny[2], hooks.PreToolUse[0].hooks[1]) to the line
-// it starts on, so errors can point into the file. It walks the tokens
+// it starts on, so errors can point into the file (the Claude Code settings
+// files, whose allow rules project trust also reads). It walks the tokens
 // once; a document that does not tokenise yields what was read so far.
-func indexLines(data []byte) map[string]int {
+func JSONLines(data []byte) map[string]int {
 	out := map[string]int{}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	type frame struct {
@@ -21,7 +22,7 @@ func indexLines(data []byte) map[string]int {
 		idx    int    // array: index of the next element
 	}
 	var stack []*frame
-	line := func(off int64) int { l, _ := lineCol(data, off); return l }
+	line := func(off int64) int { return lineOf(data, off) }
 	// child returns the path of the value about to start in the top frame.
 	child := func() string {
 		if len(stack) == 0 {
