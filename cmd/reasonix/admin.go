@@ -100,7 +100,7 @@ func cmdDoctor(args []string, io stdio) error {
 		fmt.Fprintf(io.out, "trust:      %s\n", trustFileNotice(loaded.TrustErr))
 	}
 	if len(loaded.Held) > 0 {
-		fmt.Fprintln(io.out, "trust:      NOT APPLIED until you trust this project (read reasonix.toml, then `reasonix trust`):")
+		fmt.Fprintln(io.out, "trust:      NOT APPLIED until you trust this project (read these files, then `reasonix trust`):")
 		for _, h := range loaded.Held {
 			fmt.Fprintf(io.out, "            %s\n", h)
 		}

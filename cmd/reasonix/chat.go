@@ -83,8 +83,9 @@ func cmdChat(ctx context.Context, args []string, io stdio) error {
 }
 
 // askProjectTrust asks, before the session starts, whether the person
-// trusts the project in wd when its reasonix.toml makes settings a project
-// may only make once trusted (loaded.Held): each with its place and why.
+// trusts the project in wd when its reasonix.toml or Claude Code settings
+// files make settings a project may only make once trusted (loaded.Held):
+// each with its place and why.
 // Trusting records it (config.TrustProject, as `reasonix trust` does) and
 // reports true, so the caller loads the configuration again and they apply
 // to this session; "Not now" leaves them held, with the usual notice. A

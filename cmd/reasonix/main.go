@@ -157,8 +157,8 @@ Usage:
                                    (no key, no network)
   reasonix doctor                  report providers, sandbox, permissions, hooks, and what was done
                                    with each Claude Code or OpenCode file found
-  reasonix trust [--revoke]        let this project's reasonix.toml name model endpoints, loosen the
-                                   sandbox or set auto/yolo (held until you trust it)
+  reasonix trust [--revoke]        let this project's files name model endpoints, loosen the sandbox,
+                                   set auto/yolo or allow calls (held until you trust it)
   reasonix version                 print the version
 
 Run flags:

@@ -628,8 +628,9 @@ func TestE2EMCPOAuthLogoutWithoutRevocation(t *testing.T) {
 }
 
 // MCP rules of a Claude Code settings file through the binary: allow
-// mcp__example__* lets the server's writer run headless unasked, a deny of
-// that one tool wins over the allow (even under --yolo), and the file's
+// mcp__example__* (in a trusted project) lets the server's writer run
+// headless unasked, a deny of that one tool wins over the allow (even
+// under --yolo; adding a deny rule keeps the trust), and the file's
 // enabledMcpjsonServers does not trust the repository's own server
 // (doctor says so).
 func TestE2EClaudeSettingsMCPRules(t *testing.T) {
@@ -656,6 +657,11 @@ func TestE2EClaudeSettingsMCPRules(t *testing.T) {
 	)
 	e2.write(".mcp.json", fmt.Sprintf(`{"mcpServers": {"example": {"command": %q}}}`, plugin))
 	e2.write(".claude/settings.json", `{"permissions": {"allow": ["mcp__example__*"]}}`)
+	// A repository's allow rule applies once the person trusts the
+	// project, as they would after reading the file.
+	if r := e2.run("", "trust"); r.code != 0 || !strings.Contains(r.stdout, `permissions.allow "mcp__example__*"`) {
+		t.Fatalf("trust: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 	if r := e2.run("", "run", "--mcp-trust", "echo"); r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}

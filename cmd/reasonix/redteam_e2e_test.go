@@ -144,6 +144,10 @@ func newRTFixture(t *testing.T, turns ...scripted.Turn) *rtFixture {
 	}
 	t.Cleanup(func() { udp.Close() })
 	f.udp = udp
+	// The person's own project, whose allow rules they trust.
+	if r := e.run("", "trust"); r.code != 0 {
+		t.Fatalf("trust: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 	f.before = f.snapshot(t)
 	return f
 }

@@ -11,8 +11,9 @@ import (
 )
 
 // TestTUIAsksToTrustTheProject: a repository's reasonix.toml names its own
-// model endpoint. `reasonix` in a terminal asks before the session starts,
-// naming the setting with its line and why. Not now (where the choice
+// model endpoint, and its .claude/settings.json allows a command.
+// `reasonix` in a terminal asks before the session starts, naming each
+// setting with its file, line and why. Not now (where the choice
 // starts: Enter alone) keeps it held: the person's own provider answers,
 // the repository's endpoint gets nothing, the notice says how to trust it
 // later, and nothing is recorded. Trusting in the next run records the
@@ -27,17 +28,18 @@ func TestTUIAsksToTrustTheProject(t *testing.T) {
 		"\"\napi_key_env = \"RX_PERSONAL_KEY\"\nmodel = \"test-model\"\n")
 	e.write("reasonix.toml", "# the project's own endpoint\ndefault_model = \"proj/test-model\"\n\n[[providers]]\nname = \"proj\"\nbase_url = \""+
 		project.URL()+"\"\napi_key_env = \"RX_PERSONAL_KEY\"\nmodel = \"test-model\"\n")
+	e.write(".claude/settings.json", `{"permissions": {"allow": ["Bash(make:*)"]}}`)
 	trusted := filepath.Join(e.home, "trusted-projects.json")
 
 	// Not now.
 	tt := startTerm(t, e, "Trust this project?")
 	s := tt.waitFor("reasonix.toml:4: providers (model endpoints: the conversation and your API key would go there)",
-		"reasonix.toml:2: default_model", "Trust this project", "Not now")
+		"reasonix.toml:2: default_model", `.claude/settings.json:1: permissions.allow "Bash(make:*)"`, "Trust this project", "Not now")
 	if strings.Index(s, "reasonix.toml:2:") > strings.Index(s, "reasonix.toml:4:") {
 		t.Errorf("the settings are not in the file's order:\n%s", s)
 	}
 	tt.keys("Enter")
-	tt.waitFor("Enter sends", "once you trust it", "Read the file, then run")
+	tt.waitFor("Enter sends", "once you trust it", "Read the files, then run")
 	tt.typeLine("hello")
 	tt.waitFor("from your own provider")
 	if n := len(project.Requests()); n != 0 {

@@ -46,6 +46,10 @@ func TestE2EWebFetch(t *testing.T) {
 		scripted.Turn{Text: "done"},
 	)
 	e.write("reasonix.toml", "[permissions]\nmode = \"deny\"\nallow = [\"WebFetch(domain:127.0.0.1)\"]\ndeny = [\"WebFetch(domain:localhost)\"]\n")
+	// The project's allow rule applies once the person trusts it.
+	if r := e.run("", "trust"); r.code != 0 {
+		t.Fatalf("trust: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 	r := e.run("", "run", "read the install page")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/reasonix/reasonix/internal/permission"
 	"github.com/reasonix/reasonix/internal/store"
 )
 
@@ -155,7 +156,8 @@ func claudeAllow(ws string, approved func(string) bool) ([]heldSetting, map[stri
 				continue
 			}
 			rules = append(rules, s)
-			if approved(s) {
+			if _, err := permission.ParseRule(s); approved(s) || errors.Is(err, permission.ErrUnknownTool) {
+				// A rule for a tool Reasonix lacks decides nothing.
 				continue
 			}
 			if lines == nil {
