@@ -131,3 +131,31 @@ func TestLoadOrderAndMissing(t *testing.T) {
 		t.Errorf("broken file: %v", err)
 	}
 }
+
+// HoldAllow leaves out the project files' allow rules that do not apply
+// yet, asked with the rule as written (a path rule before normalising);
+// the user's own file and every ask and deny rule are untouched.
+func TestHoldAllow(t *testing.T) {
+	user, errs := Parse("/u/.claude/settings.json", User, []byte(`{"permissions": {"allow": ["Bash(ls:*)"]}}`))
+	project, errs2 := Parse("/p/.claude/settings.json", Project, []byte(`{"permissions": {"allow": ["Read(/docs/**)", "Bash(make:*)"], "deny": ["Bash(rm:*)"]}}`))
+	if len(errs)+len(errs2) > 0 {
+		t.Fatal(errs, errs2)
+	}
+	set := &Set{Files: []*File{user, project}}
+	var asked []string
+	set.HoldAllow(func(file, rule string) bool {
+		asked = append(asked, file+" "+rule)
+		return rule == "Read(/docs/**)"
+	})
+	if got := strings.Join(asked, ","); got != "/p/.claude/settings.json Read(/docs/**),/p/.claude/settings.json Bash(make:*)" {
+		t.Errorf("asked %q", got)
+	}
+	if got := strings.Join(set.Rules("allow"), ","); got != "Bash(ls:*),Read(./docs/**)" {
+		t.Errorf("allow = %q", got)
+	}
+	if got := strings.Join(set.Rules("deny"), ","); got != "Bash(rm:*)" {
+		t.Errorf("deny = %q", got)
+	}
+	var nilSet *Set
+	nilSet.HoldAllow(func(string, string) bool { return false })
+}
