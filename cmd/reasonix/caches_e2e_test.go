@@ -156,7 +156,12 @@ for f in [` + strings.Join(quoted, ", ") + `]:
 		}
 	}
 
-	private := filepath.Join(e.home, "cache")
+	// One private cache folder, this workspace's, named for it.
+	mine, _ := filepath.Glob(filepath.Join(e.home, "cache", "*"))
+	if len(mine) != 1 || !strings.HasPrefix(filepath.Base(mine[0]), filepath.Base(e.repo)+"-") {
+		t.Fatalf("private cache folders %q, want one named for %s", mine, e.repo)
+	}
+	private := mine[0]
 	want := []string{filepath.Join(private, "go-build"), filepath.Join(private, "go-mod"),
 		"file://" + filepath.Join(personModCache, "cache", "download") + ",off",
 		filepath.Join(private, "xdg"), filepath.Join(private, "npm"), filepath.Join(home, ".cache", "ms-playwright")}

@@ -1,6 +1,8 @@
 package permission
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -19,14 +21,24 @@ import (
 // Reasonix home (privateCaches), named by its environment (cacheEnv);
 // the person's stay readable but not writable (WritablePaths).
 
-// privateCacheDir is where confined commands keep their caches: the
-// folder "cache" of the Reasonix home, which no tool of the person's
-// uses. It stays from run to run, so builds in the sandbox get warm.
-func privateCacheDir(reasonixHome string) string {
-	if reasonixHome == "" || !filepath.IsAbs(reasonixHome) {
+// privateCacheDir is where confined commands in workspace keep their
+// caches: a folder of the Reasonix home's "cache" named for the
+// workspace, which no tool of the person's uses. It stays from run to
+// run, so builds in the sandbox get warm. One per workspace, because a
+// cache is trusted by every build that reads it: shared, a command in a
+// hostile repository could plant a build cache entry or an extracted
+// module that every later build in the person's other projects linked
+// into the binaries the person then runs.
+func privateCacheDir(reasonixHome, workspace string) string {
+	if reasonixHome == "" || !filepath.IsAbs(reasonixHome) || workspace == "" {
 		return ""
 	}
-	return filepath.Join(filepath.Clean(reasonixHome), "cache")
+	ws, err := filepath.Abs(workspace)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(filepath.Clean(ws)))
+	return filepath.Join(filepath.Clean(reasonixHome), "cache", filepath.Base(ws)+"-"+hex.EncodeToString(sum[:6]))
 }
 
 // cacheEnv lists the variables that send a confined command's toolchains

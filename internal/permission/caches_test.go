@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -96,9 +97,22 @@ func TestWritablePathsLeaveThePersonsCachesOut(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", "/person/xdg")
 	t.Setenv("npm_config_cache", "/person/npm")
 	t.Setenv("GOPATH", "/person/gopath")
-	w := WritablePaths(SandboxOptions{Home: "/rx"})
-	if !slices.Contains(w, "/rx/cache") || !slices.Contains(w, "/person/gopath/pkg/sumdb") {
-		t.Errorf("the private caches or Go's checksum database state are not writable: %q", w)
+	w := WritablePaths(SandboxOptions{Home: "/rx", Workspace: "/src/a"})
+	own := privateCacheDir("/rx", "/src/a")
+	if !slices.Contains(w, own) || !slices.Contains(w, "/person/gopath/pkg/sumdb") {
+		t.Errorf("the private caches (%s) or Go's checksum database state are not writable: %q", own, w)
+	}
+	// Another project's private caches are not this one's to write: a
+	// hostile repository could otherwise plant what the person's other
+	// projects build from.
+	other := privateCacheDir("/rx", "/src/b")
+	if other == own || !strings.HasPrefix(own, "/rx/cache/a-") || !strings.HasPrefix(other, "/rx/cache/b-") {
+		t.Errorf("the private caches of /src/a and /src/b are %s and %s", own, other)
+	}
+	for _, p := range w {
+		if p == "/rx/cache" || p == other {
+			t.Errorf("%s is writable from /src/a: %q", p, w)
+		}
 	}
 	for _, p := range []string{"/person/gocache", "/person/gomod", "/person/xdg", "/person/npm", "/person/gopath/pkg",
 		filepath.Join(home, ".cache"), filepath.Join(home, ".npm"), filepath.Join(home, ".yarn"), filepath.Join(home, ".pnpm-store")} {

@@ -50,6 +50,13 @@ var otherPrograms = []string{
 // homeControl are control files relative to the Reasonix home.
 var homeControl = []string{
 	"config.toml",
+	// What the person trusted (a project's held settings and the allow
+	// rules they answered "always" to, hooks, MCP servers) and their keys:
+	// an edit there grants what the person never said yes to.
+	"trusted-projects.json",
+	"trusted-hooks.json",
+	"mcp-trust.json",
+	"credentials.json",
 	"agents/",
 	"skills/",
 	"commands/",

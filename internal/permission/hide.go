@@ -211,7 +211,7 @@ func redactDotEnv(b []byte, names []string) []byte {
 // read through their tools, which would refuse them).
 var homeState = []string{"config.toml", "credentials.json", "credentials.lock", "credentials.json.lock",
 	"sessions", "checkpoints", "history", "projects", "permissions.log",
-	"mcp-trust.json", "trusted-hooks.json"}
+	"mcp-trust.json", "trusted-hooks.json", "trusted-projects.json"}
 
 // InsideDenyRules turns the entries of the read deny list (deny, with the
 // exceptions beneath them, as [DenyReadPaths] returns them) that lie

@@ -134,7 +134,7 @@ func WritablePaths(opts SandboxOptions) []string {
 	// PATH, ~/.cargo/config.toml sets build runners, Gradle runs every
 	// script in ~/.gradle/init.d, Maven reads ~/.m2/settings.xml (so
 	// `cargo install` and `go install` fail in the sandbox).
-	add(privateCacheDir(opts.Home))
+	add(privateCacheDir(opts.Home, opts.Workspace))
 	if c := os.Getenv("CARGO_HOME"); c != "" {
 		add(filepath.Join(c, "registry"))
 		add(filepath.Join(c, "git"))
@@ -245,7 +245,7 @@ func SandboxProtections(opts SandboxOptions) []Protection {
 		out = append(out, Protection{Name: "read deny list", Detail: "empty: commands may read every file the user can"})
 	}
 	caches := Protection{Name: "toolchain caches", Detail: "no Reasonix home: commands keep the person's caches, read-only"}
-	if dir := privateCacheDir(opts.Home); dir != "" {
+	if dir := privateCacheDir(opts.Home, opts.Workspace); dir != "" {
 		caches = Protection{Name: "toolchain caches", Active: true,
 			Detail: "commands use their own in " + dir + " (Go, npm, yarn, pnpm, XDG); the person's are read-only. Not yet cargo, Gradle, Maven: their download caches stay writable"}
 	}
@@ -335,7 +335,7 @@ func NewSandbox(opts SandboxOptions) *Sandbox {
 		keysOnBus: sync.OnceValue(func() bool { return opts.KeysOnBus != nil && opts.KeysOnBus() }),
 		rulesets:  newRulesetCache(),
 		cacheEnv: sync.OnceValue(func() []string {
-			return cacheEnv(privateCacheDir(opts.Home), opts.Network, os.Getenv, readGoEnv(os.Getenv))
+			return cacheEnv(privateCacheDir(opts.Home, opts.Workspace), opts.Network, os.Getenv, readGoEnv(os.Getenv))
 		}),
 	}
 }
@@ -345,7 +345,7 @@ func NewSandbox(opts SandboxOptions) *Sandbox {
 // environment). A folder that cannot be made is reported, once: the
 // caches are then simply not writable, as the person's are not.
 func (s *Sandbox) privateCaches() []string {
-	dir := privateCacheDir(s.opts.Home)
+	dir := privateCacheDir(s.opts.Home, s.opts.Workspace)
 	if dir == "" {
 		return nil
 	}

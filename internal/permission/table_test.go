@@ -743,7 +743,9 @@ func TestHomeControlFilesNeedAPerson(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.Workspace, p.Home = f.ws, f.home
-	for _, path := range []string{filepath.Join(f.home, "config.toml"), filepath.Join(f.home, "agents", "a.md")} {
+	for _, path := range []string{filepath.Join(f.home, "config.toml"), filepath.Join(f.home, "agents", "a.md"),
+		filepath.Join(f.home, "trusted-projects.json"), filepath.Join(f.home, "trusted-hooks.json"),
+		filepath.Join(f.home, "mcp-trust.json"), filepath.Join(f.home, "credentials.json")} {
 		out := explainArgs(p, "write_file", false, pathArgs(path))
 		if out.Decision != Ask || len(out.Dangerous) == 0 {
 			t.Errorf("%s: %v %q", path, out.Decision, out.Dangerous)
