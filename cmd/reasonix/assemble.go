@@ -343,6 +343,9 @@ func assemble(o assembleOptions) (*app, error) {
 		a.closers = append(a.closers, sbOpts.Orphans.Close)
 		sb := permission.NewSandbox(sbOpts)
 		env.Sandbox, env.PrepareSandbox = sb.Start, sb.Prepare
+		// Private caches of projects not worked on for a month go, on
+		// the way out so start-up never pays.
+		a.atExit = append(a.atExit, func() { permission.SweepCaches(loaded.Home, time.Now()) })
 	}
 
 	// Permission gate, shared by every session of this run.
@@ -552,7 +555,7 @@ func assemble(o assembleOptions) (*app, error) {
 			wenv.Guard, wenv.Root = g, g.Workspace()
 			if cfg.Sandbox.Bash != "off" {
 				o := sbOpts
-				o.Workspace = g.Workspace()
+				o.Workspace, o.CacheFor = g.Workspace(), workspace
 				// The rules' relative paths name files in this checkout;
 				// the workspace's own stay hidden too.
 				o.Hide = []*permission.Hidden{workerHidden.get(g.Workspace()), mainHidden}

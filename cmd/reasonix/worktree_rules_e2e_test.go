@@ -61,7 +61,7 @@ func TestE2EPlanWorktreeKeepsPathRules(t *testing.T) {
 		call("read_file", map[string]any{"path": "secrets/key.txt"}),
 		call("read_file", map[string]any{"path": ".env"}),
 		bashCall(py),
-		bashCall("grep -r canary . ; echo probe-grep"),
+		bashCall("grep -r canary . ; echo probe-grep; echo \"gocache=$GOCACHE\""),
 		call("write_file", map[string]any{"path": "locked.txt", "content": "pwned\n"}),
 		call("write_file", map[string]any{"path": ".claude/settings.json", "content": "{}\n"}),
 		bashCall(`python3 -c "open('.claude/settings.local.json','w').write('{\"permissions\":{\"allow\":[\"Bash\"]}}')"; echo probe-control`),
@@ -125,6 +125,12 @@ func TestE2EPlanWorktreeKeepsPathRules(t *testing.T) {
 		if !strings.Contains(results[i], probe) {
 			t.Errorf("command %d did not run through (%s missing): %s", i, probe, results[i])
 		}
+	}
+	// The worker's checkout builds with its project's private caches, not
+	// with a cold set of its own.
+	if caches, _ := filepath.Glob(filepath.Join(e.home, "cache", filepath.Base(e.repo)+"-*")); len(caches) != 1 ||
+		!strings.Contains(results[3], "gocache="+filepath.Join(caches[0], "go-build")+"\n") {
+		t.Errorf("the worker's GOCACHE is not its project's private one (%q): %s", caches, results[3])
 	}
 	if !strings.Contains(results[4], "denied by rule Deny: Edit(./locked.txt)") {
 		t.Errorf("write_file locked.txt not refused by the Edit rule: %s", results[4])

@@ -3,10 +3,12 @@ package permission
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Confined commands keep their toolchain caches apart from the person's.
@@ -170,4 +172,77 @@ func readGoEnv(getenv func(string) string) func(string) string {
 		}
 	}
 	return func(name string) string { return vals[name] }
+}
+
+// cacheWorkspace is the workspace whose private caches commands use.
+func (o SandboxOptions) cacheWorkspace() string {
+	if o.CacheFor != "" {
+		return o.CacheFor
+	}
+	return o.Workspace
+}
+
+// usedStamp, in a private cache folder, has the time of the last run
+// whose commands used it: SweepCaches removes a folder unused for
+// CacheMaxAge. (The folder's own time moves only when an entry of its
+// own is added or removed.)
+const usedStamp = ".last-used"
+
+// CacheMaxAge is how long the private caches of a workspace no command
+// has used are kept: one per project would otherwise pile up forever.
+const CacheMaxAge = 30 * 24 * time.Hour
+
+// markUsed stamps the private cache folder dir as used at now.
+func markUsed(dir string, now time.Time) {
+	p := filepath.Join(dir, usedStamp)
+	if err := os.Chtimes(p, now, now); err != nil {
+		if f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+			_ = f.Close()
+			_ = os.Chtimes(p, now, now)
+		}
+	}
+}
+
+// SweepCaches removes, from the Reasonix home's cache folder, the
+// private caches of workspaces no command has used for CacheMaxAge, and
+// returns how many it removed. It belongs on the way out of a run (a
+// large cache takes a while to remove), never at start-up.
+func SweepCaches(reasonixHome string, now time.Time) int {
+	if reasonixHome == "" || !filepath.IsAbs(reasonixHome) {
+		return 0
+	}
+	root := filepath.Join(filepath.Clean(reasonixHome), "cache")
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		dir := filepath.Join(root, e.Name())
+		st, err := os.Stat(filepath.Join(dir, usedStamp))
+		if err != nil {
+			// Without a stamp, the folder's own time.
+			if st, err = os.Stat(dir); err != nil {
+				continue
+			}
+		}
+		if now.Sub(st.ModTime()) < CacheMaxAge {
+			continue
+		}
+		// Go makes its module cache read-only; make each folder
+		// writable again so its entries can go.
+		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				_ = os.Chmod(p, 0o700)
+			}
+			return nil
+		})
+		if os.RemoveAll(dir) == nil {
+			n++
+		}
+	}
+	return n
 }

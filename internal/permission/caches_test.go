@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestCacheEnvRedirectsToolchains(t *testing.T) {
@@ -119,5 +120,46 @@ func TestWritablePathsLeaveThePersonsCachesOut(t *testing.T) {
 		if slices.Contains(w, p) {
 			t.Errorf("the person's cache %s is writable", p)
 		}
+	}
+}
+
+func TestSweepCachesRemovesOnlyUnusedOnes(t *testing.T) {
+	home := t.TempDir()
+	now := time.Now()
+	fresh, stale := privateCacheDir(home, "/src/fresh"), privateCacheDir(home, "/src/stale")
+	for _, d := range []string{fresh, stale} {
+		// Go leaves its module cache read-only: the sweep must still
+		// remove it.
+		mod := filepath.Join(d, "go-mod", "example.test", "dep@v1.0.0")
+		if err := os.MkdirAll(mod, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(mod, "dep.go"), []byte("package dep\n"), 0o444); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(mod, 0o555); err != nil {
+			t.Fatal(err)
+		}
+	}
+	markUsed(fresh, now.Add(-CacheMaxAge+time.Hour))
+	markUsed(stale, now.Add(-CacheMaxAge-time.Hour))
+	if n := SweepCaches(home, now); n != 1 {
+		t.Errorf("removed %d folders, want 1", n)
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Errorf("the cache unused for longer than %v is still there", CacheMaxAge)
+	}
+	if _, err := os.Stat(filepath.Join(fresh, "go-mod", "example.test", "dep@v1.0.0", "dep.go")); err != nil {
+		t.Errorf("a cache used within %v was touched: %v", CacheMaxAge, err)
+	}
+}
+
+func TestPlanWorkerCheckoutUsesItsProjectsCaches(t *testing.T) {
+	o := SandboxOptions{Home: "/rx", Workspace: "/rx/worktrees/p1/s1", CacheFor: "/src/a"}
+	if got, want := privateCacheDir(o.Home, o.cacheWorkspace()), privateCacheDir("/rx", "/src/a"); got != want {
+		t.Errorf("a worker's caches are %s, want its project's %s", got, want)
+	}
+	if w := WritablePaths(o); !slices.Contains(w, privateCacheDir("/rx", "/src/a")) {
+		t.Errorf("the project's caches are not writable from its worker: %q", w)
 	}
 }

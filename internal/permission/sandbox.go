@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Sandbox modes for [sandbox] bash.
@@ -25,6 +26,10 @@ type SandboxOptions struct {
 	// ([sandbox] allow_write), temp dirs and toolchain caches.
 	Workspace  string
 	AllowWrite []string
+	// CacheFor is the workspace whose private toolchain caches commands
+	// use (caches.go), Workspace when empty: a plan worker's checkout
+	// builds with its project's, not with a cold set of its own.
+	CacheFor string
 	// Home is Reasonix's home. It is deliberately not writable from bash,
 	// so a command cannot edit the decision log or the configuration;
 	// SandboxStatus warns when a writable path covers it. Its folder
@@ -134,7 +139,7 @@ func WritablePaths(opts SandboxOptions) []string {
 	// PATH, ~/.cargo/config.toml sets build runners, Gradle runs every
 	// script in ~/.gradle/init.d, Maven reads ~/.m2/settings.xml (so
 	// `cargo install` and `go install` fail in the sandbox).
-	add(privateCacheDir(opts.Home, opts.Workspace))
+	add(privateCacheDir(opts.Home, opts.cacheWorkspace()))
 	if c := os.Getenv("CARGO_HOME"); c != "" {
 		add(filepath.Join(c, "registry"))
 		add(filepath.Join(c, "git"))
@@ -245,7 +250,7 @@ func SandboxProtections(opts SandboxOptions) []Protection {
 		out = append(out, Protection{Name: "read deny list", Detail: "empty: commands may read every file the user can"})
 	}
 	caches := Protection{Name: "toolchain caches", Detail: "no Reasonix home: commands keep the person's caches, read-only"}
-	if dir := privateCacheDir(opts.Home, opts.Workspace); dir != "" {
+	if dir := privateCacheDir(opts.Home, opts.cacheWorkspace()); dir != "" {
 		caches = Protection{Name: "toolchain caches", Active: true,
 			Detail: "commands use their own in " + dir + " (Go, npm, yarn, pnpm, XDG); the person's are read-only. Not yet cargo, Gradle, Maven: their download caches stay writable"}
 	}
@@ -335,7 +340,7 @@ func NewSandbox(opts SandboxOptions) *Sandbox {
 		keysOnBus: sync.OnceValue(func() bool { return opts.KeysOnBus != nil && opts.KeysOnBus() }),
 		rulesets:  newRulesetCache(),
 		cacheEnv: sync.OnceValue(func() []string {
-			return cacheEnv(privateCacheDir(opts.Home, opts.Workspace), opts.Network, os.Getenv, readGoEnv(os.Getenv))
+			return cacheEnv(privateCacheDir(opts.Home, opts.cacheWorkspace()), opts.Network, os.Getenv, readGoEnv(os.Getenv))
 		}),
 	}
 }
@@ -345,7 +350,7 @@ func NewSandbox(opts SandboxOptions) *Sandbox {
 // environment). A folder that cannot be made is reported, once: the
 // caches are then simply not writable, as the person's are not.
 func (s *Sandbox) privateCaches() []string {
-	dir := privateCacheDir(s.opts.Home, s.opts.Workspace)
+	dir := privateCacheDir(s.opts.Home, s.opts.cacheWorkspace())
 	if dir == "" {
 		return nil
 	}
@@ -353,6 +358,7 @@ func (s *Sandbox) privateCaches() []string {
 		if err := os.MkdirAll(dir, 0o700); err != nil && s.opts.Notify != nil {
 			s.opts.Notify("sandbox: cannot make the commands' private toolchain cache folder: " + err.Error())
 		}
+		markUsed(dir, time.Now())
 	})
 	return s.cacheEnv()
 }
