@@ -588,5 +588,5 @@ func TestPlanWorktreeGitProcessesPerStep(t *testing.T) {
 // runGit runs git in dir with the whole environment, for tests that
 // look at a repository.
 func runGit(ctx context.Context, dir string, stdin []byte, args ...string) (string, error) {
-	return (&gitTree{environ: os.Environ()}).git(ctx, dir, stdin, args...)
+	return (&gitTree{bin: "git", environ: os.Environ()}).git(ctx, dir, stdin, args...)
 }

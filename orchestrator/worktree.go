@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/reasonix/reasonix/internal/lazy"
+	"github.com/reasonix/reasonix/internal/lookpath"
 	"github.com/reasonix/reasonix/internal/text"
 	"github.com/reasonix/reasonix/tools"
 )
@@ -40,6 +41,10 @@ const diffLimit = 16 << 10
 // step, all under <home>/worktrees/<run>. Only the scheduler goroutine
 // calls it, so git never races itself on the repository's locks.
 type gitTree struct {
+	// bin is the git program: never one found on PATH inside the
+	// workspace or the repository, where a confined command may have
+	// written one (internal/lookpath).
+	bin   string
 	top   string // the repository's top level (symlink-free)
 	sub   string // the workspace relative to top ("" at the top)
 	dir   string // <home>/worktrees/<run>
@@ -80,7 +85,7 @@ func (g *gitTree) gitEnv(ctx context.Context, dir string, env []string, stdin []
 	// process each time.
 	full := append([]string{"-C", dir, "-c", "core.hooksPath=" + os.DevNull, "-c", "core.fsmonitor=false", "-c", "commit.gpgsign=false",
 		"-c", "maintenance.auto=false", "-c", "gc.auto=0"}, args...)
-	cmd := exec.CommandContext(ctx, "git", full...)
+	cmd := exec.CommandContext(ctx, g.bin, full...)
 	cmd.Env = append(append(slices.Clip(g.environ), gitEnv...), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -113,10 +118,11 @@ func refName(id string) string {
 // repository, no commit yet, no git binary). Git runs without the
 // variables and values secrets withholds.
 func openGitTree(ctx context.Context, workspace, home, run string, secrets *tools.Secrets) (*gitTree, string, error) {
-	if _, err := exec.LookPath("git"); err != nil {
-		return nil, "git is not installed", nil
+	bin, err := lookpath.Outside("git", workspace)
+	if err != nil {
+		return nil, "git is not installed outside the workspace", nil
 	}
-	g := &gitTree{environ: secrets.Environ(os.Environ())}
+	g := &gitTree{bin: bin, environ: secrets.Environ(os.Environ())}
 	// One process for the top level, HEAD and HEAD's tree; only when it
 	// fails is git asked again, to say why.
 	out, err := g.git(ctx, workspace, nil, "rev-parse", "--show-toplevel", "HEAD", "HEAD^{tree}")
@@ -141,6 +147,13 @@ func openGitTree(ctx context.Context, workspace, home, run string, secrets *tool
 	}
 	if sub == "." {
 		sub = ""
+	}
+	if sub != "" {
+		// The repository holds more than the workspace: its other
+		// folders are no place for git either.
+		if g.bin, err = lookpath.Outside("git", top, ws); err != nil {
+			return nil, "git is not installed outside the repository", nil
+		}
 	}
 	g.top, g.sub, g.dir, g.run = top, sub, filepath.Join(home, "worktrees", refName(run)), "reasonix/"+refName(run)
 	g.cleanup(ctx)

@@ -114,6 +114,12 @@ type Env struct {
 	// read deny list names it. The gate judges only the paths a call
 	// names; nil denies nothing more.
 	ReadDenied func(abs string) bool
+	// WriteRoots are the folders confined commands may write (the
+	// workspace, also for a plan worker whose Root is its worktree, and
+	// allow_write): a program Reasonix runs itself, outside the sandbox
+	// (ripgrep), is never one found on PATH there or in Root
+	// (internal/lookpath).
+	WriteRoots []string
 	// Secrets are withheld from shell commands' environment and redacted
 	// from every tool result; nil still withholds DefaultSecretEnv.
 	Secrets *Secrets

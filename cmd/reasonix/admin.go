@@ -13,7 +13,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/reasonix/reasonix/internal/config"
-	"github.com/reasonix/reasonix/internal/credentials"
 	"github.com/reasonix/reasonix/internal/permission"
 	"github.com/reasonix/reasonix/internal/settings"
 	"github.com/reasonix/reasonix/providers"
@@ -144,7 +143,7 @@ func cmdDoctor(args []string, io stdio) error {
 	sb := permission.SandboxOptions{Mode: cfg.Sandbox.Bash, Workspace: wd, AllowWrite: cfg.Sandbox.AllowWrite, Network: cfg.Sandbox.Network,
 		Home: loaded.Home, TempDir: filepath.Join(os.TempDir(), "reasonix-run-*"),
 		Bus:       permission.FindSessionBus(os.Getenv, os.Getuid()),
-		KeysOnBus: func() bool { return credentials.Open(loaded.Home, cfg.CredentialsStore).InOSStore() }}
+		KeysOnBus: func() bool { return credStore(loaded, cfg.CredentialsStore).InOSStore() }}
 	sb.DenyRead, sb.DenyReadExcept = sandboxDenyRead(sb, userHome, cfg.Sandbox.DenyRead,
 		append(slices.Clone(cfg.Permissions.Deny), set.Rules("deny")...))
 	enforced, abi, detail := permission.SandboxStatus(sb)
@@ -215,7 +214,7 @@ func cmdDoctor(args []string, io stdio) error {
 			fmt.Fprintf(io.out, "            IGNORED lines %v: not KEY=VALUE (multi-line values are not read)\n", n)
 		}
 	}
-	fmt.Fprintf(io.out, "keys:       credentials_store %s: %s\n", cfg.CredentialsStore, credentials.Open(loaded.Home, cfg.CredentialsStore).Where())
+	fmt.Fprintf(io.out, "keys:       credentials_store %s: %s\n", cfg.CredentialsStore, credStore(loaded, cfg.CredentialsStore).Where())
 	printImports(io.out, workspaceOf(loaded, wd), loaded.Home, userHome, allHooks(cfg, set), set, setErr)
 	printMCP(io.out, mcpSetup{loaded: loaded, workspace: workspaceOf(loaded, wd), userHome: userHome})
 	return nil

@@ -124,6 +124,22 @@ func loadConfig(file string) (*config.Loaded, string, error) {
 	return l, wd, nil
 }
 
+// credStore is the credential store of kind under l's home. The working
+// directory is read again rather than passed down: it is the one
+// loadConfig read, and the store must not run a secret-tool found on
+// PATH inside the workspace (internal/lookpath).
+func credStore(l *config.Loaded, kind string) *credentials.Store {
+	wd, err := os.Getwd()
+	if err != nil {
+		wd = ""
+	}
+	ws := ""
+	if wd != "" {
+		ws = workspaceOf(l, wd)
+	}
+	return credentials.Open(l.Home, kind, ws)
+}
+
 // keyEnv reads api_key_env variables: the environment, the working
 // directory's .env, then the credential store.
 func keyEnv(l *config.Loaded) func(string) string {
@@ -131,7 +147,7 @@ func keyEnv(l *config.Loaded) func(string) string {
 	if get == nil {
 		get = os.Getenv
 	}
-	return credentials.Lookup(get, credentials.Open(l.Home, l.Config.CredentialsStore))
+	return credentials.Lookup(get, credStore(l, l.Config.CredentialsStore))
 }
 
 // providerSet resolves model references lazily and builds each provider
@@ -276,6 +292,7 @@ func assemble(o assembleOptions) (*app, error) {
 		return nil, usageError{err}
 	}
 	env.Guard = guard
+	env.WriteRoots = append([]string{workspace}, allowWrite...)
 	// A private temporary directory per run: bash gets it as TMPDIR and
 	// the sandbox leaves the shared /tmp out. It is made for the first
 	// command (runtmp.Dir), not now.
@@ -332,7 +349,7 @@ func assemble(o assembleOptions) (*app, error) {
 	// may make unix sockets start with it hidden (the process's own
 	// environment, not the project's .env, says where it is).
 	sbOpts.Bus = permission.FindSessionBus(os.Getenv, os.Getuid())
-	sbOpts.KeysOnBus = func() bool { return credentials.Open(loaded.Home, cfg.CredentialsStore).InOSStore() }
+	sbOpts.KeysOnBus = func() bool { return credStore(loaded, cfg.CredentialsStore).InOSStore() }
 	if cfg.Sandbox.Bash != "off" {
 		// What a command leaves running outside its process group ends
 		// after it, and at the latest when Reasonix does (closers run

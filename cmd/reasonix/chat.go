@@ -13,7 +13,6 @@ import (
 
 	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/internal/config"
-	"github.com/reasonix/reasonix/internal/credentials"
 	"github.com/reasonix/reasonix/internal/permission"
 	"github.com/reasonix/reasonix/internal/tui"
 	"github.com/reasonix/reasonix/orchestrator"
@@ -165,7 +164,7 @@ func firstRun(ctx context.Context, f runFlags, io stdio, loaded *config.Loaded) 
 			if p.Key != "" && p.KeyEnv != "" {
 				// As `reasonix setup` does: a pasted key goes to the
 				// credential store, which api_key_env lookups read.
-				if _, err := credentials.Open(loaded.Home, loaded.Config.CredentialsStore).Set(p.KeyEnv, p.Key); err == nil {
+				if _, err := credStore(loaded, loaded.Config.CredentialsStore).Set(p.KeyEnv, p.Key); err == nil {
 					p.Key = ""
 				}
 			}
@@ -202,7 +201,7 @@ func askMissingKey(ctx context.Context, f runFlags, io stdio, loaded *config.Loa
 	if pre, ok := config.FindPreset(c.Name); ok {
 		preset.SignUp = pre.SignUp
 	}
-	store := credentials.Open(loaded.Home, loaded.Config.CredentialsStore)
+	store := credStore(loaded, loaded.Config.CredentialsStore)
 	where := ""
 	lang, _ := loaded.Config.AnswerLanguage(loaded.Getenv)
 	_, _, err = tui.RunSetup(ctx, tui.SetupOptions{

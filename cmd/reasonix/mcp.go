@@ -115,7 +115,7 @@ func mcpOptions(s mcpSetup) mcp.Options {
 
 // tokenStore is where the MCP servers' sign-ins are kept.
 func tokenStore(l *config.Loaded) *credentials.Store {
-	return credentials.Open(l.Home, l.Config.CredentialsStore)
+	return credStore(l, l.Config.CredentialsStore)
 }
 
 // elicitor puts an MCP server's request for input to a person and

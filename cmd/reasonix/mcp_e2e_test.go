@@ -581,7 +581,7 @@ type keptTokens struct{ access, refresh string }
 // that the file store under e's home keeps.
 func keptGrant(t *testing.T, e *e2e, name, url string) keptTokens {
 	t.Helper()
-	v, ok := credentials.Open(e.home, credentials.FileKey).Get(mcp.GrantKey(mcp.Config{Name: name, URL: url}))
+	v, ok := credentials.Open(e.home, credentials.FileKey, "").Get(mcp.GrantKey(mcp.Config{Name: name, URL: url}))
 	if !ok {
 		t.Fatalf("no sign-in to %s kept", name)
 	}
@@ -615,7 +615,7 @@ func TestE2EMCPOAuthLogoutWithoutRevocation(t *testing.T) {
 	grant, _ := json.Marshal(map[string]any{"url": srv.URL, "client_id": "client-1", "token_url": srv.Base + "/token",
 		"token": map[string]any{"access_token": "access-kept", "refresh_token": "refresh-kept"}})
 	key := mcp.GrantKey(mcp.Config{Name: "remote", URL: srv.URL})
-	if _, err := credentials.Open(e.home, credentials.FileKey).Set(key, base64.StdEncoding.EncodeToString(grant)); err != nil {
+	if _, err := credentials.Open(e.home, credentials.FileKey, "").Set(key, base64.StdEncoding.EncodeToString(grant)); err != nil {
 		t.Fatal(err)
 	}
 	lo := e.run("", "mcp", "logout", "remote")

@@ -72,7 +72,10 @@ func cmdSetup(ctx context.Context, args []string, io stdio) error {
 		kind, err := config.CredentialsStore(path, os.Getenv)
 		var where string
 		if err == nil {
-			where, err = credentials.Open(home, kind).Set(p.KeyEnv, p.Key)
+			// secret-tool is not looked for on PATH inside the folder
+			// setup runs in (credStore).
+			wd, _ := os.Getwd()
+			where, err = credentials.Open(home, kind, wd).Set(p.KeyEnv, p.Key)
 		}
 		if err == nil {
 			p.Key, keyWhere = "", where

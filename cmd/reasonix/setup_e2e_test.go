@@ -324,7 +324,7 @@ func TestE2ESetupHonoursCredentialsStore(t *testing.T) {
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("credentials file: %v %v", fi, err)
 	}
-	if got, ok := credentials.Open(e.home, credentials.FileKey).Get("DEEPSEEK_API_KEY"); !ok || got != "sk-pasted-to-file" {
+	if got, ok := credentials.Open(e.home, credentials.FileKey, "").Get("DEEPSEEK_API_KEY"); !ok || got != "sk-pasted-to-file" {
 		t.Errorf("the file store holds %q (%v) for DEEPSEEK_API_KEY", got, ok)
 	}
 	if b, _ := os.ReadFile(cfgPath); strings.Contains(string(b), "sk-pasted") || !strings.Contains(string(b), existing) {

@@ -50,12 +50,14 @@ type osStore interface {
 }
 
 // Open returns the store of kind (auto, keyring, file; "" is auto) under
-// home. Nothing is read until it is used.
-func Open(home, kind string) *Store {
+// home. Nothing is read until it is used. The OS store's program is not
+// looked for on PATH inside workspace, where confined commands may have
+// written one (internal/lookpath).
+func Open(home, kind, workspace string) *Store {
 	if kind == "" {
 		kind = Auto
 	}
-	return &Store{home: home, kind: kind, os: platformStore()}
+	return &Store{home: home, kind: kind, os: platformStore(workspace)}
 }
 
 // entry is one name in the index: where it is kept and, in the file store,

@@ -38,12 +38,12 @@ func (f *fakeOS) del(n string) error { delete(f.m, n); return nil }
 
 func TestFileStore(t *testing.T) {
 	home := t.TempDir()
-	s := Open(home, FileKey)
+	s := Open(home, FileKey, "")
 	where, err := s.Set("DEEPSEEK_API_KEY", "sk-file-123")
 	if err != nil || !strings.Contains(where, File) {
 		t.Fatalf("Set: %q %v", where, err)
 	}
-	if v, ok := Open(home, FileKey).Get("DEEPSEEK_API_KEY"); !ok || v != "sk-file-123" {
+	if v, ok := Open(home, FileKey, "").Get("DEEPSEEK_API_KEY"); !ok || v != "sk-file-123" {
 		t.Errorf("Get = %q %v", v, ok)
 	}
 	if runtime.GOOS != "windows" {
@@ -119,14 +119,14 @@ func TestLockExcludes(t *testing.T) {
 	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" && runtime.GOOS != "windows" {
 		t.Skip("no file locks on this platform")
 	}
-	s := Open(t.TempDir(), FileKey)
+	s := Open(t.TempDir(), FileKey, "")
 	unlock, err := s.Lock()
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := make(chan struct{})
 	go func() {
-		u, err := Open(s.home, FileKey).Lock()
+		u, err := Open(s.home, FileKey, "").Lock()
 		if err == nil {
 			u()
 		}
@@ -197,7 +197,7 @@ func TestConcurrentWritersLoseNothing(t *testing.T) {
 	for g := range goroutines {
 		want = append(want, writerKeys(fmt.Sprint("g", g))...)
 	}
-	s := Open(home, FileKey)
+	s := Open(home, FileKey, "")
 	got := s.Names()
 	if len(got) != len(want) {
 		t.Errorf("%d names kept, want %d", len(got), len(want))
@@ -223,7 +223,7 @@ func writerKeys(who string) []string {
 // write is one writer: it stores its keys, every fifth under the
 // refresh lock, and stores and deletes a scratch key between them.
 func write(home, who string) error {
-	s := Open(home, FileKey)
+	s := Open(home, FileKey, "")
 	for i, k := range writerKeys(who) {
 		if i%5 == 0 {
 			unlock, err := s.Lock()

@@ -11,7 +11,7 @@ import (
 // goes in on stdin (security -i), never on a command line others can see.
 type keychain struct{}
 
-func platformStore() osStore { return keychain{} }
+func platformStore(string) osStore { return keychain{} }
 
 func (keychain) available() bool { _, err := exec.LookPath("/usr/bin/security"); return err == nil }
 func (keychain) name() string    { return "the macOS keychain" }

@@ -9,7 +9,7 @@ import "errors"
 // the 0600 file.
 type noStore struct{}
 
-func platformStore() osStore { return noStore{} }
+func platformStore(string) osStore { return noStore{} }
 
 func (noStore) available() bool            { return false }
 func (noStore) name() string               { return "no OS credential store" }

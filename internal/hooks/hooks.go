@@ -417,7 +417,7 @@ func (r *Runner) exec(ctx context.Context, h Hook, body []byte) result {
 	start := time.Now()
 	runCtx, cancel := context.WithTimeout(ctx, timeoutOf(h))
 	defer cancel()
-	cmd := shellCommand(h.Command)
+	cmd := shellCommand(h.Command, r.o.Workspace)
 	cmd.Dir = r.o.Workspace
 	// Never the inherited environment: provider keys stay out, as for bash.
 	cmd.Env = append(r.o.Secrets.Environ(os.Environ()),

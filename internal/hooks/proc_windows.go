@@ -6,12 +6,15 @@ import (
 	"os/exec"
 	"strconv"
 	"syscall"
+
+	"github.com/reasonix/reasonix/internal/lookpath"
 )
 
 // shellCommand runs a hook's command line with bash (Git for Windows) when
 // installed, cmd.exe otherwise, in a process group of its own.
-func shellCommand(line string) *exec.Cmd {
-	if p, err := exec.LookPath("bash"); err == nil {
+// bash is never one found on PATH inside workspace (internal/lookpath).
+func shellCommand(line, workspace string) *exec.Cmd {
+	if p, err := lookpath.Outside("bash", workspace); err == nil {
 		cmd := exec.Command(p, "-c", line)
 		cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP}
 		return cmd

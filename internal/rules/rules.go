@@ -24,6 +24,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/reasonix/reasonix/internal/lookpath"
 )
 
 // Limits on what is read. A file longer than FileCap is cut; once the
@@ -644,7 +646,7 @@ func (l *loader) environment(gitRoot string) Part {
 			if s := l.opts.Status; s != nil && s.cwd == l.opts.Cwd {
 				st, ok = s.result()
 			} else {
-				st, ok = status(gitRoot, l.opts.GitTimeout)
+				st, ok = status(gitRoot, l.opts.Cwd, l.opts.GitTimeout)
 			}
 			if ok {
 				fmt.Fprintf(&b, "Git status: %s\n", st)
@@ -703,10 +705,18 @@ func gitDirOf(root string) (gitDir string, ok bool) {
 
 // status summarises `git status --porcelain`, bounded by a timeout; ok is
 // false when git is missing, fails or is too slow.
-func status(gitRoot string, timeout time.Duration) (string, bool) {
+func status(gitRoot, cwd string, timeout time.Duration) (string, bool) {
+	if namesPrograms(gitRoot) {
+		// Left out rather than run, as by StartStatus.
+		return "", false
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), statusTimeout(timeout))
 	defer cancel()
-	out, err := statusCommand(ctx, gitRoot).Output()
+	cmd, err := statusCommand(ctx, gitRoot, cwd)
+	if err != nil {
+		return "", false
+	}
+	out, err := cmd.Output()
 	if err != nil {
 		return "", false
 	}
@@ -729,12 +739,18 @@ func statusTimeout(timeout time.Duration) time.Duration {
 // archive, a shared copy) brings that configuration along: git runs here
 // before anyone was asked anything, outside the sandbox. So the monitor
 // is turned off, and git gets only the environment it needs, none of the
-// API keys in Reasonix's.
-func statusCommand(ctx context.Context, gitRoot string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, "git", "--no-optional-locks", "-c", "core.fsmonitor=false", "status", "--porcelain")
+// API keys in Reasonix's. Nor is git one found on PATH inside the
+// repository or cwd (an activated .venv/bin), where a confined command
+// may have written one (internal/lookpath).
+func statusCommand(ctx context.Context, gitRoot, cwd string) (*exec.Cmd, error) {
+	git, err := lookpath.Outside("git", gitRoot, cwd)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, git, "--no-optional-locks", "-c", "core.fsmonitor=false", "status", "--porcelain")
 	cmd.Dir = gitRoot
 	cmd.Env = append(gitEnv(os.Environ()), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0")
-	return cmd
+	return cmd, nil
 }
 
 // namesPrograms reports whether the repository's own configuration
@@ -823,7 +839,13 @@ func StartStatus(cwd string, timeout time.Duration) *Status {
 	}
 	var ctx context.Context
 	ctx, s.cancel = context.WithTimeout(context.Background(), statusTimeout(timeout))
-	s.cmd = statusCommand(ctx, s.root)
+	cmd, err := statusCommand(ctx, s.root, cwd)
+	if err != nil {
+		s.cancel()
+		s.once.Do(func() {})
+		return s
+	}
+	s.cmd = cmd
 	s.cmd.Stdout = &s.out
 	if err := s.cmd.Start(); err != nil {
 		s.cancel()

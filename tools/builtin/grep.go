@@ -120,6 +120,8 @@ type grepRequest struct {
 	onRead func(rel string)
 	// denied is tools.Env.ReadDenied (nil: nothing is).
 	denied func(abs string) bool
+	// avoid are the folders ripgrep is not taken from (tools.Env.WriteRoots).
+	avoid []string
 }
 
 // readable says whether the file rel (under root) may be searched: a file
@@ -224,6 +226,7 @@ func newGrepRequest(env *tools.Env, a grepArgs) (*grepRequest, error) {
 		headLimit: headLimit,
 		maxBytes:  grepOutputFactor * env.Limit(),
 		denied:    env.ReadDenied,
+		avoid:     append([]string{root}, env.WriteRoots...),
 	}
 	if g := strings.TrimSpace(a.Glob); g != "" {
 		if strings.HasPrefix(g, "!") {

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/reasonix/reasonix/internal/lookpath"
 )
 
 // rgSearch finds with ripgrep, when it is installed and the request is
@@ -42,7 +44,7 @@ func rgSearch(ctx context.Context, req *grepRequest) ([]string, bool) {
 	if req.startRel != "" && parentHasIgnore(req.root) {
 		return nil, false
 	}
-	bin, err := exec.LookPath("rg")
+	bin, err := lookpath.Outside("rg", req.avoid...)
 	if err != nil {
 		return nil, false
 	}
