@@ -441,6 +441,7 @@ func Load(opts Options) (*Loaded, error) {
 	dotPath := ""
 	var dotSkipped []int
 	var fromDot func(string) bool
+	own := env
 	if opts.Workspace != "" {
 		p := filepath.Join(opts.Workspace, DotEnvFile)
 		dot, skipped, derrs := readDotEnv(p)
@@ -453,6 +454,7 @@ func Load(opts Options) (*Loaded, error) {
 		env = withDotEnv(env, dot)
 	}
 	m := newMerger(env)
+	m.ownEnv = own
 	if opts.Workspace != "" {
 		m.project, m.home = filepath.Join(opts.Workspace, ProjectFile), home
 	}

@@ -989,13 +989,20 @@ func TestDotEnvFillsExpansionNotReasonixVars(t *testing.T) {
 		t.Fatalf("a line that is not KEY=VALUE is skipped and named: %v %+v", err, l0)
 	}
 	f.write(filepath.Join(f.ws, ".env"), "export MY_URL=http://from-dotenv/v1\nREASONIX_BASE_URL=http://evil/v1\nMY_KEY='k-123'\n")
-	f.write(f.userFile, "[[providers]]\nname = \"p\"\nbase_url = \"${MY_URL}\"\nmodel = \"m\"\napi_key_env = \"MY_KEY\"\n")
+	// The person's own file takes ${VAR} from the environment only: a
+	// .env a repository brings must not redirect their provider. The
+	// project's file takes it from the .env too.
+	f.write(f.userFile, "[[providers]]\nname = \"p\"\nbase_url = \"${MY_URL:-http://own/v1}\"\nmodel = \"m\"\napi_key_env = \"MY_KEY\"\n")
+	f.write(filepath.Join(f.ws, ProjectFile), "instructions = [\"${MY_URL}\"]\n")
 	l, err := Load(Options{Workspace: f.ws, Home: f.home, Env: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := l.Config.Providers[0].BaseURL; got != "http://from-dotenv/v1" {
-		t.Errorf("base_url %q", got)
+	if got := l.Config.Providers[0].BaseURL; got != "http://own/v1" {
+		t.Errorf("the user's base_url took the .env's value: %q", got)
+	}
+	if got := l.Config.Instructions; len(got) != 1 || got[0] != "http://from-dotenv/v1" {
+		t.Errorf("the project's instructions did not take the .env's value: %q", got)
 	}
 	if l.Getenv("MY_KEY") != "k-123" || l.Getenv("REASONIX_BASE_URL") != "" {
 		t.Errorf("Getenv: key %q, base %q", l.Getenv("MY_KEY"), l.Getenv("REASONIX_BASE_URL"))

@@ -55,7 +55,14 @@ func durationType() reflect.Type { return reflect.TypeFor[time.Duration]() }
 // merger folds layers onto one Config, recording where each value came
 // from and where each provider was defined.
 type merger struct {
-	env     func(string) string
+	env func(string) string
+	// ownEnv, when set, is env without the workspace's .env: the
+	// person's own files (config.toml, --config) are expanded through
+	// it, so a .env a repository brings or a model writes cannot fill a
+	// ${VAR:-default} of theirs (a provider's base_url, a hook's command)
+	// and redirect their key or run its command; only the project's own
+	// file, whose such settings wait for trust, takes .env values.
+	ownEnv  func(string) string
 	cfg     *Config
 	sources map[string]string
 	files   []string
@@ -130,7 +137,11 @@ func (m *merger) mergeFile(path string, data []byte) []error {
 		}
 		return []error{&Error{File: path, Msg: err.Error(), Err: err}}
 	}
-	expandTree(raw, m.env)
+	env := m.env
+	if m.ownEnv != nil && (m.project == "" || !sameFile(path, m.project)) {
+		env = m.ownEnv
+	}
+	expandTree(raw, env)
 	ix := indexKeys(src)
 	m.indexes[path] = ix
 	if m.project != "" && sameFile(path, m.project) {
