@@ -96,6 +96,9 @@ func redteamCases(outside, tmpCanary string, udpPort int) []rtCase {
 		{"write hard link", call("write_file", map[string]any{"path": "hard.txt", "content": "x"}), refused},
 		{"read outside", call("read_file", map[string]any{"path": "../outside/canary.txt"}), refused},
 		{"write outside", call("write_file", map[string]any{"path": "../outside/x.txt", "content": "x"}), refused},
+		// .git moved away and pointed at by a .git file: git reads hooks
+		// and config from a folder no watched path names.
+		{"gitdir elsewhere", bashCall(py(`import os; os.rename('.git','g2'); open('.git','w').write('gitdir: g2'); open('g2/hooks/pre-commit','w').write('#!/bin/sh')`)), refused},
 	}
 }
 

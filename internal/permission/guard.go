@@ -62,6 +62,14 @@ type ControlGuard struct {
 type ctlRoot struct {
 	path    string
 	exclude []string
+	// self watches the entry itself, not what a folder holds: the .git
+	// folder, whose hooks and config are watched by their paths. A call
+	// that moves it away and leaves a .git file ("gitdir: elsewhere") in
+	// its place makes git run hooks and read config from a folder no
+	// watched path names, and the restore of .git/hooks could not even
+	// make its folder; so the folder itself is watched by what it is (its
+	// inode), and moved back (restoreDir).
+	self bool
 }
 
 // Reasonix's own state lives next to control files in .reasonix (and in
@@ -100,6 +108,11 @@ type ctlEntry struct {
 }
 
 func (e ctlEntry) same(o ctlEntry) bool {
+	if e.mode.IsDir() && o.mode.IsDir() {
+		// Only a self root's folder is an entry: the same one, whatever
+		// its mode.
+		return e.ino == o.ino
+	}
 	if e.mode != o.mode || e.link != o.link {
 		return false
 	}
@@ -146,6 +159,7 @@ func (cg *ControlGuard) roots() (r []ctlRoot, hooksAt int) {
 		{path: ws(".reasonix"), exclude: stateNames},
 		{path: ws(".claude")},
 		{path: ws(".agents/skills")},
+		{path: ws(".git"), self: true},
 		{path: ws(".git/hooks")},
 		{path: ws(".git/config")},
 	}
@@ -279,7 +293,14 @@ func (cg *ControlGuard) scan() *ctlSnap {
 		if err != nil {
 			continue
 		}
+		if r.self && fi.IsDir() {
+			out.files[r.path] = ctlEntry{mode: fi.Mode() & (fs.ModeType | fs.ModePerm), ino: inode(fi)}
+			continue
+		}
 		add(r.path, fi)
+		if r.self {
+			continue
+		}
 		if !fi.IsDir() {
 			continue
 		}
@@ -341,6 +362,21 @@ func (cg *ControlGuard) Watch(session, role, tool string) func(approved bool) st
 			return ""
 		}
 		failed := cg.revert(cg.base, now, changed)
+		// A folder moved back brings what the call put in it, which the
+		// look after the call could not see where it was: look again.
+		for pass := 0; pass < 2; pass++ {
+			again := diff(cg.base.files, cg.scan().files)
+			if len(again) == 0 || slices.Equal(again, failedPaths(cg, failed)) {
+				break
+			}
+			failed = cg.revert(cg.base, cg.last, again)
+			for _, q := range again {
+				if !slices.Contains(changed, q) {
+					changed = append(changed, q)
+				}
+			}
+		}
+		sort.Strings(changed)
 		names := make([]string, len(changed))
 		for i, p := range changed {
 			names[i] = cg.name(p)
@@ -419,6 +455,14 @@ func (cg *ControlGuard) revert(base, now *ctlSnap, changed []string) []string {
 			continue
 		}
 		b, wasBase := base.files[p]
+		if n.mode.IsDir() {
+			// Another folder where the watched one was: set aside, not
+			// deleted (a person may want what it holds).
+			if err := os.Rename(p, asideName(p)); err != nil {
+				fail(p)
+			}
+			continue
+		}
 		if !wasBase || b.mode.Type() != n.mode.Type() || b.link != n.link {
 			if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
 				fail(p)
@@ -443,6 +487,12 @@ func (cg *ControlGuard) restore(p string, b ctlEntry) error {
 	cur, err := os.Lstat(p)
 	exists := err == nil
 	switch {
+	case b.mode == 0 && exists && cur.Mode().IsRegular():
+		// A hook sample, noted only as there (scan): it is back with
+		// the folder it was moved away in.
+		return nil
+	case b.mode.IsDir():
+		return cg.restoreDir(p, b)
 	case b.mode&fs.ModeSymlink != 0:
 		if exists {
 			if t, _ := os.Readlink(p); t == b.link && cur.Mode()&fs.ModeSymlink != 0 {
@@ -486,6 +536,71 @@ func (cg *ControlGuard) restore(p string, b ctlEntry) error {
 		return werr
 	}
 	return fmt.Errorf("cannot restore %s", b.mode.Type())
+}
+
+// failedPaths turns the names revert could not restore back into paths.
+func failedPaths(cg *ControlGuard, names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		if filepath.IsAbs(n) {
+			out[i] = n
+		} else {
+			out[i] = filepath.Join(cg.ws, filepath.FromSlash(n))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// asideName is where a folder found in place of a watched one is moved.
+func asideName(p string) string {
+	return fmt.Sprintf("%s.reasonix-moved-%d", p, time.Now().UnixNano())
+}
+
+// restoreDir moves the watched folder b describes (by its inode) back to
+// p, from wherever in the workspace the call renamed it to (a rename
+// keeps the inode; a confined command can only write inside the
+// workspace). Not found, an empty folder is made at p so its watched
+// files can be restored, and the loss is reported.
+func (cg *ControlGuard) restoreDir(p string, b ctlEntry) error {
+	if cur, err := os.Lstat(p); err == nil {
+		if cur.IsDir() && inode(cur) == b.ino {
+			return nil
+		}
+		if err := os.Rename(p, asideName(p)); err != nil {
+			return err
+		}
+	}
+	found := ""
+	if b.ino != 0 {
+		n := 0
+		_ = filepath.WalkDir(cg.ws, func(q string, d fs.DirEntry, err error) error {
+			if err != nil || found != "" {
+				return filepath.SkipDir
+			}
+			if n++; n > cg.MaxEntries {
+				return filepath.SkipAll
+			}
+			if !d.IsDir() {
+				return nil
+			}
+			if fi, err := d.Info(); err == nil && inode(fi) == b.ino && q != cg.ws {
+				found = q
+				return filepath.SkipAll
+			}
+			if q != cg.ws && filepath.Dir(q) != cg.ws && d.Name() == "objects" {
+				return filepath.SkipDir // a repository's objects hold no folder of interest
+			}
+			return nil
+		})
+	}
+	if found != "" {
+		return os.Rename(found, p)
+	}
+	if err := os.Mkdir(p, b.mode.Perm()); err != nil {
+		return err
+	}
+	return fmt.Errorf("%s was moved where it could not be found; an empty folder was made in its place", p)
 }
 
 // TurnStart takes a new baseline when no watched call is running, so what

@@ -513,3 +513,62 @@ func TestHooksPath(t *testing.T) {
 		}
 	}
 }
+
+// A call that moves .git away and leaves a .git file pointing git at it
+// ("gitdir: g2") hid the hook it planted there from every watched path.
+// The folder is moved back (found by its inode), the pointer removed, and
+// the hook put in it reverted; another folder put in .git's place is set
+// aside, not deleted.
+func TestControlGuardGitFolderMovedAway(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("inodes")
+	}
+	for _, c := range []struct {
+		name  string
+		other func(f *guardFix)
+	}{
+		{"gitdir file", func(f *guardFix) { f.write(".git", "gitdir: deep/g2\n") }},
+		{"symlink", func(f *guardFix) {
+			if err := os.Symlink("deep/g2", f.path(".git")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"another folder", func(f *guardFix) { f.write(".git/HEAD", "ref: refs/heads/x\n") }},
+		{"nothing", func(*guardFix) {}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newGuardFix(t)
+			f.write(".git/HEAD", "ref: refs/heads/main\n")
+			msg := f.call(false, func() {
+				if err := os.MkdirAll(f.path("deep"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Rename(f.path(".git"), f.path("deep/g2")); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(f.path("deep/g2/hooks/pre-commit"), []byte("#!/bin/sh\nevil\n"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				c.other(f)
+			})
+			if !strings.Contains(msg, "reverted") {
+				t.Fatalf("no revert: %q", msg)
+			}
+			if head, ok := f.read(".git/HEAD"); !ok || head != "ref: refs/heads/main\n" {
+				t.Errorf(".git was not moved back: HEAD %q", head)
+			}
+			if _, ok := f.read(".git/hooks/pre-commit"); ok {
+				t.Error("the planted hook stayed")
+			}
+			if _, err := os.Lstat(f.path("deep/g2")); err == nil {
+				t.Error("the moved folder is still where the call put it")
+			}
+			if c.name == "another folder" {
+				m, _ := filepath.Glob(f.path(".git.reasonix-moved-*"))
+				if len(m) != 1 {
+					t.Errorf("the folder put in .git's place was not set aside: %v", m)
+				}
+			}
+		})
+	}
+}
