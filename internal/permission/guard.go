@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -162,6 +163,7 @@ func (cg *ControlGuard) roots() (r []ctlRoot, hooksAt int) {
 		{path: ws(".git"), self: true},
 		{path: ws(".git/hooks")},
 		{path: ws(".git/config")},
+		{path: ws(".git/config.worktree")},
 	}
 	for _, e := range otherPrograms {
 		r = append(r, ctlRoot{path: ws(strings.TrimSuffix(e, "/"))})
@@ -204,6 +206,88 @@ func (cg *ControlGuard) hooksRoot(config ctlEntry) string {
 	return h
 }
 
+// maxModules bounds the submodules the guard watches.
+const maxModules = 256
+
+// moduleRoots are the watched paths of the workspace's submodules, which
+// git runs hooks and reads config of as it does the root's (a plain `git
+// status` in the workspace runs a submodule's core.fsmonitor): the
+// hooks and config of each git directory under .git/modules (found by
+// its HEAD; nested ones too), and each submodule's own .git that
+// .gitmodules (gm, the scan's entry: its kept copy is the content) names,
+// by what it is, as the root's .git, with its hooks and config when it
+// is a folder. hooks are the hooks folders among them.
+func (cg *ControlGuard) moduleRoots(gm ctlEntry) (r []ctlRoot, hooks []string) {
+	addGitDir := func(d string) {
+		h := filepath.Join(d, "hooks")
+		r = append(r, ctlRoot{path: h}, ctlRoot{path: filepath.Join(d, "config")}, ctlRoot{path: filepath.Join(d, "config.worktree")})
+		hooks = append(hooks, h)
+	}
+	var walk func(dir string, depth int)
+	walk = func(dir string, depth int) {
+		if depth > 8 || len(hooks) >= maxModules {
+			return
+		}
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return
+		}
+		for _, e := range ents {
+			if !e.IsDir() {
+				continue
+			}
+			p := filepath.Join(dir, e.Name())
+			if _, err := os.Lstat(filepath.Join(p, "HEAD")); err == nil {
+				addGitDir(p)
+				walk(filepath.Join(p, "modules"), depth+1)
+				continue
+			}
+			walk(p, depth+1) // a name with slashes (libs/foo)
+		}
+	}
+	walk(filepath.Join(cg.ws, ".git", "modules"), 0)
+	b := gm.content
+	if !gm.kept {
+		var err error
+		if b, err = os.ReadFile(filepath.Join(cg.ws, ".gitmodules")); err != nil {
+			return r, hooks
+		}
+	}
+	for _, p := range submodulePaths(b) {
+		g := filepath.Join(cg.ws, filepath.FromSlash(p), ".git")
+		if rel, err := filepath.Rel(cg.ws, g); err != nil || rel == ".git" || strings.HasPrefix(rel, "..") {
+			continue
+		}
+		r = append(r, ctlRoot{path: g, self: true})
+		if fi, err := os.Lstat(g); err == nil && fi.IsDir() {
+			addGitDir(g)
+		}
+		if len(r) > 4*maxModules {
+			break
+		}
+	}
+	return r, hooks
+}
+
+// submodulePaths are the `path = …` values of a .gitmodules file.
+func submodulePaths(b []byte) []string {
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), "=")
+		if !ok || !strings.EqualFold(strings.TrimSpace(k), "path") {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		if uq, err := strconv.Unquote(v); err == nil && strings.HasPrefix(v, `"`) {
+			v = uq
+		}
+		if v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 func samePath(a, b string) bool {
 	a, b = filepath.Clean(a), filepath.Clean(b)
 	if ra, err := realPath(a); err == nil {
@@ -244,7 +328,9 @@ func (cg *ControlGuard) scan() *ctlSnap {
 			total += int64(len(b))
 		}
 	}
-	hooks := filepath.Join(cg.ws, ".git", "hooks")
+	// gitHooks are the hooks folders of git directories (the root's,
+	// then those of submodules, added below).
+	gitHooks := map[string]bool{filepath.Join(cg.ws, ".git", "hooks"): true}
 	add := func(path string, fi fs.FileInfo) {
 		if fi.IsDir() {
 			out.dirs[path] = true
@@ -254,7 +340,7 @@ func (cg *ControlGuard) scan() *ctlSnap {
 		switch {
 		case fi.Mode()&fs.ModeSymlink != 0:
 			e.link, _ = os.Readlink(path)
-		case fi.Mode().IsRegular() && strings.HasSuffix(path, ".sample") && filepath.Dir(path) == hooks:
+		case fi.Mode().IsRegular() && strings.HasSuffix(path, ".sample") && gitHooks[filepath.Dir(path)]:
 			// Git never runs a hook sample, so only that it is there
 			// counts, not what it says or its mode (reading a fresh
 			// repository's dozen at every look was most of a look); a
@@ -278,12 +364,23 @@ func (cg *ControlGuard) scan() *ctlSnap {
 	n := 0
 	roots, hooksAt := cg.roots()
 	gitConfig := filepath.Join(cg.ws, ".git", "config")
+	modules := false
 	for i := 0; i <= len(roots); i++ {
 		if i == hooksAt {
 			if h := cg.hooksRoot(out.files[gitConfig]); h != "" {
 				roots = slices.Insert(roots, i, ctlRoot{path: h})
 			}
 			hooksAt = -1
+		}
+		if i == len(roots) && !modules {
+			// Submodules last: their paths come from .gitmodules, which
+			// this scan has read by now.
+			modules = true
+			more, hooks := cg.moduleRoots(out.files[filepath.Join(cg.ws, ".gitmodules")])
+			roots = append(roots, more...)
+			for _, h := range hooks {
+				gitHooks[h] = true
+			}
 		}
 		if i == len(roots) {
 			break

@@ -572,3 +572,45 @@ func TestControlGuardGitFolderMovedAway(t *testing.T) {
 		})
 	}
 }
+
+// A submodule's git directory and its .git pointer are watched like the
+// root's: a hook or config written there is reverted, a pointer moved
+// elsewhere put back, and its hook samples count only as being there.
+func TestControlGuardSubmodules(t *testing.T) {
+	f := newGuardFix(t)
+	f.write(".gitmodules", "[submodule \"libs/a\"]\n\tpath = libs/a\n\turl = ../a\n[submodule \"b\"]\n\tpath = \"b\"\n")
+	f.write(".git/modules/libs/a/HEAD", "ref: refs/heads/main\n")
+	f.write(".git/modules/libs/a/config", "[core]\n\tworktree = ../../../../libs/a\n")
+	f.write(".git/modules/libs/a/hooks/pre-push.sample", "#!/bin/sh\n")
+	f.write(".git/modules/libs/a/modules/n/HEAD", "ref: refs/heads/main\n")
+	f.write("libs/a/.git", "gitdir: ../../.git/modules/libs/a\n")
+	f.write("b/.git/config", "[core]\n")
+	cases := []struct {
+		name, rel string
+		change    func()
+		check     func() bool
+	}{
+		{"module hook", ".git/modules/libs/a/hooks/pre-commit", func() { f.write(".git/modules/libs/a/hooks/pre-commit", "#!/bin/sh\nevil\n") },
+			func() bool { _, ok := f.read(".git/modules/libs/a/hooks/pre-commit"); return !ok }},
+		{"module config", ".git/modules/libs/a/config", func() { f.write(".git/modules/libs/a/config", "[core]\n\tfsmonitor = evil\n") },
+			func() bool { c, _ := f.read(".git/modules/libs/a/config"); return !strings.Contains(c, "evil") }},
+		{"nested module", ".git/modules/libs/a/modules/n/config", func() { f.write(".git/modules/libs/a/modules/n/config", "[core]\n\tpager = evil\n") },
+			func() bool { _, ok := f.read(".git/modules/libs/a/modules/n/config"); return !ok }},
+		{"pointer", "libs/a/.git", func() { f.write("libs/a/.git", "gitdir: ../../evil\n") },
+			func() bool { c, _ := f.read("libs/a/.git"); return c == "gitdir: ../../.git/modules/libs/a\n" }},
+		{"folder submodule", "b/.git/config", func() { f.write("b/.git/config", "[core]\n\tfsmonitor = evil\n") },
+			func() bool { c, _ := f.read("b/.git/config"); return c == "[core]\n" }},
+	}
+	for _, c := range cases {
+		msg := f.call(false, c.change)
+		if !strings.Contains(msg, c.rel) || !strings.Contains(msg, "reverted") {
+			t.Errorf("%s: %q", c.name, msg)
+		}
+		if !c.check() {
+			t.Errorf("%s: not undone", c.name)
+		}
+	}
+	if msg := f.call(false, func() { f.write(".git/modules/libs/a/hooks/pre-push.sample", "#!/bin/sh\nchanged\n") }); msg != "" {
+		t.Errorf("a changed hook sample was reported: %q", msg)
+	}
+}
