@@ -144,7 +144,7 @@ type ChangeGuard interface {
 	// Watch is called just before a call runs; the function it returns
 	// just after, with whether a person approved this very call. A
 	// non-empty return is a refused change, appended to the result.
-	Watch(session, role, tool string) func(approved bool) string
+	Watch(session, role, tool string) func(v tools.Verdict) string
 }
 
 // Stop reasons reported in Outcome.Stop.
@@ -705,7 +705,7 @@ func (s *Session) runOne(ctx context.Context, c providers.ToolCall, reason strin
 			return finish()
 		}
 	}
-	approved := false
+	var verdict tools.Verdict
 	if s.cfg.Gate != nil {
 		v := s.cfg.Gate.Authorize(ctx, tools.Invocation{Session: s.cfg.ID, Role: s.cfg.Role, Step: s.cfg.Step, CallID: c.ID,
 			Tool: t, Args: args, Access: acc, Env: s.cfg.Env, Reason: reason})
@@ -714,7 +714,7 @@ func (s *Session) runOne(ctx context.Context, c providers.ToolCall, reason strin
 			r.res = tools.Result{IsError: true, Content: "Error: " + v.Message, Summary: "refused"}
 			return finish()
 		}
-		approved = v.Person
+		verdict = v
 	}
 	if err := ctx.Err(); err != nil {
 		r.res = tools.Result{IsError: true, Content: "Error: cancelled"}
@@ -726,7 +726,7 @@ func (s *Session) runOne(ctx context.Context, c providers.ToolCall, reason strin
 			return finish()
 		}
 	}
-	var done func(bool) string
+	var done func(tools.Verdict) string
 	if s.cfg.Guard != nil && !t.ReadOnly() {
 		done = s.cfg.Guard.Watch(s.cfg.ID, s.cfg.Role, c.Function.Name)
 	}
@@ -736,7 +736,7 @@ func (s *Session) runOne(ctx context.Context, c providers.ToolCall, reason strin
 		res.Content = "Error: " + err.Error()
 	}
 	if done != nil {
-		if msg := done(approved); msg != "" {
+		if msg := done(verdict); msg != "" {
 			// Appended: the tail survives truncation.
 			res.IsError, res.Halt = true, false
 			if res.Content == "" {

@@ -346,11 +346,11 @@ type fakeGuard struct {
 	approved []bool
 }
 
-func (g *fakeGuard) Watch(session, role, tool string) func(bool) string {
+func (g *fakeGuard) Watch(session, role, tool string) func(tools.Verdict) string {
 	g.watched = append(g.watched, tool)
-	return func(approved bool) string {
-		g.approved = append(g.approved, approved)
-		if approved {
+	return func(v tools.Verdict) string {
+		g.approved = append(g.approved, v.Person)
+		if v.Person {
 			return ""
 		}
 		return "Error: this call changed control file reasonix.toml, which needs a person's approval; the change was reverted"

@@ -258,7 +258,7 @@ func (c *Coordinator) shell(ctx context.Context, session, command string, allow 
 		c.rt.Sink.Publish(events.Event{Type: events.ToolEnd, Session: session, Role: events.RoleUser, Tool: &e})
 	}
 	gate := c.callGate(session, allow)
-	approved := false
+	var verdict tools.Verdict
 	if gate != nil {
 		v := gate.Authorize(ctx, tools.Invocation{Session: session, Role: events.RoleUser, CallID: info.CallID, Tool: t,
 			Args: args, Access: acc, Env: env, Reason: "typed by the person"})
@@ -267,9 +267,9 @@ func (c *Coordinator) shell(ctx context.Context, session, command string, allow 
 			end("Error: "+v.Message, "refused", true, true)
 			return run
 		}
-		approved = v.Person
+		verdict = v
 	}
-	var done func(bool) string
+	var done func(tools.Verdict) string
 	if c.rt.Guard != nil {
 		done = c.rt.Guard.Watch(session, events.RoleUser, t.Name())
 	}
@@ -278,7 +278,7 @@ func (c *Coordinator) shell(ctx context.Context, session, command string, allow 
 		res.IsError, res.Content = true, "Error: "+err.Error()
 	}
 	if done != nil {
-		if msg := done(approved); msg != "" {
+		if msg := done(verdict); msg != "" {
 			res.IsError = true
 			res.Content += "\n\n" + msg
 		}

@@ -35,6 +35,13 @@ type Verdict struct {
 	// allowed it (not a rule, a posture or an earlier session grant). Only
 	// then may the call change control files (permission.ControlGuard).
 	Person bool
+	// Writes, for a call whose writes the gate knows (the file tools; nil
+	// for a command), are the absolute paths, symlinks resolved when the
+	// person was asked, of the files it may write: the control files a
+	// person's yes lets it change are those, not whatever a path resolves
+	// to by the time the call runs (a folder swapped for a symlink to
+	// .git while the person read the question).
+	Writes []string
 }
 
 // Authorizer decides whether an invocation may run. It may block while a

@@ -366,6 +366,9 @@ func (g *Gate) Authorize(ctx context.Context, inv tools.Invocation) tools.Verdic
 	}
 	v := g.finish(entry, true, byUser, out.Rule, "")
 	v.Person = true
+	if c.family == FamilyEdit {
+		v.Writes = append([]string{}, c.absPaths...)
+	}
 	return v
 }
 
@@ -384,6 +387,12 @@ func allowedBy(out Outcome) string {
 // before anyone is asked.
 func (g *Gate) resolvePaths(c *call, env *tools.Env) error {
 	if env == nil || env.Guard == nil {
+		for _, p := range c.rawPaths {
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(g.policy.workspace(), p)
+			}
+			c.absPaths = append(c.absPaths, filepath.Clean(p))
+		}
 		return nil
 	}
 	resolve := func(raw []string, write bool) ([]string, error) {
@@ -398,13 +407,19 @@ func (g *Gate) resolvePaths(c *call, env *tools.Env) error {
 			}
 			real = append(real, r)
 		}
-		return g.policy.relPaths(real), nil
+		return real, nil
 	}
 	var err error
-	if c.paths, err = resolve(c.rawPaths, c.writes); err != nil {
+	if c.absPaths, err = resolve(c.rawPaths, c.writes); err != nil {
 		return err
 	}
-	c.readPaths, err = resolve(c.rawReads, false)
+	if c.absPaths != nil {
+		c.paths = g.policy.relPaths(c.absPaths)
+	}
+	reads, err := resolve(c.rawReads, false)
+	if reads != nil {
+		c.readPaths = g.policy.relPaths(reads)
+	}
 	return err
 }
 

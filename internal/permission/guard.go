@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/tools"
 )
 
 // ControlGuard makes the protection of control files independent of how a
@@ -76,7 +77,7 @@ type ctlRoot struct {
 // Reasonix's own state lives next to control files in .reasonix (and in
 // the home, which is .reasonix of the user's home directory); it is not
 // watched.
-var stateNames = []string{"sessions", "plans", "checkpoints", "history", "permissions.log", "tmp", "research"}
+var stateNames = []string{"sessions", "plans", "checkpoints", "history", "permissions.log", "tmp", "research", ".gitignore"}
 
 // ctlSnap is one look at the control paths: every file and symlink, and
 // the directories holding them (only so that directories a call created
@@ -436,25 +437,30 @@ func excluded(name string, list []string) bool {
 }
 
 // Watch is called before a call of a tool that may write. The function it
-// returns is called after the call with whether a person approved this
-// very call; it returns "" or the error to append to the call's result.
-func (cg *ControlGuard) Watch(session, role, tool string) func(approved bool) string {
+// returns is called after the call with the gate's verdict on it; it
+// returns "" or the error to append to the call's result. A command a
+// person approved may change any control file; a file tool's call only
+// the files the person was asked about (tools.Verdict.Writes).
+func (cg *ControlGuard) Watch(session, role, tool string) func(v tools.Verdict) string {
 	cg.mu.Lock()
 	if cg.base == nil {
 		cg.base = cg.scan()
 	}
 	cg.inflight++
 	cg.mu.Unlock()
-	return func(approved bool) string {
+	return func(v tools.Verdict) string {
 		cg.mu.Lock()
 		defer cg.mu.Unlock()
 		cg.inflight--
 		now := cg.scan()
-		if approved {
+		if v.Person && v.Writes == nil {
 			cg.base = now
 			return ""
 		}
 		changed := diff(cg.base.files, now.files)
+		if v.Person {
+			changed = cg.acceptNamed(now, changed, v.Writes)
+		}
 		if len(changed) == 0 {
 			return ""
 		}
@@ -499,6 +505,33 @@ func (cg *ControlGuard) Watch(session, role, tool string) func(approved bool) st
 		}
 		return msg
 	}
+}
+
+// acceptNamed takes the changes of changed at or below one of named (the
+// files a person approved writing) into the baseline, with the folders
+// made on the way to them, and returns the others.
+func (cg *ControlGuard) acceptNamed(now *ctlSnap, changed, named []string) []string {
+	covered := func(p string) bool {
+		return slices.ContainsFunc(named, func(n string) bool { return within(p, filepath.Clean(n)) })
+	}
+	var rest []string
+	for _, p := range changed {
+		if !covered(p) {
+			rest = append(rest, p)
+			continue
+		}
+		if e, ok := now.files[p]; ok {
+			cg.base.files[p] = e
+		} else {
+			delete(cg.base.files, p)
+		}
+	}
+	for d := range now.dirs {
+		if !cg.base.dirs[d] && slices.ContainsFunc(named, func(n string) bool { return within(filepath.Clean(n), d) }) {
+			cg.base.dirs[d] = true
+		}
+	}
+	return rest
 }
 
 // name is how a control path is shown: workspace-relative, or absolute.

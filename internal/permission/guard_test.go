@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/tools"
 )
 
 type guardFix struct {
@@ -61,7 +62,7 @@ func (f *guardFix) read(rel string) (string, bool) {
 func (f *guardFix) call(approved bool, change func()) string {
 	done := f.cg.Watch("s1", "executor", "bash")
 	change()
-	return done(approved)
+	return done(tools.Verdict{Person: approved})
 }
 
 func TestControlGuardRevertsEachKindOfChange(t *testing.T) {
@@ -612,5 +613,33 @@ func TestControlGuardSubmodules(t *testing.T) {
 	}
 	if msg := f.call(false, func() { f.write(".git/modules/libs/a/hooks/pre-push.sample", "#!/bin/sh\nchanged\n") }); msg != "" {
 		t.Errorf("a changed hook sample was reported: %q", msg)
+	}
+}
+
+// A person's yes to a file tool's call covers the files they were asked
+// about (tools.Verdict.Writes), not a control file the call reached by
+// another way; a command's yes covers what it changes.
+func TestControlGuardApprovalCoversNamedFiles(t *testing.T) {
+	f := newGuardFix(t)
+	named := tools.Verdict{Person: true, Writes: []string{f.path(".claude/agents/new.md")}}
+	done := f.cg.Watch("s1", "executor", "write_file")
+	f.write(".claude/agents/new.md", "---\nname: new\n---\n")
+	f.write(".git/config", "[core]\n\tfsmonitor = evil\n")
+	msg := done(named)
+	if !strings.Contains(msg, ".git/config") || strings.Contains(msg, "new.md") {
+		t.Errorf("guard said %q", msg)
+	}
+	if _, ok := f.read(".claude/agents/new.md"); !ok {
+		t.Error("the approved file was undone")
+	}
+	if c, _ := f.read(".git/config"); c != "[core]\n" {
+		t.Errorf("the file the approval did not name stayed: %q", c)
+	}
+	// The approved file is the baseline now.
+	if msg := f.call(false, func() {}); msg != "" {
+		t.Errorf("a later call was blamed: %q", msg)
+	}
+	if msg := f.call(true, func() { f.write(".git/config", "[core]\n\tbare = false\n") }); msg != "" {
+		t.Errorf("an approved command's change was refused: %q", msg)
 	}
 }

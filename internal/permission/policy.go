@@ -239,6 +239,9 @@ type call struct {
 	rawPaths []string
 	rawReads []string
 	writes   bool
+	// absPaths are rawPaths absolute, resolved by the guard when there is
+	// one (tools.Verdict.Writes).
+	absPaths []string
 }
 
 // newCall maps a description to a rule family: read to Read, write to

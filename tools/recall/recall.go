@@ -323,7 +323,13 @@ func (t *memoryTool) Access(raw json.RawMessage) (tools.Access, error) {
 		return tools.Access{}, err
 	}
 	if p != "" {
-		return tools.Access{Kind: tools.KindWrite, Writes: []string{p}, Detail: a.Operation + " " + a.Name}, nil
+		w := []string{p}
+		if a.Operation == opForget {
+			// The memory moves into the archive folder beside it: a
+			// person's yes covers that folder too (tools.Verdict.Writes).
+			w = append(w, filepath.Dir(memory.ArchivePath(p, time.Time{})))
+		}
+		return tools.Access{Kind: tools.KindWrite, Writes: w, Detail: a.Operation + " " + a.Name}, nil
 	}
 	d := a.Operation
 	switch a.Operation {
