@@ -96,13 +96,19 @@ func TestE2EProjectAllowRulesWaitForTrust(t *testing.T) {
 		t.Errorf("trusted: the printf did not run: %q", got)
 	}
 
-	// The repository widens its allow list: the trust was not about that.
+	// The repository widens its allow list: the trust was not about the
+	// new rule, which waits alone; the rule trusted before stays applied
+	// (Claude Code appends a rule at every "always allow" answered there).
 	e.write(".claude/settings.json", strings.Replace(settings, `"Bash(printf:*)"`, `"Bash(printf:*)", "WebFetch"`, 1))
-	if asked := streamTurn(t, e, "say hi", "deny"); len(asked) != 1 || !strings.Contains(asked[0], "printf changed-hi") {
-		t.Fatalf("changed: asked %q, want the printf", asked)
+	if asked := streamTurn(t, e, "say hi", "deny"); len(asked) != 0 {
+		t.Fatalf("changed: the trusted rule no longer applies, asked %q", asked)
 	}
-	if d := e.run("", "doctor"); !strings.Contains(d.stdout, `permissions.allow "WebFetch"`) {
-		t.Errorf("doctor does not name the new rule:\n%s", d.stdout)
+	if got := lastToolResult(t, e); !strings.Contains(got, "changed-hi") {
+		t.Errorf("changed: the printf did not run: %q", got)
+	}
+	if d := e.run("", "doctor"); !strings.Contains(d.stdout, `permissions.allow "WebFetch"`) ||
+		!strings.Contains(d.stdout, "1 allow rule(s) NOT APPLIED") || strings.Contains(d.stdout, where) {
+		t.Errorf("doctor does not name the new rule alone as held:\n%s", d.stdout)
 	}
 }
 

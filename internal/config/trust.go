@@ -205,10 +205,17 @@ func digest(held []heldSetting) string {
 type trustRecord struct {
 	Digest  string   `json:"digest,omitempty"`
 	Allowed []string `json:"allowed,omitempty"`
+	// Rules are the project's own allow rules the person trusted, each
+	// by itself: a rule added later waits alone, leaving the rest of the
+	// project applied. Claude Code appends to .claude/settings.local.json
+	// at every "always allow" answered there; were the rules part of the
+	// digest, each would hold the project's endpoints and sandbox
+	// settings until trusted again.
+	Rules []string `json:"rules,omitempty"`
 }
 
 func (r trustRecord) MarshalJSON() ([]byte, error) {
-	if len(r.Allowed) == 0 {
+	if len(r.Allowed) == 0 && len(r.Rules) == 0 {
 		return json.Marshal(r.Digest)
 	}
 	type plain trustRecord
@@ -227,6 +234,36 @@ func (r *trustRecord) UnmarshalJSON(b []byte) error {
 
 // approves reports whether the person added rule themselves.
 func (r trustRecord) approves(rule string) bool { return slices.Contains(r.Allowed, rule) }
+
+// trusts reports whether rule applies without waiting: the person added
+// it, or trusted it as the project's.
+func (r trustRecord) trusts(rule string) bool {
+	return r.approves(rule) || slices.Contains(r.Rules, rule)
+}
+
+// split parts held into the project file's settings, which a trust covers
+// as one digest, and allow rules, each trusted by itself.
+func split(held []heldSetting) (settings, rules []heldSetting) {
+	for _, h := range held {
+		if h.rule {
+			rules = append(rules, h)
+		} else {
+			settings = append(settings, h)
+		}
+	}
+	return settings, rules
+}
+
+// waiting is what of held (found with rec.trusts) waits for trust: every
+// rule in it, and the settings unless the person trusted exactly these
+// values.
+func (r trustRecord) waiting(held []heldSetting) []heldSetting {
+	settings, rules := split(held)
+	if len(settings) > 0 && r.Digest != digest(settings) {
+		return held
+	}
+	return rules
+}
 
 type trustRecords map[string]trustRecord // workspace -> record
 
@@ -259,24 +296,30 @@ func (m *merger) holdUntrusted(path string, data []byte, raw map[string]any, ix 
 		m.trustErr = err
 	}
 	rec := recs[ws]
-	var held []heldSetting
+	var found []heldSetting
 	if raw != nil {
-		held = widening(raw, rec.approves)
+		found = widening(raw, rec.trusts)
 	}
-	claude, read := claudeAllow(ws, rec.approves)
-	held = append(held, claude...)
-	sum := digest(held)
-	hold := len(held) > 0 && rec.Digest != sum
+	claude, read := claudeAllow(ws, rec.trusts)
+	found = append(found, claude...)
+	held := rec.waiting(found)
+	waits := map[string]bool{}
+	for _, h := range held {
+		if h.rule {
+			waits[h.file+"\x00"+h.value.(string)] = true
+		}
+	}
 	m.settingsAllow = map[string]map[string]bool{}
 	for path, rules := range read {
+		rel, _ := filepath.Rel(ws, path)
 		applies := map[string]bool{}
 		for _, r := range rules {
-			applies[r] = !hold || rec.approves(r)
+			applies[r] = !waits[filepath.ToSlash(rel)+"\x00"+r]
 		}
 		m.settingsAllow[path] = applies
 	}
-	m.projectTrusted = rec.Digest != "" && !hold
-	if !hold {
+	m.projectTrusted = rec.Digest != "" && len(held) == 0
+	if len(held) == 0 {
 		// Applied, so decoded (and checked) with the rest of the file.
 		return nil, nil
 	}
@@ -289,7 +332,7 @@ func (m *merger) holdUntrusted(path string, data []byte, raw map[string]any, ix 
 			return nil, errs
 		}
 	}
-	m.heldDigest = sum
+	m.heldDigest = digest(held)
 	dropHeld(raw, held)
 	return heldKeys(ws, held, ix), nil
 }
@@ -393,20 +436,36 @@ func trustProject(home, workspace, shown string) ([]HeldKey, error) {
 		return nil, keptAsItIs(err)
 	}
 	rec := t[ws]
-	held, ix, err := projectHeld(ws, rec.approves)
+	found, _, err := projectHeld(ws, rec.trusts)
 	if err != nil {
 		return nil, err
 	}
-	// Recorded even with nothing held: the trust also lets the project's
-	// agent files and Claude Code settings loosen the posture.
-	sum := digest(held)
-	if shown != "" && sum != shown {
+	held := rec.waiting(found)
+	if shown != "" && digest(held) != shown {
 		return nil, fmt.Errorf("the settings of %s changed while you were asked; nothing was trusted: look at them again", ws)
 	}
-	rec.Digest = sum
+	// Everything the project now makes that would wait, trusted as it
+	// is: the settings as one digest, each allow rule by itself (rules
+	// trusted before and since removed are forgotten). Recorded even with
+	// nothing held: the trust also lets the project's agent files and
+	// Claude Code settings loosen the posture.
+	all, ix, err := projectHeld(ws, rec.approves)
+	if err != nil {
+		return nil, err
+	}
+	settings, rules := split(all)
+	rec.Digest, rec.Rules = digest(settings), nil
+	for _, r := range rules {
+		if v := r.value.(string); !slices.Contains(rec.Rules, v) {
+			rec.Rules = append(rec.Rules, v)
+		}
+	}
 	t[ws] = rec
 	if err := writeProjectTrust(home, t); err != nil {
 		return nil, err
+	}
+	if len(held) == 0 {
+		return nil, nil
 	}
 	return heldKeys(ws, held, ix), nil
 }
@@ -430,24 +489,13 @@ func AllowAlways(home, workspace, rule string) error {
 		return keptAsItIs(err)
 	}
 	rec := t[ws]
-	// Whether the project is trusted as it is now, before the rule
-	// changes what is held: if so, the trust is carried over.
-	kept := false
-	if rec.Digest != "" {
-		held, _, err := projectHeld(ws, rec.approves)
-		kept = err == nil && digest(held) == rec.Digest
-	}
 	if err := AppendRule(filepath.Join(ws, ProjectFile), "allow", rule); err != nil {
 		return err
 	}
+	// A trust's digest is of the project file's settings, not of its
+	// rules, so a trusted project stays trusted.
 	if !rec.approves(rule) {
 		rec.Allowed = append(rec.Allowed, rule)
-	}
-	if kept {
-		// The same digest, unless the rule was there (and held) before.
-		if held, _, err := projectHeld(ws, rec.approves); err == nil {
-			rec.Digest = digest(held)
-		}
 	}
 	t[ws] = rec
 	return writeProjectTrust(home, t)
@@ -482,7 +530,7 @@ func UntrustProject(home, workspace string) (bool, error) {
 	if !ok || rec.Digest == "" {
 		return false, nil
 	}
-	rec.Digest = ""
+	rec.Digest, rec.Rules = "", nil
 	if len(rec.Allowed) == 0 {
 		delete(t, ws)
 	} else {

@@ -87,9 +87,10 @@ deny = ["Bash(rm:*)"]
 	if l := load(); len(l.Held) != 0 {
 		t.Errorf("a narrowing edit dropped the trust: %v", l.Held)
 	}
+	// The allow rule, trusted by itself, stays applied.
 	write(filepath.Join(ws, ProjectFile), strings.Replace(project, "evil.example", "other.example", 1))
-	if l := load(); len(l.Held) != 7 || l.Config.DefaultModel != "mine/m" {
-		t.Errorf("a changed endpoint kept the trust: %v", l.Held)
+	if l := load(); len(l.Held) != 6 || l.Config.DefaultModel != "mine/m" || len(l.Config.Permissions.Allow) != 1 {
+		t.Errorf("a changed endpoint kept the trust, or took the trusted rule with it: %v %v", l.Held, l.Config.Permissions.Allow)
 	}
 	if had, err := UntrustProject(home, ws); !had || err != nil {
 		t.Errorf("UntrustProject = %v, %v", had, err)
@@ -256,11 +257,30 @@ func TestProjectAllowRulesHeldUntilTrusted(t *testing.T) {
 	if l.SettingsAllowApplies(shared, "Bash(rm:*)") {
 		t.Error("a rule Load never read applies")
 	}
-	// A rule more in a settings file is a changed allow list: asked again.
+	// A rule more in a settings file (Claude Code appends one at every
+	// "always allow" answered there) waits alone: the rules trusted
+	// before stay applied.
 	write(".claude/settings.local.json", `{"permissions": {"allow": ["Bash", "Edit(//etc/**)"]}}`)
 	l = load()
-	if len(l.Held) != 5 || l.SettingsAllowApplies(local, "Bash") || len(l.Config.Permissions.Allow) != 0 {
-		t.Errorf("a changed settings file kept the trust: held %v", l.Held)
+	if len(l.Held) != 1 || !strings.Contains(l.Held[0].Key, "Edit(//etc/**)") || l.SettingsAllowApplies(local, "Edit(//etc/**)") ||
+		!l.SettingsAllowApplies(local, "Bash") || len(l.Config.Permissions.Allow) != 1 {
+		t.Errorf("a rule added to a trusted project: held %v, allow %v", l.Held, l.Config.Permissions.Allow)
+	}
+	// Trusting it again trusts the new rule; one removed is forgotten, so
+	// putting it back waits again.
+	if _, err := TrustProject(home, ws); err != nil {
+		t.Fatal(err)
+	}
+	if l = load(); len(l.Held) != 0 || !l.SettingsAllowApplies(local, "Edit(//etc/**)") {
+		t.Errorf("trusted again: held %v", l.Held)
+	}
+	write(".claude/settings.local.json", `{"permissions": {"allow": ["Bash"]}}`)
+	if _, err := TrustProject(home, ws); err != nil {
+		t.Fatal(err)
+	}
+	write(".claude/settings.local.json", `{"permissions": {"allow": ["Bash", "Edit(//etc/**)"]}}`)
+	if l = load(); len(l.Held) != 1 {
+		t.Errorf("a rule trusted, removed and put back did not wait: held %v", l.Held)
 	}
 	// A narrowing edit does not.
 	write(".claude/settings.local.json", `{"permissions": {"allow": ["Bash"], "deny": ["Bash(curl:*)"]}}`)
