@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/reasonix/reasonix/internal/gitignore"
+	"github.com/reasonix/reasonix/internal/nofollow"
 )
 
 // RestoreReport is the result of Restore and Preview. Its lists hold
@@ -281,9 +282,12 @@ func (s *Store) apply(ctx context.Context, target *Manifest, writes []action, re
 			fail(d, err)
 			continue
 		}
-		if err := os.MkdirAll(s.abs(d), 0o755); err != nil {
+		dir, err := nofollow.OpenDir(s.abs(d), true)
+		if err != nil {
 			fail(d, err)
+			continue
 		}
+		dir.Close()
 	}
 	for _, a := range writes {
 		if err := ctx.Err(); err != nil {
@@ -330,34 +334,45 @@ func (s *Store) checkParents(rel string, safe map[string]bool) error {
 }
 
 // write puts one file of the checkpoint in place through a temporary file
-// and a rename.
+// and a rename. Reasonix runs outside the sandbox, and a command it left
+// running may swap a folder checkParents looked at for a symlink: the
+// folder is opened without following a symlink on its path and both
+// files are named relative to it (internal/nofollow), so no swap sends
+// the write outside the workspace.
 func (s *Store) write(a action, safe map[string]bool) error {
 	f := a.f
 	if err := s.checkParents(f.Path, safe); err != nil {
 		return err
 	}
 	abs := s.abs(f.Path)
-	if a.chmodOnly {
-		return os.Chmod(abs, f.Mode)
-	}
-	dir := filepath.Dir(abs)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, err := nofollow.OpenDir(filepath.Dir(abs), true)
+	if err != nil {
 		return err
+	}
+	defer dir.Close()
+	base := filepath.Base(abs)
+	if a.chmodOnly {
+		cur, err := nofollow.Open(abs, nofollow.ReadFlags, 0)
+		if err != nil {
+			return err
+		}
+		defer cur.Close()
+		return cur.Chmod(f.Mode)
 	}
 	var tmp string
 	if f.IsLink() {
 		var b [6]byte
 		rand.Read(b[:])
-		tmp = filepath.Join(dir, ".reasonix-restore-"+hex.EncodeToString(b[:]))
-		if err := os.Symlink(f.Link, tmp); err != nil {
+		tmp = ".reasonix-restore-" + hex.EncodeToString(b[:])
+		if err := nofollow.SymlinkIn(f.Link, dir, tmp); err != nil {
 			return err
 		}
 	} else {
-		out, err := os.CreateTemp(dir, ".reasonix-restore-*")
+		out, name, err := nofollow.CreateTempIn(dir, ".reasonix-restore-")
 		if err != nil {
 			return err
 		}
-		tmp = out.Name()
+		tmp = name
 		err = s.copyBlob(f.Hash, out)
 		if err == nil {
 			err = out.Chmod(f.Mode)
@@ -366,20 +381,20 @@ func (s *Store) write(a action, safe map[string]bool) error {
 			err = cerr
 		}
 		if err != nil {
-			os.Remove(tmp)
+			_ = nofollow.RemoveIn(dir, tmp)
 			return err
 		}
 	}
-	err := os.Rename(tmp, abs)
+	err = nofollow.RenameIn(dir, tmp, dir, base)
 	if err != nil {
 		if fi, serr := os.Lstat(abs); serr == nil && fi.IsDir() {
 			err = errors.New("a directory is in the way (it holds ignored or skipped files)")
 		} else if makeWritable(abs) {
-			err = os.Rename(tmp, abs)
+			err = nofollow.RenameIn(dir, tmp, dir, base)
 		}
 	}
 	if err != nil {
-		os.Remove(tmp)
+		_ = nofollow.RemoveIn(dir, tmp)
 	}
 	return err
 }
@@ -387,9 +402,9 @@ func (s *Store) write(a action, safe map[string]bool) error {
 // removeFile removes a file or symlink, making a read-only file writable
 // first where the platform needs that.
 func removeFile(abs string) error {
-	err := os.Remove(abs)
+	err := nofollow.Remove(abs)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) && makeWritable(abs) {
-		err = os.Remove(abs)
+		err = nofollow.Remove(abs)
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil

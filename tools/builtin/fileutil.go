@@ -15,6 +15,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/reasonix/reasonix/internal/nofollow"
 	"github.com/reasonix/reasonix/tools"
 )
 
@@ -270,9 +271,9 @@ func commitAll(ctx context.Context, changes []fileChange) error {
 func applyChange(c fileChange) error {
 	switch {
 	case c.exist && (!c.existed || c.before != c.after):
-		return atomicWrite(c.abs, []byte(c.after), c.mode)
+		return nofollow.WriteFile(c.abs, []byte(c.after), c.mode)
 	case !c.exist && c.existed:
-		if err := removeNoFollow(c.abs); err != nil {
+		if err := nofollow.Remove(c.abs); err != nil {
 			return fmt.Errorf("delete %s: %w", c.display, err)
 		}
 	}

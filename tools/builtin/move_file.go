@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/reasonix/reasonix/internal/nofollow"
 	"github.com/reasonix/reasonix/tools"
 )
 
@@ -125,7 +126,7 @@ func resolveEntry(env *tools.Env, p string) (string, error) {
 // regular file when the two are on different file systems and a plain
 // rename cannot work. No symlink on either path is followed (nofollow.go).
 func movePath(src, dst string, isDir bool) error {
-	err := renameNoFollow(src, dst)
+	err := nofollow.Rename(src, dst)
 	if err == nil || isDir || !errors.Is(err, syscall.EXDEV) {
 		return err
 	}
@@ -133,10 +134,10 @@ func movePath(src, dst string, isDir bool) error {
 	if rerr != nil {
 		return rerr
 	}
-	if werr := atomicWrite(dst, data, info.Mode().Perm()); werr != nil {
+	if werr := nofollow.WriteFile(dst, data, info.Mode().Perm()); werr != nil {
 		return werr
 	}
-	return removeNoFollow(src)
+	return nofollow.Remove(src)
 }
 
 // Preview describes the move in git's rename notation.

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/reasonix/reasonix/internal/gitignore"
+	"github.com/reasonix/reasonix/internal/nofollow"
 )
 
 // walkEntry is one file or directory found by a walk.
@@ -135,7 +136,7 @@ func (w *walker) run() {
 // subdirectories still to walk. Unreadable directories are skipped silently,
 // like unreadable files: a search reports what it can see.
 func (w *walker) readDir(job dirJob) ([]dirJob, error) {
-	f, err := openNoFollow(job.abs, dirFlags, 0)
+	f, err := nofollow.Open(job.abs, nofollow.DirFlags, 0)
 	if err != nil {
 		return nil, nil
 	}

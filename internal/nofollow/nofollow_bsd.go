@@ -1,6 +1,6 @@
 //go:build unix && !linux && !darwin
 
-package builtin
+package nofollow
 
 import "golang.org/x/sys/unix"
 
