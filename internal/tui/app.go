@@ -684,8 +684,13 @@ func (a *App) interrupt() {
 	case a.armed:
 		a.quit()
 	case a.composer.GetText() != "":
+		// Clearing is one key from losing a long draft, so the draft stays
+		// in this run's history (not the saved one: it was never sent),
+		// where Up brings it back as it was, pastes expanded.
+		a.recall.push(a.expandPastes(a.composer.GetText()))
+		a.pastes = nil
 		a.composer.SetText("", false)
-		a.recall.reset()
+		a.note("draft cleared (Up brings it back); Ctrl-C again quits")
 		a.armed = true
 	default:
 		a.note("press Ctrl-C again (or Ctrl-D) to quit")

@@ -73,13 +73,21 @@ func (a *App) resizeComposer() {
 	a.body.ResizeItem(a.composerItem, min(n, maxComposerLines)+2, 0)
 }
 
-// Draw draws the composer from its first line whenever all of it fits:
+// Draw draws the composer from its first line whenever all of it fits
+// (and never scrolled past its last row when it does not):
 // the TextArea scrolled to its cursor while it was still shorter (the
 // changed callback that grows it runs in the middle of an edit), which
 // would otherwise leave the first lines out of view.
 func (c composerBox) Draw(screen tcell.Screen) {
-	if _, _, _, h := c.GetInnerRect(); c.a.composerRows <= h {
+	_, _, _, h := c.GetInnerRect()
+	if c.a.composerRows <= h {
 		c.SetOffset(0, 0)
+	} else if row, col := c.GetOffset(); h > 0 && row > c.a.composerRows-h {
+		// A text taller than the composer (a recalled long prompt) was
+		// scrolled to its cursor while the composer was one row high,
+		// which left its last line at the top and the rows below it
+		// empty: fill the composer with the text's last rows instead.
+		c.SetOffset(c.a.composerRows-h, col)
 	}
 	c.TextArea.Draw(screen)
 }

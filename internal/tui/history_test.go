@@ -98,8 +98,9 @@ func TestHistoryRecall(t *testing.T) {
 
 	// Sent prompts join the history, slash commands included, and are
 	// saved; a repeat of the newest is kept once.
-	h.key(tcell.KeyCtrlC) // clears the draft
+	h.key(tcell.KeyCtrlC) // clears the draft, which stays in this run's history
 	h.waitComposer("")
+	h.waitFor("draft cleared (Up brings it back)")
 	for range 2 {
 		h.typeText("/help")
 		h.key(tcell.KeyEnter)
@@ -118,7 +119,12 @@ func TestHistoryRecall(t *testing.T) {
 	h.key(tcell.KeyUp)
 	h.waitComposer("/help")
 	h.key(tcell.KeyUp)
+	h.waitComposer("my draft!")
+	h.key(tcell.KeyUp)
 	h.waitComposer("two\nlines")
+	if got := hist.addedSoFar(); len(got) != 2 {
+		t.Fatalf("the cleared draft was saved to the history: %q", got)
+	}
 }
 
 // TestHistoryEmptyComposerUp: with an empty composer Up recalls at once,

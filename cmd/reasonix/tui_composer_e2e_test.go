@@ -1,0 +1,105 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/reasonix/reasonix/providers/scripted"
+)
+
+// composerRows returns the text rows inside the composer's frame: the
+// last box on the screen, between its ╔ and ╚ lines.
+func composerRows(screen string) []string {
+	lines := strings.Split(screen, "\n")
+	top, bottom := -1, -1
+	for i, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "╔"):
+			top = i
+		case strings.HasPrefix(l, "╚"):
+			bottom = i
+		}
+	}
+	if top < 0 || bottom <= top {
+		return nil
+	}
+	var rows []string
+	for _, l := range lines[top+1 : bottom] {
+		rows = append(rows, strings.TrimSpace(strings.Trim(l, "║")))
+	}
+	return rows
+}
+
+// TestTUICtrlCKeepsTheClearedDraft: Ctrl-C on an unsent draft clears it,
+// says so, and Up brings it back whole (a large paste expanded), so one
+// stray key does not lose what was typed; Enter then sends it.
+func TestTUICtrlCKeepsTheClearedDraft(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, scripted.Turn{Text: "Got the draft."})
+	tt := startTUI(t, e, "chat")
+	tt.tmux("send-keys", "-t", "rx", "-l", "a careful draft: ")
+	var paste strings.Builder
+	for i := 1; i <= 12; i++ {
+		fmt.Fprintf(&paste, "pasted line %d\n", i)
+	}
+	buf := filepath.Join(t.TempDir(), "paste.txt")
+	if err := os.WriteFile(buf, []byte(paste.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tt.tmux("load-buffer", "-b", "p", buf)
+	tt.tmux("paste-buffer", "-p", "-b", "p", "-t", "rx")
+	tt.waitFor("[Pasted text #1, 12 lines]")
+	tt.keys("C-c")
+	s := tt.waitFor("draft cleared (Up brings it back)")
+	if strings.Contains(s, "careful draft") {
+		t.Fatalf("Ctrl-C left the draft in the composer:\n%s", s)
+	}
+	tt.keys("Up")
+	tt.waitFor("pasted line 12")
+	tt.keys("Enter")
+	tt.waitFor("Got the draft.")
+	reqs := e.srv.Requests()
+	if len(reqs) != 1 || !strings.Contains(string(reqs[0]), `a careful draft: pasted line 1\npasted line 2`) ||
+		!strings.Contains(string(reqs[0]), "pasted line 12") {
+		t.Fatalf("the recalled draft was not sent whole: %d request(s)", len(reqs))
+	}
+	tt.quit()
+}
+
+// TestTUIRecalledLongPromptFillsTheComposer: Up on a sent prompt longer
+// than the composer shows its last rows, the composer full, not its last
+// line alone at the top over empty rows.
+func TestTUIRecalledLongPromptFillsTheComposer(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, scripted.Turn{Text: "First answer."})
+	tt := startTUI(t, e, "chat")
+	var paste strings.Builder
+	for i := 1; i <= 40; i++ {
+		fmt.Fprintf(&paste, "row %d 第%d行\n", i, i)
+	}
+	buf := filepath.Join(t.TempDir(), "paste.txt")
+	if err := os.WriteFile(buf, []byte(paste.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tt.tmux("load-buffer", "-b", "p", buf)
+	tt.tmux("paste-buffer", "-p", "-b", "p", "-t", "rx")
+	tt.waitFor("[Pasted text #1, 40 lines]")
+	tt.keys("Enter")
+	tt.waitFor("First answer.")
+	tt.keys("Up")
+	s := tt.waitFor("row 40 第40行")
+	rows := composerRows(s)
+	if len(rows) < 2 {
+		t.Fatalf("the composer did not grow for a 40-line prompt:\n%s", s)
+	}
+	for i, r := range rows {
+		if want := fmt.Sprintf("row %d 第%d行", 41-len(rows)+i, 41-len(rows)+i); r != want {
+			t.Fatalf("composer row %d is %q, want %q (the prompt's last %d lines):\n%s", i, r, want, len(rows), s)
+		}
+	}
+	tt.keys("C-c")
+	tt.quit()
+}
