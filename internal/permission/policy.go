@@ -446,6 +446,11 @@ func (p Policy) evaluate(c *call, grants []Rule) Outcome {
 		}
 		return out
 	}
+	if c.family == FamilyWebFetch {
+		if o, local := p.localFetch(c, out, all, grants); local {
+			return o
+		}
+	}
 	if r, ok := all(p.Allow); ok {
 		out.Decision, out.Rule, out.List = Allow, r.Raw, "Allow"
 		out.Reason = "allowed by rule Allow: " + r.Raw
@@ -472,6 +477,44 @@ func (p Policy) evaluate(c *call, grants []Rule) Outcome {
 		out.Person = fmt.Sprintf("no WebFetch(domain:%s) rule allows fetching from %s", host, host)
 	}
 	return out
+}
+
+// localFetch judges a fetch whose URL names this machine or a private
+// network (localhost, 127.0.0.1, 10.0.0.5, 169.254.169.254): only an allow
+// rule that names the host (not domain:*), a person's session grant or a
+// person's yes lets it go, whatever the posture. In auto or yolo a model
+// would otherwise reach the services on loopback and the local network,
+// which the sandbox keeps its commands from, and a cloud's metadata
+// service, which hands out credentials. It reports false for other URLs.
+func (p Policy) localFetch(c *call, out Outcome, all func([]Rule) (Rule, bool), grants []Rule) (Outcome, bool) {
+	u, err := url.Parse(c.url)
+	if err != nil || u.Hostname() == "" {
+		return out, false
+	}
+	kind := tools.LocalHost(u.Hostname())
+	if kind == "" {
+		return out, false
+	}
+	var named []Rule
+	for _, r := range p.Allow {
+		if r.Spec != "" && r.domain != "*" {
+			named = append(named, r)
+		}
+	}
+	if r, ok := all(named); ok {
+		out.Decision, out.Rule, out.List = Allow, r.Raw, "Allow"
+		out.Reason = "allowed by rule Allow: " + r.Raw
+		return out, true
+	}
+	if _, ok := all(grants); ok && len(grants) > 0 {
+		out.Decision, out.Reason = Allow, "allowed for this session"
+		return out, true
+	}
+	host := strings.ToLower(u.Hostname())
+	out.Decision = Ask
+	out.Reason = fmt.Sprintf("%s is a %s address", host, kind)
+	out.Person = fmt.Sprintf("%s is a %s address (a service of this machine or its network), which only a person or a WebFetch(domain:%s) rule lets a fetch reach", host, kind, host)
+	return out, true
 }
 
 func (p Policy) fallback(out Outcome) Outcome {

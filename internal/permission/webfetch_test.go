@@ -92,3 +92,34 @@ func TestGateWebFetchHeadless(t *testing.T) {
 		}
 	}
 }
+
+// TestWebFetchLocalHosts: a fetch from this machine or a private network
+// waits for a person in every posture, unless an allow rule names that
+// host (domain:* does not) or the person granted it for the session.
+func TestWebFetchLocalHosts(t *testing.T) {
+	t.Parallel()
+	net := func(u string) tools.Access { return tools.Access{Kind: tools.KindNetwork, URL: u} }
+	for _, mode := range []string{"ask", "auto", "yolo"} {
+		pol, err := ParsePolicy(mode, []string{"WebFetch(domain:*)", "WebFetch(domain:10.0.0.7)"}, nil, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range []string{"http://127.0.0.1:8080/", "http://localhost/", "http://169.254.169.254/latest/meta-data/",
+			"http://[::1]:3000/", "http://192.168.1.1/admin", "http://dev.localhost/"} {
+			out := pol.Explain("web_fetch", false, net(u))
+			if out.Decision != Ask || !strings.Contains(out.Person, "address") {
+				t.Errorf("%s %s: %v %q, want a person asked", mode, u, out.Decision, out.Person)
+			}
+		}
+		if got := pol.Decide("web_fetch", false, net("http://10.0.0.7/x")); got != Allow {
+			t.Errorf("%s: a rule naming 10.0.0.7: %v", mode, got)
+		}
+		if got := pol.Decide("web_fetch", false, net("https://example.com/")); got != Allow {
+			t.Errorf("%s: a public host under domain:*: %v", mode, got)
+		}
+	}
+	deny, _ := ParsePolicy("auto", nil, nil, []string{"WebFetch(domain:localhost)"}, nil)
+	if got := deny.Decide("web_fetch", false, net("http://localhost/")); got != Deny {
+		t.Errorf("a deny rule: %v", got)
+	}
+}

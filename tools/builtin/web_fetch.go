@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -27,7 +30,11 @@ const (
 	webFetchMaxRedirects = 5
 )
 
-type webFetchTool struct{}
+type webFetchTool struct {
+	// lookup, when set, resolves host names instead of the system's
+	// resolver (tests).
+	lookup func(ctx context.Context, host string) ([]netip.Addr, error)
+}
 
 type webFetchArgs struct {
 	URL      string    `json:"url"`
@@ -92,7 +99,7 @@ type errOtherHost struct{ to string }
 
 func (e errOtherHost) Error() string { return "redirect to another host: " + e.to }
 
-func (webFetchTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
+func (w webFetchTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
 	var a webFetchArgs
 	if err := tools.DecodeStrict(raw, &a); err != nil {
 		return tools.Result{}, err
@@ -108,7 +115,13 @@ func (webFetchTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMes
 	ctx, cancel := context.WithTimeout(ctx, webFetchTimeout)
 	defer cancel()
 	host := strings.ToLower(u.Hostname())
+	guard := &fetchGuard{named: tools.LocalHost(host) != "", lookup: w.lookup}
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.Proxy = guard.proxy
+	transport.DialContext = guard.dial
+	defer transport.CloseIdleConnections()
 	client := &http.Client{
+		Transport: transport,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) > webFetchMaxRedirects {
 				return fmt.Errorf("more than %d redirects", webFetchMaxRedirects)
@@ -134,6 +147,10 @@ func (webFetchTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMes
 		if errors.As(err, &other) {
 			msg := fmt.Sprintf("%s redirected to another host: %s\nThe redirect was not followed. To fetch it, call web_fetch with that URL (the permission rules are checked for its host).", u, other.to)
 			return tools.Result{Content: msg, Summary: "redirect to another host"}, nil
+		}
+		var local errLocalAddr
+		if errors.As(err, &local) {
+			return tools.Result{}, fmt.Errorf("cannot fetch %s: %w", u, local)
 		}
 		if ctx.Err() == context.DeadlineExceeded {
 			return tools.Result{}, fmt.Errorf("fetching %s took longer than %s", u, webFetchTimeout)
@@ -187,4 +204,131 @@ func describeBody(ctype string, body []byte, base string) string {
 		return string(body)
 	}
 	return fmt.Sprintf("(%d bytes of %s; not shown: only HTML and text content is returned)", len(body), mt)
+}
+
+// fetchGuard keeps one fetch off the addresses of this machine and its
+// networks (tools.LocalAddr) unless its URL named such a host itself, so
+// that the gate, which asks a person about those, judged it. The check is
+// made on the address each connection goes to, after the name was
+// resolved: a name that resolves to 127.0.0.1, or to a public address at
+// the gate's look and a private one at the connection's (DNS rebinding),
+// reaches nothing local.
+type fetchGuard struct {
+	// named is true when the URL's host is itself a local address or
+	// localhost.
+	named  bool
+	lookup func(ctx context.Context, host string) ([]netip.Addr, error)
+
+	mu sync.Mutex
+	// proxies are the proxies (host:port) the environment sends this
+	// fetch through; the guard lets a connection reach them and checks
+	// the target's name itself.
+	proxies map[string]bool
+}
+
+// errLocalAddr refuses a connection to a local address the URL did not
+// name.
+type errLocalAddr struct{ host, addr, kind string }
+
+func (e errLocalAddr) Error() string {
+	return fmt.Sprintf("%s resolves to %s, a %s address: a fetch reaches this machine's or its network's services only at an address its URL names (which a person or a WebFetch rule for that host allows)", e.host, e.addr, e.kind)
+}
+
+func (g *fetchGuard) resolve(ctx context.Context, host string) ([]netip.Addr, error) {
+	if a, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
+		return []netip.Addr{a}, nil
+	}
+	if g.lookup != nil {
+		return g.lookup(ctx, host)
+	}
+	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+}
+
+// check returns the first of addrs the fetch may reach, or why none.
+func (g *fetchGuard) check(host string, addrs []netip.Addr) ([]netip.Addr, error) {
+	var ok []netip.Addr
+	var refused error
+	for _, a := range addrs {
+		if kind := tools.LocalAddr(a); kind != "" && !g.named {
+			if refused == nil {
+				refused = errLocalAddr{host: host, addr: a.Unmap().String(), kind: kind}
+			}
+			continue
+		}
+		ok = append(ok, a)
+	}
+	if len(ok) == 0 {
+		if refused == nil {
+			refused = fmt.Errorf("%s has no address", host)
+		}
+		return nil, refused
+	}
+	return ok, nil
+}
+
+// proxy is the transport's Proxy: the environment's choice, whose
+// address the dialer then lets through. Through a proxy the guard cannot
+// see where the connection goes, so it resolves the target's name itself
+// first and refuses a local answer; a name it cannot resolve (behind a
+// proxy that resolves for its clients) is the proxy's to judge, as is a
+// rebinding between the two looks.
+func (g *fetchGuard) proxy(req *http.Request) (*url.URL, error) {
+	p, err := http.ProxyFromEnvironment(req)
+	if err != nil || p == nil {
+		return p, err
+	}
+	if addrs, err := g.resolve(req.Context(), req.URL.Hostname()); err == nil {
+		if _, err := g.check(req.URL.Hostname(), addrs); err != nil {
+			return nil, err
+		}
+	}
+	port := p.Port()
+	if port == "" {
+		port = "80"
+		if p.Scheme == "https" {
+			port = "443"
+		}
+	}
+	g.mu.Lock()
+	if g.proxies == nil {
+		g.proxies = map[string]bool{}
+	}
+	g.proxies[net.JoinHostPort(p.Hostname(), port)] = true
+	g.mu.Unlock()
+	return p, nil
+}
+
+// dial connects to the first address of addr's host the guard lets the
+// fetch reach.
+func (g *fetchGuard) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	var d net.Dialer
+	g.mu.Lock()
+	viaProxy := g.proxies[addr]
+	g.mu.Unlock()
+	if viaProxy {
+		return d.DialContext(ctx, network, addr)
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	addrs, err := g.resolve(ctx, host)
+	if err != nil {
+		return nil, err
+	}
+	ok, err := g.check(host, addrs)
+	if err != nil {
+		return nil, err
+	}
+	var first error
+	for _, a := range ok {
+		c, err := d.DialContext(ctx, network, net.JoinHostPort(a.Unmap().String(), port))
+		if err == nil {
+			return c, nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return nil, first
 }

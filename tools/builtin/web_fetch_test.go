@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -112,6 +113,61 @@ func TestWebFetchAccess(t *testing.T) {
 	for _, bad := range []string{`{"url":"file:///etc/passwd"}`, `{"url":"ftp://x.org/"}`, `{"url":"/relative"}`, `{"url":""}`, `{"url":"https://u:p@x.org/"}`} {
 		if _, err := (webFetchTool{}).Access(json.RawMessage(bad)); err == nil {
 			t.Errorf("%s: accepted", bad)
+		}
+	}
+}
+
+// TestWebFetchLocalAddresses: a host name that resolves to an address of
+// this machine or its network (an attacker's domain pointed at 127.0.0.1,
+// a rebinding between the gate's look and the connection, the cloud
+// metadata name) reaches nothing; a URL that names a local address
+// itself, which the gate asks a person about, does.
+func TestWebFetchLocalAddresses(t *testing.T) {
+	t.Parallel()
+	srv := webServer(t)
+	_, port, _ := strings.Cut(strings.TrimPrefix(srv.URL, "http://"), ":")
+	names := map[string][]netip.Addr{
+		"rebind.example":           {netip.MustParseAddr("127.0.0.1")},
+		"mapped.example":           {netip.MustParseAddr("::ffff:127.0.0.1")},
+		"metadata.google.internal": {netip.MustParseAddr("169.254.169.254")},
+		"lan.example":              {netip.MustParseAddr("10.1.2.3")},
+		"localhost":                {netip.MustParseAddr("127.0.0.1")},
+	}
+	tool := webFetchTool{lookup: func(_ context.Context, host string) ([]netip.Addr, error) {
+		if a, ok := names[host]; ok {
+			return a, nil
+		}
+		return nil, fmt.Errorf("no such host %s", host)
+	}}
+	run := func(u string) (tools.Result, error) {
+		return tool.Execute(context.Background(), tools.NewEnv(t.TempDir()), json.RawMessage(`{"url":"`+u+`"}`))
+	}
+	for host, kind := range map[string]string{"rebind.example": "loopback", "mapped.example": "loopback",
+		"metadata.google.internal": "link-local", "lan.example": "private"} {
+		res, err := run("http://" + host + ":" + port + "/data.json")
+		if err == nil || !strings.Contains(err.Error(), "a "+kind+" address") || strings.Contains(res.Content, "1.2.3") {
+			t.Errorf("%s: %v %q", host, err, res.Content)
+		}
+	}
+	for _, u := range []string{srv.URL + "/data.json", "http://localhost:" + port + "/data.json"} {
+		if res, err := run(u); err != nil || !strings.Contains(res.Content, "1.2.3") {
+			t.Errorf("%s, named by the URL: %v %q", u, err, res.Content)
+		}
+	}
+}
+
+func TestLocalHost(t *testing.T) {
+	t.Parallel()
+	for host, want := range map[string]string{
+		"localhost": "loopback", "LOCALHOST.": "loopback", "app.localhost": "loopback", "127.0.0.1": "loopback",
+		"127.1.2.3": "loopback", "[::1]": "loopback", "::ffff:127.0.0.1": "loopback", "169.254.169.254": "link-local",
+		"fe80::1%eth0": "link-local", "10.0.0.1": "private", "192.168.1.1": "private", "172.16.0.1": "private",
+		"fd00::1": "private", "0.0.0.0": "unspecified", "::": "unspecified", "100.100.100.200": "shared",
+		"239.1.1.1": "multicast", "example.com": "", "8.8.8.8": "", "2606:4700::1111": "", "localhost.example.com": "",
+		"64:ff9b::a9fe:a9fe": "NAT64", "2002:7f00:1::": "6to4",
+	} {
+		if got := tools.LocalHost(host); got != want {
+			t.Errorf("LocalHost(%q) = %q, want %q", host, got, want)
 		}
 	}
 }
