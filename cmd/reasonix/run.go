@@ -128,6 +128,10 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 			return usagef("read prompt from stdin: %v", err)
 		}
 		prompt = strings.TrimSpace(string(b))
+		if prompt == "" && f.plan == "" && f.goal == "" {
+			// The person did give "-": saying it needs one would be wrong.
+			return usagef("%s -: stdin was empty; nothing to do (pipe the prompt in: echo TASK | reasonix %s -)", name, name)
+		}
 	}
 	if prompt == "" && f.plan == "" && f.goal == "" {
 		return usagef("%s needs a PROMPT (or - to read it from stdin)", name)
