@@ -104,6 +104,15 @@ func CreateTempIn(d *os.File, prefix string) (*os.File, string, error) {
 	return nil, "", &fs.PathError{Op: "create", Path: filepath.Join(d.Name(), prefix+"*"), Err: err}
 }
 
+// CreateIn makes the new file name in d, mode 0600 (it must not exist).
+func CreateIn(d *os.File, name string) (*os.File, error) {
+	fd, err := unix.Openat(int(d.Fd()), name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return nil, &fs.PathError{Op: "create", Path: filepath.Join(d.Name(), name), Err: err}
+	}
+	return os.NewFile(uintptr(fd), filepath.Join(d.Name(), name)), nil
+}
+
 // SymlinkIn makes name in d a symlink to target.
 func SymlinkIn(target string, d *os.File, name string) error {
 	if err := unix.Symlinkat(target, int(d.Fd()), name); err != nil {
@@ -120,12 +129,23 @@ func RenameIn(d *os.File, from string, e *os.File, to string) error {
 	return nil
 }
 
-// RemoveIn deletes the file or symlink name in d.
+// RemoveIn deletes the file, symlink or empty folder name in d, as
+// os.Remove does.
 func RemoveIn(d *os.File, name string) error {
-	if err := unix.Unlinkat(int(d.Fd()), name, 0); err != nil {
-		return &fs.PathError{Op: "remove", Path: filepath.Join(d.Name(), name), Err: err}
+	err := unix.Unlinkat(int(d.Fd()), name, 0)
+	if err == nil {
+		return nil
 	}
-	return nil
+	err1 := unix.Unlinkat(int(d.Fd()), name, unix.AT_REMOVEDIR)
+	if err1 == nil {
+		return nil
+	}
+	// rmdir of a file says ENOTDIR everywhere: then unlink's error is
+	// the one that counts.
+	if err1 != unix.ENOTDIR {
+		err = err1
+	}
+	return &fs.PathError{Op: "remove", Path: filepath.Join(d.Name(), name), Err: err}
 }
 
 // LinkCount is the number of names of the file fi describes.

@@ -43,6 +43,11 @@ func CreateTempIn(d *os.File, prefix string) (*os.File, string, error) {
 	return f, filepath.Base(f.Name()), nil
 }
 
+// CreateIn makes the new file name in d's folder.
+func CreateIn(d *os.File, name string) (*os.File, error) {
+	return os.OpenFile(filepath.Join(d.Name(), name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+}
+
 // SymlinkIn is os.Symlink in d's folder.
 func SymlinkIn(target string, d *os.File, name string) error {
 	return os.Symlink(target, filepath.Join(d.Name(), name))

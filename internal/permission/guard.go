@@ -3,7 +3,9 @@ package permission
 import (
 	"bytes"
 	"crypto/sha256"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,6 +17,7 @@ import (
 	"time"
 
 	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/internal/nofollow"
 	"github.com/reasonix/reasonix/tools"
 )
 
@@ -134,6 +137,16 @@ func NewControlGuard(workspace, home string) *ControlGuard {
 	}
 	if real, err := realPath(workspace); err == nil {
 		workspace = real
+	}
+	// Both free of symlinks: an undo reaches its files without following
+	// one (restore).
+	if home != "" {
+		if abs, err := filepath.Abs(home); err == nil {
+			home = abs
+		}
+		if real, err := realPath(home); err == nil {
+			home = real
+		}
 	}
 	cg := &ControlGuard{ws: workspace, home: home, MaxFile: 1 << 20, MaxTotal: 32 << 20, MaxEntries: 20000}
 	cg.homeRoots = sync.OnceValue(func() bool {
@@ -469,7 +482,7 @@ func (cg *ControlGuard) Watch(session, role, tool string) func(v tools.Verdict) 
 		// look after the call could not see where it was: look again.
 		for pass := 0; pass < 2; pass++ {
 			again := diff(cg.base.files, cg.scan().files)
-			if len(again) == 0 || slices.Equal(again, failedPaths(cg, failed)) {
+			if len(again) == 0 {
 				break
 			}
 			failed = cg.revert(cg.base, cg.last, again)
@@ -576,7 +589,7 @@ func (cg *ControlGuard) revert(base, now *ctlSnap, changed []string) []string {
 	for _, p := range rm {
 		if now.dirs[p] {
 			if !base.dirs[p] {
-				_ = os.Remove(p) // only if empty: Reasonix's own state stays
+				_ = nofollow.Remove(p) // only if empty: Reasonix's own state stays
 			}
 			continue
 		}
@@ -588,13 +601,13 @@ func (cg *ControlGuard) revert(base, now *ctlSnap, changed []string) []string {
 		if n.mode.IsDir() {
 			// Another folder where the watched one was: set aside, not
 			// deleted (a person may want what it holds).
-			if err := os.Rename(p, asideName(p)); err != nil {
+			if err := nofollow.Rename(p, asideName(p)); err != nil {
 				fail(p)
 			}
 			continue
 		}
 		if !wasBase || b.mode.Type() != n.mode.Type() || b.link != n.link {
-			if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+			if err := nofollow.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				fail(p)
 			}
 		}
@@ -614,6 +627,9 @@ func (cg *ControlGuard) revert(base, now *ctlSnap, changed []string) []string {
 }
 
 func (cg *ControlGuard) restore(p string, b ctlEntry) error {
+	// A command left running may swap a folder on p for a symlink while
+	// the guard works: every step is taken without following one
+	// (internal/nofollow), so an undo never removes or writes outside.
 	cur, err := os.Lstat(p)
 	exists := err == nil
 	switch {
@@ -628,58 +644,68 @@ func (cg *ControlGuard) restore(p string, b ctlEntry) error {
 			if t, _ := os.Readlink(p); t == b.link && cur.Mode()&fs.ModeSymlink != 0 {
 				return nil
 			}
-			_ = os.RemoveAll(p)
 		}
-		return os.Symlink(b.link, p)
+		return replace(p, func(d *os.File, tmp string) error { return nofollow.SymlinkIn(b.link, d, tmp) })
 	case b.mode.IsRegular():
 		if !b.kept {
 			return fmt.Errorf("no copy kept")
 		}
 		if exists && cur.Mode().IsRegular() {
-			if now, err := os.ReadFile(p); err == nil && bytes.Equal(now, b.content) {
-				return os.Chmod(p, b.mode.Perm())
+			if f, err := nofollow.Open(p, nofollow.ReadFlags, 0); err == nil {
+				now, rerr := io.ReadAll(io.LimitReader(f, int64(len(b.content))+1))
+				if rerr == nil && bytes.Equal(now, b.content) {
+					err := f.Chmod(b.mode.Perm())
+					f.Close()
+					return err
+				}
+				f.Close()
 			}
 		}
 		// A fresh file renamed over the old one: a hard link the call
 		// made to the control file does not carry the old content out.
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		tmp, err := os.CreateTemp(filepath.Dir(p), ".reasonix-guard-*")
-		if err != nil {
-			return err
-		}
-		_, werr := tmp.Write(b.content)
-		cerr := tmp.Close()
-		if werr == nil {
-			werr = cerr
-		}
-		if werr == nil {
-			werr = os.Chmod(tmp.Name(), b.mode.Perm())
-		}
-		if werr == nil {
-			werr = os.Rename(tmp.Name(), p)
-		}
-		if werr != nil {
-			_ = os.Remove(tmp.Name())
-		}
-		return werr
+		return replace(p, func(d *os.File, tmp string) error {
+			f, err := nofollow.CreateIn(d, tmp)
+			if err != nil {
+				return err
+			}
+			_, werr := f.Write(b.content)
+			if werr == nil {
+				werr = f.Chmod(b.mode.Perm())
+			}
+			if cerr := f.Close(); werr == nil {
+				werr = cerr
+			}
+			return werr
+		})
 	}
 	return fmt.Errorf("cannot restore %s", b.mode.Type())
 }
 
-// failedPaths turns the names revert could not restore back into paths.
-func failedPaths(cg *ControlGuard, names []string) []string {
-	out := make([]string, len(names))
-	for i, n := range names {
-		if filepath.IsAbs(n) {
-			out[i] = n
-		} else {
-			out[i] = filepath.Join(cg.ws, filepath.FromSlash(n))
+// replace makes a temporary entry with make in p's folder (made where
+// missing) and renames it over p; what stood at p is gone, a non-empty
+// folder excepted.
+func replace(p string, make func(d *os.File, tmp string) error) error {
+	d, err := nofollow.OpenDir(filepath.Dir(p), true)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	tmp := fmt.Sprintf(".reasonix-guard-%d", time.Now().UnixNano())
+	if err := make(d, tmp); err != nil {
+		_ = nofollow.RemoveIn(d, tmp)
+		return err
+	}
+	if err := nofollow.RenameIn(d, tmp, d, filepath.Base(p)); err != nil {
+		// A folder in the way: out of it, then again.
+		if rerr := nofollow.RemoveIn(d, filepath.Base(p)); rerr == nil {
+			err = nofollow.RenameIn(d, tmp, d, filepath.Base(p))
+		}
+		if err != nil {
+			_ = nofollow.RemoveIn(d, tmp)
+			return err
 		}
 	}
-	sort.Strings(out)
-	return out
+	return nil
 }
 
 // asideName is where a folder found in place of a watched one is moved.
@@ -697,7 +723,7 @@ func (cg *ControlGuard) restoreDir(p string, b ctlEntry) error {
 		if cur.IsDir() && inode(cur) == b.ino {
 			return nil
 		}
-		if err := os.Rename(p, asideName(p)); err != nil {
+		if err := nofollow.Rename(p, asideName(p)); err != nil {
 			return err
 		}
 	}
@@ -725,11 +751,13 @@ func (cg *ControlGuard) restoreDir(p string, b ctlEntry) error {
 		})
 	}
 	if found != "" {
-		return os.Rename(found, p)
+		return nofollow.Rename(found, p)
 	}
-	if err := os.Mkdir(p, b.mode.Perm()); err != nil {
+	d, err := nofollow.OpenDir(p, true)
+	if err != nil {
 		return err
 	}
+	d.Close()
 	return fmt.Errorf("%s was moved where it could not be found; an empty folder was made in its place", p)
 }
 

@@ -643,3 +643,48 @@ func TestControlGuardApprovalCoversNamedFiles(t *testing.T) {
 		t.Errorf("an approved command's change was refused: %q", msg)
 	}
 }
+
+// The guard undoes a change in Reasonix's own process, outside the
+// sandbox, after its look: a command left running may swap the control
+// folder for a symlink to a folder outside the workspace in between. The
+// undo must then fail rather than delete or write there (a new
+// .claude/id_rsa removed as ~/.ssh/id_rsa).
+func TestControlGuardUndoUnderAFolderSwap(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symlinks")
+	}
+	f := newGuardFix(t)
+	f.write(".claude/settings.json", "{}\n")
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "id_rsa"), []byte("key"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f.cg.mu.Lock()
+	defer f.cg.mu.Unlock()
+	base := f.cg.scan()
+	f.write(".claude/id_rsa", "planted")
+	f.write(".claude/settings.json", "{\"permissions\":{}}\n")
+	now := f.cg.scan()
+	changed := diff(base.files, now.files)
+	if len(changed) != 2 {
+		t.Fatalf("changed = %v", changed)
+	}
+	if err := os.Rename(f.path(".claude"), f.path(".claude.real")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, f.path(".claude")); err != nil {
+		t.Fatal(err)
+	}
+	f.cg.revert(base, now, changed)
+	if b, err := os.ReadFile(filepath.Join(outside, "id_rsa")); err != nil || string(b) != "key" {
+		t.Errorf("the undo reached the file outside: %q, %v", b, err)
+	}
+	ents, _ := os.ReadDir(outside)
+	if len(ents) != 1 {
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Errorf("the undo wrote outside the workspace: %v", names)
+	}
+}
