@@ -2,6 +2,7 @@ package permission
 
 import (
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -118,6 +119,62 @@ func controlDanger(what, name string) string {
 		return what + " " + name + ", a memory every later session reads as the user's own words"
 	}
 	return what + " " + name + ", which controls what later runs may do (permissions, agents, MCP servers)"
+}
+
+// includePaths are the files inside workspace that the .git/config
+// content config includes ([include] and [includeIf "…"] path =, a
+// relative one taken from the .git folder, as git does), at most 16.
+func includePaths(workspace string, config []byte) []string {
+	var out []string
+	section := ""
+	for _, line := range strings.Split(string(config), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			end := strings.IndexByte(line, ']')
+			if end < 0 {
+				continue
+			}
+			section = strings.ToLower(strings.TrimSpace(line[1:end]))
+			if i := strings.IndexAny(section, " \t\""); i >= 0 {
+				section = section[:i]
+			}
+			line = strings.TrimSpace(line[end+1:])
+			if line == "" {
+				continue
+			}
+		}
+		if section != "include" && section != "includeif" {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok || !strings.EqualFold(strings.TrimSpace(k), "path") {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		if uq, err := strconv.Unquote(v); err == nil && strings.HasPrefix(v, `"`) {
+			v = uq
+		} else if i := strings.IndexAny(v, "#;"); i >= 0 {
+			v = strings.TrimSpace(v[:i])
+		}
+		if v == "" || strings.HasPrefix(v, "~") {
+			continue
+		}
+		p := filepath.FromSlash(v)
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(workspace, ".git", p)
+		}
+		p = filepath.Clean(p)
+		if rel, err := filepath.Rel(workspace, p); err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue
+		}
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+		if len(out) == 16 {
+			break
+		}
+	}
+	return out
 }
 
 // hooksPath is the folder git runs this repository's hooks from when

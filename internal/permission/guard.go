@@ -201,14 +201,7 @@ func (cg *ControlGuard) roots() (r []ctlRoot, hooksAt int) {
 // file is read here only when no copy was kept. Both folders are compared
 // by what they are (two stats), not by resolving each path's components.
 func (cg *ControlGuard) hooksRoot(config ctlEntry) string {
-	b := config.content
-	if !config.kept {
-		var err error
-		if b, err = os.ReadFile(filepath.Join(cg.ws, ".git", "config")); err != nil {
-			return ""
-		}
-	}
-	h := hooksPath(cg.ws, b)
+	h := hooksPath(cg.ws, cg.configText(config))
 	if h == "" {
 		return ""
 	}
@@ -302,6 +295,16 @@ func submodulePaths(b []byte) []string {
 	return out
 }
 
+// configText is .git/config's content: the scan's kept copy (config is
+// its entry), read only when none was kept.
+func (cg *ControlGuard) configText(config ctlEntry) []byte {
+	if config.kept {
+		return config.content
+	}
+	b, _ := os.ReadFile(filepath.Join(cg.ws, ".git", "config"))
+	return b
+}
+
 func samePath(a, b string) bool {
 	a, b = filepath.Clean(a), filepath.Clean(b)
 	if ra, err := realPath(a); err == nil {
@@ -383,6 +386,13 @@ func (cg *ControlGuard) scan() *ctlSnap {
 		if i == hooksAt {
 			if h := cg.hooksRoot(out.files[gitConfig]); h != "" {
 				roots = slices.Insert(roots, i, ctlRoot{path: h})
+			}
+			// Files .git/config includes are git's config as much as
+			// it is (a project's shared settings file, included by a
+			// relative path): a core.fsmonitor written there runs at
+			// the person's next git status.
+			for _, p := range includePaths(cg.ws, cg.configText(out.files[gitConfig])) {
+				roots = slices.Insert(roots, i, ctlRoot{path: p})
 			}
 			hooksAt = -1
 		}

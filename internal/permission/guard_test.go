@@ -688,3 +688,24 @@ func TestControlGuardUndoUnderAFolderSwap(t *testing.T) {
 		t.Errorf("the undo wrote outside the workspace: %v", names)
 	}
 }
+
+// A file .git/config includes by a relative path (a project's shared git
+// settings) is watched like .git/config: git reads it as its own config.
+func TestControlGuardGitConfigIncludes(t *testing.T) {
+	f := newGuardFix(t)
+	f.write(".git/config", "[core]\n[include]\n\tpath = ../tools/git.conf\n[includeIf \"onbranch:main\"]\n\tpath = \"../tools/main.conf\"\n[include]\n\tpath = /etc/elsewhere\n")
+	f.write("tools/git.conf", "[alias]\n\tst = status\n")
+	f.cg.TurnStart()
+	for _, rel := range []string{"tools/git.conf", "tools/main.conf"} {
+		msg := f.call(false, func() { f.write(rel, "[core]\n\tfsmonitor = evil\n") })
+		if !strings.Contains(msg, rel) || !strings.Contains(msg, "reverted") {
+			t.Errorf("%s: %q", rel, msg)
+		}
+		if c, _ := f.read(rel); strings.Contains(c, "evil") {
+			t.Errorf("%s kept the change", rel)
+		}
+	}
+	if got := includePaths(f.ws, []byte("[include]\n\tpath = ../../outside\n[user]\n\tpath = x\n")); len(got) != 0 {
+		t.Errorf("includePaths = %v", got)
+	}
+}
