@@ -149,17 +149,22 @@ func (s *Session) fit(ctx context.Context, out *Outcome) error {
 		s.cfg.ID, ErrTooBig, est, w, at, s.msgs[at].Role, s.tokens(big))
 }
 
-// ErrCompactionOff is returned by [Session.Compact] when the session has
-// no context window (context_window = 0 turns compaction off).
-var ErrCompactionOff = errors.New("compaction is off: the model's context_window is 0")
-
 // Compact compacts the history now, by hand (/compact, `reasonix
 // compact`): old tool results are pruned and everything before the newest
 // turns is folded into a digest even when the window is not yet full.
 // focus, when set, tells the digest what to keep above all. It returns
 // what changed (Folded and Pruned are 0 when there was nothing to fold).
-// Call it between turns: a session is not safe for concurrent use.
+// With no context window known (context_window = 0, an unlisted model)
+// it still compacts, taking twice the history's size as the window for
+// this compaction alone: asked for by hand, it is wanted whatever the
+// window. Call it between turns: a session is not safe for concurrent use.
 func (s *Session) Compact(ctx context.Context, focus string) (Compaction, error) {
+	if s.cfg.ContextWindow <= 0 {
+		s.cfg.ContextWindow = max(2*s.estimate(), 1)
+		defer func() { s.cfg.ContextWindow = 0 }()
+		s.windowUnknown = true
+		defer func() { s.windowUnknown = false }()
+	}
 	var out Outcome
 	c, err := s.compact(ctx, &out, strings.TrimSpace(focus), true)
 	if err == nil && c.Folded+c.Pruned > 0 {
@@ -197,7 +202,7 @@ func (s *Session) ContextWindow() events.ContextInfo {
 func (s *Session) compact(ctx context.Context, out *Outcome, focus string, force bool) (Compaction, error) {
 	w := s.cfg.ContextWindow
 	if w <= 0 {
-		return Compaction{}, fmt.Errorf("session %s: %w", s.cfg.ID, ErrCompactionOff)
+		return Compaction{}, fmt.Errorf("session %s: compact: no context window", s.cfg.ID)
 	}
 	if s.cfg.BeforeCompact != nil {
 		trigger := "manual"
@@ -290,10 +295,14 @@ func (s *Session) compact(ctx context.Context, out *Outcome, focus string, force
 		}
 		archive = a
 	}
+	of, limit := fmt.Sprintf("of %d", w), w
+	if s.windowUnknown {
+		of, limit = "of an unknown window", 0
+	}
 	s.publish(events.Event{Type: events.Compacted, Text: fmt.Sprintf(
-		"compacted the context: ~%d → ~%d tokens of %d (%d tool result(s) pruned, %d message(s) folded into a digest; originals archived)",
-		c.BeforeTokens, c.AfterTokens, w, c.Pruned, c.Folded),
-		Context: &events.ContextInfo{Used: c.AfterTokens, Limit: w, Percent: events.Percent(c.AfterTokens, w),
+		"compacted the context: ~%d → ~%d tokens %s (%d tool result(s) pruned, %d message(s) folded into a digest; originals archived)",
+		c.BeforeTokens, c.AfterTokens, of, c.Pruned, c.Folded),
+		Context: &events.ContextInfo{Used: c.AfterTokens, Limit: limit, Percent: events.Percent(c.AfterTokens, limit),
 			Before: c.BeforeTokens, After: c.AfterTokens, Pruned: c.Pruned, Folded: c.Folded, Focus: focus, Archive: archive}})
 	return c, nil
 }

@@ -196,6 +196,9 @@ type Session struct {
 	ratio      float64
 	lastPrompt int
 	stuckAt    int
+	// windowUnknown is set while a compaction by hand runs on a stand-in
+	// window (Compact), so what it reports names no window size.
+	windowUnknown bool
 	// finish is the finish reason of the newest response; shown and
 	// held track how much of its answer reached the front ends while
 	// tool markup is held back; storm stops repeated calls (repair.go).

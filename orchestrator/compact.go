@@ -104,7 +104,7 @@ func ContextSummary(info events.ContextInfo) string {
 	if info.Limit > 0 {
 		fmt.Fprintf(&b, "context: %d of %d tokens (%d%%)", info.Used, info.Limit, info.Percent)
 	} else {
-		fmt.Fprintf(&b, "context: %d tokens; the window is unknown (context_window = 0), so nothing compacts", info.Used)
+		fmt.Fprintf(&b, "context: %d tokens; the window is unknown (context_window = 0), so nothing compacts on its own; /compact still folds", info.Used)
 	}
 	for i, p := range info.Parts {
 		sep := ", "

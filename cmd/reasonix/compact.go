@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 
-	"github.com/reasonix/reasonix/agents"
 )
 
 // cmdCompact is `reasonix compact [SESSION] [--focus TEXT]`: compact a
@@ -44,9 +42,6 @@ func cmdCompact(ctx context.Context, args []string, io stdio) error {
 	defer cv.Close()
 	c, err := cv.Compact(ctx, *focus)
 	if err != nil {
-		if errors.Is(err, agents.ErrCompactionOff) {
-			return usageError{err}
-		}
 		return fmt.Errorf("compact %s: %w", cv.ID(), err)
 	}
 	if c.Folded+c.Pruned == 0 {

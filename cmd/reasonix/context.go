@@ -253,7 +253,7 @@ func cmdContext(args []string, io stdio) error {
 		fmt.Fprintf(io.out, "Context window of %s: %d tokens; the prefix takes ~%d (%d%%) before any history. /context in a conversation shows the live figure.\n",
 			rep.Model, rep.Window, rep.TotalTokens, rep.Percent)
 	case rep.Model != "":
-		fmt.Fprintf(io.out, "The context window of %s is unknown (context_window = 0 or an unlisted model): nothing is measured or compacted.\n", rep.Model)
+		fmt.Fprintf(io.out, "The context window of %s is unknown (context_window = 0 or an unlisted model): nothing is measured or compacted on its own (/compact and reasonix compact still fold).\n", rep.Model)
 	}
 	return nil
 }

@@ -504,7 +504,7 @@ func (a *App) contextText(info events.ContextInfo) string {
 	if info.Limit > 0 {
 		b.WriteString(a.trf("[::b]context[::-] %s of %s tokens (%d%%)", count(info.Used), count(info.Limit), info.Percent))
 	} else {
-		b.WriteString(a.trf("[::b]context[::-] %s tokens; the window is unknown (context_window = 0), so nothing compacts", count(info.Used)))
+		b.WriteString(a.trf("[::b]context[::-] %s tokens; the window is unknown (context_window = 0), so nothing compacts on its own; /compact still folds", count(info.Used)))
 	}
 	for _, p := range info.Parts {
 		fmt.Fprintf(&b, "\n  %-8s ~%s", p.Name, count(p.Tokens))

@@ -600,7 +600,8 @@ func TestPlanStepsRender(t *testing.T) {
 }
 
 // TestCompactAndContext: /context and /compact reach the engine (the
-// scripted model has no known window, so compaction is off and says so);
+// scripted model has no known window, which a compaction by hand does not
+// need; with no earlier work it says there is nothing to fold);
 // a compaction event is a transcript line and sets the status line's
 // context percentage, as a usage event with a window does.
 func TestCompactAndContext(t *testing.T) {
@@ -610,7 +611,7 @@ func TestCompactAndContext(t *testing.T) {
 	h.waitFor("the window is unknown (context_window = 0)", "system", "history")
 	h.typeText("/compact the parser")
 	h.key(tcell.KeyEnter)
-	h.waitFor("compaction is off")
+	h.waitFor("nothing to compact: the conversation has no earlier work to fold")
 	h.app.Publish(events.Event{Type: events.UsageUpdate, Session: "e-1", Usage: &providers.Usage{PromptTokens: 600},
 		Context: &events.ContextInfo{Used: 600, Limit: 1000, Percent: 60}})
 	h.waitFor("context 600/1.0k (60%)")
