@@ -26,6 +26,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reasonix/reasonix/internal/lookpath"
+	"github.com/reasonix/reasonix/internal/nofollow"
 )
 
 // Limits on what is read. A file longer than FileCap is cut; once the
@@ -384,7 +385,16 @@ func (l *loader) file(path string, depth int, stack []string, pt *Part, mustExis
 		}
 		return "", false
 	}
-	f, err := os.Open(path)
+	// What is read is the file id names, checked here and opened
+	// without following a symlink (internal/nofollow): a confined
+	// command may retarget a rules file's symlink between the caller's
+	// check of path and this open, to a file the deny list keeps (a
+	// nested AGENTS.md pointed at ~/.ssh/id_rsa lands in a tool result).
+	if why := l.denied(id); why != "" {
+		l.notice("rules: %s left out: reading it is denied by %s", path, why)
+		return "", false
+	}
+	f, err := nofollow.Open(id, nofollow.ReadFlags, 0)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) || mustExist {
 			l.notice("rules: cannot read %s: %v", path, err)
@@ -392,9 +402,10 @@ func (l *loader) file(path string, depth int, stack []string, pt *Part, mustExis
 		return "", false
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err != nil || st.IsDir() {
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		// A FIFO would block the read, so it is never read.
 		if err == nil && mustExist {
-			l.notice("rules: %s is a directory", path)
+			l.notice("rules: %s is not a regular file", path)
 		}
 		return "", false
 	}
