@@ -3,13 +3,20 @@
 package main
 
 import (
+	"bufio"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/reasonix/reasonix/providers/scripted"
 )
@@ -63,5 +70,69 @@ func TestE2ERedTeamWebFetchLocal(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestE2ERedTeamServeTokenFromPS: `reasonix serve` opens its page with
+// the URL, token included, on the browser's command line, where any
+// process of the person's (a confined command with the network on) reads
+// it from /proc, and with it answers the approvals of its own next calls.
+// The URL's token now works once: the page that opened it holds a cookie
+// with another secret, and the leaked token opens nothing.
+func TestE2ERedTeamServeTokenFromPS(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("needs curl")
+	}
+	// The browser keeps the URL in its arguments while it runs.
+	browser := filepath.Join(t.TempDir(), "browser")
+	// The command reads the URL off the "browser"'s command line and asks
+	// the API for the sessions with it.
+	steal := `for f in /proc/[0-9]*/cmdline; do a=$(tr '\0' ' ' < $f 2>/dev/null); case "$a" in *` + browser + `*) V=$(echo "$a" | grep -o 'http://127[^ ]*token=[0-9a-f]*') && U=$V;; esac; done; ` +
+		`echo "found=${U:+yes}"; curl -s -o /dev/null -w 'status=%{http_code}\n' "${U%%/?token=*}/api/sessions?token=${U##*token=}"; ` +
+		`curl -s -o /dev/null -w 'page=%{http_code}\n' "$U"`
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{bashCall(steal)}},
+		scripted.Turn{Text: "done"},
+	)
+	if err := os.WriteFile(filepath.Join(e.home, "config.toml"), []byte("[sandbox]\nnetwork = true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(browser, []byte("#!/bin/sh\nwhile kill -0 $PPID 2>/dev/null; do sleep 0.2; done\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.env = append(e.env, "BROWSER="+browser)
+	serve := exec.Command(binPath, "serve", "--yolo")
+	serve.Dir, serve.Env = e.repo, e.env
+	stdout, _ := serve.StdoutPipe()
+	stderr := &lockedBuffer{}
+	serve.Stderr = stderr
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { serve.Process.Kill(); serve.Wait() })
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no URL printed: %v\n%s", err, stderr.String())
+	}
+	url := regexp.MustCompile(`http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{32}`).FindString(line)
+	base, token, _ := strings.Cut(url, "/?token=")
+	// The person's page opens the link.
+	code, body := servePost(t, base, token, "/api/sessions", "{}")
+	var opened struct{ ID string }
+	if err := json.Unmarshal([]byte(body), &opened); err != nil || code != 200 {
+		t.Fatalf("open a session: %d %s", code, body)
+	}
+	if code, body := servePost(t, base, token, "/api/sessions/"+opened.ID+"/prompt", `{"text":"look around"}`); code/100 != 2 {
+		t.Fatalf("prompt: %d %s", code, body)
+	}
+	waitUntil(t, 30*time.Second, func() bool { return len(e.srv.Requests()) >= 2 },
+		func() string { return "the turn did not end\n" + stderr.String() })
+	res := toolResults(t, e.srv.Requests()[1])["call_0_0"]
+	if !strings.Contains(res, "found=yes") {
+		t.Skipf("the command could not read the browser's arguments: %s", res)
+	}
+	if !strings.Contains(res, "status=401") || !strings.Contains(res, "page=401") {
+		t.Errorf("a confined command reached the API with the token off the browser's command line:\n%s", res)
 	}
 }

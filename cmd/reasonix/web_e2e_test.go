@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -295,13 +296,40 @@ func TestE2EServeMCPTrustFlag(t *testing.T) {
 	}
 }
 
+// serveSecrets are the cookie secrets the links of the servers under
+// test were exchanged for, by base URL: a link's token works once.
+var serveSecrets sync.Map
+
+// serveSecret opens the link of the `reasonix serve` at base once, as a
+// browser would, and returns the secret its cookie carries.
+func serveSecret(t *testing.T, base, token string) string {
+	t.Helper()
+	if v, ok := serveSecrets.Load(base); ok {
+		return v.(string)
+	}
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.Get(base + "/?token=" + token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	for _, ck := range resp.Cookies() {
+		if ck.Name == "reasonix_token" {
+			serveSecrets.Store(base, ck.Value)
+			return ck.Value
+		}
+	}
+	t.Fatalf("opening %s/?token=…: %s, no cookie", base, resp.Status)
+	return ""
+}
+
 // servePost posts a JSON body to path of the `reasonix serve` at base,
-// with the token its URL carried, and returns the answer's status and
-// body.
+// with the secret its link's token was exchanged for, and returns the
+// answer's status and body.
 func servePost(t *testing.T, base, token, path, body string) (int, string) {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, base+path, strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Authorization", "Bearer "+serveSecret(t, base, token))
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -6,10 +6,10 @@
 // interfaces.
 //
 // Every request, the page itself included, must carry the server's
-// random token (in the URL once, then a same-site cookie) and, when the
-// browser sends one, an Origin equal to the server's own; the Host header
-// must name the server, which stops DNS-rebinding pages from reaching a
-// loopback port.
+// secret (a same-site cookie the link's one-time token is exchanged for)
+// and, when the browser sends one, an Origin equal to the server's own;
+// the Host header must name the server, which stops DNS-rebinding pages
+// from reaching a loopback port.
 package web
 
 import (
@@ -29,6 +29,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/reasonix/reasonix/events"
@@ -81,7 +82,11 @@ const TokenCookie = "reasonix_token"
 // Options configure a server.
 type Options struct {
 	Version string
-	// Token is the secret every request must carry; empty makes one.
+	// Token is the link's token, which opens the page once; empty makes
+	// one. The link is printed and handed to a browser, whose command
+	// line any process of the person's can read, so it is not the secret
+	// requests carry afterwards: its first use sets a cookie with another
+	// one, and spends it.
 	Token string
 	// MaxEvents bounds the event log replayed to a page that reconnects
 	// (default 200,000).
@@ -90,10 +95,16 @@ type Options struct {
 
 // Server serves the page, the API and the event stream.
 type Server struct {
-	opts  Options
-	host  Host
-	log   *eventLog
-	plans *planQueue
+	opts Options
+	host Host
+	// secret is what the cookie (or an Authorization: Bearer header)
+	// carries; it is never printed.
+	secret string
+	// linkUsed is set once the link's token was exchanged for the
+	// cookie.
+	linkUsed atomic.Bool
+	log      *eventLog
+	plans    *planQueue
 
 	mu       sync.Mutex
 	sessions map[string]*session
@@ -130,17 +141,21 @@ func New(host Host, opts Options) (*Server, error) {
 	if len(opts.Token) < 16 {
 		return nil, errors.New("the token must have at least 16 characters")
 	}
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return nil, fmt.Errorf("make secret: %w", err)
+	}
 	if opts.MaxEvents <= 0 {
 		opts.MaxEvents = 200_000
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	s := &Server{opts: opts, host: host, log: newEventLog(opts.MaxEvents), sessions: map[string]*session{},
+	s := &Server{opts: opts, host: host, secret: hex.EncodeToString(b), log: newEventLog(opts.MaxEvents), sessions: map[string]*session{},
 		owner: map[string]string{}, ctx: ctx, stop: stop}
 	s.plans = &planQueue{s: s, pending: map[string]chan events.PlanDecision{}}
 	return s, nil
 }
 
-// Token returns the secret the page's URL carries.
+// Token returns the one-time token the page's URL carries.
 func (s *Server) Token() string { return s.opts.Token }
 
 // Close interrupts every running turn, waits for them and closes the
@@ -287,29 +302,46 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			http.Error(w, "forbidden: cross-origin request", http.StatusForbidden)
 			return
 		}
-		tok := r.URL.Query().Get("token")
-		fromURL := tok != ""
-		if !fromURL {
-			if c, err := r.Cookie(TokenCookie); err == nil {
-				tok = c.Value
-			} else if h := r.Header.Get("Authorization"); strings.HasPrefix(h, "Bearer ") {
-				tok = strings.TrimPrefix(h, "Bearer ")
-			}
+		secret := ""
+		if c, err := r.Cookie(TokenCookie); err == nil {
+			secret = c.Value
+		} else if h := r.Header.Get("Authorization"); strings.HasPrefix(h, "Bearer ") {
+			secret = strings.TrimPrefix(h, "Bearer ")
 		}
-		if subtle.ConstantTimeCompare([]byte(tok), []byte(s.opts.Token)) != 1 {
-			http.Error(w, "unauthorized: open the URL reasonix serve printed (it carries the token)", http.StatusUnauthorized)
+		known := subtle.ConstantTimeCompare([]byte(secret), []byte(s.secret)) == 1
+		if link := r.URL.Query().Get("token"); link != "" {
+			if r.Method != http.MethodGet || r.URL.Path != "/" {
+				http.Error(w, "unauthorized: the link's token only opens the page", http.StatusUnauthorized)
+				return
+			}
+			if !known {
+				if !s.redeem(link) {
+					http.Error(w, "unauthorized: this link was used already (it opens the page once, in one browser) or is wrong; restart reasonix serve for a new one", http.StatusUnauthorized)
+					return
+				}
+				// The link's token is spent; the cookie carries another
+				// secret, which no command line or history shows.
+				http.SetCookie(w, &http.Cookie{Name: TokenCookie, Value: s.secret, Path: "/", HttpOnly: true,
+					SameSite: http.SameSiteStrictMode})
+			}
+			// Out of the address bar and the history.
+			http.Redirect(w, r, "/", http.StatusSeeOther)
 			return
 		}
-		if fromURL && r.Method == http.MethodGet && r.URL.Path == "/" {
-			// The token moves into a cookie and out of the address bar
-			// and the history.
-			http.SetCookie(w, &http.Cookie{Name: TokenCookie, Value: s.opts.Token, Path: "/", HttpOnly: true,
-				SameSite: http.SameSiteStrictMode})
-			http.Redirect(w, r, "/", http.StatusSeeOther)
+		if !known {
+			http.Error(w, "unauthorized: open the URL reasonix serve printed (it carries the token)", http.StatusUnauthorized)
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// redeem spends the link's token: true the first time it is given right.
+func (s *Server) redeem(link string) bool {
+	if subtle.ConstantTimeCompare([]byte(link), []byte(s.opts.Token)) != 1 {
+		return false
+	}
+	return s.linkUsed.CompareAndSwap(false, true)
 }
 
 // hostAllowed accepts loopback names and literal addresses: a page on

@@ -84,6 +84,8 @@ func newTestHost(t *testing.T) (*Server, *httptest.Server, *fakeHost) {
 		t.Fatal(err)
 	}
 	h.srv = s
+	// The tests carry the link's token as the secret too.
+	s.secret = token
 	ts := httptest.NewServer(s.Handler())
 	t.Cleanup(func() {
 		s.Close()
@@ -126,6 +128,7 @@ func TestEveryRequestNeedsTheTokenAndTheOrigin(t *testing.T) {
 		{"rebinding Host", "GET", "/", map[string]string{"Cookie": cookie, "Host": "evil.example"}, 403},
 		{"same-origin POST", "POST", "/api/sessions", map[string]string{"Cookie": cookie, "Origin": ts.URL}, 200},
 		{"bearer token", "GET", "/api/sessions", map[string]string{"Authorization": "Bearer " + token}, 200},
+		{"the link's token on the API", "GET", "/api/sessions?token=" + token, nil, 401},
 	} {
 		req, _ := http.NewRequest(c.method, ts.URL+c.path, strings.NewReader("{}"))
 		for k, v := range c.hdr {
@@ -306,5 +309,50 @@ func TestSessionlessQuestionWaitsForThePage(t *testing.T) {
 	s.Publish(events.Event{Type: events.QuestionRequest, Session: "unknown", Question: &events.Question{ID: "q-1", Text: "which?"}})
 	if b, _, _ := s.log.after(3); len(b) != 1 || !strings.Contains(string(b[0].data), `"type":"question"`) {
 		t.Errorf("a question of an unknown session was not logged: %d", len(b))
+	}
+}
+
+// TestTheLinkWorksOnce: the printed link's token is exchanged for a cookie
+// holding another secret and is spent: a process that read the link off
+// the browser's command line opens nothing with it, while the browser
+// that opened it (its cookie sent) is sent on to the page.
+func TestTheLinkWorksOnce(t *testing.T) {
+	t.Parallel()
+	s, err := New(&fakeHost{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(func() {
+		s.Close()
+		ts.Close()
+	})
+	link := "/?token=" + s.Token()
+	res := do(t, "GET", ts.URL+link, nil)
+	var secret string
+	for _, c := range res.Cookies() {
+		if c.Name == TokenCookie {
+			secret = c.Value
+		}
+	}
+	if res.StatusCode != 303 || secret == "" || secret == s.Token() || len(secret) < 32 {
+		t.Fatalf("first use: %d, cookie %q (link token %q)", res.StatusCode, secret, s.Token())
+	}
+	cookie := map[string]string{"Cookie": TokenCookie + "=" + secret}
+	for _, c := range []struct {
+		name, method, path string
+		hdr                map[string]string
+		want               int
+	}{
+		{"the link again", "GET", link, nil, 401},
+		{"the link again, by the browser that opened it", "GET", link, cookie, 303},
+		{"the link's token as a cookie", "GET", "/", map[string]string{"Cookie": TokenCookie + "=" + s.Token()}, 401},
+		{"the link's token as a bearer", "GET", "/api/sessions", map[string]string{"Authorization": "Bearer " + s.Token()}, 401},
+		{"the cookie", "GET", "/api/sessions", cookie, 200},
+		{"the secret as a bearer", "GET", "/api/sessions", map[string]string{"Authorization": "Bearer " + secret}, 200},
+	} {
+		if res := do(t, c.method, ts.URL+c.path, c.hdr); res.StatusCode != c.want {
+			t.Errorf("%s: %d, want %d", c.name, res.StatusCode, c.want)
+		}
 	}
 }
