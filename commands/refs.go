@@ -3,6 +3,7 @@ package commands
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reasonix/reasonix/internal/gitignore"
+	"github.com/reasonix/reasonix/internal/nofollow"
 )
 
 // Limits of what @references inline.
@@ -136,6 +138,9 @@ func Inline(text string, o RefOptions) (string, []string) {
 			continue // names no file: an @mention, an address, a decorator
 		}
 		abs := lexical
+		if real, err := filepath.EvalSymlinks(lexical); err == nil {
+			abs = real
+		}
 		if o.Resolve != nil {
 			if abs, err = o.Resolve(r.Path); err != nil {
 				notices = append(notices, fmt.Sprintf("@%s is not inlined: %v", r.Token, err))
@@ -178,9 +183,28 @@ func Inline(text string, o RefOptions) (string, []string) {
 	return text + b.String(), notices
 }
 
-// fileBlock is one file wrapped with its path, within limit bytes.
+// fileBlock is one file wrapped with its path, within limit bytes. abs
+// is the path the caller checked, free of symlinks: it is opened without
+// following one (internal/nofollow), so a symlink a confined command
+// retargets after the check is not followed to a file the check refused,
+// and only a regular file with one name is read (a FIFO would block).
 func fileBlock(abs, rel string, r Ref, limit int) (string, error) {
-	data, err := os.ReadFile(abs)
+	f, err := nofollow.Open(abs, nofollow.ReadFlags, 0)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	if !st.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is not a regular file", rel)
+	}
+	if nofollow.LinkCount(st) > 1 {
+		return "", fmt.Errorf("%s is a hard link, which may share its content with a file outside the workspace", rel)
+	}
+	data, err := io.ReadAll(f)
 	if err != nil {
 		return "", err
 	}
