@@ -101,6 +101,17 @@ type contextReport struct {
 	Window  int      `json:"context_window"`
 	Percent int      `json:"percent"`
 	Notices []string `json:"notices,omitempty"`
+	// Agents are the subagents the role's task tool can start (none when
+	// it has no task tool), as its schema lists them.
+	Agents []contextAgent `json:"agents,omitempty"`
+}
+
+// contextAgent is one subagent the task tool offers: its name, where it
+// was defined ("builtin" or its agent file) and its description.
+type contextAgent struct {
+	Name        string `json:"name"`
+	Source      string `json:"source"`
+	Description string `json:"description,omitempty"`
 }
 
 // estimateTokens is a rough count: four bytes a token.
@@ -211,6 +222,11 @@ func cmdContext(args []string, io stdio) error {
 	tr := row("tool schemas", fmt.Sprintf("%d tools", len(p.ToolNames)), len(p.Tools))
 	tr.Tools = p.ToolNames
 	rep.Parts = append(rep.Parts, tr)
+	if slices.Contains(p.ToolNames, "task") {
+		for _, a := range roleSet.Subagents() {
+			rep.Agents = append(rep.Agents, contextAgent{Name: a.Name, Source: a.Source, Description: a.Description})
+		}
+	}
 	rep.SystemBytes, rep.ToolsBytes = len(p.System), len(p.Tools)
 	rep.TotalBytes = rep.SystemBytes + rep.ToolsBytes
 	rep.TotalTokens = estimateTokens(rep.TotalBytes)
@@ -245,6 +261,19 @@ func cmdContext(args []string, io stdio) error {
 	fmt.Fprintf(tw, "total\t\t%d\t%d\t\n", rep.TotalBytes, rep.TotalTokens)
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if len(rep.Agents) > 0 {
+		// Claude Code's .claude/agents land in the task tool's schema, not
+		// in a part of their own: name them, or they are nowhere to be seen.
+		names := make([]string, len(rep.Agents))
+		for i, a := range rep.Agents {
+			src := a.Source
+			if src != roles.SourceBuiltin {
+				src = relAll([]string{src}, workspace)[0]
+			}
+			names[i] = a.Name + " (" + src + ")"
+		}
+		fmt.Fprintf(io.out, "\nSubagents the task tool can start (in its schema): %s\n", strings.Join(names, ", "))
 	}
 	fmt.Fprintf(io.out, "\nThe system prompt is %d bytes (its parts joined by blank lines); the tool schemas, %d bytes, are sent beside it.\n"+
 		"Token counts are estimates (bytes/4); the model's tokenizer decides the real count.\n", rep.SystemBytes, rep.ToolsBytes)
