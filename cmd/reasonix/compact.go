@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-
 )
 
 // cmdCompact is `reasonix compact [SESSION] [--focus TEXT]`: compact a
