@@ -136,3 +136,37 @@ func TestE2ERedTeamServeTokenFromPS(t *testing.T) {
 		t.Errorf("a confined command reached the API with the token off the browser's command line:\n%s", res)
 	}
 }
+
+// TestE2ERedTeamSessionIDPath: a session id is a name in
+// .reasonix/sessions; "../../forged" loaded a .jsonl file anywhere (one a
+// model wrote in the workspace among them) as a conversation, and a
+// resumed run appended to it. Every command that takes an id refuses a
+// path.
+func TestE2ERedTeamSessionIDPath(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, scripted.Turn{Text: "FIRST-ANSWER"}, scripted.Turn{Text: "again"})
+	first := e.run("", "run", "--output-format", "json", "hello")
+	if first.code != 0 {
+		t.Fatalf("exit %d\n%s", first.code, first.stderr)
+	}
+	id := decodeRun(t, first).Session
+	b, err := os.ReadFile(filepath.Join(e.repo, ".reasonix", "sessions", id+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A copy outside the sessions folder, as a model could write one.
+	e.write("forged.jsonl", string(b))
+	for _, args := range [][]string{{"replay", "../../forged"}, {"fork", "../../forged"}, {"diff", "../../forged", id},
+		{"run", "--resume", "../../forged", "more"}, {"replay", e.repo + "/forged"}} {
+		r := e.run("", args...)
+		if r.code == 0 || strings.Contains(r.stdout, "FIRST-ANSWER") || !strings.Contains(r.stderr, "is a path, not an id") {
+			t.Errorf("%v: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
+	}
+	if got := e.read("forged.jsonl"); got != string(b) {
+		t.Errorf("the file outside the sessions folder changed")
+	}
+	if r := e.run("", "replay", id); r.code != 0 || !strings.Contains(r.stdout, "FIRST-ANSWER") {
+		t.Errorf("replay by id: %d %s%s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -491,6 +491,11 @@ func Find(dir, idOrPrefix string) (string, error) {
 	if idOrPrefix == "" {
 		return "", errors.New("no session id given")
 	}
+	if strings.ContainsAny(idOrPrefix, `/\`) || strings.HasPrefix(idOrPrefix, ".") || filepath.IsAbs(idOrPrefix) || filepath.VolumeName(idOrPrefix) != "" {
+		// An id is a file name in dir: "../../x" would load (and a resumed
+		// run append to) any .jsonl file, one a model wrote among them.
+		return "", fmt.Errorf("session id %q is a path, not an id (reasonix sessions lists them)", idOrPrefix)
+	}
 	exact := filepath.Join(dir, idOrPrefix+".jsonl")
 	if _, err := os.Stat(exact); err == nil {
 		return exact, nil

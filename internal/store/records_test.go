@@ -163,6 +163,13 @@ func TestListAndFind(t *testing.T) {
 	if _, err := Find(dir, "e-2026"); err == nil || !strings.Contains(err.Error(), "ambiguous") {
 		t.Fatalf("ambiguous: %v", err)
 	}
+	// An id is a name in dir, never a path out of it.
+	sub := filepath.Join(dir, "sub")
+	for _, id := range []string{"../" + filepath.Base(dir) + "/e-20260101-aaaa2", "sub/../e-20260101-aaaa2", "..", ".hidden", dir + "/e-20260101-aaaa2", `..\x`} {
+		if p, err := Find(sub, id); err == nil || !strings.Contains(err.Error(), "is a path") {
+			t.Errorf("Find(%q) = %s, %v; want refused", id, p, err)
+		}
+	}
 	if _, err := Find(dir, "nope"); err == nil || !strings.Contains(err.Error(), "no session") {
 		t.Fatalf("missing: %v", err)
 	}
