@@ -127,6 +127,16 @@ func TestFindRefs(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("refs = %q, want %q", got, want)
 	}
+	// A path with spaces is quoted, as Claude Code writes it; a quote
+	// left open ends nothing and is text.
+	got = nil
+	for _, r := range FindRefs(`read @"my docs/a b.md", @"x y.go#L2-4" and (@"文件 名.txt") then @"open ended`) {
+		got = append(got, r.Token+"|"+r.Path)
+	}
+	want = []string{`"my docs/a b.md"|my docs/a b.md`, `"x y.go#L2-4"|x y.go`, `"文件 名.txt"|文件 名.txt`, `"open|"open`}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("quoted refs = %q, want %q", got, want)
+	}
 }
 
 func TestInline(t *testing.T) {

@@ -40,9 +40,10 @@ type Ref struct {
 
 // FindRefs returns the @path tokens of text: an "@" at the start or after
 // white space or an opening bracket or quote, up to the next white space,
-// with trailing punctuation trimmed. Whether a token names a file is the
-// caller's question; "@alice" and "me@example.com" are found or not, but
-// never name a file.
+// with trailing punctuation trimmed; or, for a path with spaces, a quoted
+// one on one line (@"my docs/a b.md", as Claude Code writes it). Whether a
+// token names a file is the caller's question; "@alice" and
+// "me@example.com" are found or not, but never name a file.
 func FindRefs(text string) []Ref {
 	var out []Ref
 	for i := 0; i < len(text); i++ {
@@ -52,17 +53,24 @@ func FindRefs(text string) []Ref {
 		if i > 0 && !strings.ContainsRune(" \t\n\r([{\"'`", rune(text[i-1])) {
 			continue
 		}
-		j := i + 1
-		for j < len(text) && !strings.ContainsRune(" \t\n\r", rune(text[j])) {
-			j++
+		var tok, path string
+		if q, ok := quotedRef(text[i+1:]); ok {
+			tok, path = q, q[1:len(q)-1]
+			i += len(q)
+		} else {
+			j := i + 1
+			for j < len(text) && !strings.ContainsRune(" \t\n\r", rune(text[j])) {
+				j++
+			}
+			tok = strings.TrimRight(text[i+1:j], ".,;:!?)]}\"'`")
+			path = tok
+			i = j - 1
 		}
-		tok := strings.TrimRight(text[i+1:j], ".,;:!?)]}\"'`")
-		i = j - 1
 		if tok == "" {
 			continue
 		}
-		r := Ref{Token: tok, Path: tok}
-		if p, frag, ok := strings.Cut(tok, "#"); ok {
+		r := Ref{Token: tok, Path: path}
+		if p, frag, ok := strings.Cut(path, "#"); ok {
 			if from, to, ok := lineRange(frag); ok {
 				r.Path, r.From, r.To = p, from, to
 			}
@@ -72,6 +80,19 @@ func FindRefs(text string) []Ref {
 		}
 	}
 	return out
+}
+
+// quotedRef returns the quoted reference s starts with ("a b.md", quotes
+// included), if s starts with one closed on its line.
+func quotedRef(s string) (string, bool) {
+	if !strings.HasPrefix(s, `"`) {
+		return "", false
+	}
+	end := strings.IndexAny(s[1:], "\"\n")
+	if end <= 0 || s[1+end] != '"' {
+		return "", false
+	}
+	return s[:end+2], true
 }
 
 // lineRange parses "L10-40", "L10-L40" or "L10".

@@ -35,8 +35,14 @@ type menuItem struct {
 }
 
 type menu struct {
-	kind     byte // '/' or '@'
-	lead     string
+	kind byte // '/' or '@'
+	lead string
+	// at is where the "@" of an @ menu is in lead, dir the folder after
+	// it; quoted is set when the reference is an open @"…" (a path with
+	// spaces), which the taken file closes.
+	at       int
+	dir      string
+	quoted   bool
 	items    []menuItem
 	sel, top int
 }
@@ -73,13 +79,25 @@ func (a *App) menuFor(text string) (*menu, bool) {
 		})
 		return &menu{kind: '/', lead: "/", items: items}, true
 	}
-	i := strings.LastIndexAny(text, " \n")
-	word := text[i+1:]
-	if !strings.HasPrefix(word, "@") {
-		return nil, false
+	var m *menu
+	var base string
+	if j := strings.LastIndex(text, `@"`); j >= 0 && (j == 0 || strings.ContainsRune(" \t\n([{'`", rune(text[j-1]))) &&
+		!strings.ContainsAny(text[j+2:], "\"\n") {
+		// An open quoted reference: its path may hold spaces.
+		var dir string
+		dir, base = filepath.Split(text[j+2:])
+		m = &menu{kind: '@', lead: text[:j+2] + dir, at: j, dir: dir, quoted: true}
+	} else {
+		i := strings.LastIndexAny(text, " \n")
+		word := text[i+1:]
+		if !strings.HasPrefix(word, "@") {
+			return nil, false
+		}
+		var dir string
+		dir, base = filepath.Split(word[1:])
+		m = &menu{kind: '@', lead: text[:i+1] + "@" + dir, at: i + 1, dir: dir}
 	}
-	dir, base := filepath.Split(word[1:])
-	m := &menu{kind: '@', lead: text[:i+1] + "@" + dir}
+	dir := m.dir
 	f, err := os.Open(filepath.Join(".", dir))
 	if err != nil {
 		return m, true
@@ -204,8 +222,19 @@ func (a *App) takeMenu(enter bool) {
 		a.composerKey(tcell.NewEventKey(tcell.KeyEnter, 0, tcell.ModNone))
 	case m.kind == '/':
 		a.composer.SetText("/"+it.name+" ", true)
+	case m.kind == '@' && !m.quoted && strings.ContainsAny(it.name, " \t"):
+		// A name with spaces is quoted (@"my docs/a b.md"), or the
+		// reference would end at its first space and attach nothing.
+		open := m.lead[:m.at] + `@"` + m.dir + it.name
+		if it.dir {
+			a.composer.SetText(open, true) // lists the folder, still quoted
+		} else {
+			a.composer.SetText(open+`" `, true)
+		}
 	case it.dir:
 		a.composer.SetText(m.lead+it.name, true) // lists the folder
+	case m.quoted:
+		a.composer.SetText(m.lead+it.name+`" `, true)
 	default:
 		a.composer.SetText(m.lead+it.name+" ", true)
 	}
@@ -225,7 +254,7 @@ func (a *App) complete() bool {
 		if m.kind == '/' {
 			a.notef("no command starts with %s", text)
 		} else {
-			a.notef("nothing matches %s", text[strings.LastIndexAny(text, " \n")+1:])
+			a.notef("nothing matches %s", text[m.at:])
 		}
 	case 1:
 		a.menu = m
@@ -254,7 +283,7 @@ func (a *App) drawMenu(screen tcell.Screen) {
 	dim := base.Dim(true)
 	title := " " + a.tr("commands") + " "
 	if m.kind == '@' {
-		title = " " + strings.TrimPrefix(m.lead[strings.LastIndexAny(m.lead, " \n")+1:], "@")
+		title = " " + m.dir
 		if title == " " {
 			title = " ./"
 		}
