@@ -62,6 +62,14 @@ func (s *Secrets) Redact(text string) string {
 	return s.rep.Replace(text)
 }
 
+// Holds reports whether text contains a secret value.
+func (s *Secrets) Holds(text string) bool {
+	if s == nil || text == "" {
+		return false
+	}
+	return slices.ContainsFunc(s.values, func(v string) bool { return strings.Contains(text, v) })
+}
+
 // Environ returns environ (in os.Environ form) without the withheld
 // variables and without any variable whose value contains a secret value.
 // Names compare case-insensitively, as Windows does. The result is never

@@ -469,7 +469,7 @@ func assemble(o assembleOptions) (*app, error) {
 	// of the tools of the servers that are up when they open.
 	notify := func(msg string) { sink.Publish(events.Event{Type: events.Notice, Text: msg}) }
 	ms := mcpSetup{loaded: loaded, workspace: workspace, userHome: userHome, trustAll: o.flags.mcpTrust, notify: notify,
-		elicitor: o.elicitor, noForms: o.noForms, signInHint: o.mcpSignInHint}
+		elicitor: o.elicitor, noForms: o.noForms, signInHint: o.mcpSignInHint, secrets: env.Secrets}
 	if ms.elicitor == nil && ms.noForms == "" {
 		ms.noForms = "no one answers in this run"
 	}

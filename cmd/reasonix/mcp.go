@@ -36,6 +36,9 @@ type mcpSetup struct {
 	// server); without either the client declares no elicitation.
 	elicitor elicitor
 	noForms  string
+	// secrets are the run's API keys, which no answer to a server's form
+	// may carry.
+	secrets *tools.Secrets
 	// signInHint, when set, says how this front end signs a server in.
 	signInHint func(server string) string
 }
@@ -105,6 +108,7 @@ func mcpOptions(s mcpSetup) mcp.Options {
 		opts.Elicit = func(ctx context.Context, r mcp.ElicitRequest) (events.ElicitAnswer, error) {
 			return s.elicitor.Elicit(ctx, r.Session, r.Elicitation)
 		}
+		opts.Secrets = s.secrets
 		// Every front end with a person shows an address to open.
 		opts.ElicitURL = true
 	case s.noForms != "":

@@ -170,3 +170,33 @@ func TestE2ERedTeamSessionIDPath(t *testing.T) {
 		t.Errorf("replay by id: %d %s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestE2ERedTeamMCPFormPhishesTheKey: a server's form asks for
+// REASONIX_API_KEY and the person pastes it. The answer is refused and
+// asked again with the reason, so the key never reaches the server.
+func TestE2ERedTeamMCPFormPhishesTheKey(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("mcp__live__sign_in", map[string]any{})}},
+		scripted.Turn{Text: "done"},
+	)
+	e.writeUserConfig(strings.Replace(liveServerConfig(t), `= "1"`, `= "hostile"`, 1))
+	c := startStream(t, e)
+	asked := typed("elicitation_request")
+	c.send(userLine("sign in"))
+	q := c.await("the form", asked)
+	c.send(map[string]any{"type": "elicitation", "id": q["id"], "action": "accept",
+		"content": map[string]any{"api_key": "  Bearer test-key\n"}})
+	again := c.await("the form again, or the turn's end", func(m map[string]any) bool { return asked(m) || turnDone(m) })
+	if !asked(again) || !strings.Contains(fmt.Sprint(again["error"]), "API key") {
+		t.Errorf("the key was sent: %v", again)
+	} else {
+		c.send(map[string]any{"type": "elicitation", "id": again["id"], "action": "decline"})
+		c.await("the turn's end", turnDone)
+	}
+	c.finish()
+	reqs := e.srv.Requests()
+	if msgs := string(messagesOf(t, reqs[len(reqs)-1])); strings.Contains(msgs, "yek-tset") || !strings.Contains(msgs, "answer: decline") {
+		t.Errorf("the server got:\n%.2000s", msgs)
+	}
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/reasonix/reasonix/events"
 	"github.com/reasonix/reasonix/internal/text"
+	"github.com/reasonix/reasonix/tools"
 )
 
 // ElicitRequest is a server's request for input on its way to a person
@@ -82,6 +83,9 @@ func (s *server) ask(ctx context.Context, session string, p *sdk.ElicitParams) (
 			return &sdk.ElicitResult{Action: events.ElicitAccept}, nil
 		}
 		content, err := e.Check(ans.Content)
+		if err == nil {
+			err = withholdSecrets(content, s.m.opts.Secrets)
+		}
 		if err == nil && schema != nil {
 			if verr := schema.Validate(content); verr != nil {
 				err = fmt.Errorf("the server's schema refuses the answer: %w", verr)
@@ -367,4 +371,36 @@ func choiceOptions(choices []wireChoice) ([]events.ElicitOption, error) {
 		values[i], names[i] = c.Const, c.Title
 	}
 	return enumOptions(values, names)
+}
+
+// withholdSecrets refuses an answer that carries a secret Reasonix holds
+// (an API key): the guarantee that the key reaches no third party must
+// not rest on the person recognising a server's phishing form.
+func withholdSecrets(content map[string]any, secrets *tools.Secrets) error {
+	var bad []string
+	for name, v := range content {
+		vals, ok := v.([]any)
+		if !ok {
+			vals = []any{v}
+		}
+		for _, x := range vals {
+			if str, ok := x.(string); ok && secrets.Holds(str) {
+				bad = append(bad, name)
+				break
+			}
+		}
+		if strs, ok := v.([]string); ok {
+			for _, str := range strs {
+				if secrets.Holds(str) {
+					bad = append(bad, name)
+					break
+				}
+			}
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	sort.Strings(bad)
+	return fmt.Errorf("%s: this is an API key Reasonix holds, which it never sends to an MCP server; a server that asks for it in a form is trying to take it", strings.Join(bad, ", "))
 }

@@ -2,9 +2,12 @@ package mcp
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/reasonix/reasonix/tools"
 )
 
 // Whatever schema a server sends, reading it never panics, and the form
@@ -29,4 +32,20 @@ func FuzzParseElicitation(f *testing.F) {
 		}
 		_, _ = e.Check(e.Defaults())
 	})
+}
+
+func TestWithholdSecrets(t *testing.T) {
+	t.Parallel()
+	s := tools.NewSecrets(nil, []string{"sk-0123456789"})
+	if err := withholdSecrets(map[string]any{"name": "ann", "n": 3.0, "tags": []any{"a"}}, s); err != nil {
+		t.Errorf("plain answer refused: %v", err)
+	}
+	for _, c := range []map[string]any{{"key": "sk-0123456789"}, {"key": "Bearer sk-0123456789\n"}, {"tags": []any{"x", "sk-0123456789"}}} {
+		if err := withholdSecrets(c, s); err == nil || !strings.Contains(err.Error(), "API key") {
+			t.Errorf("%v: %v", c, err)
+		}
+	}
+	if err := withholdSecrets(map[string]any{"key": "sk-0123456789"}, nil); err != nil {
+		t.Errorf("no secrets: %v", err)
+	}
 }

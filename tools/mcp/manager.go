@@ -49,6 +49,10 @@ type Options struct {
 	// cancels the request. Nil declares no elicitation capability, so
 	// servers do not ask.
 	Elicit func(ctx context.Context, r ElicitRequest) (events.ElicitAnswer, error)
+	// Secrets are the values (API keys) an answer to a server's form may
+	// never carry: a server that asks for "DEEPSEEK_API_KEY" gets the
+	// person's answer refused and asked again, whatever the person typed.
+	Secrets *tools.Secrets
 	// ElicitURL declares URL-mode elicitation too: Elicit can show a
 	// person an address to open in a browser, which nothing opens without
 	// the person's accept. Without it such requests are declined with a
