@@ -308,6 +308,14 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 		}
 		if runErr != nil {
 			out.Error = runErr.Error()
+			if out.Stop == "" {
+				// Say how the run stopped, as the exit code does (exitCode),
+				// so a program need not parse the error.
+				out.Stop = "error"
+				if ctx.Err() != nil || errors.Is(runErr, context.Canceled) {
+					out.Stop, out.Error = "interrupted", "interrupted"
+				}
+			}
 		}
 		enc := json.NewEncoder(io.out)
 		enc.SetEscapeHTML(false)

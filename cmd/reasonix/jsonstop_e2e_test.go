@@ -1,0 +1,65 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/reasonix/reasonix/providers/scripted"
+)
+
+// TestE2EJSONOutputSaysHowTheRunStopped: --output-format json always says
+// how the run stopped: "error" (exit 1) when the provider failed, and
+// "interrupted", with the error "interrupted" rather than a Go context
+// message, when SIGINT ended it (exit 130); a program reading the object
+// need not parse the error text or know the exit code.
+func TestE2EJSONOutputSaysHowTheRunStopped(t *testing.T) {
+	t.Parallel()
+	type final struct {
+		Stop, Error, Session string
+	}
+	e := newE2E(t,
+		scripted.Turn{Status: 400, ErrorBody: "bad request for this model"},
+	)
+	r := e.run("", "run", "--output-format", "json", "fail please")
+	var got final
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		t.Fatalf("not JSON (exit %d): %v\n%s", r.code, err, r.stdout)
+	}
+	if r.code != 1 || got.Stop != "error" || got.Error == "" {
+		t.Errorf("provider failure: exit %d, stop %q, error %q; want 1, \"error\" and the error", r.code, got.Stop, got.Error)
+	}
+
+	if runtime.GOOS == "windows" {
+		return // SIGINT delivery is unix-only
+	}
+	e2 := withScript(t, e, scripted.Turn{Text: "slow answer that goes on and on and on", ChunkSize: 2, ChunkDelayMS: 300})
+	cmd := exec.Command(binPath, "run", "--output-format", "json", "wait")
+	cmd.Dir, cmd.Env = e2.repo, e2.env
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(e2.srv.Requests()) < 1 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(400 * time.Millisecond)
+	_ = cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Fatalf("exit = %v, want 130; stderr %s", err, errb.String())
+	}
+	got = final{}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("not JSON after SIGINT: %v\n%s", err, out.String())
+	}
+	if got.Stop != "interrupted" || got.Error != "interrupted" || got.Session == "" {
+		t.Errorf("after SIGINT: stop %q, error %q, session %q; want \"interrupted\" twice and the session", got.Stop, got.Error, got.Session)
+	}
+}
