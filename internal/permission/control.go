@@ -35,11 +35,21 @@ var workspaceControl = []string{
 // programs run on their own later: git (submodule URLs, and a home
 // directory's own config and shell startup files when the workspace is a
 // home directory) and an editor opening the folder (tasks, interpreter
-// and terminal settings). The control guard watches each of them as it
-// is listed here.
+// and terminal settings), the hook managers a routine `git commit` runs
+// from an installed git hook (pre-commit, lefthook), and editors and
+// dev containers that start language servers or host commands from the
+// folder's own settings (Helix, Zed, a dev container's initializeCommand).
+// The control guard watches each of them as it is listed here.
 var otherPrograms = []string{
 	".gitmodules",
 	".vscode/",
+	".pre-commit-config.yaml",
+	"lefthook.yml",
+	".lefthook.yml",
+	"lefthook-local.yml",
+	".helix/",
+	".zed/",
+	".devcontainer/",
 	".gitconfig",
 	".bashrc",
 	".bash_profile",
