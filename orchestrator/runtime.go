@@ -570,7 +570,15 @@ func (c *Coordinator) finish(w *worker, out agents.Outcome, err error) Result {
 	}
 	ev := events.Event{Type: events.Done, Session: w.ID(), Role: w.Role(), Parent: w.Parent(), Usage: &res.Usage, Text: out.Stop}
 	if err != nil {
+		// The event says how the session ended, as the json result does:
+		// an interrupt is "interrupted", not a Go context message.
 		ev.Error = err.Error()
+		if ev.Text == "" {
+			ev.Text = "error"
+		}
+		if errors.Is(err, context.Canceled) {
+			ev.Text, ev.Error = "interrupted", "interrupted"
+		}
 	}
 	sink := w.sink
 	if sink == nil {

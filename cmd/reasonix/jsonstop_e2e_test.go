@@ -63,3 +63,51 @@ func TestE2EJSONOutputSaysHowTheRunStopped(t *testing.T) {
 		t.Errorf("after SIGINT: stop %q, error %q, session %q; want \"interrupted\" twice and the session", got.Stop, got.Error, got.Session)
 	}
 }
+
+// TestE2EStreamJSONDoneSaysInterrupted: the done event of a stream-json
+// run ended by SIGINT says "interrupted" (its text and its error), and a
+// provider failure's says "error", where they said nothing and
+// "env: context canceled".
+func TestE2EStreamJSONDoneSaysInterrupted(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS == "windows" {
+		t.Skip("SIGINT delivery is unix-only")
+	}
+	type doneEvent struct{ Type, Text, Error string }
+	lastDone := func(stdout []byte) doneEvent {
+		var d doneEvent
+		for _, l := range bytes.Split(stdout, []byte("\n")) {
+			var ev doneEvent
+			if json.Unmarshal(l, &ev) == nil && ev.Type == "done" {
+				d = ev
+			}
+		}
+		return d
+	}
+	e := newE2E(t, scripted.Turn{Status: 400, ErrorBody: "bad request for this model"})
+	r := e.run("", "run", "--output-format", "stream-json", "fail please")
+	if d := lastDone([]byte(r.stdout)); r.code != 1 || d.Text != "error" || d.Error == "" {
+		t.Errorf("provider failure: exit %d, done %+v; want 1 and text \"error\"", r.code, d)
+	}
+	e2 := withScript(t, e, scripted.Turn{Text: "slow answer that goes on and on and on", ChunkSize: 2, ChunkDelayMS: 300})
+	cmd := exec.Command(binPath, "run", "--output-format", "stream-json", "wait")
+	cmd.Dir, cmd.Env = e2.repo, e2.env
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(e2.srv.Requests()) < 1 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(400 * time.Millisecond)
+	_ = cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Fatalf("exit = %v, want 130", err)
+	}
+	if d := lastDone(out.Bytes()); d.Text != "interrupted" || d.Error != "interrupted" {
+		t.Errorf("done after SIGINT = %+v, want text and error \"interrupted\"\n%s", d, out.String())
+	}
+}
