@@ -103,3 +103,23 @@ func TestTUIRecalledLongPromptFillsTheComposer(t *testing.T) {
 	tt.keys("C-c")
 	tt.quit()
 }
+
+// TestTUICtrlCDuringApprovalSaysInterrupted: Ctrl-C while an approval is
+// open ends the turn, and the refused call says it was interrupted, not
+// "approval failed: context canceled"; nothing is written.
+func TestTUICtrlCDuringApprovalSaysInterrupted(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, scripted.Turn{ToolCalls: []scripted.Call{call("write_file", map[string]any{"path": "out.txt", "content": "x\n"})}})
+	tt := startTUI(t, e, "chat")
+	tt.typeLine("write it")
+	tt.waitFor("approve write_file?")
+	tt.keys("C-c")
+	s := tt.waitFor("not approved: interrupted while asking", "interrupted")
+	if strings.Contains(s, "context canceled") {
+		t.Errorf("the screen shows a Go context message:\n%s", s)
+	}
+	if _, err := os.Stat(filepath.Join(e.repo, "out.txt")); err == nil {
+		t.Errorf("the interrupted write landed")
+	}
+	tt.quit()
+}

@@ -2,6 +2,7 @@ package permission
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -344,6 +345,11 @@ func (g *Gate) Authorize(ctx context.Context, inv tools.Invocation) tools.Verdic
 	req := g.request(ctx, inv, &c, out)
 	reply, err := g.sh.approver.Approve(ctx, req)
 	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			// What the person sees and the model reads next turn: the
+			// turn was interrupted while the question was open.
+			return g.finish(entry, false, byUser, out.Rule, "not approved: interrupted while asking")
+		}
 		return g.finish(entry, false, byUser, out.Rule, "approval failed: "+err.Error())
 	}
 	switch reply.Answer {
