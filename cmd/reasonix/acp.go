@@ -161,3 +161,24 @@ func (h *acpHost) Ready(ctx context.Context) error {
 	}
 	return h.app.mcp.Wait(ctx)
 }
+
+// quietEditor hands the file tools' reads and writes to the editor only
+// while no confined command runs (permission.Orphans.Quiet): the editor
+// resolves a path itself, through symlinks, and a confined background job
+// that swapped a folder on it for a symlink to ~/.ssh had the editor read
+// the key for the model and write the model's text there. Otherwise the
+// tools read and write the disk alone, as without an editor, and the
+// editor sees the change on disk.
+type quietEditor struct {
+	ed      tools.Editor
+	orphans *permission.Orphans
+}
+
+func (q quietEditor) ReadText(session, abs string) (text string, ok bool) {
+	q.orphans.Quiet(func() { text, ok = q.ed.ReadText(session, abs) })
+	return text, ok
+}
+
+func (q quietEditor) Wrote(session, abs, content string) {
+	q.orphans.Quiet(func() { q.ed.Wrote(session, abs, content) })
+}

@@ -358,6 +358,9 @@ func assemble(o assembleOptions) (*app, error) {
 			sink.Publish(events.Event{Type: events.Notice, Text: fmt.Sprintf("sandbox: ended %d process(es) a command left running outside its process group", n)})
 		})
 		a.closers = append(a.closers, sbOpts.Orphans.Close)
+		if env.Editor != nil {
+			env.Editor = quietEditor{ed: env.Editor, orphans: sbOpts.Orphans}
+		}
 		sb := permission.NewSandbox(sbOpts)
 		env.Sandbox, env.PrepareSandbox = sb.Start, sb.Prepare
 		// Private caches of projects not worked on for a month go, on

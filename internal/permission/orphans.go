@@ -39,6 +39,17 @@ type Orphans struct {
 	sweeps sync.WaitGroup
 	// notify, when set, is told of each sweep that ended leftovers.
 	notify func(n int)
+
+	// quiet is held for writing while a confined command starts and for
+	// reading while Quiet runs its function: no command starts meanwhile.
+	quiet sync.RWMutex
+	// live counts the confined commands started whose end has not been
+	// swept yet (under mu): while one lives, or what it left, the
+	// workspace's folders may be swapped for symlinks at any moment.
+	live int
+	// untracked is set (under mu) once a confined command started that no
+	// sweep follows (no filter count): from then on nothing is quiet.
+	untracked bool
 }
 
 // NewOrphans returns the sweeper a process's sandboxes share; the
@@ -70,8 +81,11 @@ func (o *Orphans) start(cmd *exec.Cmd) error {
 	if o == nil {
 		return cmd.Start()
 	}
+	o.quiet.Lock()
+	defer o.quiet.Unlock()
 	o.mu.Lock()
 	if o.base < 0 {
+		o.untracked = true
 		o.mu.Unlock()
 		return cmd.Start()
 	}
@@ -80,7 +94,38 @@ func (o *Orphans) start(cmd *exec.Cmd) error {
 		return err
 	}
 	o.known[cmd.Process.Pid] = startTime(cmd.Process.Pid)
+	if cmd.SysProcAttr != nil && cmd.SysProcAttr.Pdeathsig != 0 {
+		// ended follows (startConfined waits for such a command).
+		o.live++
+	} else {
+		o.untracked = true
+	}
 	return nil
+}
+
+// Quiet runs f, and reports true, only when no confined command is
+// running or has left anything a sweep has not ended yet, and it keeps
+// any from starting until f returns. An editor that serves a file tool
+// (an ACP client's fs/read_text_file and fs/write_text_file) resolves the
+// path itself, through symlinks: while a confined command runs it could
+// swap a folder on that path for a symlink to a denied folder, between
+// the guard's look and the editor's, and have the editor read or write
+// there. A nil Orphans (no sandbox: commands are not confined) runs f.
+func (o *Orphans) Quiet(f func()) bool {
+	if o == nil {
+		f()
+		return true
+	}
+	o.quiet.RLock()
+	defer o.quiet.RUnlock()
+	o.mu.Lock()
+	busy := o.live > 0 || o.untracked
+	o.mu.Unlock()
+	if busy {
+		return false
+	}
+	f()
+	return true
 }
 
 // ended starts a sweep after a confined command's process exited. It is
@@ -100,6 +145,12 @@ func (o *Orphans) ended() {
 	go func() {
 		defer o.sweeps.Done()
 		o.Sweep()
+		// The command and whatever it left outside its group are gone;
+		// what it left in its group, its owner kills (killLeftovers), and
+		// a process the group kill misses is the next sweep's.
+		o.mu.Lock()
+		o.live--
+		o.mu.Unlock()
 	}()
 }
 
