@@ -123,3 +123,25 @@ func TestTUICtrlCDuringApprovalSaysInterrupted(t *testing.T) {
 	}
 	tt.quit()
 }
+
+// TestTUISkinToneEmojiDoesNotBreakTheLine: an answer with a skin-toned
+// emoji stays on one line (the line breaker tview uses ended the line
+// after it, the rest on a new line starting with a space); the emoji
+// shows without its tone.
+func TestTUISkinToneEmojiDoesNotBreakTheLine(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, scripted.Turn{Text: "Nice work 👍🏽 all tests pass, 好的 ✌🏿 done.", ChunkSize: 1})
+	tt := startTUI(t, e, "chat")
+	tt.typeLine("how did it go")
+	s := tt.waitFor("done.")
+	var line string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, "Nice work") {
+			line = l
+		}
+	}
+	if !strings.Contains(line, "all tests pass, 好的") || !strings.Contains(line, "done.") {
+		t.Errorf("the answer broke after the emoji:\n%s", s)
+	}
+	tt.quit()
+}

@@ -22,6 +22,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
@@ -958,8 +959,31 @@ func oneLine(s string, n int) string { return text.Clip(text.OneLine(text.Visibl
 // the characters that would otherwise break a line, vanish or reorder
 // what a person reads (a carriage return, ESC, U+202E) are made visible
 // (^M, ^[, <U+202E>: text.Visible), so a command under approval reads as
-// what will run.
-func escape(s string) string { return escapeTags(text.Visible(s)) }
+// what will run. A skin-tone modifier on an emoji is dropped
+// (dropToneModifiers).
+func escape(s string) string { return escapeTags(dropToneModifiers(' ', text.Visible(s))) }
+
+// dropToneModifiers removes the skin-tone modifiers (U+1F3FB to U+1F3FF)
+// that follow another character, so 👍🏽 shows as 👍. The line breaker
+// tview wraps with (uniseg v0.4.7) ends the line after an emoji modifier
+// sequence as if a newline followed it, which broke "CCC 👍🏽 DDD" into two
+// lines, the second starting with a space. A modifier alone stays; prev
+// is the character before s (a space at the start of a text).
+func dropToneModifiers(prev rune, s string) string {
+	// Every modifier encodes as F0 9F 8F BB to BF.
+	if !strings.Contains(s, "\xf0\x9f\x8f") {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if r >= 0x1F3FB && r <= 0x1F3FF && !unicode.IsSpace(prev) {
+			continue
+		}
+		b.WriteRune(r)
+		prev = r
+	}
+	return b.String()
+}
 
 // escapeTags is tview.Escape for any text: tview takes "[", characters
 // other than brackets, one or more "[" and "]" for an escaped tag and

@@ -46,3 +46,24 @@ func TestEscapeShowsTextAsItIs(t *testing.T) {
 		}
 	}
 }
+
+// TestDropToneModifiers: a skin-tone modifier after a character goes (the
+// line breaker would end the line there), one alone stays, and the rest
+// of the text is untouched.
+func TestDropToneModifiers(t *testing.T) {
+	for _, c := range []struct {
+		prev     rune
+		in, want string
+	}{
+		{' ', "ok 👍🏽 done", "ok 👍 done"},
+		{' ', "好的✌🏿。", "好的✌。"},
+		{' ', "a lone 🏽 swatch", "a lone 🏽 swatch"},
+		{' ', "🏽 first", "🏽 first"},
+		{'👍', "🏽 next piece", " next piece"},
+		{' ', "no emoji at all", "no emoji at all"},
+	} {
+		if got := dropToneModifiers(c.prev, c.in); got != c.want {
+			t.Errorf("dropToneModifiers(%q, %q) = %q, want %q", c.prev, c.in, got, c.want)
+		}
+	}
+}

@@ -30,6 +30,9 @@ import (
 type mdStream struct {
 	th   *theme
 	hold string // undecided input
+	// fed is the last character fed, for a skin-tone modifier that
+	// arrives in the next piece (dropToneModifiers).
+	fed rune
 
 	lineStart bool
 	// lineEnd is the markup closing the current line's block style.
@@ -58,7 +61,7 @@ type mdStream struct {
 // quoteEnd ends a quote line's style; it also marks the line as a quote.
 const quoteEnd = "[-::I]"
 
-func newMarkdown(th *theme) *mdStream { return &mdStream{th: th, lineStart: true} }
+func newMarkdown(th *theme) *mdStream { return &mdStream{th: th, lineStart: true, fed: ' '} }
 
 // maxHold bounds what is held for one undecided construct (a link that
 // never closes); past it the text is written as it is.
@@ -71,7 +74,10 @@ func (m *mdStream) Feed(s string) string {
 	// return or an ESC shows as ^M or ^[, U+202E as <U+202E>. That also
 	// keeps the soft line's marks, control characters, the renderer's
 	// own: text never brings them.
-	s = text.Visible(s)
+	s = dropToneModifiers(m.fed, text.Visible(s))
+	if r, _ := utf8.DecodeLastRuneInString(s); s != "" {
+		m.fed = r // a modifier may come in the next piece
+	}
 	m.hold += s
 	var out strings.Builder
 	for m.hold != "" {
