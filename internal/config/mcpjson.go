@@ -19,6 +19,12 @@ const MCPFile = ".mcp.json"
 
 // Problem says what a merged plugin lacks, or "" when it is usable.
 func (p Plugin) Problem() string {
+	if strings.Contains(p.Name, "__") {
+		// Tools are offered as mcp__<server>__<tool>: server "github__x"
+		// would name tools mcp__github__x__…, which the rules of server
+		// "github" (mcp__github, mcp__github__*) cover.
+		return "has \"__\" in its name, which would make its tools read as another server's (mcp__<server>__<tool>) and fall under that server's permission rules; rename it"
+	}
 	switch p.Type {
 	case "", "stdio":
 		if strings.TrimSpace(p.Command) == "" {

@@ -111,12 +111,19 @@ func New(cfgs []Config, opts Options) *Manager {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Manager{opts: opts, ctx: ctx, cancel: cancel}
-	seen := map[string]bool{}
+	seen := map[string]string{}
 	for _, c := range cfgs {
-		if seen[c.Name] {
+		// Names that differ only where ToolName replaces characters
+		// ("git.hub", "git_hub") would give their tools one name, and
+		// one server's permission rules would cover the other's tools.
+		key := Normalize(c.Name)
+		if prev, ok := seen[key]; ok {
+			if prev != c.Name && opts.Notify != nil {
+				opts.Notify(fmt.Sprintf("MCP server %s (%s) is left out: its tools would be named as server %s's are (%s__…)", c.Name, c.Source, prev, Prefix+key))
+			}
 			continue
 		}
-		seen[c.Name] = true
+		seen[key] = c.Name
 		s := &server{cfg: c.clone(), m: m, ready: make(chan struct{}), wake: make(chan struct{})}
 		switch {
 		case c.Disabled:
