@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reasonix/reasonix/providers/scripted"
 )
@@ -143,5 +144,35 @@ func TestTUISkinToneEmojiDoesNotBreakTheLine(t *testing.T) {
 	if !strings.Contains(line, "all tests pass, 好的") || !strings.Contains(line, "done.") {
 		t.Errorf("the answer broke after the emoji:\n%s", s)
 	}
+	tt.quit()
+}
+
+// TestTUIComposerRefitsOnResize: a draft that wraps to several rows in a
+// narrow terminal takes only the rows it needs once the terminal is
+// wider (it kept the narrow row count, with empty rows under the text).
+func TestTUIComposerRefitsOnResize(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, scripted.Turn{Text: "unused"})
+	tt := startTUI(t, e, "chat")
+	tt.tmux("resize-window", "-t", "rx", "-x", "40", "-y", "20")
+	tt.tmux("send-keys", "-t", "rx", "-l", "这是一个很长的中文输入，用来测试输入框在窄终端下的自动换行是否正确。")
+	s := tt.waitFor("换行是否正确。")
+	if rows := composerRows(s); len(rows) < 2 {
+		t.Fatalf("the draft does not wrap at 40 columns:\n%s", s)
+	}
+	tt.tmux("resize-window", "-t", "rx", "-x", "120", "-y", "40")
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		s = tt.screen()
+		rows := composerRows(s)
+		if len(rows) == 1 && strings.Contains(rows[0], "换行是否正确。") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after widening, the composer holds %d rows, want 1:\n%s", len(rows), s)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	tt.keys("C-c")
 	tt.quit()
 }

@@ -298,6 +298,9 @@ func (a *App) beforeDraw(s tcell.Screen) bool {
 	a.screenW, a.screenH = w, h
 	if w != old {
 		a.reflow(old)
+		// The composer spans the screen less its border and padding; its
+		// rows were counted for the old width.
+		a.resizeComposerFor(w - 4)
 	}
 	if a.screenW != a.statusW {
 		a.fitStatus()

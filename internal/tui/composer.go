@@ -57,6 +57,13 @@ func (a *App) expandPastes(s string) string {
 // while it all fits.
 func (a *App) resizeComposer() {
 	_, _, w, _ := a.composer.GetInnerRect()
+	a.resizeComposerFor(w)
+}
+
+// resizeComposerFor is resizeComposer for a text w columns wide: after a
+// resize, before the layout gives the composer its new width, the wrapped
+// rows are counted for the width it is about to get.
+func (a *App) resizeComposerFor(w int) {
 	n := 0
 	for _, l := range strings.Split(a.composer.GetText(), "\n") {
 		rows := 1
