@@ -3,6 +3,7 @@ package store
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -138,7 +139,19 @@ type Loaded struct {
 	// later did to the conversation: they are what was spent.
 	Requests []Request
 
+	// Sealed says the file was checked against its seal and is what
+	// Reasonix last wrote (false: unchecked, or a legacy file without a
+	// seal, which Notices names).
+	Sealed bool
+
 	lastRecord *Mark // a rewind or unrewind just read, for Load to apply
+	seals      *Seals
+	// end is where the lines loaded end: Open drops what follows (a torn
+	// tail) so an append starts on a line of its own.
+	end int64
+	// entries seal the lines loaded (nil without seals).
+	entries  []sealEntry
+	accepted bool // a line that differs was dealt with by the mode
 }
 
 // Interrupted is the synthetic result of a tool call that never got one.
@@ -175,16 +188,41 @@ type lineKind struct {
 	Role string `json:"role"`
 }
 
-// Load reads a session file. A torn last line (a crash mid-append) is
-// skipped with a notice; a damaged line anywhere else is an error naming
-// the file and line, because guessing would lose or invent history.
-func Load(path string) (*Loaded, error) {
+// Load reads a session file without checking it against a seal (see
+// [Seals.Load]). A torn last line (a crash mid-append) is skipped with a
+// notice; a damaged line anywhere else is an error naming the file and
+// line, because guessing would lose or invent history.
+func Load(path string) (*Loaded, error) { return (*Seals)(nil).Load(path, Refuse) }
+
+// Load reads a session file and checks it against its seal: a file that
+// is not what Reasonix last wrote is a *ModifiedError (mode Refuse), its
+// part before the first line that differs (KeepSealed) or the whole of
+// it (AcceptModified). A file without a seal loads with a notice when it
+// was there before sealing began; any other is one Reasonix did not
+// write. A nil s checks nothing.
+func (s *Seals) Load(path string, mode LoadMode) (*Loaded, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("open session: %w", err)
 	}
 	defer f.Close()
-	l := &Loaded{Path: path}
+	l := &Loaded{Path: path, seals: s}
+	var v *verifier
+	if s != nil {
+		var notice string
+		v, notice, err = s.newVerifier(path)
+		var mod *ModifiedError
+		switch {
+		case errors.As(err, &mod) && mode == AcceptModified:
+			notice = fmt.Sprintf("%s: taken as it stands (Reasonix has no seal for it); it is sealed from now on", path)
+		case err != nil:
+			return nil, err
+		}
+		if notice != "" {
+			l.Notices = append(l.Notices, notice)
+		}
+		l.Sealed = v.sealed
+	}
 	r := bufio.NewReaderSize(f, 64<<10)
 	// stack holds the message lists a rewind replaced, for unrewind.
 	type saved struct {
@@ -193,10 +231,36 @@ func Load(path string) (*Loaded, error) {
 	}
 	var stack []saved
 	var marks []Mark
+	var off int64
+lines:
 	for n := 1; ; n++ {
 		line, rerr := r.ReadBytes('\n')
 		if len(line) > 0 {
 			complete := line[len(line)-1] == '\n'
+			if v != nil {
+				cerr := v.check(n, line, off+int64(len(line)))
+				switch {
+				case errors.Is(cerr, errTorn) || (!complete && (cerr == nil || mode != Refuse)):
+					// Reasonix ends every line it writes; an append after
+					// this one would be glued to it.
+					l.Notices = append(l.Notices, fmt.Sprintf("%s:%d: skipped a torn last line (the session stopped mid-write)", path, n))
+					break lines
+				case cerr == nil:
+				case mode == AcceptModified:
+					// Taken as the person's: sealed as it stands.
+					v.got = append(v.got, sealEntry{end: off + int64(len(line)), sum: sha256.Sum256(line)})
+					if !l.accepted {
+						l.accepted = true
+						l.Notices = append(l.Notices, fmt.Sprintf("%v; taken as it stands, as you asked", cerr))
+					}
+				case mode == KeepSealed:
+					l.Notices = append(l.Notices, fmt.Sprintf("%v; kept the %d line(s) before it, which Reasonix wrote", cerr, n-1))
+					l.accepted = true
+					break lines
+				default:
+					return nil, cerr
+				}
+			}
 			perr := l.apply(n, line, &marks)
 			if perr == nil {
 				if k := l.lastRecord; k != nil {
@@ -228,6 +292,7 @@ func Load(path string) (*Loaded, error) {
 				}
 				return nil, fmt.Errorf("%s:%d: %w", path, n, perr)
 			}
+			off += int64(len(line))
 		}
 		if errors.Is(rerr, io.EOF) {
 			break
@@ -238,6 +303,18 @@ func Load(path string) (*Loaded, error) {
 	}
 	if l.Header.ID == "" {
 		return nil, fmt.Errorf("%s:1: not a Reasonix session (no header with an id)", path)
+	}
+	if v != nil && !l.accepted {
+		if err := v.finish(len(v.got)); err != nil {
+			if mode == Refuse {
+				return nil, err
+			}
+			l.Notices = append(l.Notices, err.Error())
+		}
+	}
+	l.end = off
+	if v != nil {
+		l.entries = v.got
 	}
 	l.Checkpoints = marks
 	l.Messages, l.Notices = closeToolCalls(l.Messages, l.Notices)

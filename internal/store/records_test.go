@@ -62,7 +62,7 @@ func TestLoadAppliesMetaCheckpointsAndRewinds(t *testing.T) {
 
 	// Appending after the rewind continues from it; an unrewind brings
 	// the rewound turns back (and drops what came after the rewind).
-	tr, err = Open(filepath.Join(dir, "e-1.jsonl"))
+	tr, err = Open(l)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,6 +45,10 @@ type Transcript struct {
 	mu   sync.Mutex
 	f    *os.File
 	path string
+	// seal, when set, is the session's seal (see Seals), appended to
+	// before each write; end is the file's length as Reasonix wrote it.
+	seal *os.File
+	end  int64
 	// dirMu guards newName: set by Create, whose rename made the file's
 	// name, until a Sync has synced the directory that holds it.
 	dirMu   sync.Mutex
@@ -65,6 +69,12 @@ func PathFor(dir, id string) string { return filepath.Join(dir, id+".jsonl") }
 // name itself is made durable by the first Sync, which syncs the
 // directory too. The file is readable by its owner alone.
 func Create(dir string, h Header, first ...any) (*Transcript, error) {
+	return (*Seals)(nil).Create(dir, h, first...)
+}
+
+// Create is [Create] that also seals the file (see Seals): the seal,
+// holding the new file's lines, is written first. A nil s seals nothing.
+func (s *Seals) Create(dir string, h Header, first ...any) (*Transcript, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create sessions dir: %w", err)
 	}
@@ -85,6 +95,17 @@ func Create(dir string, h Header, first ...any) (*Transcript, error) {
 		// Ids carry 64 random bits; this is the O_EXCL a rename lacks.
 		return nil, fmt.Errorf("create session file: %s exists", path)
 	}
+	var seal *os.File
+	if s != nil {
+		// Before the file: a crash between them leaves a seal of a file
+		// that does not exist, never a file without its seal.
+		entries := appendEntries(nil, 0, buf.Bytes())
+		f, err := s.writeSealBytes(h.ID, entries)
+		if err != nil {
+			return nil, err
+		}
+		seal = f
+	}
 	// The temporary file's mode, 0600, stays (perm 0): a conversation is
 	// the person's own (and a chmod to 0644 would ignore a stricter
 	// umask). Synced before the rename; the directory's sync waits for
@@ -92,14 +113,22 @@ func Create(dir string, h Header, first ...any) (*Transcript, error) {
 	// new session's file costs one wait for the disk before it can be
 	// appended to, not two.
 	if err := renameInto(path, buf.Bytes(), 0); err != nil {
+		closeIf(seal)
 		return nil, fmt.Errorf("create session file: %w", err)
 	}
 	// Opened again under its own name: Windows renames no open file.
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
+		closeIf(seal)
 		return nil, fmt.Errorf("open session file: %w", err)
 	}
-	return &Transcript{f: f, path: path, newName: true}, nil
+	return &Transcript{f: f, path: path, newName: true, seal: seal, end: int64(buf.Len())}, nil
+}
+
+func closeIf(f *os.File) {
+	if f != nil {
+		f.Close()
+	}
 }
 
 // Path returns the transcript's file path.
@@ -125,17 +154,32 @@ func (t *Transcript) writeLine(v any) error {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.seal != nil {
+		// The line's entry goes first: a crash between the two leaves an
+		// entry without its line, which Load allows, never a line
+		// without an entry, which Load refuses.
+		var e [sealEntrySize]byte
+		if _, err := t.seal.Write(appendEntries(e[:0], t.end, buf.Bytes())); err != nil {
+			return fmt.Errorf("seal %s: %w", t.path, err)
+		}
+	}
 	// One write per line: with O_APPEND the line lands whole or, after a
 	// crash, as a torn tail that Read skips.
 	if _, err := t.f.Write(buf.Bytes()); err != nil {
 		return fmt.Errorf("append to %s: %w", t.path, err)
 	}
+	t.end += int64(buf.Len())
 	return nil
 }
 
-// Open opens an existing transcript to append to it (a resumed session
-// keeps its id and file). The file must start with a session header.
-func Open(path string) (*Transcript, error) {
+// Open opens a loaded transcript to append to it (a resumed session
+// keeps its id and file). With seals, what follows the lines loaded (a
+// torn tail) is cut off, so the next line starts on a line of its own,
+// and the seal is written anew for the lines loaded: a file that had
+// none (written before sealing began, or accepted as changed) is sealed
+// from now on.
+func Open(l *Loaded) (*Transcript, error) {
+	path := l.Path
 	if _, err := readHeader(path); err != nil {
 		return nil, err
 	}
@@ -143,7 +187,23 @@ func Open(path string) (*Transcript, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open session: %w", err)
 	}
-	return &Transcript{f: f, path: path}, nil
+	t := &Transcript{f: f, path: path}
+	if l.seals == nil {
+		return t, nil
+	}
+	if st, err := f.Stat(); err == nil && st.Size() > l.end {
+		if err := f.Truncate(l.end); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("cut the torn end of %s: %w", path, err)
+		}
+	}
+	t.end = l.end
+	t.seal, err = l.seals.writeSeal(l.Header.ID, l.entries)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return t, nil
 }
 
 // Record appends a typed record (Meta, Mark) as one line.
@@ -156,6 +216,13 @@ func (t *Transcript) Record(v any) error { return t.writeLine(v) }
 // made also syncs its directory, so the file's name survives a power cut
 // as its content does.
 func (t *Transcript) Sync() error {
+	if t.seal != nil {
+		// The seal first: on the disk, a line without its entry reads as
+		// a forgery, an entry without its line as a crash.
+		if err := t.seal.Sync(); err != nil {
+			return fmt.Errorf("sync the seal of %s: %w", t.path, err)
+		}
+	}
 	if err := t.f.Sync(); err != nil {
 		return fmt.Errorf("sync %s: %w", t.path, err)
 	}
@@ -174,6 +241,9 @@ func (t *Transcript) Sync() error {
 func (t *Transcript) Close() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.seal != nil {
+		t.seal.Close()
+	}
 	return t.f.Close()
 }
 
