@@ -305,7 +305,7 @@ func (e *Engine) Rewind(ctx context.Context, to int, undo bool) (events.RewindRe
 	if path == "" || store.Turns(conv.w.Messages()) == 0 && !undo {
 		return events.RewindResult{}, errors.New("this conversation has no turns to rewind")
 	}
-	rep, err := Rewind(ctx, RewindOptions{Path: path, To: to, Undo: undo, Checkpoints: e.c.rt.Checkpoints})
+	rep, err := Rewind(ctx, RewindOptions{Path: path, To: to, Undo: undo, Checkpoints: e.c.rt.Checkpoints, Seals: e.c.seals})
 	if rep == nil {
 		return events.RewindResult{}, err
 	}

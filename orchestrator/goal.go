@@ -90,7 +90,7 @@ func (c *Coordinator) CurrentGoal() (GoalState, bool, error) {
 	if err != nil || !ok {
 		return GoalState{}, false, err
 	}
-	l, err := store.Load(s.Path)
+	l, err := c.seals.Load(s.Path, store.Refuse)
 	if err != nil {
 		return GoalState{}, false, err
 	}
@@ -103,7 +103,7 @@ func (c *Coordinator) CurrentGoal() (GoalState, bool, error) {
 // ClearGoal forgets the goal of the newest session that has one (--goal
 // clear); no goal is not an error.
 func (c *Coordinator) ClearGoal() error {
-	_, err := ClearSavedGoal(c.rt.StateDir)
+	_, err := ClearSavedGoal(c.rt.StateDir, c.rt.Home)
 	if err == nil {
 		c.rt.Sink.Publish(events.Event{Type: events.GoalUpdate})
 	}
@@ -112,8 +112,10 @@ func (c *Coordinator) ClearGoal() error {
 
 // ClearSavedGoal forgets the goal of the newest session under stateDir
 // that has one, by appending its state without the goal; it needs no
-// model. It reports whether there was a goal.
-func ClearSavedGoal(stateDir string) (bool, error) {
+// model. It reports whether there was a goal. home is the Reasonix home,
+// which keeps the sessions' seals: a session file changed outside
+// Reasonix is refused, not written back sealed.
+func ClearSavedGoal(stateDir, home string) (bool, error) {
 	if stateDir == "" {
 		return false, nil
 	}
@@ -121,11 +123,11 @@ func ClearSavedGoal(stateDir string) (bool, error) {
 	if err != nil || !ok {
 		return false, err
 	}
-	l, err := store.Load(s.Path)
+	l, err := store.NewSeals(home, filepath.Join(stateDir, "sessions")).Load(s.Path, store.Refuse)
 	if err != nil {
 		return false, err
 	}
-	t, err := store.Open(s.Path)
+	t, err := store.Open(l)
 	if err != nil {
 		return false, err
 	}

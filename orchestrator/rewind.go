@@ -25,6 +25,9 @@ type RewindOptions struct {
 	Undo bool
 	// Checkpoints opens the workspace's checkpoint store.
 	Checkpoints func() (*checkpoint.Store, error)
+	// Seals keeps the session files' seals: a file changed outside
+	// Reasonix is refused (nil checks nothing).
+	Seals *store.Seals
 }
 
 // RewindReport says what a rewind did.
@@ -57,7 +60,7 @@ func (r *RewindReport) Result() events.RewindResult {
 // model. Every rewind first checkpoints the workspace, so it can be
 // undone; the session file only grows (a rewind is a record).
 func Rewind(ctx context.Context, o RewindOptions) (*RewindReport, error) {
-	l, err := store.Load(o.Path)
+	l, err := o.Seals.Load(o.Path, store.Refuse)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +70,7 @@ func Rewind(ctx context.Context, o RewindOptions) (*RewindReport, error) {
 	if !o.Files && !o.Conversation {
 		o.Files, o.Conversation = true, true
 	}
-	t, err := store.Open(o.Path)
+	t, err := store.Open(l)
 	if err != nil {
 		return nil, err
 	}

@@ -198,7 +198,10 @@ type Result struct {
 // Coordinator runs sessions for one process. It is safe for concurrent
 // use; its subagent slots are shared by every run.
 type Coordinator struct {
-	rt          Runtime
+	rt Runtime
+	// seals keeps the seals of the session files (nil without a state
+	// directory or a home): see store.Seals.
+	seals       *store.Seals
 	maxParallel int
 	slots       *semaphore.Weighted
 	budget      *agents.Budget // nil without a limit
@@ -236,6 +239,9 @@ func New(rt Runtime) *Coordinator {
 	}
 	n = min(max(n, 1), MaxMaxParallel)
 	c := &Coordinator{rt: rt, maxParallel: n, slots: semaphore.NewWeighted(int64(n))}
+	if rt.StateDir != "" {
+		c.seals = store.NewSeals(rt.Home, filepath.Join(rt.StateDir, "sessions"))
+	}
 	// The split depends only on the installed agents and skills, fixed for
 	// the coordinator's life, so every prefix built from it is stable.
 	c.indexBudgets = sync.OnceValues(func() (int, int) {
@@ -440,7 +446,7 @@ func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 	switch {
 	case spec.resume != nil:
 		// The same file goes on; its history is restored below.
-		t, err := store.Open(spec.resume.loaded.Path)
+		t, err := store.Open(spec.resume.loaded)
 		if err != nil {
 			return nil, err
 		}
@@ -457,7 +463,7 @@ func (c *Coordinator) open(spec sessionSpec) (*worker, error) {
 		if spec.root != "" {
 			cwd = spec.root
 		}
-		log = &sessionLog{w: w, dir: dir, behind: &c.closing,
+		log = &sessionLog{w: w, dir: dir, seals: c.seals, behind: &c.closing,
 			hdr: store.Header{ID: id, Role: spec.role, Parent: spec.parent, Model: model, Cwd: cwd, Step: spec.step}}
 		if spec.step != "" && spec.title != "" {
 			// A worker's first prompt is its brief, the same opening for

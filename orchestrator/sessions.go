@@ -56,6 +56,7 @@ type sessionLog struct {
 	openErr error
 	openedN int
 	dir     string
+	seals   *store.Seals
 	hdr     store.Header
 	pending []providers.Message
 	// requests are request records held with pending until the file
@@ -112,19 +113,20 @@ func (l *sessionLog) StartStep() {
 		// The state record makes it a conversation --continue finds.
 		first = append(first, l.meta())
 	}
-	dir, hdr := l.dir, l.hdr
+	dir, seals, hdr := l.dir, l.seals, l.hdr
 	go func() {
 		defer close(done)
-		l.opened, l.openErr = create(dir, hdr, first...)
+		l.opened, l.openErr = create(dir, seals, hdr, first...)
 	}()
 }
 
-// create makes the sessions directory (ignored by git) and the file.
-func create(dir string, hdr store.Header, first ...any) (*store.Transcript, error) {
+// create makes the sessions directory (ignored by git) and the file,
+// sealed with seals.
+func create(dir string, seals *store.Seals, hdr store.Header, first ...any) (*store.Transcript, error) {
 	if err := store.EnsureIgnored(dir); err != nil {
 		return nil, err
 	}
-	return store.Create(dir, hdr, first...)
+	return seals.Create(dir, hdr, first...)
 }
 
 // file returns the open transcript, creating it on first use (or taking
@@ -143,7 +145,7 @@ func (l *sessionLog) file() (*store.Transcript, error) {
 		written = l.openedN
 		l.opening, l.opened, l.openErr, l.openedN = nil, nil, nil, 0
 	} else {
-		t, err = create(l.dir, l.hdr)
+		t, err = create(l.dir, l.seals, l.hdr)
 	}
 	if err != nil {
 		return nil, err
@@ -393,6 +395,10 @@ func (c *Coordinator) SessionsDir() string {
 	return filepath.Join(c.rt.StateDir, "sessions")
 }
 
+// Seals keeps the seals of this run's session files (nil when sessions
+// are not saved or there is no Reasonix home).
+func (c *Coordinator) Seals() *store.Seals { return c.seals }
+
 // FindSession resolves a session id or unique prefix to its file; an
 // empty id is the newest top-level session (--continue).
 func (c *Coordinator) FindSession(id string) (string, error) {
@@ -444,9 +450,11 @@ type resumeState struct {
 // Resume reopens the session saved at path as the conversation: the same
 // id and file, its history (repaired: see store.Load), todos, goal and
 // model (modelRef, when not empty, overrides the saved model). Notices
-// about repairs are published.
+// about repairs are published. A file that is not what Reasonix last
+// wrote is refused with a *store.ModifiedError (see store.Seals): its
+// lines would be sent on as the person's.
 func (c *Coordinator) Resume(path, modelRef string) (*Conversation, error) {
-	l, err := store.Load(path)
+	l, err := c.seals.Load(path, store.Refuse)
 	if err != nil {
 		return nil, err
 	}

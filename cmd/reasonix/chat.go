@@ -328,7 +328,7 @@ func resumeEngine(a *app, eng *orchestrator.Engine, f runFlags) error {
 		return err
 	}
 	if err := eng.Resume(path, f.model); err != nil {
-		return usageError{fmt.Errorf("resume: %w", err)}
+		return explainModified(usageError{fmt.Errorf("resume: %w", err)})
 	}
 	return nil
 }

@@ -454,9 +454,9 @@ func clearGoal(configFile string, io stdio) error {
 	if err != nil {
 		return err
 	}
-	had, err := orchestrator.ClearSavedGoal(filepath.Join(workspaceOf(loaded, wd), ".reasonix"))
+	had, err := orchestrator.ClearSavedGoal(filepath.Join(workspaceOf(loaded, wd), ".reasonix"), loaded.Home)
 	if err != nil {
-		return err
+		return explainModified(err)
 	}
 	if had {
 		fmt.Fprintln(io.err, "goal cleared")

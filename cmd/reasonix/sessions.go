@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"path/filepath"
@@ -19,11 +20,32 @@ import (
 
 // sessionsDir is this project's session folder; reading it needs no model.
 func sessionsDir(configFile string) (string, error) {
+	dir, _, err := sessionsAndSeals(configFile)
+	return dir, err
+}
+
+// sessionsAndSeals is this project's session folder and the seals of its
+// files, kept in the Reasonix home (see store.Seals).
+func sessionsAndSeals(configFile string) (string, *store.Seals, error) {
 	loaded, wd, err := loadConfig(configFile)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return filepath.Join(workspaceOf(loaded, wd), ".reasonix", "sessions"), nil
+	dir := filepath.Join(workspaceOf(loaded, wd), ".reasonix", "sessions")
+	return dir, store.NewSeals(loaded.Home, dir), nil
+}
+
+// explainModified turns a session file changed outside Reasonix into a
+// usage error (exit 2) that says how to go on; other errors pass.
+func explainModified(err error) error {
+	var m *store.ModifiedError
+	if !errors.As(err, &m) {
+		return err
+	}
+	return usageError{fmt.Errorf("%w\n  Reasonix does not send on as yours what it did not write. "+
+		"To go on from what Reasonix wrote before line %d, in a new session (this file stays as it is for you to look at): reasonix fork %s\n"+
+		"  To take the file as it stands, changes included, as your own: reasonix fork %s --accept-modified",
+		err, m.Line, m.ID, m.ID)}
 }
 
 // cmdSessions is `reasonix sessions [--json] [--all]`.
@@ -106,6 +128,7 @@ func cmdFork(args []string, io stdio) error {
 	fs := flag.NewFlagSet("fork", flag.ContinueOnError)
 	fs.SetOutput(io.err)
 	at := fs.Int("at", 0, "fork before this user turn (1 is the first)")
+	accept := fs.Bool("accept-modified", false, "fork a session changed outside Reasonix as it stands, taking the changes as your own")
 	config := fs.String("config", "", "config file")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -114,7 +137,7 @@ func cmdFork(args []string, io stdio) error {
 	if len(pos) != 1 {
 		return usagef("fork needs one session id (reasonix sessions lists them)")
 	}
-	dir, err := sessionsDir(*config)
+	dir, seals, err := sessionsAndSeals(*config)
 	if err != nil {
 		return err
 	}
@@ -122,9 +145,18 @@ func cmdFork(args []string, io stdio) error {
 	if err != nil {
 		return usageError{err}
 	}
-	l, err := store.Load(path)
+	// A session changed outside Reasonix forks as far as Reasonix wrote
+	// it, or as it stands when the person takes the changes as theirs.
+	mode := store.KeepSealed
+	if *accept {
+		mode = store.AcceptModified
+	}
+	l, err := seals.Load(path, mode)
 	if err != nil {
 		return usageError{err}
+	}
+	for _, n := range l.Notices {
+		fmt.Fprintln(io.err, "reasonix: fork: "+n)
 	}
 	msgs := l.Messages
 	if *at != 0 {
@@ -153,7 +185,7 @@ func cmdFork(args []string, io stdio) error {
 		first = append(first, m)
 	}
 	first = append(first, store.Meta{Type: store.TypeMeta, Updated: time.Now().UTC(), Title: "fork of " + title, Model: l.Meta.Model, Turns: store.Turns(msgs)})
-	t, err := store.Create(dir, store.Header{ID: id, Role: l.Header.Role, Model: l.Header.Model, Cwd: l.Header.Cwd,
+	t, err := seals.Create(dir, store.Header{ID: id, Role: l.Header.Role, Model: l.Header.Model, Cwd: l.Header.Cwd,
 		Title: "fork of " + title, ForkOf: from}, first...)
 	if err != nil {
 		return err
@@ -201,7 +233,7 @@ func resumePath(a *app, cont bool, resume string) (string, error) {
 func resumeConversation(a *app, path, model string) (*orchestrator.Conversation, error) {
 	cv, err := a.coord.Resume(path, model)
 	if err != nil {
-		return nil, usageError{fmt.Errorf("resume: %w", err)}
+		return nil, explainModified(usageError{fmt.Errorf("resume: %w", err)})
 	}
 	return cv, nil
 }
@@ -246,14 +278,16 @@ func cmdRewind(ctx context.Context, args []string, io stdio) error {
 	if len(pos) == 1 {
 		id = pos[0]
 	}
-	path, err := orchestrator.FindSession(filepath.Join(ws, ".reasonix", "sessions"), id)
+	dir := filepath.Join(ws, ".reasonix", "sessions")
+	path, err := orchestrator.FindSession(dir, id)
 	if err != nil {
 		return usageError{err}
 	}
 	rep, err := orchestrator.Rewind(ctx, orchestrator.RewindOptions{Path: path, To: *to, Undo: *undo,
-		Files: *filesOnly, Conversation: *convOnly, Checkpoints: checkpointOpener(ws, loaded.Home)})
+		Files: *filesOnly, Conversation: *convOnly, Checkpoints: checkpointOpener(ws, loaded.Home),
+		Seals: store.NewSeals(loaded.Home, dir)})
 	if rep == nil && err != nil {
-		return usageError{err}
+		return explainModified(usageError{err})
 	}
 	printRewind(io, rep)
 	if err != nil {

@@ -113,7 +113,7 @@ func statsOf(l *store.Loaded) sessionStats {
 // loadSession finds a session of this project by id or prefix (the
 // newest conversation when id is empty) and reads it.
 func loadSession(config, id string) (*store.Loaded, error) {
-	dir, err := sessionsDir(config)
+	dir, seals, err := sessionsAndSeals(config)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +121,8 @@ func loadSession(config, id string) (*store.Loaded, error) {
 	if err != nil {
 		return nil, usageError{err}
 	}
-	return store.Load(path)
+	l, err := seals.Load(path, store.Refuse)
+	return l, explainModified(err)
 }
 
 // loadSessionArg parses args with fs and loads the session its one

@@ -210,7 +210,7 @@ func redactDotEnv(b []byte, names []string) []byte {
 // workspace's files), history and the decision log (memory and plans are
 // read through their tools, which would refuse them).
 var homeState = []string{"config.toml", "credentials.json", "credentials.lock", "credentials.json.lock",
-	"sessions", "checkpoints", "history", "projects", "permissions.log",
+	"sessions", "seals", "checkpoints", "history", "projects", "permissions.log",
 	"mcp-trust.json", "trusted-hooks.json", "trusted-projects.json"}
 
 // InsideDenyRules turns the entries of the read deny list (deny, with the
