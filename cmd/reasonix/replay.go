@@ -22,7 +22,7 @@ func cmdReplay(args []string, io stdio) error {
 	fs.SetOutput(io.err)
 	asScript := fs.Bool("as-script", false, "print a scripted-provider script (JSON) instead")
 	config := fs.String("config", "", "config file")
-	l, err := loadSessionArg(fs, args, config)
+	l, err := loadSessionArg(fs, args, config, io.err)
 	if err != nil {
 		return err
 	}
@@ -166,7 +166,7 @@ func cmdDiff(args []string, io stdio) error {
 	}
 	var st [2]sessionStats
 	for i, id := range pos {
-		l, err := loadSession(*config, id)
+		l, err := loadSession(*config, id, io.err)
 		if err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -111,8 +112,10 @@ func statsOf(l *store.Loaded) sessionStats {
 }
 
 // loadSession finds a session of this project by id or prefix (the
-// newest conversation when id is empty) and reads it.
-func loadSession(config, id string) (*store.Loaded, error) {
+// newest conversation when id is empty) and reads it. These commands only
+// show a session: one changed outside Reasonix is shown as it stands,
+// after a warning on warn naming the first line that differs.
+func loadSession(config, id string, warn io.Writer) (*store.Loaded, error) {
 	dir, seals, err := sessionsAndSeals(config)
 	if err != nil {
 		return nil, err
@@ -122,13 +125,18 @@ func loadSession(config, id string) (*store.Loaded, error) {
 		return nil, usageError{err}
 	}
 	l, err := seals.Load(path, store.Refuse)
-	return l, explainModified(err)
+	var mod *store.ModifiedError
+	if errors.As(err, &mod) {
+		fmt.Fprintf(warn, "reasonix: warning: %v; shown as it stands: from that line on it may not be what was said or done\n", mod)
+		return seals.Load(path, store.AcceptModified)
+	}
+	return l, err
 }
 
 // loadSessionArg parses args with fs and loads the session its one
 // optional positional argument names (the newest one without it), with
 // the config file the parsed --config names.
-func loadSessionArg(fs *flag.FlagSet, args []string, config *string) (*store.Loaded, error) {
+func loadSessionArg(fs *flag.FlagSet, args []string, config *string, warn io.Writer) (*store.Loaded, error) {
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return nil, usageError{err}
@@ -140,7 +148,7 @@ func loadSessionArg(fs *flag.FlagSet, args []string, config *string) (*store.Loa
 	if len(pos) == 1 {
 		id = pos[0]
 	}
-	return loadSession(*config, id)
+	return loadSession(*config, id, warn)
 }
 
 // cmdStats is `reasonix stats [SESSION] [--json]`.
@@ -149,7 +157,7 @@ func cmdStats(args []string, io stdio) error {
 	fs.SetOutput(io.err)
 	asJSON := fs.Bool("json", false, "print JSON")
 	config := fs.String("config", "", "config file")
-	l, err := loadSessionArg(fs, args, config)
+	l, err := loadSessionArg(fs, args, config, io.err)
 	if err != nil {
 		return err
 	}
