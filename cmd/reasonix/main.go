@@ -118,7 +118,9 @@ Usage:
   reasonix run [flags] PROMPT      run a task headless (PROMPT "-" reads stdin; reasonix -p PROMPT too)
   reasonix plan [flags] PROMPT     research and print a plan (--execute to run it)
   reasonix sessions [--json]       list this project's sessions, newest first
-  reasonix fork ID [--at TURN]     start a new session from a session (before turn TURN)
+  reasonix fork ID [--at TURN]     start a new session from a session (before turn TURN); of one
+                                   changed outside Reasonix, from what Reasonix wrote
+                                   (--accept-modified: from the file as it stands)
   reasonix rewind [ID] [--to TURN] [--files-only|--conversation-only] [--undo]
                                    take the conversation and the files back to before a turn
   reasonix acp [--auto|--yolo]     serve an editor over the Agent Client Protocol on stdio

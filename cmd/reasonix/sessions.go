@@ -121,9 +121,11 @@ func tokens(u providers.Usage) string {
 	return fmt.Sprint(n)
 }
 
-// cmdFork is `reasonix fork ID [--at TURN]`: a new session holding the
-// conversation as it stood before turn TURN (all of it without --at). The
-// original is untouched.
+// cmdFork is `reasonix fork ID [--at TURN] [--accept-modified]`: a new
+// session holding the conversation as it stood before turn TURN (all of
+// it without --at). The original is untouched. It is the way on from a
+// session changed outside Reasonix: what Reasonix wrote, or with
+// --accept-modified the file as it stands.
 func cmdFork(args []string, io stdio) error {
 	fs := flag.NewFlagSet("fork", flag.ContinueOnError)
 	fs.SetOutput(io.err)
