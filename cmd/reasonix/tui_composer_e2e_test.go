@@ -176,3 +176,40 @@ func TestTUIComposerRefitsOnResize(t *testing.T) {
 	tt.keys("C-c")
 	tt.quit()
 }
+
+// TestTUIPasteUnderAnApprovalGoesToTheDraft: text pasted while an
+// approval is open (it takes keys only) is not lost: it is the draft
+// once the approval closes, and Enter sends it. The paste answers nothing.
+func TestTUIPasteUnderAnApprovalGoesToTheDraft(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("write_file", map[string]any{"path": "out.txt", "content": "x\n"})}},
+		scripted.Turn{Text: "Left it alone."},
+		scripted.Turn{Text: "Got the next prompt."},
+	)
+	tt := startTUI(t, e, "chat")
+	tt.typeLine("write it")
+	tt.waitFor("approve write_file?")
+	buf := filepath.Join(t.TempDir(), "paste.txt")
+	if err := os.WriteFile(buf, []byte("yes, and next: tidy the README"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tt.tmux("load-buffer", "-b", "p", buf)
+	tt.tmux("paste-buffer", "-p", "-b", "p", "-t", "rx")
+	time.Sleep(300 * time.Millisecond)
+	tt.waitFor("approve write_file?") // still asking: the paste's "y" answered nothing
+	tt.keys("n")
+	s := tt.waitFor("Left it alone.", "the paste went to the draft")
+	if rows := composerRows(s); len(rows) == 0 || !strings.Contains(rows[0], "yes, and next: tidy the README") {
+		t.Fatalf("the paste is not the draft:\n%s", s)
+	}
+	if _, err := os.Stat(filepath.Join(e.repo, "out.txt")); err == nil {
+		t.Errorf("the write was approved")
+	}
+	tt.keys("Enter")
+	tt.waitFor("Got the next prompt.")
+	if reqs := e.srv.Requests(); len(reqs) != 3 || !strings.Contains(string(reqs[2]), "tidy the README") {
+		t.Errorf("the pasted draft was not sent")
+	}
+	tt.quit()
+}

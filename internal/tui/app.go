@@ -280,7 +280,7 @@ func New(opts Options) *App {
 		AddItem(a.composerItem, 3, 0, true).
 		AddItem(a.status, 1, 0, false)
 	a.pages = tview.NewPages().AddPage(composerID, a.body, true, true)
-	a.app.SetRoot(a.pages, true).SetFocus(a.composer)
+	a.app.SetRoot(rootPages{Pages: a.pages, a: a}, true).SetFocus(a.composer)
 	a.app.SetInputCapture(a.globalKey)
 	a.app.EnableMouse(true)
 	a.app.EnablePaste(true)

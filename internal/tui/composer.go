@@ -99,6 +99,37 @@ func (c composerBox) Draw(screen tcell.Screen) {
 	c.TextArea.Draw(screen)
 }
 
+// rootPages is the application's root: the pages, whose paste goes to
+// the focused primitive, except that a paste while an overlay with no
+// place to type in is open (an approval, a plan, a picker) goes to the
+// draft under it instead of nowhere: the overlay takes keys only, and
+// what was pasted is most often the next prompt.
+type rootPages struct {
+	*tview.Pages
+	a *App
+}
+
+// PasteHandler sends a paste to the focused primitive or, under an
+// overlay that takes no text, to the composer.
+func (r rootPages) PasteHandler() func(string, func(tview.Primitive)) {
+	inner := r.Pages.PasteHandler()
+	return func(text string, setFocus func(tview.Primitive)) {
+		a := r.a
+		switch a.app.GetFocus().(type) {
+		case *tview.InputField, *tview.TextArea:
+			inner(text, setFocus)
+			return
+		}
+		if len(a.overlays) == 0 {
+			inner(text, setFocus)
+			return
+		}
+		a.composerItem.PasteHandler()(text, func(tview.Primitive) {}) // the overlay keeps the focus
+		a.resizeComposer()
+		a.note("the paste went to the draft; it shows when this closes")
+	}
+}
+
 // queuedPrompt is a prompt typed while a turn ran: what is sent, and what
 // the transcript shows (large pastes as their placeholders).
 type queuedPrompt struct{ text, shown string }
