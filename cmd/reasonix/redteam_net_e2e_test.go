@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -247,5 +248,50 @@ func TestE2ERedTeamMCPServerNameUnderAnother(t *testing.T) {
 	}
 	if names := toolNames(t, reqs[0]); !hasName(names, "mcp__li_ve__echo") || !hasName(names, "mcp__live__echo") {
 		t.Errorf("the person's servers' tools are missing: %v", names)
+	}
+}
+
+// TestE2ERedTeamServeCookieToOtherPorts: a browser sends a host's cookies
+// to every port of it (RFC 6265 keeps no port apart), so the page's
+// cookie went with the person's visit to any other page on 127.0.0.1: a
+// dev server a command started, another user's service. The cookie is
+// kept to the page's random path now, which another port's pages do not
+// have.
+func TestE2ERedTeamServeCookieToOtherPorts(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, scripted.Turn{Text: "hi"})
+	_, url, _ := startServe(t, e)
+	var mu sync.Mutex
+	var seen []string
+	dev := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Get("Cookie"))
+		mu.Unlock()
+		fmt.Fprint(w, "dev page")
+	}))
+	defer dev.Close()
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar}
+	resp, err := browser.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("the page: %s", resp.Status)
+	}
+	for _, p := range []string{"/", "/index.html", "/api/sessions"} {
+		resp, err := browser.Get(dev.URL + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, c := range seen {
+		if strings.Contains(c, "reasonix_token") {
+			t.Errorf("a page on another port got the cookie: %s", c)
+		}
 	}
 }

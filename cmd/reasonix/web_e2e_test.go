@@ -296,16 +296,20 @@ func TestE2EServeMCPTrustFlag(t *testing.T) {
 	}
 }
 
-// serveSecrets are the cookie secrets the links of the servers under
-// test were exchanged for, by base URL: a link's token works once.
-var serveSecrets sync.Map
+// serveLogin is what opening a server's link gave: the secret its cookie
+// carries and the path the page and the API live under.
+type serveLogin struct{ secret, path string }
+
+// serveLogins are the logins of the servers under test, by base URL: a
+// link's token works once.
+var serveLogins sync.Map
 
 // serveSecret opens the link of the `reasonix serve` at base once, as a
-// browser would, and returns the secret its cookie carries.
-func serveSecret(t *testing.T, base, token string) string {
+// browser would, and returns what it gave.
+func serveSecret(t *testing.T, base, token string) serveLogin {
 	t.Helper()
-	if v, ok := serveSecrets.Load(base); ok {
-		return v.(string)
+	if v, ok := serveLogins.Load(base); ok {
+		return v.(serveLogin)
 	}
 	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := c.Get(base + "/?token=" + token)
@@ -315,21 +319,23 @@ func serveSecret(t *testing.T, base, token string) string {
 	resp.Body.Close()
 	for _, ck := range resp.Cookies() {
 		if ck.Name == "reasonix_token" {
-			serveSecrets.Store(base, ck.Value)
-			return ck.Value
+			l := serveLogin{secret: ck.Value, path: strings.TrimSuffix(resp.Header.Get("Location"), "/")}
+			serveLogins.Store(base, l)
+			return l
 		}
 	}
 	t.Fatalf("opening %s/?token=…: %s, no cookie", base, resp.Status)
-	return ""
+	return serveLogin{}
 }
 
-// servePost posts a JSON body to path of the `reasonix serve` at base,
-// with the secret its link's token was exchanged for, and returns the
-// answer's status and body.
+// servePost posts a JSON body to path (/api/…) of the `reasonix serve` at
+// base, with the secret its link's token was exchanged for, and returns
+// the answer's status and body.
 func servePost(t *testing.T, base, token, path, body string) (int, string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, base+path, strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+serveSecret(t, base, token))
+	l := serveSecret(t, base, token)
+	req, _ := http.NewRequest(http.MethodPost, base+l.path+path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+l.secret)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -103,8 +103,14 @@ type Server struct {
 	// linkUsed is set once the link's token was exchanged for the
 	// cookie.
 	linkUsed atomic.Bool
-	log      *eventLog
-	plans    *planQueue
+	// base is the random path the page and the API live under, and the
+	// cookie's Path: a browser sends a host's cookies to each of its
+	// ports, so without it any page the person opens on 127.0.0.1 (a dev
+	// server a command started, another user's service) would be sent the
+	// secret. "" serves at the root (tests).
+	base  string
+	log   *eventLog
+	plans *planQueue
 
 	mu       sync.Mutex
 	sessions map[string]*session
@@ -141,7 +147,7 @@ func New(host Host, opts Options) (*Server, error) {
 	if len(opts.Token) < 16 {
 		return nil, errors.New("the token must have at least 16 characters")
 	}
-	b := make([]byte, 32)
+	b := make([]byte, 40)
 	if _, err := rand.Read(b); err != nil {
 		return nil, fmt.Errorf("make secret: %w", err)
 	}
@@ -149,7 +155,7 @@ func New(host Host, opts Options) (*Server, error) {
 		opts.MaxEvents = 200_000
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	s := &Server{opts: opts, host: host, secret: hex.EncodeToString(b), log: newEventLog(opts.MaxEvents), sessions: map[string]*session{},
+	s := &Server{opts: opts, host: host, secret: hex.EncodeToString(b[:32]), base: "/r-" + hex.EncodeToString(b[32:]), log: newEventLog(opts.MaxEvents), sessions: map[string]*session{},
 		owner: map[string]string{}, ctx: ctx, stop: stop}
 	s.plans = &planQueue{s: s, pending: map[string]chan events.PlanDecision{}}
 	return s, nil
@@ -321,16 +327,29 @@ func (s *Server) guard(next http.Handler) http.Handler {
 				}
 				// The link's token is spent; the cookie carries another
 				// secret, which no command line or history shows.
-				http.SetCookie(w, &http.Cookie{Name: TokenCookie, Value: s.secret, Path: "/", HttpOnly: true,
+				http.SetCookie(w, &http.Cookie{Name: TokenCookie, Value: s.secret, Path: s.base + "/", HttpOnly: true,
 					SameSite: http.SameSiteStrictMode})
 			}
 			// Out of the address bar and the history.
-			http.Redirect(w, r, "/", http.StatusSeeOther)
+			http.Redirect(w, r, s.base+"/", http.StatusSeeOther)
 			return
 		}
 		if !known {
 			http.Error(w, "unauthorized: open the URL reasonix serve printed (it carries the token)", http.StatusUnauthorized)
 			return
+		}
+		if s.base != "" {
+			rest, ok := strings.CutPrefix(r.URL.Path, s.base)
+			if !ok || (rest != "" && rest[0] != '/') {
+				http.NotFound(w, r)
+				return
+			}
+			if rest == "" {
+				http.Redirect(w, r, s.base+"/", http.StatusSeeOther)
+				return
+			}
+			r = r.Clone(r.Context())
+			r.URL.Path, r.URL.RawPath = rest, ""
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -84,8 +84,9 @@ func newTestHost(t *testing.T) (*Server, *httptest.Server, *fakeHost) {
 		t.Fatal(err)
 	}
 	h.srv = s
-	// The tests carry the link's token as the secret too.
-	s.secret = token
+	// The tests carry the link's token as the secret too, and find the
+	// page at the root.
+	s.secret, s.base = token, ""
 	ts := httptest.NewServer(s.Handler())
 	t.Cleanup(func() {
 		s.Close()
@@ -338,6 +339,16 @@ func TestTheLinkWorksOnce(t *testing.T) {
 	if res.StatusCode != 303 || secret == "" || secret == s.Token() || len(secret) < 32 {
 		t.Fatalf("first use: %d, cookie %q (link token %q)", res.StatusCode, secret, s.Token())
 	}
+	// The page lives under a random path, which the cookie is kept to: a
+	// browser sends a host's cookies to every port of it.
+	base := res.Header.Get("Location")
+	var path string
+	for _, c := range res.Cookies() {
+		path = c.Path
+	}
+	if len(base) < 16 || !strings.HasPrefix(base, "/r-") || !strings.HasSuffix(base, "/") || path != base || strings.Contains(base, s.Token()) {
+		t.Fatalf("sent to %q, cookie path %q", base, path)
+	}
 	cookie := map[string]string{"Cookie": TokenCookie + "=" + secret}
 	for _, c := range []struct {
 		name, method, path string
@@ -346,10 +357,14 @@ func TestTheLinkWorksOnce(t *testing.T) {
 	}{
 		{"the link again", "GET", link, nil, 401},
 		{"the link again, by the browser that opened it", "GET", link, cookie, 303},
-		{"the link's token as a cookie", "GET", "/", map[string]string{"Cookie": TokenCookie + "=" + s.Token()}, 401},
-		{"the link's token as a bearer", "GET", "/api/sessions", map[string]string{"Authorization": "Bearer " + s.Token()}, 401},
-		{"the cookie", "GET", "/api/sessions", cookie, 200},
-		{"the secret as a bearer", "GET", "/api/sessions", map[string]string{"Authorization": "Bearer " + secret}, 200},
+		{"the link's token as a cookie", "GET", base, map[string]string{"Cookie": TokenCookie + "=" + s.Token()}, 401},
+		{"the link's token as a bearer", "GET", base + "api/sessions", map[string]string{"Authorization": "Bearer " + s.Token()}, 401},
+		{"the cookie", "GET", base + "api/sessions", cookie, 200},
+		{"the page", "GET", base, cookie, 200},
+		{"the page's script", "GET", base + "static/app.js", cookie, 200},
+		{"the secret as a bearer", "GET", base + "api/sessions", map[string]string{"Authorization": "Bearer " + secret}, 200},
+		{"the API outside the page's path", "GET", "/api/sessions", cookie, 404},
+		{"a path beside the page's", "GET", strings.TrimSuffix(base, "/") + "x/api/sessions", cookie, 404},
 	} {
 		if res := do(t, c.method, ts.URL+c.path, c.hdr); res.StatusCode != c.want {
 			t.Errorf("%s: %d, want %d", c.name, res.StatusCode, c.want)

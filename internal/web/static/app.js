@@ -65,13 +65,13 @@ function show(id) {
 }
 
 async function newSession() {
-  const r = await api("POST", "/api/sessions");
+  const r = await api("POST", "api/sessions");
   sessionView(r.id);
   show(r.id);
 }
 
 async function loadSaved() {
-  const r = await api("GET", "/api/sessions");
+  const r = await api("GET", "api/sessions");
   $("version").textContent = r.version || "";
   $("workspace").textContent = r.workspace || "";
   const ul = $("saved-sessions");
@@ -80,7 +80,7 @@ async function loadSaved() {
     const li = el("li", "", s.title || s.id);
     li.title = `${s.id} · ${s.turns} turns · ${s.updated}`;
     li.onclick = async () => {
-      const res = await api("POST", `/api/sessions/${encodeURIComponent(s.id)}/resume`);
+      const res = await api("POST", `api/sessions/${encodeURIComponent(s.id)}/resume`);
       sessionView(res.id);
       show(res.id);
     };
@@ -309,7 +309,7 @@ function nextApproval() {
     b.dataset.choice = c;
     b.onclick = async () => {
       try {
-        await api("POST", `/api/approvals/${encodeURIComponent(a.id)}`, { session: e.root, choice: c });
+        await api("POST", `api/approvals/${encodeURIComponent(a.id)}`, { session: e.root, choice: c });
       } catch (err) {
         console.error(err);
       }
@@ -340,7 +340,7 @@ function showQuestion(e) {
   $("q-text").textContent = q.text;
   const send = async (body) => {
     try {
-      await api("POST", `/api/questions/${encodeURIComponent(q.id)}`, Object.assign({ session: e.root }, body));
+      await api("POST", `api/questions/${encodeURIComponent(q.id)}`, Object.assign({ session: e.root }, body));
     } catch (err) {
       console.error(err);
     }
@@ -419,7 +419,7 @@ function showElicitation(e) {
       }
     }
     try {
-      await api("POST", `/api/elicitations/${encodeURIComponent(q.id)}`, body);
+      await api("POST", `api/elicitations/${encodeURIComponent(q.id)}`, body);
     } catch (err) {
       // A refused answer: the request stays open with the reason.
       $("el-error").textContent = String(err.message || err).replace(/^409 (request for input \S+: )?/, "").replace(/ \(it is asked again\)\s*$/, "");
@@ -502,7 +502,7 @@ async function decidePlan(decision) {
   if (!e) return;
   state.plan = null;
   $("plan").close();
-  await api("POST", `/api/plans/${encodeURIComponent(e.plan_id)}`, { decision });
+  await api("POST", `api/plans/${encodeURIComponent(e.plan_id)}`, { decision });
 }
 
 // ---- events ---------------------------------------------------------
@@ -562,7 +562,7 @@ function handle(e) {
 }
 
 function connect() {
-  const src = new EventSource("/api/events");
+  const src = new EventSource("api/events");
   src.onmessage = (m) => {
     try {
       handle(JSON.parse(m.data));
@@ -611,7 +611,7 @@ async function updateMenu() {
     const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/") + 1) : "";
     let list = [];
     try {
-      list = await api("GET", `/api/files?dir=${encodeURIComponent(dir)}`);
+      list = await api("GET", `api/files?dir=${encodeURIComponent(dir)}`);
     } catch (err) { list = []; }
     menu.items = list.filter((p) => p.startsWith(path)).slice(0, 50).map((p) => ({ label: "@" + p, insert: "@" + p + (p.endsWith("/") ? "" : " ") }));
     menu.kind = "@";
@@ -645,7 +645,7 @@ async function send() {
   hideMenu();
   state.follow = true;
   try {
-    await api("POST", `/api/sessions/${encodeURIComponent(state.current)}/prompt`, { text });
+    await api("POST", `api/sessions/${encodeURIComponent(state.current)}/prompt`, { text });
   } catch (err) {
     const s = state.sessions.get(state.current);
     append(s, el("div", "error", String(err.message || err)));
@@ -655,7 +655,7 @@ async function send() {
 function init() {
   $("new-session").onclick = () => newSession().catch(console.error);
   $("composer").onsubmit = (ev) => { ev.preventDefault(); send(); };
-  $("stop").onclick = () => state.current && api("POST", `/api/sessions/${encodeURIComponent(state.current)}/interrupt`);
+  $("stop").onclick = () => state.current && api("POST", `api/sessions/${encodeURIComponent(state.current)}/interrupt`);
   $("plan-approve").onclick = () => decidePlan("approve");
   $("plan-reject").onclick = () => decidePlan("reject");
   $("plan").addEventListener("cancel", (ev) => { ev.preventDefault(); decidePlan("reject"); });
@@ -677,7 +677,7 @@ function init() {
     if (ev.key === "Enter" && !ev.shiftKey && !ev.isComposing) { ev.preventDefault(); send(); }
     if (ev.key === "Escape") {
       const s = state.sessions.get(state.current);
-      if (s && s.running) api("POST", `/api/sessions/${encodeURIComponent(s.id)}/interrupt`);
+      if (s && s.running) api("POST", `api/sessions/${encodeURIComponent(s.id)}/interrupt`);
     }
   });
   loadSaved().catch(console.error);
