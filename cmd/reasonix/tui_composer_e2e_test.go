@@ -213,3 +213,29 @@ func TestTUIPasteUnderAnApprovalGoesToTheDraft(t *testing.T) {
 	}
 	tt.quit()
 }
+
+// TestTUIInterruptKeepsQueuedPromptsAndTheDraft: Esc during a turn puts
+// the prompts queued behind it back into the composer, ahead of a draft
+// being typed, which stays; neither is sent or lost.
+func TestTUIInterruptKeepsQueuedPromptsAndTheDraft(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, scripted.Turn{Text: "slow answer that goes on and on and on and on", ChunkSize: 2, ChunkDelayMS: 300})
+	tt := startTUI(t, e, "chat")
+	tt.typeLine("first")
+	tt.waitFor("working")
+	tt.typeLine("queued prompt A")
+	tt.waitFor("queued: queued prompt A")
+	tt.tmux("send-keys", "-t", "rx", "-l", "half typed B")
+	tt.waitFor("half typed B")
+	tt.keys("Escape")
+	s := tt.waitFor("interrupted")
+	rows := composerRows(s)
+	if len(rows) < 3 || rows[0] != "queued prompt A" || rows[len(rows)-1] != "half typed B" {
+		t.Fatalf("the composer holds %q, want the queued prompt, a blank line and the draft:\n%s", rows, s)
+	}
+	if n := len(e.srv.Requests()); n != 1 {
+		t.Errorf("%d requests: the queued prompt was sent", n)
+	}
+	tt.keys("C-c")
+	tt.quit()
+}

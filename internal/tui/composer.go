@@ -152,9 +152,10 @@ func (a *App) sendQueued() {
 	a.submitShown(next.text, next.shown)
 }
 
-// unqueue puts the queued prompts back into an empty composer when the
-// turn they waited for is interrupted: an interrupt is a change of mind,
-// so they are offered for editing rather than sent.
+// unqueue puts the queued prompts back into the composer when the turn
+// they waited for is interrupted: an interrupt is a change of mind, so
+// they are offered for editing rather than sent. A draft being typed
+// stays, after them (they were dropped from view when there was one).
 func (a *App) unqueue() {
 	if len(a.queued) == 0 {
 		return
@@ -164,7 +165,8 @@ func (a *App) unqueue() {
 		texts = append(texts, q.text)
 	}
 	a.queued = nil
-	if a.composer.GetText() == "" {
-		a.composer.SetText(strings.Join(texts, "\n\n"), true)
+	if draft := a.composer.GetText(); draft != "" {
+		texts = append(texts, draft)
 	}
+	a.composer.SetText(strings.Join(texts, "\n\n"), true)
 }
