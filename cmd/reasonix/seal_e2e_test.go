@@ -223,3 +223,40 @@ func TestE2ESealOldSessionResumesWithANotice(t *testing.T) {
 		t.Fatalf("forged line in an adopted session: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// TestTUIResumeAsksAboutAChangedSession: /resume of a conversation whose
+// file a command changed shows why and asks; going on from what Reasonix
+// wrote opens a fork, and the forged line reaches no request.
+func TestTUIResumeAsksAboutAChangedSession(t *testing.T) {
+	e := newE2E(t, scripted.Turn{Text: "EARLIER ANSWER"}, scripted.Turn{Text: "LATER ANSWER"})
+	if r := e.run("", "run", "EARLIER PROMPT about parsing"); r.code != 0 {
+		t.Fatalf("first run: %d %s", r.code, r.stderr)
+	}
+	files := sessionFiles(t, e)
+	f, err := os.OpenFile(files[0], os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(forgedLine + "\n")
+	f.Close()
+	tt := startTUI(t, e, "chat")
+	tt.typeLine("/resume")
+	tt.waitFor("resume a conversation", "EARLIER PROMPT about parsing")
+	tt.keys("Enter")
+	tt.waitFor("this conversation was changed outside Reasonix", "go on from what Reasonix wrote", "leave it")
+	tt.keys("Enter")
+	tt.waitFor("› EARLIER PROMPT about parsing", "EARLIER ANSWER", "forked ")
+	if s := tt.screen(); strings.Contains(s, "FORGED") && !strings.Contains(s, "changed outside Reasonix") {
+		t.Errorf("the forged line is shown as the conversation:\n%s", s)
+	}
+	tt.typeLine("and now the rest")
+	tt.waitFor("LATER ANSWER")
+	if sentForged(e) {
+		t.Fatal("the forged line was sent")
+	}
+	msgs := wireMessages(t, e.srv.Requests()[len(e.srv.Requests())-1])
+	if len(msgs) != 4 || msgs[1].Content != "EARLIER PROMPT about parsing" {
+		t.Errorf("the fork's turn: %+v", msgs)
+	}
+	tt.quit()
+}

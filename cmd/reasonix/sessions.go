@@ -153,56 +153,18 @@ func cmdFork(args []string, io stdio) error {
 	if *accept {
 		mode = store.AcceptModified
 	}
-	l, err := seals.Load(path, mode)
-	if err != nil {
+	rep, err := seals.Fork(path, *at, mode)
+	if errors.Is(err, store.ErrForkInput) {
 		return usageError{err}
 	}
-	for _, n := range l.Notices {
+	if err != nil {
+		return err
+	}
+	for _, n := range rep.Notices {
 		fmt.Fprintln(io.err, "reasonix: fork: "+n)
 	}
-	msgs := l.Messages
-	if *at != 0 {
-		turns := store.Turns(msgs)
-		if *at < 1 || *at > turns {
-			return usagef("session %s has %d turn(s); --at must be between 1 and %d", l.Header.ID, turns, turns)
-		}
-		msgs = msgs[:store.TurnStart(msgs, *at)]
-	}
-	id := store.NewID("e-")
-	title := l.Meta.Title
-	if title == "" {
-		title = l.Header.Title
-	}
-	from := l.Header.ID
-	if *at != 0 {
-		from = fmt.Sprintf("%s@%d", l.Header.ID, *at)
-	}
-	// The whole fork goes in through Create's rename, so a crash leaves
-	// the fork whole or absent, never a session cut short.
-	first := make([]any, 0, len(msgs)+1)
-	for _, m := range msgs {
-		if m.Role == providers.RoleSystem {
-			continue // the resumed session writes its own system prompt
-		}
-		first = append(first, m)
-	}
-	first = append(first, store.Meta{Type: store.TypeMeta, Updated: time.Now().UTC(), Title: "fork of " + title, Model: l.Meta.Model, Turns: store.Turns(msgs)})
-	t, err := seals.Create(dir, store.Header{ID: id, Role: l.Header.Role, Model: l.Header.Model, Cwd: l.Header.Cwd,
-		Title: "fork of " + title, ForkOf: from}, first...)
-	if err != nil {
-		return err
-	}
-	// Create synced the content; this syncs the directory, so the fork's
-	// id, once printed, survives a power cut.
-	err = t.Sync()
-	if cerr := t.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(io.out, id)
-	fmt.Fprintf(io.err, "forked %s into %s (%d turn(s)); continue it with: reasonix run --resume %s PROMPT\n", from, id, store.Turns(msgs), shortPrefix(id))
+	fmt.Fprintln(io.out, rep.ID)
+	fmt.Fprintf(io.err, "forked %s into %s (%d turn(s)); continue it with: reasonix run --resume %s PROMPT\n", rep.From, rep.ID, rep.Turns, shortPrefix(rep.ID))
 	return nil
 }
 

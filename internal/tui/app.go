@@ -129,6 +129,10 @@ type Engine interface {
 	// arrives as a History event).
 	Sessions() ([]store.Summary, error)
 	Resume(path, modelRef string) error
+	// ResumeFork makes a fork of the session at path the conversation:
+	// of one changed outside Reasonix (Resume's *store.ModifiedError),
+	// what Reasonix wrote, or with accept the file as it stands.
+	ResumeFork(path string, accept bool) (*store.ForkReport, error)
 	// Turns lists the conversation's user turns; Rewind takes it (and
 	// the files) back to just before turn to, or undoes the last rewind.
 	Turns() []string

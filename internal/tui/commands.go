@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/reasonix/reasonix/commands"
 	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/internal/store"
 	"github.com/reasonix/reasonix/providers"
 )
 
@@ -321,14 +323,53 @@ func (a *App) resumePicker() {
 		return
 	}
 	a.pick(a.tr("resume a conversation"), items, func(path string) {
-		if err := a.eng.Resume(path, ""); err != nil {
+		err := a.eng.Resume(path, "")
+		var mod *store.ModifiedError
+		if errors.As(err, &mod) {
+			a.askModified(path, mod)
+			return
+		}
+		if err != nil {
 			a.errorLine(err.Error())
 			return
 		}
-		a.resetTranscript()
-		if st, ok, err := a.eng.CurrentGoal(); err == nil && ok {
-			a.goal = &st
+		a.resumed()
+	})
+}
+
+// resumed shows the conversation a resume made current.
+func (a *App) resumed() {
+	a.resetTranscript()
+	if st, ok, err := a.eng.CurrentGoal(); err == nil && ok {
+		a.goal = &st
+	}
+}
+
+// askModified asks what to do with a conversation changed outside
+// Reasonix (a command may write its file): nothing of it is sent as the
+// person's unless they say the changes are theirs. Either way on is a
+// new conversation; the file stays as it is.
+func (a *App) askModified(path string, mod *store.ModifiedError) {
+	a.errorLine(mod.Error())
+	items := []pickItem{
+		{label: a.trf("go on from what Reasonix wrote (before line %d), as a new conversation", mod.Line), value: "keep"},
+		{label: a.tr("take it as it stands, the changes as mine, as a new conversation"), value: "accept"},
+		{label: a.tr("leave it"), value: "leave"},
+	}
+	a.pick(a.tr("this conversation was changed outside Reasonix"), items, func(choice string) {
+		if choice != "keep" && choice != "accept" {
+			return
 		}
+		rep, err := a.eng.ResumeFork(path, choice == "accept")
+		if err != nil {
+			a.errorLine(err.Error())
+			return
+		}
+		a.resumed()
+		for _, n := range rep.Notices {
+			a.note(n)
+		}
+		a.notef("forked %s into %s", rep.From, rep.ID)
 	})
 }
 
