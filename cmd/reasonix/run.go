@@ -213,6 +213,7 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 	case f.goal == "resume":
 		var g orchestrator.GoalResult
 		g, runErr = app.coord.ResumeGoal(ctx)
+		runErr = explainModified(runErr)
 		goal = &g
 		res = orchestrator.Result{SessionID: g.SessionID, Text: g.Text, Stop: g.Status, Steps: g.Turns, Usage: g.Usage, Total: g.Total}
 	case f.goal != "":
