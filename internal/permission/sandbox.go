@@ -576,9 +576,21 @@ type rulesetCache struct {
 // .dbus-keyrings holds the cookies a D-Bus bus over TCP authenticates
 // with (see bus.go); .local/share/keyrings and .local/share/kwalletd are
 // the files GNOME Keyring and KWallet keep the Secret Service's secrets
-// in (unencrypted where the keyring has no password).
+// in (unencrypted where the keyring has no password). Then the files
+// other tools keep tokens in as plain text (git's credential store, the
+// GitHub and Azure CLIs, publishing credentials), and web browsers' and
+// mail clients' profiles: cookies and saved sessions for every site the
+// person is signed in to, the browser UI of `reasonix serve` among them.
+// (~/.npmrc is left readable: npm reads its registry settings there.)
 var DefaultDenyRead = []string{".ssh", ".aws", ".gnupg", ".config/gcloud", ".netrc", ".docker/config.json", ".kube",
-	".dbus-keyrings", ".local/share/keyrings", ".local/share/kwalletd"}
+	".dbus-keyrings", ".local/share/keyrings", ".local/share/kwalletd",
+	".git-credentials", ".config/gh", ".config/hub", ".azure", ".pypirc", ".cargo/credentials", ".cargo/credentials.toml",
+	".terraform.d/credentials.tfrc.json",
+	".mozilla", ".thunderbird", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware", ".config/microsoft-edge",
+	".config/vivaldi", ".config/opera", "snap/firefox", "snap/chromium", ".var/app/org.mozilla.firefox",
+	".var/app/com.google.Chrome", ".var/app/org.chromium.Chromium", ".var/app/com.brave.Browser",
+	"Library/Application Support/Google/Chrome", "Library/Application Support/Firefox",
+	"Library/Application Support/BraveSoftware", "Library/Application Support/Microsoft Edge", "Library/Cookies", "Library/Safari"}
 
 // homeReadable are the parts of Reasonix's home a run needs to read (skill
 // scripts, agent and command definitions, plan workers' worktrees, the
