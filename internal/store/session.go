@@ -49,6 +49,9 @@ type Transcript struct {
 	// before each write; end is the file's length as Reasonix wrote it.
 	seal *os.File
 	end  int64
+	// sealEnd is the seal's length: a line that fails to be written
+	// takes its entry back.
+	sealEnd int64
 	// dirMu guards newName: set by Create, whose rename made the file's
 	// name, until a Sync has synced the directory that holds it.
 	dirMu   sync.Mutex
@@ -96,6 +99,7 @@ func (s *Seals) Create(dir string, h Header, first ...any) (*Transcript, error) 
 		return nil, fmt.Errorf("create session file: %s exists", path)
 	}
 	var seal *os.File
+	var sealEnd int64
 	if s != nil {
 		// Before the file: a crash between them leaves a seal of a file
 		// that does not exist, never a file without its seal.
@@ -104,7 +108,7 @@ func (s *Seals) Create(dir string, h Header, first ...any) (*Transcript, error) 
 		if err != nil {
 			return nil, err
 		}
-		seal = f
+		seal, sealEnd = f, int64(len(sealMagic)+len(entries))
 	}
 	// The temporary file's mode, 0600, stays (perm 0): a conversation is
 	// the person's own (and a chmod to 0644 would ignore a stricter
@@ -122,7 +126,7 @@ func (s *Seals) Create(dir string, h Header, first ...any) (*Transcript, error) 
 		closeIf(seal)
 		return nil, fmt.Errorf("open session file: %w", err)
 	}
-	return &Transcript{f: f, path: path, newName: true, seal: seal, end: int64(buf.Len())}, nil
+	return &Transcript{f: f, path: path, newName: true, seal: seal, end: int64(buf.Len()), sealEnd: sealEnd}, nil
 }
 
 func closeIf(f *os.File) {
@@ -159,13 +163,26 @@ func (t *Transcript) writeLine(v any) error {
 		// entry without its line, which Load allows, never a line
 		// without an entry, which Load refuses.
 		var e [sealEntrySize]byte
-		if _, err := t.seal.Write(appendEntries(e[:0], t.end, buf.Bytes())); err != nil {
+		n, err := t.seal.Write(appendEntries(e[:0], t.end, buf.Bytes()))
+		if err != nil {
+			// Part of an entry reads as none (Load ignores it), but the
+			// next must start where this one did.
+			_ = t.seal.Truncate(t.sealEnd)
 			return fmt.Errorf("seal %s: %w", t.path, err)
 		}
+		t.sealEnd += int64(n)
 	}
 	// One write per line: with O_APPEND the line lands whole or, after a
 	// crash, as a torn tail that Read skips.
 	if _, err := t.f.Write(buf.Bytes()); err != nil {
+		if t.seal != nil {
+			// Nothing of the line stays, in the file or in the seal, so
+			// the next line is sealed where it lands.
+			_ = t.f.Truncate(t.end)
+			if t.seal.Truncate(t.sealEnd-sealEntrySize) == nil {
+				t.sealEnd -= sealEntrySize
+			}
+		}
 		return fmt.Errorf("append to %s: %w", t.path, err)
 	}
 	t.end += int64(buf.Len())
@@ -198,6 +215,7 @@ func Open(l *Loaded) (*Transcript, error) {
 		}
 	}
 	t.end = l.end
+	t.sealEnd = int64(len(sealMagic) + len(l.entries)*sealEntrySize)
 	t.seal, err = l.seals.writeSeal(l.Header.ID, l.entries)
 	if err != nil {
 		f.Close()
