@@ -138,6 +138,7 @@ func firstRun(ctx context.Context, f runFlags, io stdio, loaded *config.Loaded) 
 	}
 	path := filepath.Join(loaded.Home, config.UserFile)
 	lang, _ := loaded.Config.AnswerLanguage(loaded.Getenv)
+	var windows map[string]int // the tested server's, for Save
 	_, saved, err := tui.RunSetup(ctx, tui.SetupOptions{
 		Language: lang,
 		Presets:  presets,
@@ -150,12 +151,17 @@ func firstRun(ctx context.Context, f runFlags, io stdio, loaded *config.Loaded) 
 			if key == "" && pre.KeyEnv != "" {
 				return nil, nil // nothing to test with; the run will name the variable
 			}
-			return openai.Probe(ctx, c.BaseURL, key, c.Model)
+			ids, w, err := openai.ProbeWindows(ctx, c.BaseURL, key, c.Model)
+			windows = w
+			return ids, err
 		},
 		Save: func(c tui.SetupChoice) (string, error) {
 			pre, _ := config.FindPreset(c.Preset)
 			p := config.NewProvider{Name: pre.Name, BaseURL: c.BaseURL, KeyEnv: pre.KeyEnv, Key: c.Key,
 				Models: []string{c.Model}, Default: c.Model, ContextWindow: pre.ContextWindow}
+			if p.ContextWindow == 0 {
+				p.ContextWindow = windows[c.Model] // a self-hosted server's, as it lists it
+			}
 			for _, m := range pre.Models {
 				if m != c.Model {
 					p.Models = append(p.Models, m)

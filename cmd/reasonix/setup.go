@@ -159,7 +159,7 @@ func (s *setupRun) choose(ctx context.Context) (config.NewProvider, error) {
 		return p, nil
 	}
 	fmt.Fprintf(s.io.err, "testing %s … ", p.BaseURL)
-	models, err := openai.Probe(ctx, p.BaseURL, key, p.Default)
+	models, windows, err := openai.ProbeWindows(ctx, p.BaseURL, key, p.Default)
 	if err != nil {
 		fmt.Fprintln(s.io.err, "failed")
 		if s.ask && s.yesNo(fmt.Sprintf("%v\nWrite the config anyway? [y/N] ", err)) {
@@ -189,6 +189,12 @@ func (s *setupRun) choose(ctx context.Context) (config.NewProvider, error) {
 	}
 	if len(models) > 0 && !slices.Contains(models, p.Default) {
 		fmt.Fprintf(s.io.err, "note: %s does not list %s; check the model name if requests fail\n", p.BaseURL, p.Default)
+	}
+	if p.ContextWindow == 0 && windows[p.Default] > 0 {
+		// A self-hosted server says how long a context it serves; without
+		// it nothing would be compacted on its own.
+		p.ContextWindow = windows[p.Default]
+		fmt.Fprintf(s.io.err, "context window of %s: %d tokens, as the server lists it\n", p.Default, p.ContextWindow)
 	}
 	return p, nil
 }

@@ -67,6 +67,11 @@ func TestE2ESetupWritesAWorkingConfig(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "model scripted") {
 		t.Fatalf("second provider: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
+	// The server lists the model's window (vLLM's max_model_len), which
+	// no preset knows: written, so the conversation compacts on its own.
+	if b, _ := os.ReadFile(cfgPath); !strings.Contains(string(b), "context_window = 32768") {
+		t.Errorf("the window the server lists was not written:\n%s", b)
+	}
 	r = e.run("", "models")
 	if r.code != 0 || !strings.Contains(r.stdout, "deepseek/deepseek-chat (default)") || !strings.Contains(r.stdout, "box/scripted") {
 		t.Fatalf("models after two setups: exit %d\n%s%s", r.code, r.stdout, r.stderr)
@@ -110,6 +115,9 @@ func TestTUIFirstRunSetup(t *testing.T) {
 	written, err := os.ReadFile(filepath.Join(e.home, "config.toml"))
 	if err != nil || !strings.Contains(string(written), `name = "local"`) || !strings.Contains(string(written), `default = "scripted"`) {
 		t.Fatalf("first-run config (%v):\n%s", err, written)
+	}
+	if !strings.Contains(string(written), "context_window = 32768") {
+		t.Errorf("the window the server lists was not written:\n%s", written)
 	}
 	tt.typeLine("hello")
 	tt.waitFor("answered through the new config")

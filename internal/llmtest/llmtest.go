@@ -105,9 +105,11 @@ func (s *Server) Received() []Received {
 	return out
 }
 
+// models lists the one scripted model as vLLM does, with its context
+// window (max_model_len).
 func (s *Server) models(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
-	_, _ = io.WriteString(w, `{"object":"list","data":[{"id":"scripted","object":"model","owned_by":"llmtest"}]}`)
+	_, _ = io.WriteString(w, `{"object":"list","data":[{"id":"scripted","object":"model","owned_by":"llmtest","max_model_len":32768}]}`)
 }
 
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {

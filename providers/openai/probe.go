@@ -21,18 +21,27 @@ const ProbeTimeout = 15 * time.Second
 // model instead, and Probe then returns nil models. The error says what
 // failed in words a person can act on (unreachable, key refused, ...).
 func Probe(ctx context.Context, baseURL, key, model string) ([]string, error) {
+	ids, _, err := ProbeWindows(ctx, baseURL, key, model)
+	return ids, err
+}
+
+// ProbeWindows is [Probe] that also returns the context window of each
+// model whose listing states one (vLLM's max_model_len, OpenRouter's
+// context_length), by id: a self-hosted server's window is known to no
+// preset, and without it nothing is compacted on its own.
+func ProbeWindows(ctx context.Context, baseURL, key, model string) ([]string, map[string]int, error) {
 	ctx, cancel := probeContext(ctx)
 	defer cancel()
 	base := strings.TrimRight(baseURL, "/")
-	ids, status, body, err := listModels(ctx, base, key)
+	ids, windows, status, body, err := listModels(ctx, base, key)
 	if err != nil || status == http.StatusOK {
-		return ids, err
+		return ids, windows, err
 	}
 	if status != http.StatusNotFound && status != http.StatusMethodNotAllowed {
-		return nil, probeError(base+"/models", status, body)
+		return nil, nil, probeError(base+"/models", status, body)
 	}
 	if model == "" {
-		return nil, fmt.Errorf("%s has no /models route; give the model name to test it", base)
+		return nil, nil, fmt.Errorf("%s has no /models route; give the model name to test it", base)
 	}
 	req, _ := json.Marshal(map[string]any{
 		"model":      model,
@@ -41,12 +50,12 @@ func Probe(ctx context.Context, baseURL, key, model string) ([]string, error) {
 	})
 	status, body, err = probeDo(ctx, http.MethodPost, base+"/chat/completions", key, req)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if status != http.StatusOK {
-		return nil, probeError(base+"/chat/completions", status, body)
+		return nil, nil, probeError(base+"/chat/completions", status, body)
 	}
-	return nil, nil
+	return nil, nil, nil
 }
 
 // ListModels returns the ids of the models an OpenAI-compatible endpoint
@@ -55,7 +64,7 @@ func ListModels(ctx context.Context, baseURL, key string) ([]string, error) {
 	ctx, cancel := probeContext(ctx)
 	defer cancel()
 	base := strings.TrimRight(baseURL, "/")
-	ids, status, body, err := listModels(ctx, base, key)
+	ids, _, status, body, err := listModels(ctx, base, key)
 	if err != nil || status == http.StatusOK {
 		return ids, err
 	}
@@ -65,27 +74,34 @@ func ListModels(ctx context.Context, baseURL, key string) ([]string, error) {
 	return nil, probeError(base+"/models", status, body)
 }
 
-// listModels asks base's /models; the ids are set when it answered 200.
-func listModels(ctx context.Context, base, key string) ([]string, int, []byte, error) {
+// listModels asks base's /models; the ids (and the windows the listing
+// states) are set when it answered 200.
+func listModels(ctx context.Context, base, key string) ([]string, map[string]int, int, []byte, error) {
 	status, body, err := probeDo(ctx, http.MethodGet, base+"/models", key, nil)
 	if err != nil || status != http.StatusOK {
-		return nil, status, body, err
+		return nil, nil, status, body, err
 	}
 	var list struct {
 		Data []struct {
-			ID string `json:"id"`
+			ID            string `json:"id"`
+			MaxModelLen   int    `json:"max_model_len"`  // vLLM
+			ContextLength int    `json:"context_length"` // OpenRouter
 		} `json:"data"`
 		Models []struct { // Ollama's native shape, in case
 			Name string `json:"name"`
 		} `json:"models"`
 	}
 	if err := json.Unmarshal(body, &list); err != nil {
-		return nil, status, body, fmt.Errorf("%s/models answered, but not with a model list (%v); is the base URL right?", base, err)
+		return nil, nil, status, body, fmt.Errorf("%s/models answered, but not with a model list (%v); is the base URL right?", base, err)
 	}
 	ids := make([]string, 0, len(list.Data))
+	windows := map[string]int{}
 	for _, m := range list.Data {
 		if m.ID != "" {
 			ids = append(ids, m.ID)
+			if w := max(m.MaxModelLen, m.ContextLength); w > 0 {
+				windows[m.ID] = w
+			}
 		}
 	}
 	for _, m := range list.Models {
@@ -93,7 +109,7 @@ func listModels(ctx context.Context, base, key string) ([]string, int, []byte, e
 			ids = append(ids, m.Name)
 		}
 	}
-	return ids, status, body, nil
+	return ids, windows, status, body, nil
 }
 
 func probeDo(ctx context.Context, method, url, key string, body []byte) (int, []byte, error) {
