@@ -40,8 +40,9 @@ const (
 
 // ProjectFiles are the rules files looked for in every directory from the
 // git root down to the working directory, in this order.
-// CLAUDE.local.md is Claude Code's personal, git-ignored project file.
-var ProjectFiles = []string{"AGENTS.md", "CLAUDE.md", ".claude" + string(filepath.Separator) + "CLAUDE.md", "CLAUDE.local.md", "REASONIX.md"}
+// CLAUDE.local.md is Claude Code's personal, git-ignored project file;
+// CRUSH.md is Crush's (AGENTS.md serves Codex and OpenCode).
+var ProjectFiles = []string{"AGENTS.md", "CLAUDE.md", ".claude" + string(filepath.Separator) + "CLAUDE.md", "CLAUDE.local.md", "CRUSH.md", "REASONIX.md"}
 
 // Part kinds.
 const (

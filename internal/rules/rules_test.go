@@ -63,6 +63,7 @@ func TestDiscoveryOrder(t *testing.T) {
 		f.write(filepath.Join(f.repo, "AGENTS.md"), "root agents"),
 		f.write(filepath.Join(f.repo, "CLAUDE.md"), "root claude"),
 		f.write(filepath.Join(f.repo, ".claude", "CLAUDE.md"), "root dot claude"),
+		f.write(filepath.Join(f.repo, "CRUSH.md"), "root crush"),
 		f.write(filepath.Join(f.repo, "REASONIX.md"), "root reasonix"),
 		f.write(filepath.Join(f.repo, "a", "CLAUDE.md"), "a claude"),
 		f.write(filepath.Join(sub, "AGENTS.md"), "b agents"),
@@ -75,7 +76,7 @@ func TestDiscoveryOrder(t *testing.T) {
 	p := Load(opts)
 	got := sources(p)
 	want := []string{"preamble reasonix"}
-	kinds := []string{KindGlobal, KindGlobal, KindProject, KindProject, KindProject, KindProject, KindProject, KindProject, KindInstructions}
+	kinds := []string{KindGlobal, KindGlobal, KindProject, KindProject, KindProject, KindProject, KindProject, KindProject, KindProject, KindInstructions}
 	for i, file := range files {
 		want = append(want, kinds[i]+" "+file)
 	}
@@ -88,7 +89,7 @@ func TestDiscoveryOrder(t *testing.T) {
 		t.Errorf("read a file outside the walk:\n%s", text)
 	}
 	last := -1
-	for _, s := range []string{"reasonix global", "claude global", "root agents", "root claude", "root dot claude", "root reasonix", "a claude", "b agents", "extra"} {
+	for _, s := range []string{"reasonix global", "claude global", "root agents", "root claude", "root dot claude", "root crush", "root reasonix", "a claude", "b agents", "extra"} {
 		i := strings.Index(text, s)
 		if i <= last {
 			t.Errorf("%q out of order", s)
