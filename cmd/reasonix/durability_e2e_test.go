@@ -170,8 +170,10 @@ func TestE2EAbandonedTemporaryFilesAreSwept(t *testing.T) {
 	needStrace(t)
 	t.Parallel()
 	e := newE2E(t, scripted.Turn{Text: "never stored"})
-	// Killed on entering its first rename: the session file's.
-	_, out, err := e.straceRun(t, []string{"-e", "inject=rename,renameat,renameat2:error=EIO:signal=SIGKILL"}, "run", "first question")
+	// Killed on entering its third rename, the session file's: the first
+	// two put the project's seal folder and the session's seal in place
+	// (store.Seals), before the session's first line is written.
+	_, out, err := e.straceRun(t, []string{"-e", "inject=rename,renameat,renameat2:error=EIO:signal=SIGKILL:when=3"}, "run", "first question")
 	if err == nil {
 		t.Fatalf("the run was not killed:\n%s", out)
 	}
