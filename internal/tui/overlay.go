@@ -396,7 +396,13 @@ func (a *App) showApproval(e events.Event) (closeFn func(), setWaiting func(n in
 	for _, k := range approvalKeys {
 		if req.Offers(k.choice) {
 			keys = append(keys, a.tr(k.label))
-			short = append(short, a.tr(k.short))
+			if k.choice == events.ChoiceDeny {
+				// First where the line may be cut: the way to say no
+				// stays in view on the narrowest terminal.
+				short = append([]string{a.tr(k.short)}, short...)
+			} else {
+				short = append(short, a.tr(k.short))
+			}
 		}
 	}
 	body := &widthText{TextView: newOverlayText(text), build: build}

@@ -205,8 +205,8 @@ func TestEventsRender(t *testing.T) {
 }
 
 // TestApprovalKeysFitNarrowScreens: on a narrow terminal the approval's
-// key line drops the spelled-out digits rather than its last choice; on a
-// wide one it spells them out.
+// key line drops the spelled-out digits and puts deny first, so a cut
+// never hides it; on a wide one it spells them out.
 func TestApprovalKeysFitNarrowScreens(t *testing.T) {
 	h := start(t, Options{})
 	req := permission.Request{Tool: "edit_file", Subject: "a.go", Reason: "fix", Impact: "changes 1 file(s)",
@@ -220,9 +220,11 @@ func TestApprovalKeysFitNarrowScreens(t *testing.T) {
 		w, h       int
 		want, gone string
 	}{
-		{60, 20, "y once s session a always n/Esc deny", "allow once"},
+		{60, 20, "n/Esc deny y once s session a always", "allow once"},
 		{120, 35, "y/1 allow once  s/2 this session  a/3 always  n/4/Esc deny", "y once"},
 		{50, 20, "n/Esc deny", "allow once"},
+		// Cut on the narrowest terminal, the line keeps the way to say no.
+		{40, 10, "n/Esc deny y once", "allow once"},
 	} {
 		h.sim.SetSize(c.w, c.h)
 		h.postEvent(tcell.NewEventResize(c.w, c.h))
