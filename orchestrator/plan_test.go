@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/internal/store"
 	"github.com/reasonix/reasonix/providers/scripted"
 )
 
@@ -75,7 +76,7 @@ func TestPlanMarkdownAndJSON(t *testing.T) {
 
 func TestSaveLoadPlan(t *testing.T) {
 	dir := t.TempDir()
-	id, err := SavePlan(dir, "", helloPlan)
+	id, err := SavePlan("", dir, "", helloPlan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestSaveLoadPlan(t *testing.T) {
 		t.Errorf("id %q", id)
 	}
 	for _, ref := range []string{id, id[:len(id)-3], filepath.Join(PlansDir(dir), id+".json")} {
-		p, got, err := LoadPlan(dir, ref)
+		p, got, _, err := LoadPlan("", dir, ref, store.Refuse)
 		if err != nil {
 			t.Fatalf("load %q: %v", ref, err)
 		}
@@ -91,19 +92,19 @@ func TestSaveLoadPlan(t *testing.T) {
 			t.Errorf("load %q: id %q goal %q", ref, got, p.Goal)
 		}
 	}
-	if _, err := SavePlan(dir, "plan-x1", helloPlan); err != nil {
+	if _, err := SavePlan("", dir, "plan-x1", helloPlan); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := SavePlan(dir, "plan-x2", helloPlan); err != nil {
+	if _, err := SavePlan("", dir, "plan-x2", helloPlan); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := LoadPlan(dir, "plan-x"); err == nil || !strings.Contains(err.Error(), "matches 2") {
+	if _, _, _, err := LoadPlan("", dir, "plan-x", store.Refuse); err == nil || !strings.Contains(err.Error(), "matches 2") {
 		t.Errorf("ambiguous prefix: %v", err)
 	}
-	if _, _, err := LoadPlan(dir, "nope"); err == nil {
+	if _, _, _, err := LoadPlan("", dir, "nope", store.Refuse); err == nil {
 		t.Error("missing plan loaded")
 	}
-	if _, err := SavePlan(dir, "", Plan{}); err == nil {
+	if _, err := SavePlan("", dir, "", Plan{}); err == nil {
 		t.Error("invalid plan saved")
 	}
 }
@@ -145,7 +146,7 @@ func TestPlanThenExecute(t *testing.T) {
 	if res.Total.PromptTokens != 330 || res.Usage.PromptTokens != 300 {
 		t.Errorf("usage %+v total %+v", res.Usage, res.Total)
 	}
-	if _, _, err := LoadPlan(h.state, res.PlanID); err != nil {
+	if _, _, _, err := LoadPlan("", h.state, res.PlanID, store.Refuse); err != nil {
 		t.Errorf("saved plan: %v", err)
 	}
 
@@ -238,7 +239,7 @@ func TestPlanApproval(t *testing.T) {
 		if len(approved) != 1 || len(approved[0].Steps) != 3 || !strings.Contains(res.Text, "s3 done: ok") {
 			t.Fatalf("approved %+v res %+v", approved, res)
 		}
-		saved, _, err := LoadPlan(h.state, res.PlanID)
+		saved, _, _, err := LoadPlan("", h.state, res.PlanID, store.Refuse)
 		if err != nil || len(saved.Steps) != 3 {
 			t.Errorf("edited plan not saved: %+v %v", saved, err)
 		}
@@ -275,12 +276,12 @@ func TestExecuteSavedPlan(t *testing.T) {
 		{Match: "assigned step s1 ", Text: "done"},
 		{Match: "assigned step s2 ", Text: "checked"},
 	})
-	id, err := SavePlan(h.state, "", helloPlan)
+	id, err := SavePlan("", h.state, "", helloPlan)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// A new coordinator, as after a restart.
-	res, err := h.coord.ExecuteSaved(context.Background(), id[:len(id)-4], false)
+	res, err := h.coord.ExecuteSaved(context.Background(), id[:len(id)-4], SavedRun{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +291,7 @@ func TestExecuteSavedPlan(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(h.ws, "hello.txt")); string(b) != "later\n" {
 		t.Errorf("hello.txt = %q", b)
 	}
-	steps, err := LoadProgress(h.state, id)
+	steps, _, err := LoadProgress("", h.state, id, store.Refuse)
 	if err != nil || len(steps) != 2 || steps[0].Status != StepDone || steps[1].Status != StepDone || steps[0].Session == "" {
 		t.Errorf("saved progress %+v %v", steps, err)
 	}

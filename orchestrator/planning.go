@@ -7,6 +7,7 @@ import (
 
 	"github.com/reasonix/reasonix/agents"
 	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/internal/store"
 	"github.com/reasonix/reasonix/roles"
 	"github.com/reasonix/reasonix/tools"
 )
@@ -45,7 +46,7 @@ func (c *Coordinator) Plan(ctx context.Context, prompt string) (Plan, string, Re
 	}
 	id := ""
 	if c.rt.StateDir != "" {
-		if id, err = SavePlan(c.rt.StateDir, "", p); err != nil {
+		if id, err = SavePlan(c.rt.Home, c.rt.StateDir, "", p); err != nil {
 			return p, "", res, err
 		}
 	}
@@ -112,7 +113,7 @@ func mergeOutcomes(a, b agents.Outcome) agents.Outcome {
 // Execute runs plan, which is not saved, as a DAG of parallel workers
 // (see ExecutePlan).
 func (c *Coordinator) Execute(ctx context.Context, plan Plan) (Result, error) {
-	return c.executePlan(ctx, plan, "", false)
+	return c.executePlan(ctx, plan, "", SavedRun{})
 }
 
 // ExecutePlan runs plan as a DAG: steps whose dependencies are done go
@@ -120,10 +121,27 @@ func (c *Coordinator) Execute(ctx context.Context, plan Plan) (Result, error) {
 // with the same prefix, isolated as agent.plan_isolation says; then the
 // plan's validation runs, with bounded fix-up steps when it fails. A
 // failed or blocked step triggers one re-plan of the remaining steps.
-// With id set, progress is saved after every step; resume keeps the
+// With id set, progress is saved after every step; o.Resume keeps the
 // steps an earlier run of id finished.
-func (c *Coordinator) ExecutePlan(ctx context.Context, plan Plan, id string, resume bool) (Result, error) {
-	return c.executePlan(ctx, plan, id, resume)
+func (c *Coordinator) ExecutePlan(ctx context.Context, plan Plan, id string, o SavedRun) (Result, error) {
+	return c.executePlan(ctx, plan, id, o)
+}
+
+// SavedRun says how a saved plan is run.
+type SavedRun struct {
+	// Resume runs only the steps an earlier run did not finish.
+	Resume bool
+	// AcceptModified runs a plan (and resumes from progress) changed
+	// outside Reasonix as it stands: the person has read it and takes
+	// it as theirs. Without it such a file is a *store.ModifiedError.
+	AcceptModified bool
+}
+
+func (o SavedRun) mode() store.LoadMode {
+	if o.AcceptModified {
+		return store.AcceptModified
+	}
+	return store.Refuse
 }
 
 // PlanThenExecute plans prompt, asks the PlanApprover (if any), then
@@ -149,7 +167,7 @@ func (c *Coordinator) planThenExecute(ctx context.Context, prompt string, before
 	if beforeRun != nil {
 		beforeRun(ctx)
 	}
-	res, err := c.executePlan(ctx, plan, id, false)
+	res, err := c.executePlan(ctx, plan, id, SavedRun{})
 	res.PlanID = id
 	res.Total.Add(pres.Total)
 	return res, err
@@ -172,7 +190,7 @@ func (c *Coordinator) approve(ctx context.Context, id string, plan Plan) (Plan, 
 		}
 		plan = got
 		if id != "" {
-			if _, err := SavePlan(c.rt.StateDir, id, plan); err != nil {
+			if _, err := SavePlan(c.rt.Home, c.rt.StateDir, id, plan); err != nil {
 				return plan, err
 			}
 		}
@@ -189,13 +207,17 @@ func (c *Coordinator) approve(ctx context.Context, id string, plan Plan) (Plan, 
 }
 
 // ExecuteSaved loads a saved plan (id, id prefix or file) and executes
-// it; resume runs only the steps an earlier run did not finish.
-func (c *Coordinator) ExecuteSaved(ctx context.Context, idOrFile string, resume bool) (Result, error) {
-	p, id, err := LoadPlan(c.rt.StateDir, idOrFile)
+// it as o says. A saved plan or progress file that is not what Reasonix
+// last wrote is a *store.ModifiedError (see LoadPlan) and runs nothing.
+func (c *Coordinator) ExecuteSaved(ctx context.Context, idOrFile string, o SavedRun) (Result, error) {
+	p, id, notice, err := LoadPlan(c.rt.Home, c.rt.StateDir, idOrFile, o.mode())
 	if err != nil {
 		return Result{}, err
 	}
-	res, err := c.executePlan(ctx, p, id, resume)
+	if notice != "" {
+		c.rt.Sink.Publish(events.Event{Type: events.Notice, Role: roles.Executor, Text: notice})
+	}
+	res, err := c.executePlan(ctx, p, id, o)
 	res.PlanID = id
 	return res, err
 }

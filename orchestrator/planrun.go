@@ -81,29 +81,43 @@ func progressPath(stateDir, id string) string {
 	return filepath.Join(PlansDir(stateDir), "runs", id+".json")
 }
 
-// LoadProgress reads the saved progress of plan id: one entry per step
-// that has an outcome or is running, plus resolution and fix-up steps.
-func LoadProgress(stateDir, id string) ([]StepResult, error) {
-	p, err := loadProgress(stateDir, id)
-	if err != nil {
-		return nil, err
-	}
-	return p.Steps, nil
+// progressSeals are the seals of a state directory's plan progress
+// files (see store.FileSeals): a forged one would make --resume skip
+// steps or run them again.
+func progressSeals(home, stateDir string) *store.FileSeals {
+	return store.NewFileSeals(home, filepath.Dir(progressPath(stateDir, "x")), "plan progress")
 }
 
-func loadProgress(stateDir, id string) (*planProgress, error) {
-	b, err := os.ReadFile(progressPath(stateDir, id))
+// LoadProgress reads the saved progress of plan id: one entry per step
+// that has an outcome or is running, plus resolution and fix-up steps;
+// and a notice, when there is one. With home set the file is checked
+// against its seal as [LoadPlan] checks a plan.
+func LoadProgress(home, stateDir, id string, mode store.LoadMode) ([]StepResult, string, error) {
+	p, notice, err := loadProgress(home, stateDir, id, mode)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%w %s", ErrNoProgress, id)
+		return nil, "", err
+	}
+	return p.Steps, notice, nil
+}
+
+func loadProgress(home, stateDir, id string, mode store.LoadMode) (*planProgress, string, error) {
+	path := progressPath(stateDir, id)
+	b, notice, err := progressSeals(home, stateDir).Read(path, mode)
+	if err != nil {
+		var mod *store.ModifiedError
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return nil, "", fmt.Errorf("%w %s", ErrNoProgress, id)
+		case errors.As(err, &mod):
+			return nil, "", err
 		}
-		return nil, fmt.Errorf("load plan progress: %w", err)
+		return nil, "", fmt.Errorf("load plan progress: %w", err)
 	}
 	var p planProgress
 	if err := json.Unmarshal(b, &p); err != nil {
-		return nil, fmt.Errorf("load plan progress %s: %w", progressPath(stateDir, id), err)
+		return nil, "", fmt.Errorf("load plan progress %s: %w", path, err)
 	}
-	return &p, nil
+	return &p, notice, nil
 }
 
 // planRun is one execution of a plan as a DAG of parallel workers. Only
@@ -166,7 +180,7 @@ func (r *planRun) save() {
 	}
 	r.prog.Updated = time.Now().UTC()
 	b, _ := json.MarshalIndent(r.prog, "", "  ")
-	if err := store.WriteFileAtomic(progressPath(r.c.rt.StateDir, r.id), append(b, '\n'), 0o644); err != nil {
+	if err := progressSeals(r.c.rt.Home, r.c.rt.StateDir).Write(progressPath(r.c.rt.StateDir, r.id), append(b, '\n'), 0o644); err != nil {
 		r.c.rt.Sink.Publish(events.Event{Type: events.Notice, Text: "plan progress not saved: " + err.Error()})
 	}
 }
@@ -177,15 +191,18 @@ func (r *planRun) notice(msg string) {
 
 // executePlan runs plan as a DAG of workers; resume keeps the outcome
 // of steps a saved earlier run finished.
-func (c *Coordinator) executePlan(ctx context.Context, plan Plan, id string, resume bool) (Result, error) {
+func (c *Coordinator) executePlan(ctx context.Context, plan Plan, id string, o SavedRun) (Result, error) {
 	if err := plan.Validate(); err != nil {
 		return Result{}, err
 	}
 	r := &planRun{c: c, plan: plan, id: id, prog: &planProgress{Plan: id}}
-	if resume {
-		p, err := loadProgress(c.rt.StateDir, id)
+	if o.Resume {
+		p, notice, err := loadProgress(c.rt.Home, c.rt.StateDir, id, o.mode())
 		if err != nil {
 			return Result{}, err
+		}
+		if notice != "" {
+			r.notice(notice)
 		}
 		r.prog = p
 		// What was running when the earlier run died runs again, and so
@@ -620,7 +637,7 @@ func (r *planRun) replan(ctx context.Context, bad []StepResult) error {
 		return fmt.Errorf("re-plan: %w", err)
 	}
 	if r.id != "" && r.c.rt.StateDir != "" {
-		if _, err := SavePlan(r.c.rt.StateDir, r.id, merged); err != nil {
+		if _, err := SavePlan(r.c.rt.Home, r.c.rt.StateDir, r.id, merged); err != nil {
 			return err
 		}
 	}

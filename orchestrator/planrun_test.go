@@ -16,6 +16,7 @@ import (
 
 	"github.com/reasonix/reasonix/agents"
 	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/internal/store"
 	"github.com/reasonix/reasonix/providers/scripted"
 	"github.com/reasonix/reasonix/tools"
 )
@@ -128,11 +129,11 @@ func TestPlanFailedStepIsReplannedOnce(t *testing.T) {
 	turns = append(turns, stepTurns("s2b", "", 0)...)
 	h := newHarness(t, turns)
 	plan := Plan{Goal: "x", Steps: []PlanStep{{ID: "s1", Title: "one"}, {ID: "s2", Title: "two", DependsOn: []string{"s1"}}}}
-	id, err := SavePlan(h.state, "", plan)
+	id, err := SavePlan("", h.state, "", plan)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := h.coord.ExecuteSaved(context.Background(), id, false)
+	res, err := h.coord.ExecuteSaved(context.Background(), id, SavedRun{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +141,7 @@ func TestPlanFailedStepIsReplannedOnce(t *testing.T) {
 	if !strings.Contains(planner.firstUser(), "s2 (failed): the API does not exist") || !strings.Contains(planner.firstUser(), "- s1: did s1") {
 		t.Errorf("planner not told the failure: %s", planner.firstUser())
 	}
-	saved, _, _ := LoadPlan(h.state, id)
+	saved, _, _, _ := LoadPlan("", h.state, id, store.Refuse)
 	if len(saved.Steps) != 2 || saved.Steps[0].Title != "one" || saved.Steps[1].ID != "s2b" {
 		t.Errorf("re-plan not saved: %+v", saved.Steps)
 	}
@@ -255,16 +256,16 @@ func TestPlanResumeRunsOnlyWhatIsNotDone(t *testing.T) {
 	h := newHarness(t, turns)
 	h.coord.rt.Sink = cancelOn{inner: h.rec, step: "s2", status: StepRunning, cancel: cancel}
 	plan := Plan{Goal: "x", Steps: []PlanStep{{ID: "s1", Title: "one"}, {ID: "s2", Title: "two", DependsOn: []string{"s1"}}}}
-	id, _ := SavePlan(h.state, "", plan)
-	if _, err := h.coord.ExecuteSaved(ctx, id, false); err == nil || !strings.Contains(err.Error(), "interrupted") {
+	id, _ := SavePlan("", h.state, "", plan)
+	if _, err := h.coord.ExecuteSaved(ctx, id, SavedRun{}); err == nil || !strings.Contains(err.Error(), "interrupted") {
 		t.Fatalf("err %v", err)
 	}
-	steps, _ := LoadProgress(h.state, id)
+	steps, _, _ := LoadProgress("", h.state, id, store.Refuse)
 	if len(steps) != 2 || steps[0].Status != StepDone || steps[1].Status != StepPending {
 		t.Fatalf("progress after interrupt %+v", steps)
 	}
 	h.coord.rt.Sink = h.rec
-	if _, err := h.coord.ExecuteSaved(context.Background(), id, true); err != nil {
+	if _, err := h.coord.ExecuteSaved(context.Background(), id, SavedRun{Resume: true}); err != nil {
 		t.Fatal(err)
 	}
 	n := 0
@@ -279,7 +280,7 @@ func TestPlanResumeRunsOnlyWhatIsNotDone(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(h.ws, "two.txt")); string(b) != "s2\n" {
 		t.Errorf("two.txt = %q", b)
 	}
-	if _, err := h.coord.ExecuteSaved(context.Background(), "nope", true); err == nil {
+	if _, err := h.coord.ExecuteSaved(context.Background(), "nope", SavedRun{Resume: true}); err == nil {
 		t.Error("resumed a plan that does not exist")
 	}
 }
@@ -465,14 +466,14 @@ func TestPlanResumeRunsBlockedStepsAgain(t *testing.T) {
 	turns = append(turns, stepTurns("s2", "two.txt", 0)...)
 	h := newHarness(t, turns, func(rt *Runtime) { rt.Settings.NoReplan = true })
 	plan := Plan{Goal: "x", Steps: []PlanStep{{ID: "s1", Title: "one"}, {ID: "s2", Title: "two", DependsOn: []string{"s1"}}}}
-	id, _ := SavePlan(h.state, "", plan)
-	if _, err := h.coord.ExecuteSaved(context.Background(), id, false); err == nil || !strings.Contains(err.Error(), "s2 blocked") {
+	id, _ := SavePlan("", h.state, "", plan)
+	if _, err := h.coord.ExecuteSaved(context.Background(), id, SavedRun{}); err == nil || !strings.Contains(err.Error(), "s2 blocked") {
 		t.Fatalf("err %v", err)
 	}
-	if _, err := h.coord.ExecuteSaved(context.Background(), id, true); err != nil {
+	if _, err := h.coord.ExecuteSaved(context.Background(), id, SavedRun{Resume: true}); err != nil {
 		t.Fatal(err)
 	}
-	steps, _ := LoadProgress(h.state, id)
+	steps, _, _ := LoadProgress("", h.state, id, store.Refuse)
 	if len(steps) != 2 || steps[0].Status != StepDone || steps[1].Status != StepDone {
 		t.Errorf("progress after resume %+v", steps)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/reasonix/reasonix/agents"
 	"github.com/reasonix/reasonix/events"
+	"github.com/reasonix/reasonix/internal/store"
 	"github.com/reasonix/reasonix/internal/text"
 	"github.com/reasonix/reasonix/orchestrator"
 )
@@ -22,13 +23,31 @@ func showPlan(ref string, io stdio) (ok bool, err error) {
 		return true, err
 	}
 	state := filepath.Join(workspaceOf(loaded, wd), ".reasonix")
-	p, id, err := orchestrator.LoadPlan(state, ref)
+	// Showing runs nothing: a file changed outside Reasonix is shown with
+	// a warning, read without its seal (and left unsealed, so run --plan
+	// still refuses it).
+	p, id, notice, err := orchestrator.LoadPlan(loaded.Home, state, ref, store.Refuse)
+	var mod *store.ModifiedError
+	if errors.As(err, &mod) {
+		fmt.Fprintf(io.err, "reasonix: warning: %v\n  reasonix run --plan %s refuses it; --accept-modified runs it as it stands\n", err, mod.ID)
+		p, id, notice, err = orchestrator.LoadPlan("", state, ref, store.Refuse)
+	}
 	if err != nil {
 		return false, nil
 	}
-	steps, err := orchestrator.LoadProgress(state, id)
+	if notice != "" {
+		fmt.Fprintln(io.err, "reasonix: "+notice)
+	}
+	steps, notice, err := orchestrator.LoadProgress(loaded.Home, state, id, store.Refuse)
+	if errors.As(err, &mod) {
+		fmt.Fprintf(io.err, "reasonix: warning: %v\n  reasonix run --plan %s --resume refuses it; --accept-modified resumes from it as it stands\n", err, id)
+		steps, notice, err = orchestrator.LoadProgress("", state, id, store.Refuse)
+	}
 	if err != nil && !errors.Is(err, orchestrator.ErrNoProgress) {
 		return true, err
+	}
+	if notice != "" {
+		fmt.Fprintln(io.err, "reasonix: "+notice)
 	}
 	fmt.Fprint(io.out, renderPlanDAG(p, id, steps))
 	return true, nil

@@ -29,6 +29,9 @@ type runFlags struct {
 	hooksTrust bool
 	// mcpTrust starts the project's .mcp.json servers without asking.
 	mcpTrust bool
+	// acceptModified runs a saved plan changed outside Reasonix as it
+	// stands (run --plan ID --accept-modified).
+	acceptModified bool
 	// pickResume opens the list of conversations to resume from (chat
 	// with a bare --resume).
 	pickResume bool
@@ -78,6 +81,7 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 		fs.StringVar(&f.input, "input-format", "text", "text, or stream-json: read turns and approval answers as JSON lines on stdin")
 		fs.BoolVar(&f.cont, "continue", false, "add this turn to the newest session of this project")
 		fs.StringVar(&f.resume, "resume", "", "add this turn to the session with this id (or a unique prefix)")
+		fs.BoolVar(&f.acceptModified, "accept-modified", false, "with --plan: run a saved plan (and its progress) changed outside Reasonix as it stands, taking the changes as your own")
 	}
 	fs.StringVar(&f.plan, "plan", "", "saved plan id or file to execute")
 	fs.StringVar(&f.goal, "goal", "", "goal to pursue until done")
@@ -135,6 +139,9 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 	}
 	if prompt == "" && f.plan == "" && f.goal == "" {
 		return usagef("%s needs a PROMPT (or - to read it from stdin)", name)
+	}
+	if f.acceptModified && f.plan == "" {
+		return usagef("--accept-modified goes with --plan (for a session changed outside Reasonix: reasonix fork ID --accept-modified)")
 	}
 	if resumePlan && f.plan == "" {
 		return usagef("--resume needs a session id, or --plan ID to resume a plan run")
@@ -199,7 +206,8 @@ func cmdRun(ctx context.Context, args []string, io stdio, planOnly bool) error {
 		res, runErr = app.coord.PlanThenExecute(ctx, prompt)
 		plan = res.Plan
 	case f.plan != "":
-		res, runErr = app.coord.ExecuteSaved(ctx, f.plan, resumePlan)
+		res, runErr = app.coord.ExecuteSaved(ctx, f.plan, orchestrator.SavedRun{Resume: resumePlan, AcceptModified: f.acceptModified})
+		runErr = explainPlanModified(runErr, f.plan, resumePlan)
 		plan = res.Plan
 	case f.goal == "resume" && resuming:
 		var cv *orchestrator.Conversation

@@ -48,6 +48,30 @@ func explainModified(err error) error {
 		err, m.Line, m.ID, m.ID)}
 }
 
+// explainPlanModified turns a saved plan or plan progress file changed
+// outside Reasonix into a usage error (exit 2) that says how to go on;
+// other errors pass.
+func explainPlanModified(err error, ref string, resume bool) error {
+	var m *store.ModifiedError
+	if !errors.As(err, &m) {
+		return err
+	}
+	again := "reasonix run --plan " + ref
+	if resume {
+		again += " --resume"
+	}
+	why := "Reasonix does not run what it did not write as an approved plan: each step becomes a worker's prompt."
+	if m.What != "plan" {
+		why = "Reasonix does not trust progress it did not write: it decides which steps run again."
+		if resume {
+			why += " Without --resume the plan runs from the start."
+		}
+	}
+	return usageError{fmt.Errorf("%w\n  %s Look at the file (reasonix plan show %s).\n"+
+		"  To take it as it stands, changes included, as your own: %s --accept-modified",
+		err, why, ref, again)}
+}
+
 // cmdSessions is `reasonix sessions [--json] [--all]`.
 func cmdSessions(args []string, io stdio) error {
 	fs := flag.NewFlagSet("sessions", flag.ContinueOnError)

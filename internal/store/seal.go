@@ -54,16 +54,25 @@ type sealEntry struct {
 type Seals struct {
 	home, sessions string
 	dir            func() string
+	// ext ends the names of the files sealed; isFile says which names
+	// in the folder are such files (for the legacy list).
+	ext    string
+	isFile func(name string) bool
 }
 
 // NewSeals returns the seals of the sessions folder sessionsDir, kept in
 // <home>/seals/<hash of the folder's resolved path>; nil when home is
 // empty. Nothing is read or made until a session is loaded or written.
 func NewSeals(home, sessionsDir string) *Seals {
+	return newSeals(home, sessionsDir, ".jsonl", isSessionFile)
+}
+
+// newSeals is [NewSeals] for a folder of files ending in ext.
+func newSeals(home, sessionsDir, ext string, isFile func(string) bool) *Seals {
 	if home == "" || sessionsDir == "" {
 		return nil
 	}
-	s := &Seals{home: home, sessions: sessionsDir}
+	s := &Seals{home: home, sessions: sessionsDir, ext: ext, isFile: isFile}
 	s.dir = sync.OnceValue(func() string {
 		p := sealKey(sessionsDir)
 		sum := sha256.Sum256([]byte(p))
@@ -123,8 +132,8 @@ func (s *Seals) ensure() error {
 		return fmt.Errorf("list sessions: %w", err)
 	}
 	for _, e := range ents {
-		if !e.IsDir() && isSessionFile(e.Name()) {
-			names.WriteString(strings.TrimSuffix(e.Name(), ".jsonl") + "\n")
+		if !e.IsDir() && s.isFile(e.Name()) {
+			names.WriteString(strings.TrimSuffix(e.Name(), s.ext) + "\n")
 		}
 	}
 	werr := os.WriteFile(filepath.Join(tmp, legacyName), names.Bytes(), 0o600)
@@ -264,10 +273,17 @@ type ModifiedError struct {
 	ID   string
 	Line int
 	Why  string
+	// What the file is: "session" when empty, else what a [FileSeals]
+	// was made for ("plan", "plan progress").
+	What string
 }
 
 func (e *ModifiedError) Error() string {
-	return fmt.Sprintf("%s:%d: session %s was changed outside Reasonix: %s", e.Path, e.Line, e.ID, e.Why)
+	what := e.What
+	if what == "" {
+		what = "session"
+	}
+	return fmt.Sprintf("%s:%d: %s %s was changed outside Reasonix: %s", e.Path, e.Line, what, e.ID, e.Why)
 }
 
 // LoadMode says what Load does with a session file that is not what
