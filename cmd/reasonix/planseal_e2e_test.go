@@ -147,3 +147,47 @@ func TestE2EPlanSealRefusesForgedProgress(t *testing.T) {
 		t.Fatalf("--accept-modified resume: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// TestE2EPlanSealStreamJSONPlanIsSealed: a plan made and run in-process
+// by the stream-json `/plan` line is sealed as it is saved, so one a
+// command rewrites afterwards is refused by `run --plan`, and its progress
+// by `--resume`.
+func TestE2EPlanSealStreamJSONPlanIsSealed(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t,
+		scripted.Turn{ToolCalls: []scripted.Call{call("submit_plan", map[string]any{
+			"goal": "one", "steps": []map[string]any{{"id": "s1", "title": "STREAM-STEP"}}})}},
+		scripted.Turn{Match: "assigned step s1 ", Text: "Done."})
+	c := startStream(t, e)
+	c.send(userLine("/plan do one thing"))
+	ap := c.await("the plan's approval", typed("approval_request"))
+	c.send(map[string]any{"type": "approval", "id": ap["id"], "decision": "allow"})
+	if d := c.await("the plan's end", lineDone); d["text"] != "done" {
+		t.Fatalf("the plan's line ended %v", d)
+	}
+	c.finish()
+	plans, _ := filepath.Glob(filepath.Join(e.repo, ".reasonix", "plans", "plan-*.json"))
+	if len(plans) != 1 {
+		t.Fatalf("plans %v", plans)
+	}
+	id := strings.TrimSuffix(filepath.Base(plans[0]), ".json")
+	progress := filepath.Join(e.repo, ".reasonix", "plans", "runs", id+".json")
+	raw, err := os.ReadFile(progress)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(progress, []byte(strings.Replace(string(raw), `"done"`, `"failed"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	withScript(t, e, scripted.Turn{Match: "assigned step ", Text: "Again."})
+	if r := e.run("", "run", "--yolo", "--plan", id, "--resume"); r.code != 2 || !strings.Contains(r.stderr, "plan progress "+id) || len(e.srv.Requests()) != 0 {
+		t.Fatalf("resume from forged progress: exit %d\n%s", r.code, r.stderr)
+	}
+	raw, _ = os.ReadFile(plans[0])
+	if err := os.WriteFile(plans[0], []byte(strings.Replace(string(raw), "STREAM-STEP", "FORGED-STEP", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.run("", "run", "--yolo", "--plan", id); r.code != 2 || !strings.Contains(r.stderr, "plan "+id+" was changed outside Reasonix") || len(e.srv.Requests()) != 0 {
+		t.Fatalf("run of a forged plan: exit %d\n%s", r.code, r.stderr)
+	}
+}
