@@ -184,7 +184,7 @@ func TestSessionLogClosesBehind(t *testing.T) {
 func TestClosingsWaitForLateOnes(t *testing.T) {
 	var q closings
 	open := func() *store.Transcript {
-		tr, err := store.Create(t.TempDir(), store.Header{ID: "s-late", Role: "executor"})
+		tr, err := (*store.Seals)(nil).Create(t.TempDir(), store.Header{ID: "s-late", Role: "executor"})
 		if err != nil {
 			t.Fatal(err)
 		}

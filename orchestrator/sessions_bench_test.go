@@ -17,7 +17,7 @@ import (
 // bytes and answers.
 func writeLongSession(tb testing.TB, dir, id string, n int) string {
 	tb.Helper()
-	tr, err := store.Create(dir, store.Header{ID: id, Role: "executor", Model: "m"})
+	tr, err := (*store.Seals)(nil).Create(dir, store.Header{ID: id, Role: "executor", Model: "m"})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -191,7 +191,7 @@ func TestE2ESealOldSessionResumesWithANotice(t *testing.T) {
 	t.Parallel()
 	e := newE2E(t, scripted.Turn{Text: "Welcome back."})
 	dir := filepath.Join(e.repo, ".reasonix", "sessions")
-	tr, err := store.Create(dir, store.Header{ID: "e-20240101-000000-00000000000000aa", Role: "executor", Cwd: e.repo},
+	tr, err := (*store.Seals)(nil).Create(dir, store.Header{ID: "e-20240101-000000-00000000000000aa", Role: "executor", Cwd: e.repo},
 		providers.Message{Role: providers.RoleUser, Content: "OLD-PROMPT"},
 		providers.Message{Role: providers.RoleAssistant, Content: "old answer"},
 		store.Meta{Type: store.TypeMeta, Turns: 1})

@@ -1,10 +1,11 @@
+//go:build linux
+
 package main
 
 import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -18,9 +19,6 @@ import (
 // path. The tools resolve the path first and open what it names.
 func TestE2EFileToolsFollowTheWorkspacesOwnSymlinks(t *testing.T) {
 	t.Parallel()
-	if runtime.GOOS == "windows" {
-		t.Skip("symlinks need privileges on Windows")
-	}
 	e := newE2E(t,
 		scripted.Turn{ToolCalls: []scripted.Call{
 			call("read_file", map[string]any{"path": "CLAUDE.md"}),

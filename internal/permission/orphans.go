@@ -94,7 +94,7 @@ func (o *Orphans) start(cmd *exec.Cmd) error {
 		return err
 	}
 	o.known[cmd.Process.Pid] = startTime(cmd.Process.Pid)
-	if cmd.SysProcAttr != nil && cmd.SysProcAttr.Pdeathsig != 0 {
+	if endsWithParent(cmd) {
 		// ended follows (startConfined waits for such a command).
 		o.live++
 	} else {

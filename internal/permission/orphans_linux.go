@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 
@@ -25,6 +26,12 @@ func becomeSubreaper() int {
 		return -1
 	}
 	return n
+}
+
+// endsWithParent reports whether cmd was started to be killed when its
+// starting thread ends (a confined command's Pdeathsig).
+func endsWithParent(cmd *exec.Cmd) bool {
+	return cmd.SysProcAttr != nil && cmd.SysProcAttr.Pdeathsig != 0
 }
 
 // seccompFilters is the Seccomp_filters count /proc reports for pid, -1

@@ -27,7 +27,7 @@ func contents(msgs []providers.Message) string {
 
 func TestLoadAppliesMetaCheckpointsAndRewinds(t *testing.T) {
 	dir := t.TempDir()
-	tr, err := Create(dir, Header{ID: "e-1", Role: "executor", Model: "m1", Cwd: "/w"})
+	tr, err := (*Seals)(nil).Create(dir, Header{ID: "e-1", Role: "executor", Model: "m1", Cwd: "/w"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestLoadClosesToolCallsWithoutResults(t *testing.T) {
 		return providers.Message{Role: providers.RoleTool, ToolCallID: id, Content: "ok " + id}
 	}
 	dir := t.TempDir()
-	tr, _ := Create(dir, Header{ID: "s"})
+	tr, _ := (*Seals)(nil).Create(dir, Header{ID: "s"})
 	// A crash between two results of one message, then a resumed turn
 	// was appended; and a stray result with no call.
 	for _, m := range []providers.Message{user("go"), call("a", "b"), result("a"), user("go on"), result("zz"), call("c"), result("c"), answer("done"), call("d")} {
@@ -125,7 +125,7 @@ func TestLoadClosesToolCallsWithoutResults(t *testing.T) {
 func TestListAndFind(t *testing.T) {
 	dir := t.TempDir()
 	mk := func(id, parent string, updated time.Time, turns int) {
-		tr, err := Create(dir, Header{ID: id, Role: "executor", Parent: parent, Model: "m", Title: "t " + id})
+		tr, err := (*Seals)(nil).Create(dir, Header{ID: id, Role: "executor", Parent: parent, Model: "m", Title: "t " + id})
 		must(t, err)
 		must(t, tr.Append(user("hi")))
 		// A long session: the newest meta is found in the file's tail.

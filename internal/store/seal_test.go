@@ -193,7 +193,7 @@ func TestSealLegacySessions(t *testing.T) {
 	dir := filepath.Join(ws, ".reasonix", "sessions")
 	home := filepath.Join(t.TempDir(), "home")
 	// Written before sealing: no seals folder yet.
-	old, err := Create(dir, Header{ID: "s1", Role: "executor"}, user("old"))
+	old, err := (*Seals)(nil).Create(dir, Header{ID: "s1", Role: "executor"}, user("old"))
 	if err != nil {
 		t.Fatal(err)
 	}

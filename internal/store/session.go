@@ -71,12 +71,10 @@ func PathFor(dir, id string) string { return filepath.Join(dir, id+".jsonl") }
 // those records or does not exist, never an empty or partial file; the
 // name itself is made durable by the first Sync, which syncs the
 // directory too. The file is readable by its owner alone.
-func Create(dir string, h Header, first ...any) (*Transcript, error) {
-	return (*Seals)(nil).Create(dir, h, first...)
-}
-
-// Create is [Create] that also seals the file (see Seals): the seal,
-// holding the new file's lines, is written first. A nil s seals nothing.
+//
+// It also seals the file (see Seals): the seal, holding the new file's
+// lines, is written first. A nil s seals nothing (a file as Reasonix
+// wrote it before sessions were sealed).
 func (s *Seals) Create(dir string, h Header, first ...any) (*Transcript, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create sessions dir: %w", err)

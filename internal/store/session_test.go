@@ -20,7 +20,7 @@ func newTranscript(t *testing.T) (*Transcript, Header) {
 	t.Helper()
 	h := Header{ID: "s1", Role: "executor", Parent: "p0", Model: "deepseek-chat",
 		Created: time.Date(2025, 5, 1, 12, 0, 0, 0, time.UTC), Title: "fix <b> & friends"}
-	tr, err := Create(filepath.Join(t.TempDir(), "sessions"), h)
+	tr, err := (*Seals)(nil).Create(filepath.Join(t.TempDir(), "sessions"), h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,14 +76,14 @@ func TestTranscriptRoundTrip(t *testing.T) {
 func TestCreateRefusesExistingID(t *testing.T) {
 	dir := t.TempDir()
 	h := Header{ID: "dup"}
-	tr, err := Create(dir, h)
+	tr, err := (*Seals)(nil).Create(dir, h)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tr.Append(providers.Message{Role: "user", Content: "keep me"})
 	tr.Close()
 	// A second session with the same id must not clobber the first.
-	if _, err := Create(dir, h); err == nil {
+	if _, err := (*Seals)(nil).Create(dir, h); err == nil {
 		t.Fatal("second Create with the same id succeeded")
 	}
 	if _, msgs, err := Read(filepath.Join(dir, "dup.jsonl")); err != nil || len(msgs) != 1 {
@@ -98,7 +98,7 @@ func TestCreateRefusesExistingID(t *testing.T) {
 func TestCreateWritesFirstRecordsWhole(t *testing.T) {
 	dir := t.TempDir()
 	first := providers.Message{Role: providers.RoleUser, Content: "the prompt"}
-	tr, err := Create(dir, Header{ID: "s2", Role: "executor"}, first, Meta{Type: TypeMeta, Title: "the prompt", Turns: 1})
+	tr, err := (*Seals)(nil).Create(dir, Header{ID: "s2", Role: "executor"}, first, Meta{Type: TypeMeta, Title: "the prompt", Turns: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
