@@ -4,12 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"io"
 	"io/fs"
-	"os"
 	"strconv"
 	"strings"
-	"syscall"
+
+	"github.com/reasonix/reasonix/internal/regular"
 )
 
 // DotEnvFile is the file in the working directory whose variables fill
@@ -23,7 +22,7 @@ const DotEnvFile = ".env"
 // direnv), so a line this parser does not understand is skipped and its
 // number returned, for doctor, rather than stopping the run.
 func readDotEnv(path string) (map[string]string, []int, []error) {
-	data, err := readRegular(path)
+	data, err := regular.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	}
@@ -104,22 +103,3 @@ func withDotEnv(env func(string) string, dot map[string]string) func(string) str
 	}
 }
 
-// readRegular reads the file at path when it is a regular file: a .env
-// that is a FIFO (a confined command can make one) would block every
-// later start on its read. It is opened without waiting for a writer and
-// judged by what was opened.
-func readRegular(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
-	}
-	return io.ReadAll(f)
-}

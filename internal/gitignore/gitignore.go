@@ -22,13 +22,12 @@ package gitignore
 import (
 	"bufio"
 	"bytes"
-	"errors"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
-	"syscall"
+
+	"github.com/reasonix/reasonix/internal/regular"
 )
 
 // Pattern is one compiled line of a .gitignore file.
@@ -238,7 +237,7 @@ func (m *Matcher) Add(base string, patterns []Pattern) *Matcher {
 // relative to the walk root is base ("" for the root), or m itself when dir
 // has none or it cannot be read.
 func (m *Matcher) LoadDir(dir, base string) *Matcher {
-	data, err := readRegular(filepath.Join(dir, ".gitignore"))
+	data, err := regular.ReadFile(filepath.Join(dir, ".gitignore"))
 	if err != nil {
 		return m
 	}
@@ -305,7 +304,7 @@ func Enclosing(root string) *Matcher {
 	}
 	rel := relTo(top, root)
 	var m *Matcher
-	if data, err := readRegular(filepath.Join(gitDir, "info", "exclude")); err == nil {
+	if data, err := regular.ReadFile(filepath.Join(gitDir, "info", "exclude")); err == nil {
 		m = m.addAbove(rel, Parse(data))
 	}
 	if rel == "" {
@@ -314,7 +313,7 @@ func Enclosing(root string) *Matcher {
 	parts := strings.Split(rel, "/")
 	for i := range parts {
 		dir := filepath.Join(top, filepath.FromSlash(strings.Join(parts[:i], "/")))
-		if data, err := readRegular(filepath.Join(dir, ".gitignore")); err == nil {
+		if data, err := regular.ReadFile(filepath.Join(dir, ".gitignore")); err == nil {
 			m = m.addAbove(strings.Join(parts[i:], "/"), Parse(data))
 		}
 	}
@@ -340,7 +339,7 @@ func findRepo(dir string) (top, gitDir string) {
 			if fi.IsDir() {
 				return dir, p
 			}
-			if data, err := readRegular(p); err == nil {
+			if data, err := regular.ReadFile(p); err == nil {
 				line, _, _ := strings.Cut(string(data), "\n")
 				if g, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:"); ok {
 					g = strings.TrimSpace(g)
@@ -369,25 +368,3 @@ func relTo(root, p string) string {
 	return filepath.ToSlash(r)
 }
 
-// errNotRegular refuses an ignore file that is not a regular file.
-var errNotRegular = errors.New("not a regular file")
-
-// readRegular reads the file at p when it is a regular file: an ignore
-// file that is a FIFO (a confined command can make one) would block the
-// read, and so the walk, for ever. It is opened without waiting for a
-// writer and judged by what was opened.
-func readRegular(p string) ([]byte, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, errNotRegular
-	}
-	return io.ReadAll(f)
-}

@@ -131,10 +131,11 @@ func controlDanger(what, name string) string {
 	return what + " " + name + ", which controls what later runs may do (permissions, agents, MCP servers)"
 }
 
-// includePaths are the files inside workspace that the .git/config
-// content config includes ([include] and [includeIf "…"] path =, a
-// relative one taken from the .git folder, as git does), at most 16.
-func includePaths(workspace string, config []byte) []string {
+// gitConfigValues are the values of key (case folded) in the sections
+// named (lower case, without a subsection: [includeIf "…"] is
+// "includeif") of a git config file's content, in the file's order,
+// unquoted or with a trailing comment cut.
+func gitConfigValues(config []byte, key string, sections ...string) []string {
 	var out []string
 	section := ""
 	for _, line := range strings.Split(string(config), "\n") {
@@ -153,11 +154,11 @@ func includePaths(workspace string, config []byte) []string {
 				continue
 			}
 		}
-		if section != "include" && section != "includeif" {
+		if !slices.Contains(sections, section) {
 			continue
 		}
 		k, v, ok := strings.Cut(line, "=")
-		if !ok || !strings.EqualFold(strings.TrimSpace(k), "path") {
+		if !ok || !strings.EqualFold(strings.TrimSpace(k), key) {
 			continue
 		}
 		v = strings.TrimSpace(v)
@@ -166,6 +167,17 @@ func includePaths(workspace string, config []byte) []string {
 		} else if i := strings.IndexAny(v, "#;"); i >= 0 {
 			v = strings.TrimSpace(v[:i])
 		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// includePaths are the files inside workspace that the .git/config
+// content config includes ([include] and [includeIf "…"] path =, a
+// relative one taken from the .git folder, as git does), at most 16.
+func includePaths(workspace string, config []byte) []string {
+	var out []string
+	for _, v := range gitConfigValues(config, "path", "include", "includeif") {
 		if v == "" || strings.HasPrefix(v, "~") {
 			continue
 		}
@@ -193,35 +205,9 @@ func includePaths(workspace string, config []byte) []string {
 // A folder named "_" (husky's) runs the scripts one level up, so that
 // folder is returned instead.
 func hooksPath(workspace string, config []byte) string {
-	section := ""
 	var val string
-	for _, line := range strings.Split(string(config), "\n") {
-		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "[") {
-			end := strings.IndexByte(line, ']')
-			if end < 0 {
-				continue
-			}
-			section = strings.ToLower(strings.TrimSpace(line[1:end]))
-			line = strings.TrimSpace(line[end+1:])
-			if line == "" {
-				continue
-			}
-		}
-		if section != "core" {
-			continue
-		}
-		k, v, ok := strings.Cut(line, "=")
-		if !ok || !strings.EqualFold(strings.TrimSpace(k), "hooksPath") {
-			continue
-		}
-		v = strings.TrimSpace(v)
-		if uq, err := strconv.Unquote(v); err == nil && strings.HasPrefix(v, `"`) {
-			v = uq
-		} else if i := strings.IndexAny(v, "#;"); i >= 0 {
-			v = strings.TrimSpace(v[:i])
-		}
-		val = v // the last one wins, as in git
+	if vals := gitConfigValues(config, "hooksPath", "core"); len(vals) > 0 {
+		val = vals[len(vals)-1] // the last one wins, as in git
 	}
 	if val == "" || strings.HasPrefix(val, "~") {
 		return ""
