@@ -254,7 +254,12 @@ func (s *Seals) writeSealBytes(id string, entries []byte) (*os.File, error) {
 	p := s.path(id)
 	data := make([]byte, 0, len(sealMagic)+len(entries))
 	data = append(append(data, sealMagic...), entries...)
-	if err := renameInto(p, data, 0); err != nil {
+	// Not synced: every new session (each run's, each subagent's) writes
+	// one, and a sync costs about a millisecond on the path to the first
+	// request. A seal a power cut loses only makes its session read as
+	// changed (fail-safe; `reasonix fork` recovers it), never a forged
+	// file as Reasonix's.
+	if err := replaceFile(p, data, 0, false); err != nil {
 		return nil, fmt.Errorf("write seal: %w", err)
 	}
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)

@@ -284,13 +284,19 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 // name carries the process id (see tempPattern), so SweepTemps can tell one
 // a killed process left from one still being written.
 func renameInto(path string, data []byte, perm os.FileMode) error {
+	return replaceFile(path, data, perm, true)
+}
+
+// replaceFile is renameInto, whose temporary file is synced before the
+// rename only when durable is set.
+func replaceFile(path string, data []byte, perm os.FileMode, durable bool) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), tempPattern(filepath.Base(path)))
 	if err != nil {
 		return err
 	}
 	name := tmp.Name()
 	_, werr := tmp.Write(data)
-	if werr == nil {
+	if werr == nil && durable {
 		werr = tmp.Sync()
 	}
 	if cerr := tmp.Close(); werr == nil {
