@@ -102,4 +102,3 @@ func withDotEnv(env func(string) string, dot map[string]string) func(string) str
 		return dot[k]
 	}
 }
-

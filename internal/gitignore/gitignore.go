@@ -367,4 +367,3 @@ func relTo(root, p string) string {
 	}
 	return filepath.ToSlash(r)
 }
-
