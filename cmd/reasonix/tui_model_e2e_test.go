@@ -48,7 +48,9 @@ func TestTUIModelSwitchIsKept(t *testing.T) {
 	tt.waitFor("/models ")
 	tt.keys("C-c")
 	tt.typeLine("first question")
-	tt.waitFor("ANSWER ONE")
+	// The answer shows before its turn has ended (the session is still
+	// being written); /model waits for the turn, so wait for "ready".
+	tt.waitFor("ANSWER ONE", "│ ready")
 	if got := wireReq(t, e.srv.Requests()[0]).Model; got != "test-model" {
 		t.Fatalf("first request model = %q", got)
 	}
@@ -58,7 +60,7 @@ func TestTUIModelSwitchIsKept(t *testing.T) {
 	tt.keys("Enter")
 	tt.waitFor("model sim/other-model for the next request", "prompt cache is per model")
 	tt.typeLine("second question")
-	tt.waitFor("ANSWER TWO")
+	tt.waitFor("ANSWER TWO", "│ ready")
 	second := wireReq(t, e.srv.Requests()[1])
 	if second.Model != "other-model" {
 		t.Errorf("after /model the request went to %q", second.Model)
@@ -73,7 +75,7 @@ func TestTUIModelSwitchIsKept(t *testing.T) {
 	tt.quit()
 
 	tt = startTUI(t, e, "--continue")
-	tt.waitFor("ANSWER TWO")
+	tt.waitFor("ANSWER TWO", "│ ready")
 	if s := tt.screen(); !strings.Contains(s, "sim/other-model") {
 		t.Errorf("the continued conversation's status line does not show the switched model:\n%s", s)
 	}
