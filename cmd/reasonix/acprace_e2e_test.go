@@ -75,20 +75,7 @@ func (c *fsEditor) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitR
 // confined background job swapping a folder for a symlink to a denied
 // folder must not get the editor to read or write there.
 func TestE2ERedTeamACPEditorFilesRace(t *testing.T) {
-	needSandbox(t)
-	needPython(t)
-	t.Parallel()
-	e := newE2E(t)
-	root := filepath.Dir(e.repo)
-	ssh := filepath.Join(root, ".ssh")
-	if err := os.MkdirAll(ssh, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(ssh, "id_rsa"), []byte(canarySecret+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	e.write("swap.py", swapper)
-	e.write("d/id_rsa", "decoy\n")
+	e, ssh := swapRace(t)
 	const n = 300
 	var reads, writes []scripted.Call
 	for i := 0; i < n; i++ {

@@ -37,24 +37,7 @@ func TestE2EJSONOutputSaysHowTheRunStopped(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		return // SIGINT delivery is unix-only
 	}
-	e2 := withScript(t, e, scripted.Turn{Text: "slow answer that goes on and on and on", ChunkSize: 2, ChunkDelayMS: 300})
-	cmd := exec.Command(binPath, "run", "--output-format", "json", "wait")
-	cmd.Dir, cmd.Env = e2.repo, e2.env
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for len(e2.srv.Requests()) < 1 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	time.Sleep(400 * time.Millisecond)
-	_ = cmd.Process.Signal(os.Interrupt)
-	err := cmd.Wait()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
-		t.Fatalf("exit = %v, want 130; stderr %s", err, errb.String())
-	}
+	out := interruptMidAnswer(t, e, "json")
 	got = final{}
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatalf("not JSON after SIGINT: %v\n%s", err, out.String())
@@ -89,11 +72,22 @@ func TestE2EStreamJSONDoneSaysInterrupted(t *testing.T) {
 	if d := lastDone([]byte(r.stdout)); r.code != 1 || d.Text != "error" || d.Error == "" {
 		t.Errorf("provider failure: exit %d, done %+v; want 1 and text \"error\"", r.code, d)
 	}
+	out := interruptMidAnswer(t, e, "stream-json")
+	if d := lastDone(out.Bytes()); d.Text != "interrupted" || d.Error != "interrupted" {
+		t.Errorf("done after SIGINT = %+v, want text and error \"interrupted\"\n%s", d, out.String())
+	}
+}
+
+// interruptMidAnswer runs `reasonix run --output-format format` in e
+// against a slowly streamed answer, interrupts it once the answer has
+// started, checks it exits 130, and returns its stdout.
+func interruptMidAnswer(t *testing.T, e *e2e, format string) *bytes.Buffer {
+	t.Helper()
 	e2 := withScript(t, e, scripted.Turn{Text: "slow answer that goes on and on and on", ChunkSize: 2, ChunkDelayMS: 300})
-	cmd := exec.Command(binPath, "run", "--output-format", "stream-json", "wait")
+	cmd := exec.Command(binPath, "run", "--output-format", format, "wait")
 	cmd.Dir, cmd.Env = e2.repo, e2.env
-	var out bytes.Buffer
-	cmd.Stdout = &out
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -105,9 +99,7 @@ func TestE2EStreamJSONDoneSaysInterrupted(t *testing.T) {
 	_ = cmd.Process.Signal(os.Interrupt)
 	err := cmd.Wait()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
-		t.Fatalf("exit = %v, want 130", err)
+		t.Fatalf("exit = %v, want 130; stderr %s", err, errb.String())
 	}
-	if d := lastDone(out.Bytes()); d.Text != "interrupted" || d.Error != "interrupted" {
-		t.Errorf("done after SIGINT = %+v, want text and error \"interrupted\"\n%s", d, out.String())
-	}
+	return &out
 }
