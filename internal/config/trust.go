@@ -436,23 +436,23 @@ func trustProject(home, workspace, shown string) ([]HeldKey, error) {
 		return nil, keptAsItIs(err)
 	}
 	rec := t[ws]
-	found, _, err := projectHeld(ws, rec.trusts)
-	if err != nil {
-		return nil, err
-	}
-	held := rec.waiting(found)
-	if shown != "" && digest(held) != shown {
-		return nil, fmt.Errorf("the settings of %s changed while you were asked; nothing was trusted: look at them again", ws)
-	}
-	// Everything the project now makes that would wait, trusted as it
-	// is: the settings as one digest, each allow rule by itself (rules
-	// trusted before and since removed are forgotten). Recorded even with
-	// nothing held: the trust also lets the project's agent files and
-	// Claude Code settings loosen the posture.
+	// Everything the project makes that the person did not add, read
+	// once: what waits now is that less the rules trusted before.
 	all, ix, err := projectHeld(ws, rec.approves)
 	if err != nil {
 		return nil, err
 	}
+	held := rec.waiting(slices.DeleteFunc(slices.Clone(all), func(h heldSetting) bool {
+		return h.rule && rec.trusts(h.value.(string))
+	}))
+	if shown != "" && digest(held) != shown {
+		return nil, fmt.Errorf("the settings of %s changed while you were asked; nothing was trusted: look at them again", ws)
+	}
+	// All of it trusted as it is: the settings as one digest, each allow
+	// rule by itself (rules trusted before and since removed are
+	// forgotten). Recorded even with nothing held: the trust also lets
+	// the project's agent files and Claude Code settings loosen the
+	// posture.
 	settings, rules := split(all)
 	rec.Digest, rec.Rules = digest(settings), nil
 	for _, r := range rules {
